@@ -1,0 +1,2 @@
+//! placeholder
+pub use r2r;

@@ -1,0 +1,1 @@
+//! Simulated xPC Targets (arm with encoders, eyes seeing flames) speaking UDP like the real hardware.

@@ -1,0 +1,1 @@
+//! Sequences of asynchronous steps and points-per-distance task selection.
