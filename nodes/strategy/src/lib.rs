@@ -1,1 +1,5 @@
 //! Sequences of asynchronous steps and points-per-distance task selection.
+pub mod error;
+pub mod event;
+pub mod sequence;
+pub mod stop;
