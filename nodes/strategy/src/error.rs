@@ -120,6 +120,11 @@ pub enum Error {
     PacketUnnamed { field: String },
     /// A wait condition has no test (`equals`, `at_least`, `at_most` all empty).
     EmptyCondition { field: String },
+    /// A step names no kind, or more than one (`move_m`, `follow_m`, `send`,
+    /// `wait_for`, `delay_ms`).
+    StepKind { field: String, found: usize },
+    /// `on_error` is not `"abort"`, `"skip"` or `{"retry": n}`.
+    UnknownPolicy { field: String, value: String },
     /// The strategy has no task at all.
     NoTasks,
 
@@ -171,6 +176,13 @@ impl fmt::Display for Error {
             Error::PacketUnnamed { field } => write!(f, "{field}: a packet needs a name or an id"),
             Error::EmptyCondition { field } => {
                 write!(f, "{field}: a condition needs at least one of equals, at_least, at_most")
+            }
+            Error::StepKind { field, found } => write!(
+                f,
+                "{field}: a step has exactly one of move_m, follow_m, send, wait_for, delay_ms; found {found}"
+            ),
+            Error::UnknownPolicy { field, value } => {
+                write!(f, "{field}: {value:?} is not \"abort\", \"skip\" or {{\"retry\": n}}")
             }
             Error::NoTasks => write!(f, "tasks: the strategy has no task"),
             Error::Move { outcome, message } => write!(f, "move ended {outcome:?}: {message}"),

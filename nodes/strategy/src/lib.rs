@@ -1,5 +1,7 @@
 //! Sequences of asynchronous steps and points-per-distance task selection.
+pub mod condition;
 pub mod error;
 pub mod event;
 pub mod sequence;
 pub mod stop;
+pub mod task;

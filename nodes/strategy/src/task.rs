@@ -1,0 +1,420 @@
+//! Strategy files: raw JSON as written ([`RawStrategy`]), then checked into a
+//! [`Strategy`] whose errors name the field (`tasks[1].steps[0].move_m`).
+//!
+//! ```json
+//! { "match_time_s": 90, "max_failures": 2, "start_m": [0.2, 0.0, 0.1],
+//!   "tasks": [ { "name": "flag", "points": 10, "approach_m": [0.4, 0.1, 0.1],
+//!                "deadline_s": 60,
+//!                "steps": [ {"move_m": [0.4, 0.1, 0.0], "timeout_ms": 5000},
+//!                           {"follow_m": [0.1, 0.3], "on_error": {"retry": 1}},
+//!                           {"send": {"name": "ClampGoTo", "fields": {"pos": 1}}},
+//!                           {"wait_for": {"topic": "/comms/rx", "equals": {"name": "ClampDone"}}},
+//!                           {"delay_ms": 500, "on_error": "skip"} ] } ],
+//!   "end_of_match": { "name": "funny", "points": 5, "steps": [ ... ] } }
+//! ```
+//! Positions are `[x, y]` or `[x, y, z]` in metres, frame `world` (z defaults to 0).
+//! Defaults: `match_time_s` 90, `max_failures` 2, `min_cost_m` 0.01, `start_m` origin,
+//! `unreachable_retry_ms` 500; a step without `on_error` aborts its task.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::condition::WaitFor;
+use crate::error::Error;
+use crate::sequence::ErrorPolicy;
+
+/// A position in `world`, metres.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+    pub z: f64,
+}
+
+impl Point {
+    pub fn new(x: f64, y: f64, z: f64) -> Self {
+        Self { x, y, z }
+    }
+
+    /// Straight-line distance [m].
+    pub fn distance_m(&self, other: &Point) -> f64 {
+        ((self.x - other.x).powi(2) + (self.y - other.y).powi(2) + (self.z - other.z).powi(2)).sqrt()
+    }
+}
+
+/// A packet for the comms bridge (`SendPacket.srv`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PacketSpec {
+    /// Definition name; empty when `id` selects the definition.
+    pub name: String,
+    pub id: Option<u8>,
+    /// CAN device (0..31).
+    pub device: u8,
+    pub fields: Map<String, Value>,
+    /// How long to wait for a reply [s]; 0 = the bridge's default.
+    pub reply_timeout_s: f64,
+}
+
+impl PacketSpec {
+    /// `Packet.fields_json`.
+    pub fn fields_json(&self) -> String {
+        Value::Object(self.fields.clone()).to_string()
+    }
+}
+
+/// What a step does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StepSpec {
+    /// One `MoveTo` goal.
+    Move(Point),
+    /// Plan a path from the current position (planner service), then move along it.
+    Follow { goal: Point, smooth: bool },
+    Send(PacketSpec),
+    WaitFor(WaitFor),
+    Delay(Duration),
+}
+
+/// One checked step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskStep {
+    /// As written, or `"<index> <kind>"`.
+    pub name: String,
+    pub spec: StepSpec,
+    pub timeout: Option<Duration>,
+    pub on_error: ErrorPolicy,
+}
+
+/// One checked task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    pub name: String,
+    pub points: f64,
+    /// Where the task starts; the runner goes there first (plan and follow) and
+    /// scores the task by the way there.
+    pub approach: Point,
+    /// Match time [s] after which the task is given up (not started, or stopped).
+    pub deadline_s: Option<f64>,
+    pub steps: Vec<TaskStep>,
+}
+
+/// The task run when the match timer fires: no approach (steps say where to go).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EndTask {
+    pub name: String,
+    pub points: f64,
+    pub steps: Vec<TaskStep>,
+}
+
+/// A checked strategy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Strategy {
+    /// In default order.
+    pub tasks: Vec<Task>,
+    pub end_of_match: Option<EndTask>,
+    pub match_time: Duration,
+    /// A task that failed this many times is dropped.
+    pub max_failures: u32,
+    /// Costs below this are raised to it, so a task at the robot's feet scores
+    /// `points / min_cost_m` instead of infinity [m].
+    pub min_cost_m: f64,
+    /// Where the robot starts, used until the robot reports a position.
+    pub start: Point,
+    /// When no task is reachable, wait this long before scoring again.
+    pub unreachable_retry: Duration,
+}
+
+// ---------- raw, as written ----------
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStrategy {
+    pub match_time_s: Option<f64>,
+    pub max_failures: Option<u32>,
+    pub min_cost_m: Option<f64>,
+    pub start_m: Option<Vec<f64>>,
+    pub unreachable_retry_ms: Option<u64>,
+    pub tasks: Vec<RawTask>,
+    pub end_of_match: Option<RawEndTask>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTask {
+    pub name: String,
+    pub points: f64,
+    pub approach_m: Vec<f64>,
+    pub deadline_s: Option<f64>,
+    #[serde(default)]
+    pub steps: Vec<RawStep>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEndTask {
+    pub name: String,
+    #[serde(default)]
+    pub points: f64,
+    #[serde(default)]
+    pub steps: Vec<RawStep>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStep {
+    pub name: Option<String>,
+    pub move_m: Option<Vec<f64>>,
+    pub follow_m: Option<Vec<f64>>,
+    #[serde(default)]
+    pub smooth: bool,
+    pub send: Option<RawPacket>,
+    pub wait_for: Option<RawWaitFor>,
+    pub delay_ms: Option<u64>,
+    pub timeout_ms: Option<u64>,
+    pub on_error: Option<RawPolicy>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPacket {
+    #[serde(default)]
+    pub name: String,
+    pub id: Option<u64>,
+    #[serde(default)]
+    pub device: u64,
+    #[serde(default)]
+    pub fields: Map<String, Value>,
+    #[serde(default)]
+    pub reply_timeout_s: f64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWaitFor {
+    pub topic: String,
+    #[serde(default)]
+    pub equals: Map<String, Value>,
+    #[serde(default)]
+    pub at_least: Map<String, Value>,
+    #[serde(default)]
+    pub at_most: Map<String, Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum RawPolicy {
+    Word(String),
+    Retry { retry: u32 },
+}
+
+// ---------- checking ----------
+
+fn finite(field: &str, v: f64) -> Result<f64, Error> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(Error::NotFinite { field: field.to_owned() })
+    }
+}
+
+fn at_least(field: &str, v: f64, min: f64, reason: &'static str) -> Result<f64, Error> {
+    if finite(field, v)? < min {
+        return Err(Error::OutOfRange { field: field.to_owned(), value: v, reason });
+    }
+    Ok(v)
+}
+
+fn positive(field: &str, v: f64) -> Result<f64, Error> {
+    if finite(field, v)? <= 0.0 {
+        return Err(Error::OutOfRange { field: field.to_owned(), value: v, reason: "must be > 0" });
+    }
+    Ok(v)
+}
+
+fn point(field: &str, v: &[f64]) -> Result<Point, Error> {
+    if !(2..=3).contains(&v.len()) {
+        return Err(Error::BadPosition { field: field.to_owned(), len: v.len() });
+    }
+    for (i, c) in v.iter().enumerate() {
+        finite(&format!("{field}[{i}]"), *c)?;
+    }
+    Ok(Point::new(v[0], v[1], v.get(2).copied().unwrap_or(0.0)))
+}
+
+fn name(field: &str, n: &str) -> Result<String, Error> {
+    if n.trim().is_empty() {
+        return Err(Error::EmptyName { field: field.to_owned() });
+    }
+    Ok(n.to_owned())
+}
+
+fn policy(field: &str, p: &Option<RawPolicy>) -> Result<ErrorPolicy, Error> {
+    match p {
+        None => Ok(ErrorPolicy::Abort),
+        Some(RawPolicy::Retry { retry }) => Ok(ErrorPolicy::Retry(*retry)),
+        Some(RawPolicy::Word(w)) => match w.as_str() {
+            "abort" => Ok(ErrorPolicy::Abort),
+            "skip" => Ok(ErrorPolicy::Skip),
+            _ => Err(Error::UnknownPolicy { field: field.to_owned(), value: w.clone() }),
+        },
+    }
+}
+
+fn bounds(field: &str, m: &Map<String, Value>) -> Result<Vec<(String, f64)>, Error> {
+    m.iter()
+        .map(|(k, v)| {
+            let f = format!("{field}.{k}");
+            match v.as_f64() {
+                Some(x) => Ok((k.clone(), finite(&f, x)?)),
+                None => Err(Error::NotFinite { field: f }),
+            }
+        })
+        .collect()
+}
+
+fn packet(field: &str, p: &RawPacket) -> Result<PacketSpec, Error> {
+    if p.name.trim().is_empty() && p.id.is_none() {
+        return Err(Error::PacketUnnamed { field: field.to_owned() });
+    }
+    let id = match p.id {
+        Some(id) if id > 255 => {
+            return Err(Error::OutOfRange { field: format!("{field}.id"), value: id as f64, reason: "must be 0..255" })
+        }
+        id => id.map(|i| i as u8),
+    };
+    if p.device > 31 {
+        return Err(Error::OutOfRange {
+            field: format!("{field}.device"),
+            value: p.device as f64,
+            reason: "must be 0..31",
+        });
+    }
+    Ok(PacketSpec {
+        name: p.name.clone(),
+        id,
+        device: p.device as u8,
+        fields: p.fields.clone(),
+        reply_timeout_s: at_least(&format!("{field}.reply_timeout_s"), p.reply_timeout_s, 0.0, "must be >= 0")?,
+    })
+}
+
+fn wait_for(field: &str, w: &RawWaitFor) -> Result<WaitFor, Error> {
+    let topic = name(&format!("{field}.topic"), &w.topic)?;
+    if w.equals.is_empty() && w.at_least.is_empty() && w.at_most.is_empty() {
+        return Err(Error::EmptyCondition { field: field.to_owned() });
+    }
+    Ok(WaitFor {
+        topic,
+        equals: w.equals.clone(),
+        at_least: bounds(&format!("{field}.at_least"), &w.at_least)?,
+        at_most: bounds(&format!("{field}.at_most"), &w.at_most)?,
+    })
+}
+
+fn step(field: &str, index: usize, s: &RawStep) -> Result<TaskStep, Error> {
+    let found = [s.move_m.is_some(), s.follow_m.is_some(), s.send.is_some(), s.wait_for.is_some(), s.delay_ms.is_some()]
+        .iter()
+        .filter(|b| **b)
+        .count();
+    if found != 1 {
+        return Err(Error::StepKind { field: field.to_owned(), found });
+    }
+    let (spec, default_name) = if let Some(p) = &s.move_m {
+        (StepSpec::Move(point(&format!("{field}.move_m"), p)?), format!("{index} move"))
+    } else if let Some(p) = &s.follow_m {
+        let goal = point(&format!("{field}.follow_m"), p)?;
+        (StepSpec::Follow { goal, smooth: s.smooth }, format!("{index} follow"))
+    } else if let Some(p) = &s.send {
+        let p = packet(&format!("{field}.send"), p)?;
+        let label = if p.name.is_empty() { p.id.map(|i| format!("#{i}")).unwrap_or_default() } else { p.name.clone() };
+        (StepSpec::Send(p), format!("{index} send {label}"))
+    } else if let Some(w) = &s.wait_for {
+        let w = wait_for(&format!("{field}.wait_for"), w)?;
+        let label = format!("{index} wait {}", w.topic);
+        (StepSpec::WaitFor(w), label)
+    } else {
+        let ms = s.delay_ms.unwrap_or(0);
+        (StepSpec::Delay(Duration::from_millis(ms)), format!("{index} delay {ms} ms"))
+    };
+    let timeout = match s.timeout_ms {
+        Some(0) => {
+            return Err(Error::OutOfRange { field: format!("{field}.timeout_ms"), value: 0.0, reason: "must be > 0" })
+        }
+        t => t.map(Duration::from_millis),
+    };
+    let step_name = match &s.name {
+        Some(n) => name(&format!("{field}.name"), n)?,
+        None => default_name,
+    };
+    Ok(TaskStep { name: step_name, spec, timeout, on_error: policy(&format!("{field}.on_error"), &s.on_error)? })
+}
+
+fn steps(field: &str, raw: &[RawStep]) -> Result<Vec<TaskStep>, Error> {
+    raw.iter().enumerate().map(|(i, s)| step(&format!("{field}.steps[{i}]"), i, s)).collect()
+}
+
+impl Strategy {
+    /// Parses and checks a strategy file's text.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] for malformed JSON or unknown keys; otherwise the first field
+    /// that fails its check.
+    pub fn from_json(text: &str) -> Result<Self, Error> {
+        let raw: RawStrategy = serde_json::from_str(text).map_err(|e| Error::Parse { message: e.to_string() })?;
+        Self::from_raw(&raw)
+    }
+
+    /// Checks a raw strategy.
+    pub fn from_raw(raw: &RawStrategy) -> Result<Self, Error> {
+        if raw.tasks.is_empty() {
+            return Err(Error::NoTasks);
+        }
+        let mut seen = HashSet::new();
+        let mut tasks = Vec::with_capacity(raw.tasks.len());
+        for (i, t) in raw.tasks.iter().enumerate() {
+            let f = format!("tasks[{i}]");
+            let n = name(&format!("{f}.name"), &t.name)?;
+            if !seen.insert(n.clone()) {
+                return Err(Error::DuplicateTask { field: format!("{f}.name"), name: n });
+            }
+            tasks.push(Task {
+                name: n,
+                points: at_least(&format!("{f}.points"), t.points, 0.0, "must be >= 0")?,
+                approach: point(&format!("{f}.approach_m"), &t.approach_m)?,
+                deadline_s: t.deadline_s.map(|d| positive(&format!("{f}.deadline_s"), d)).transpose()?,
+                steps: steps(&f, &t.steps)?,
+            });
+        }
+        let end_of_match = match &raw.end_of_match {
+            None => None,
+            Some(e) => Some(EndTask {
+                name: name("end_of_match.name", &e.name)?,
+                points: at_least("end_of_match.points", e.points, 0.0, "must be >= 0")?,
+                steps: steps("end_of_match", &e.steps)?,
+            }),
+        };
+        let match_time_s = positive("match_time_s", raw.match_time_s.unwrap_or(90.0))?;
+        let max_failures = raw.max_failures.unwrap_or(2);
+        if max_failures == 0 {
+            return Err(Error::OutOfRange { field: "max_failures".into(), value: 0.0, reason: "must be >= 1" });
+        }
+        Ok(Strategy {
+            tasks,
+            end_of_match,
+            match_time: Duration::try_from_secs_f64(match_time_s).map_err(|_| Error::OutOfRange {
+                field: "match_time_s".into(),
+                value: match_time_s,
+                reason: "is too large",
+            })?,
+            max_failures,
+            min_cost_m: positive("min_cost_m", raw.min_cost_m.unwrap_or(0.01))?,
+            start: raw.start_m.as_deref().map(|p| point("start_m", p)).transpose()?.unwrap_or_default(),
+            unreachable_retry: Duration::from_millis(raw.unreachable_retry_ms.unwrap_or(500).max(1)),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
