@@ -1,0 +1,154 @@
+//! The library's errors: [`PlanError`] for a query (one variant per `PlanPath.srv` error
+//! code) and [`MapError`] for loading a map (the node stays in `NO_MAP` on those).
+
+use std::fmt;
+
+use crate::grid::Cell;
+
+/// Why a path query failed. Each variant is one `error_code` constant of
+/// `arnie_interfaces/srv/PlanPath` (see [`PlanError::code`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlanError {
+    /// `NO_MAP`: the planner has no map, or the map has no cells.
+    NoMap,
+    /// `START_OUTSIDE`: the start cell is not on the map.
+    StartOutside(Cell),
+    /// `GOAL_OUTSIDE`: the goal cell is not on the map.
+    GoalOutside(Cell),
+    /// `START_BLOCKED`: the start cell is an obstacle (after inflation).
+    StartBlocked(Cell),
+    /// `GOAL_BLOCKED`: the goal cell is an obstacle (after inflation).
+    GoalBlocked(Cell),
+    /// `NO_PATH`: start and goal are free but not connected.
+    NoPath {
+        /// Cells expanded before the search gave up.
+        expansions: u64,
+    },
+    /// `INVALID_REQUEST`: the request itself is malformed (non-finite coordinates, an
+    /// algorithm that does not support the diagonal mode, ...).
+    InvalidRequest(String),
+}
+
+impl PlanError {
+    /// `PlanPath.srv` `OK`.
+    pub const OK: u16 = 0;
+
+    /// The `PlanPath.srv` `error_code` of this error.
+    pub fn code(&self) -> u16 {
+        match self {
+            PlanError::NoMap => 1,
+            PlanError::StartOutside(_) => 2,
+            PlanError::GoalOutside(_) => 3,
+            PlanError::StartBlocked(_) => 4,
+            PlanError::GoalBlocked(_) => 5,
+            PlanError::NoPath { .. } => 6,
+            PlanError::InvalidRequest(_) => 7,
+        }
+    }
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlanError::NoMap => write!(f, "no map loaded"),
+            PlanError::StartOutside(c) => write!(f, "start cell ({}, {}) is outside the map", c.x, c.y),
+            PlanError::GoalOutside(c) => write!(f, "goal cell ({}, {}) is outside the map", c.x, c.y),
+            PlanError::StartBlocked(c) => write!(f, "start cell ({}, {}) is blocked", c.x, c.y),
+            PlanError::GoalBlocked(c) => write!(f, "goal cell ({}, {}) is blocked", c.x, c.y),
+            PlanError::NoPath { expansions } => {
+                write!(f, "no path between start and goal ({expansions} cells expanded)")
+            }
+            PlanError::InvalidRequest(why) => write!(f, "invalid request: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+/// Why a map could not be built from a file or message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MapError {
+    /// The header is missing or malformed (`what` names the field).
+    BadHeader {
+        /// The header field or token that is wrong.
+        what: String,
+    },
+    /// Width or height is zero, or width × height overflows.
+    BadSize {
+        /// Declared width in cells.
+        width: u64,
+        /// Declared height in cells.
+        height: u64,
+    },
+    /// There are fewer (or more) cells than width × height.
+    WrongCellCount {
+        /// width × height.
+        expected: usize,
+        /// What the data holds.
+        got: usize,
+    },
+    /// A character or value that is not a known cell kind.
+    BadCell {
+        /// Row (0 = first row of the data).
+        row: usize,
+        /// Column.
+        col: usize,
+        /// The offending character or value, as text.
+        value: String,
+    },
+    /// A resolution that is not finite and positive, or a non-finite origin.
+    BadFrame {
+        /// The field that is wrong (`resolution_m`, `origin_x_m`, ...).
+        field: &'static str,
+    },
+    /// An option value out of range (`field` names it).
+    BadOption {
+        /// The option that is wrong.
+        field: &'static str,
+    },
+}
+
+impl fmt::Display for MapError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MapError::BadHeader { what } => write!(f, "bad map header: {what}"),
+            MapError::BadSize { width, height } => write!(f, "bad map size {width}x{height}"),
+            MapError::WrongCellCount { expected, got } => {
+                write!(f, "map holds {got} cells, expected {expected}")
+            }
+            MapError::BadCell { row, col, value } => {
+                write!(f, "unknown cell {value:?} at row {row}, column {col}")
+            }
+            MapError::BadFrame { field } => write!(f, "bad map frame: {field} must be finite (resolution > 0)"),
+            MapError::BadOption { field } => write!(f, "bad map option: {field} out of range"),
+        }
+    }
+}
+
+impl std::error::Error for MapError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_match_plan_path_srv() {
+        let srv = include_str!("../../../msg/arnie_interfaces/srv/PlanPath.srv");
+        let c = Cell::new(1, 2);
+        let all = [
+            ("NO_MAP", PlanError::NoMap),
+            ("START_OUTSIDE", PlanError::StartOutside(c)),
+            ("GOAL_OUTSIDE", PlanError::GoalOutside(c)),
+            ("START_BLOCKED", PlanError::StartBlocked(c)),
+            ("GOAL_BLOCKED", PlanError::GoalBlocked(c)),
+            ("NO_PATH", PlanError::NoPath { expansions: 0 }),
+            ("INVALID_REQUEST", PlanError::InvalidRequest("x".into())),
+        ];
+        for (name, err) in all {
+            let line = format!("uint16 {name}={}", err.code());
+            assert!(srv.lines().any(|l| l.trim() == line), "{line} not in PlanPath.srv");
+            assert!(!err.to_string().is_empty());
+        }
+        assert!(srv.lines().any(|l| l.trim() == format!("uint16 OK={}", PlanError::OK)));
+    }
+}

@@ -1,0 +1,346 @@
+//! Map loaders: Moving AI `.map` and `.scen`, PGM bitmaps (P2/P5, `map_server`
+//! thresholds) and `nav_msgs/OccupancyGrid` data (as plain numbers, no ROS types).
+
+use crate::error::MapError;
+use crate::grid::{cell_char, Cell, Grid, MapFrame};
+
+impl Grid {
+    /// Reads a Moving AI `.map` (`type octile`, `height H`, `width W`, `map`, then H rows
+    /// of W characters; `. G S` free, `@ O T W` blocked).
+    ///
+    /// # Errors
+    /// [`MapError::BadHeader`], [`MapError::BadCell`], [`MapError::WrongCellCount`].
+    pub fn from_movingai(text: &str) -> Result<Self, MapError> {
+        let mut lines = text.lines();
+        let (mut width, mut height) = (None, None);
+        loop {
+            let line = lines.next().ok_or_else(|| bad_header("missing `map` line"))?;
+            let mut words = line.split_whitespace();
+            match (words.next(), words.next()) {
+                (Some("type"), _) | (None, _) => {}
+                (Some("height"), Some(v)) => height = Some(parse_side(v, "height")?),
+                (Some("width"), Some(v)) => width = Some(parse_side(v, "width")?),
+                (Some("map"), None) => break,
+                _ => return Err(bad_header(&format!("unexpected line {line:?}"))),
+            }
+        }
+        let width = width.ok_or_else(|| bad_header("missing width"))?;
+        let height = height.ok_or_else(|| bad_header("missing height"))?;
+        let mut blocked = Vec::with_capacity(width.saturating_mul(height).min(1 << 26));
+        for (row, line) in lines.map(|l| l.trim_end_matches('\r')).filter(|l| !l.is_empty()).enumerate() {
+            for (col, ch) in line.chars().enumerate() {
+                let b = cell_char(ch).ok_or_else(|| MapError::BadCell { row, col, value: ch.to_string() })?;
+                blocked.push(b);
+            }
+            if line.chars().count() != width {
+                return Err(MapError::WrongCellCount { expected: width * height, got: blocked.len() });
+            }
+        }
+        Grid::from_blocked(width, height, blocked)
+    }
+
+    /// Reads a binary (P5) or plain (P2) PGM, thresholded like ROS `map_server`:
+    /// occupancy `p = (maxval - v) / maxval` (`v / maxval` when `negate`), blocked when
+    /// `p > occupied_thresh`, free when `p < free_thresh`, unknown otherwise. Row 0 of the
+    /// image is row 0 of the grid (the top).
+    ///
+    /// # Errors
+    /// [`MapError::BadOption`], [`MapError::BadHeader`], [`MapError::WrongCellCount`],
+    /// [`MapError::BadCell`] (a value above maxval).
+    pub fn from_pgm(bytes: &[u8], opts: &PgmOptions) -> Result<Self, MapError> {
+        if !(0.0..=1.0).contains(&opts.occupied_thresh) {
+            return Err(MapError::BadOption { field: "occupied_thresh" });
+        }
+        if !(0.0..=1.0).contains(&opts.free_thresh) || opts.free_thresh > opts.occupied_thresh {
+            return Err(MapError::BadOption { field: "free_thresh" });
+        }
+        let mut pos = 0;
+        let magic = pgm_token(bytes, &mut pos).ok_or_else(|| bad_header("missing magic"))?;
+        let binary = match magic {
+            b"P5" => true,
+            b"P2" => false,
+            _ => return Err(bad_header("magic must be P2 or P5")),
+        };
+        let mut number = |what: &str| -> Result<usize, MapError> {
+            let t = pgm_token(bytes, &mut pos).ok_or_else(|| bad_header(&format!("missing {what}")))?;
+            std::str::from_utf8(t)
+                .ok()
+                .and_then(|s| s.parse::<usize>().ok())
+                .ok_or_else(|| bad_header(&format!("bad {what}")))
+        };
+        let width = number("width")?;
+        let height = number("height")?;
+        let maxval = number("maxval")?;
+        if maxval == 0 || maxval > 65535 {
+            return Err(bad_header("maxval must be 1..=65535"));
+        }
+        if width == 0 || height == 0 || width > Grid::MAX_SIDE || height > Grid::MAX_SIDE {
+            return Err(MapError::BadSize { width: width as u64, height: height as u64 });
+        }
+        let n = width * height;
+        let mut values = Vec::with_capacity(n);
+        if binary {
+            let data = bytes.get(pos + 1..).unwrap_or(&[]); // one whitespace after maxval
+            let bpp = if maxval < 256 { 1 } else { 2 };
+            if data.len() < n * bpp {
+                return Err(MapError::WrongCellCount { expected: n, got: data.len() / bpp });
+            }
+            if bpp == 1 {
+                values.extend(data[..n].iter().map(|&b| usize::from(b)));
+            } else {
+                values.extend(data[..2 * n].chunks_exact(2).map(|p| usize::from(p[0]) << 8 | usize::from(p[1])));
+            }
+        } else {
+            while let Some(t) = pgm_token(bytes, &mut pos) {
+                let v = std::str::from_utf8(t).ok().and_then(|s| s.parse::<usize>().ok());
+                let i = values.len();
+                values.push(v.ok_or_else(|| MapError::BadCell {
+                    row: i / width,
+                    col: i % width,
+                    value: String::from_utf8_lossy(t).into_owned(),
+                })?);
+            }
+            if values.len() != n {
+                return Err(MapError::WrongCellCount { expected: n, got: values.len() });
+            }
+        }
+        let mut blocked = Vec::with_capacity(n);
+        for (i, &v) in values.iter().enumerate() {
+            if v > maxval {
+                return Err(MapError::BadCell { row: i / width, col: i % width, value: v.to_string() });
+            }
+            let shade = v as f64 / maxval as f64;
+            let p = if opts.negate { shade } else { 1.0 - shade };
+            blocked.push(if p > opts.occupied_thresh {
+                true
+            } else if p < opts.free_thresh {
+                false
+            } else {
+                opts.unknown_is_blocked
+            });
+        }
+        Grid::from_blocked(width, height, blocked)
+    }
+
+    /// Builds a grid from `nav_msgs/OccupancyGrid` fields: `data` is row-major starting
+    /// at the origin (bottom row first, as ROS stores it), values 0..=100 or -1 (unknown,
+    /// as is any negative value). Rows are flipped so that grid row 0 is the top.
+    /// The map's origin orientation must be identity (the glue checks it).
+    ///
+    /// # Errors
+    /// [`MapError::BadSize`], [`MapError::WrongCellCount`], [`MapError::BadFrame`].
+    pub fn from_occupancy(
+        width: usize,
+        height: usize,
+        frame: MapFrame,
+        data: &[i8],
+        opts: &OccupancyOptions,
+    ) -> Result<Self, MapError> {
+        let frame = MapFrame::new(frame.resolution_m, frame.origin_x_m, frame.origin_y_m)?;
+        if width == 0 || height == 0 || width > Grid::MAX_SIDE || height > Grid::MAX_SIDE {
+            return Err(MapError::BadSize { width: width as u64, height: height as u64 });
+        }
+        if data.len() != width * height {
+            return Err(MapError::WrongCellCount { expected: width * height, got: data.len() });
+        }
+        let mut blocked = Vec::with_capacity(data.len());
+        for row in data.chunks_exact(width).rev() {
+            blocked.extend(row.iter().map(|&v| if v < 0 { opts.unknown_is_blocked } else { v > opts.occupied_above }));
+        }
+        Ok(Grid::from_blocked(width, height, blocked)?.with_frame(frame))
+    }
+}
+
+/// Thresholds for [`Grid::from_pgm`] (the `map_server` YAML keys and defaults).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PgmOptions {
+    /// Occupancy above which a pixel is blocked (0..=1).
+    pub occupied_thresh: f64,
+    /// Occupancy below which a pixel is free (0..=1, at most `occupied_thresh`).
+    pub free_thresh: f64,
+    /// Dark means free instead of blocked.
+    pub negate: bool,
+    /// Whether pixels between the thresholds are blocked.
+    pub unknown_is_blocked: bool,
+}
+
+impl Default for PgmOptions {
+    fn default() -> Self {
+        PgmOptions { occupied_thresh: 0.65, free_thresh: 0.196, negate: false, unknown_is_blocked: true }
+    }
+}
+
+/// How [`Grid::from_occupancy`] reads cell values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OccupancyOptions {
+    /// A cell is blocked when its value is above this (0..=100 scale).
+    pub occupied_above: i8,
+    /// Whether unknown (negative) cells are blocked.
+    pub unknown_is_blocked: bool,
+}
+
+impl Default for OccupancyOptions {
+    fn default() -> Self {
+        OccupancyOptions { occupied_above: 50, unknown_is_blocked: true }
+    }
+}
+
+/// One line of a Moving AI `.scen` file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// Difficulty bucket.
+    pub bucket: u32,
+    /// The map path as written (e.g. `maps/dao/arena.map`).
+    pub map: String,
+    /// Map width.
+    pub width: usize,
+    /// Map height.
+    pub height: usize,
+    /// Start cell.
+    pub start: Cell,
+    /// Goal cell.
+    pub goal: Cell,
+    /// Published optimal length (8-connected, √2 diagonals, no corner cutting).
+    pub optimal_length: f64,
+}
+
+/// Parses a Moving AI `.scen` (`version 1` then 9 tab-separated fields per line).
+///
+/// # Errors
+/// [`MapError::BadHeader`] naming the line and field that does not parse.
+pub fn parse_scen(text: &str) -> Result<Vec<Scenario>, MapError> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() || line.starts_with("version") {
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() != 9 {
+            return Err(bad_header(&format!("scen line {}: {} fields, expected 9", i + 1, f.len())));
+        }
+        let num = |k: usize, name: &str| -> Result<i64, MapError> {
+            f[k].trim().parse::<i64>().map_err(|_| bad_header(&format!("scen line {}: bad {name}", i + 1)))
+        };
+        let coord = |k: usize, name: &str| -> Result<i32, MapError> {
+            i32::try_from(num(k, name)?).map_err(|_| bad_header(&format!("scen line {}: {name} out of range", i + 1)))
+        };
+        let optimal_length = f[8]
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| bad_header(&format!("scen line {}: bad optimal length", i + 1)))?;
+        out.push(Scenario {
+            bucket: u32::try_from(num(0, "bucket")?).unwrap_or(u32::MAX),
+            map: f[1].to_string(),
+            width: usize::try_from(num(2, "width")?).unwrap_or(0),
+            height: usize::try_from(num(3, "height")?).unwrap_or(0),
+            start: Cell::new(coord(4, "start x")?, coord(5, "start y")?),
+            goal: Cell::new(coord(6, "goal x")?, coord(7, "goal y")?),
+            optimal_length,
+        });
+    }
+    Ok(out)
+}
+
+fn bad_header(what: &str) -> MapError {
+    MapError::BadHeader { what: what.to_string() }
+}
+
+fn parse_side(v: &str, what: &str) -> Result<usize, MapError> {
+    v.parse::<usize>().map_err(|_| bad_header(&format!("bad {what} {v:?}")))
+}
+
+/// Next whitespace-separated PGM token, skipping `#` comments; `pos` ends on the byte
+/// after the token.
+fn pgm_token<'a>(bytes: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
+    loop {
+        match bytes.get(*pos)? {
+            b'#' => {
+                while bytes.get(*pos).is_some_and(|&b| b != b'\n') {
+                    *pos += 1;
+                }
+            }
+            b if b.is_ascii_whitespace() => *pos += 1,
+            _ => break,
+        }
+    }
+    let start = *pos;
+    while bytes.get(*pos).is_some_and(|b| !b.is_ascii_whitespace()) {
+        *pos += 1;
+    }
+    Some(&bytes[start..*pos])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn movingai_map_parses() {
+        let g = Grid::from_movingai("type octile\nheight 2\nwidth 3\nmap\n.@T\nGSW\n").unwrap();
+        assert_eq!(format!("{g:?}").lines().skip(1).collect::<Vec<_>>(), vec![".##", "..#"]);
+        assert!(Grid::from_movingai("type octile\nheight 2\nwidth 3\nmap\n...\n").is_err());
+        assert!(Grid::from_movingai("type octile\nwidth 3\nmap\n...\n").is_err());
+        assert!(Grid::from_movingai("height 1\nwidth 3\nmap\n.x.\n").is_err());
+    }
+
+    #[test]
+    fn scen_parses_and_rejects() {
+        let s = parse_scen("version 1\n3\tmaps/dao/arena.map\t49\t49\t1\t11\t1\t12\t1.41421356\n").unwrap();
+        assert_eq!(s.len(), 1);
+        assert_eq!((s[0].start, s[0].goal, s[0].bucket), (Cell::new(1, 11), Cell::new(1, 12), 3));
+        assert!((s[0].optimal_length - 1.41421356).abs() < 1e-12);
+        assert!(parse_scen("version 1\n3\tm\t49\n").is_err());
+        assert!(parse_scen("version 1\n3\tm\t49\t49\tx\t11\t1\t12\t1\n").is_err());
+    }
+
+    #[test]
+    fn pgm_p2_and_p5_use_map_server_thresholds() {
+        let p2 = b"P2\n# comment\n3 2\n255\n255 0 128\n254 10 205\n";
+        let g = Grid::from_pgm(p2, &PgmOptions::default()).unwrap();
+        // 128 -> p = 0.498 (unknown -> blocked by default); 205 -> p = 0.196 (unknown).
+        assert_eq!(format!("{g:?}").lines().skip(1).collect::<Vec<_>>(), vec![".##", ".##"]);
+        let opts = PgmOptions { unknown_is_blocked: false, ..PgmOptions::default() };
+        let g = Grid::from_pgm(p2, &opts).unwrap();
+        assert_eq!(format!("{g:?}").lines().skip(1).collect::<Vec<_>>(), vec![".#.", ".#."]);
+        let mut p5 = b"P5 3 2 255\n".to_vec();
+        p5.extend([255, 0, 128, 254, 10, 205]);
+        assert_eq!(Grid::from_pgm(&p5, &opts).unwrap(), Grid::from_pgm(p2, &opts).unwrap());
+        let negated = Grid::from_pgm(p2, &PgmOptions { negate: true, ..opts.clone() }).unwrap();
+        assert!(negated.is_blocked(Cell::new(0, 0)) && negated.is_free(Cell::new(1, 0)));
+        let mut p5_16 = b"P5 2 1 65535\n".to_vec();
+        p5_16.extend([0xff, 0xff, 0, 0]);
+        let g = Grid::from_pgm(&p5_16, &opts).unwrap();
+        assert!(g.is_free(Cell::new(0, 0)) && g.is_blocked(Cell::new(1, 0)));
+    }
+
+    #[test]
+    fn pgm_rejects_bad_files() {
+        let o = PgmOptions::default();
+        assert!(matches!(Grid::from_pgm(b"P6 1 1 255\n\0", &o), Err(MapError::BadHeader { .. })));
+        assert!(matches!(Grid::from_pgm(b"P5 2 2 255\n\0", &o), Err(MapError::WrongCellCount { .. })));
+        assert!(matches!(Grid::from_pgm(b"P2 1 1 255\n300", &o), Err(MapError::BadCell { .. })));
+        assert!(matches!(Grid::from_pgm(b"P2 1 1", &o), Err(MapError::BadHeader { .. })));
+        assert!(matches!(Grid::from_pgm(b"P2 0 1 255\n", &o), Err(MapError::BadSize { .. })));
+        assert!(Grid::from_pgm(b"", &o).is_err());
+        let bad = PgmOptions { free_thresh: 0.9, ..o };
+        assert_eq!(Grid::from_pgm(b"P2 1 1 255\n0", &bad), Err(MapError::BadOption { field: "free_thresh" }));
+    }
+
+    #[test]
+    fn occupancy_flips_rows_and_thresholds() {
+        let frame = MapFrame::new(0.1, 1.0, 2.0).unwrap();
+        // Bottom row first: [0, 100], top row: [-1, 51].
+        let data = [0, 100, -1, 51];
+        let g = Grid::from_occupancy(2, 2, frame, &data, &OccupancyOptions::default()).unwrap();
+        assert_eq!(format!("{g:?}").lines().skip(1).collect::<Vec<_>>(), vec!["##", ".#"]);
+        assert_eq!(g.world_to_cell(1.05, 2.05).unwrap(), Cell::new(0, 1));
+        let opts = OccupancyOptions { occupied_above: 60, unknown_is_blocked: false };
+        let g = Grid::from_occupancy(2, 2, frame, &data, &opts).unwrap();
+        assert_eq!(format!("{g:?}").lines().skip(1).collect::<Vec<_>>(), vec!["..", ".#"]);
+        assert!(Grid::from_occupancy(2, 2, frame, &data[..3], &opts).is_err());
+        assert!(Grid::from_occupancy(0, 2, frame, &[], &opts).is_err());
+        let bad = MapFrame { resolution_m: -1.0, ..frame };
+        assert!(Grid::from_occupancy(2, 2, bad, &data, &opts).is_err());
+    }
+}
