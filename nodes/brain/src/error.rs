@@ -152,7 +152,7 @@ impl fmt::Display for BrainError {
             UnknownField { path, field } => write!(f, "{path}: unknown field \"{field}\""),
             NoActions { path } => write!(f, "{path}: the action set is empty"),
             EmptyTrajectory { path } => write!(f, "{path}: the trajectory has no steps"),
-            MissingAxis { path, axis } => write!(f, "{path}: step is missing axis \"{axis}\""),
+            MissingAxis { path, axis } => write!(f, "{path}: missing axis \"{axis}\""),
             BadCheck { path } => {
                 write!(f, "{path}: a check must be -1 or [value, tolerance]")
             }
