@@ -2,6 +2,8 @@
 pub mod condition;
 pub mod error;
 pub mod event;
+pub mod robot;
+pub mod select;
 pub mod sequence;
 pub mod stop;
 pub mod task;

@@ -111,6 +111,12 @@ impl Step {
         self
     }
 
+    /// Renames the step (events show this name).
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
     /// The step's name, as events show it.
     pub fn name(&self) -> &str {
         &self.name
