@@ -3,6 +3,7 @@ pub mod condition;
 pub mod error;
 pub mod event;
 pub mod robot;
+pub mod runner;
 pub mod select;
 pub mod sequence;
 pub mod stop;
