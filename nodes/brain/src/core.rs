@@ -510,3 +510,32 @@ impl Brain {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ActionId;
+
+    fn reset(max_retries: Option<u32>) -> Option<Reset> {
+        Some(Reset { max_retries, next: Next { action: ActionId(0), delay: 0 } })
+    }
+
+    #[test]
+    fn cap_allows_timeout_retries_then_fires() {
+        assert_eq!(over_cap(reset(Some(3)), 3), None);
+        assert!(over_cap(reset(Some(3)), 4).is_some());
+        assert!(over_cap(reset(Some(0)), 1).is_some(), "timeout 0: no retry");
+        assert_eq!(over_cap(reset(None), u32::MAX), None, "timeout -1: unlimited");
+        assert_eq!(over_cap(None, u32::MAX), None, "no reset: unlimited");
+    }
+
+    #[test]
+    fn outcomes_match_run_task_constants() {
+        assert_eq!(Status::Running.outcome(), None);
+        assert_eq!(Status::Finished.outcome().map(Outcome::code), Some(0));
+        assert_eq!(Status::TickLimit.outcome().map(Outcome::code), Some(0));
+        assert_eq!(Outcome::Aborted.code(), 1);
+        assert_eq!(Status::Cancelled.outcome().map(Outcome::code), Some(2));
+        assert_eq!(Outcome::Rejected.code(), 3);
+    }
+}

@@ -37,7 +37,7 @@ impl Observation {
     /// All values finite (non-finite observations are ignored by the brain).
     pub fn is_finite(&self) -> bool {
         self.position_mm.iter().all(|v| v.is_finite())
-            && self.confidence.map_or(true, f64::is_finite)
+            && !matches!(self.confidence, Some(c) if !c.is_finite())
     }
 }
 
@@ -55,7 +55,10 @@ fn windows(checks: &[Check; 3], vars: &Variables) -> Result<Windows, Mismatch> {
 }
 
 fn inside(w: Option<(f64, f64)>, v: f64) -> bool {
-    w.map_or(true, |(lo, hi)| lo <= v && v <= hi)
+    match w {
+        Some((lo, hi)) => lo <= v && v <= hi,
+        None => true,
+    }
 }
 
 fn matches(check: &ObjectCheck, w: &Windows, o: &Observation) -> bool {

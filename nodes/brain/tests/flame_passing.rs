@@ -68,12 +68,15 @@ fn has(out: &TickOutput, text: &str) -> bool {
     texts(out).iter().any(|t| t == text)
 }
 
+/// Observations of a tick, the expected target, events expected among the tick's.
+type Tick = (Vec<Observation>, Option<Point3<f64>>, Vec<&'static str>);
+
 #[test]
 fn golden_trace_flame_passing() {
     let mut run = Run::new();
     let [fx, fy, fz] = F;
     // (observations this tick, expected target, events expected among this tick's)
-    let script: Vec<(Vec<Observation>, Option<Point3<f64>>, Vec<&str>)> = vec![
+    let script: Vec<Tick> = vec![
         // t0: start at home.
         (vec![], Some(p(0.0, 0.0, 0.0)), vec!["start: started", "start: step 0 -> (0, 0, 0)"]),
         // t1: start's step 0 verified; its decision sees F and passes: lightSelf next tick.
