@@ -1,1 +1,55 @@
-//! Bridges the xPC Target UDP controllers (arm, eyes) to typed ROS 2 topics, compatible with the original Spine config.
+//! Bridges the xPC Target UDP controllers (arm, eyes) and the other legacy UDP peers of
+//! the original Spine to each other and to typed ROS 2 topics. This library is the pure
+//! part (no ROS, no sockets, no clock); the `ros` feature's binary is the glue.
+//!
+//! # Layout
+//! - [`config`]: the original Spine `config.json` (loads unchanged, plus optional
+//!   per-interface `topic`, `kind`, `allowedSources`) → checked [`config::Config`];
+//!   [`config::LoopbackMap`] runs a multi-machine file on one machine.
+//! - [`wire`]: the `csv` and `simulink` UDP formats, bytes ⇄ `Vec<Item>`; bad bytes are a
+//!   [`wire::Rejected`] value with a stable `kind()` for counters.
+//! - [`transform`]: the 4x4 device ⇄ global matrices of the config.
+//! - [`gate`]: [`gate::OutputGate`], per-output de-duplication and radius check.
+//! - [`forward`]: [`forward::Router`], the state machine: datagram or topic value in,
+//!   datagrams to send and values to publish out.
+//! - [`counters`]: per-interface counters and their `(key, value)` list for /diagnostics.
+//! - [`units`]: [`units::Scale`], the one mm ⇄ m conversion, used at the topic edge.
+//!
+//! # Units and frames
+//! Everything here is in the config's millimetres; the wire is in each device's frame,
+//! [`forward::Router`] works in the global frame (`p_global = T · p_device` on inputs,
+//! `T⁻¹` on outputs). Topics are in metres: convert once with [`units::Scale`].
+//!
+//! # Errors
+//! [`ConfigError`] is the crate's error type: a config that does not load, naming the
+//! field. A bad datagram is not an error but normal flow: a [`wire::Rejected`] that the
+//! router counts and returns, never a panic, never forwarded. NaN and ±inf are rejected
+//! before any gate, so an output never sends them.
+//!
+//! # Reuse
+//! `wire` and `transform` have no dependency on the rest, so the simulator can speak the
+//! same formats (`spine_bridge = { path = ..., default-features = false }`).
+
+#![deny(missing_docs)]
+
+pub mod config;
+pub mod counters;
+mod error;
+pub mod forward;
+pub mod gate;
+mod resolve;
+pub mod transform;
+pub mod units;
+pub mod wire;
+
+pub use config::{Config, LoopbackMap, RawConfig};
+pub use error::ConfigError;
+pub use forward::{Emit, InputId, OutputId, Outcome, Routed, Router};
+pub use gate::{OutputGate, Verdict};
+pub use transform::Transform;
+pub use units::Scale;
+pub use wire::{Format, Limits, Rejected};
+
+/// One item of a message: any number of values (for points, x y z first; extras such
+/// as a confidence follow).
+pub type Item = Vec<f64>;

@@ -1,0 +1,180 @@
+//! Stage two of the config: [`RawConfig`] → [`Config`], every check naming its field.
+
+use std::collections::BTreeMap;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+use crate::config::{
+    parse_host, Config, Connection, Input, LoopbackMap, MsgKind, Output, RawConfig, SourceRule,
+    TopicMap,
+};
+use crate::error::ConfigError;
+use crate::transform::Transform;
+use crate::wire::Format;
+
+const LOOPBACK: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+
+pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<Config, ConfigError> {
+    let offset = loopback.map_or(0, |l| l.port_offset);
+    let map_ip = |ip: IpAddr| if loopback.is_some() { LOOPBACK } else { ip };
+
+    let bind_ip = parse_host(&raw.host)
+        .ok_or_else(|| ConfigError::BadHost { field: "host".into(), value: raw.host.clone() })?;
+    let bind_ip = map_ip(bind_ip);
+
+    let transforms = parse_transforms(&raw.transforms)?;
+    let transform_for = |name: &str| -> (Transform, String) {
+        match transforms.get(name) {
+            Some(t) => (*t, format!("transforms.{name}")),
+            None => (transforms.get("default").copied().unwrap_or_default(), "transforms.default".into()),
+        }
+    };
+
+    let mut inputs = Vec::with_capacity(raw.interfaces.input.len());
+    let mut bound: BTreeMap<u16, String> = BTreeMap::new();
+    for (name, ri) in &raw.interfaces.input {
+        let base = format!("interfaces.input.{name}");
+        let port = port(&format!("{base}.port"), ri.port, offset)?;
+        if let Some(other) = bound.get(&port) {
+            return Err(ConfigError::DuplicatePort {
+                field: format!("{base}.port"),
+                port,
+                other: other.clone(),
+            });
+        }
+        bound.insert(port, name.clone());
+        let allowed_sources = match &ri.allowed_sources {
+            None => None,
+            Some(list) => {
+                let mut rules = Vec::with_capacity(list.len());
+                for (k, text) in list.iter().enumerate() {
+                    let field = format!("{base}.allowedSources[{k}]");
+                    rules.push(source_rule(&field, text, loopback)?);
+                }
+                Some(rules)
+            }
+        };
+        inputs.push(Input {
+            name: name.clone(),
+            bind: SocketAddr::new(bind_ip, port),
+            streamed: ri.streamed,
+            format: format(&format!("{base}.format"), &ri.format)?,
+            to_global: transform_for(name.as_str()).0,
+            topic: topic(&base, ri.topic.as_deref(), ri.kind.as_deref())?,
+            allowed_sources,
+        });
+    }
+
+    let mut outputs = Vec::with_capacity(raw.interfaces.output.len());
+    for (name, ro) in &raw.interfaces.output {
+        let base = format!("interfaces.output.{name}");
+        let ip = parse_host(&ro.host).ok_or_else(|| ConfigError::BadHost {
+            field: format!("{base}.host"),
+            value: ro.host.clone(),
+        })?;
+        let port = port(&format!("{base}.port"), ro.port, offset)?;
+        let threshold_mm = match ro.threshold {
+            Some(t) if !(t.is_finite() && t >= 0.0) => {
+                return Err(ConfigError::BadThreshold { field: format!("{base}.threshold"), value: t })
+            }
+            t => t,
+        };
+        let check = ro.check_elements_count.unwrap_or(3);
+        let check_elements = usize::try_from(check).ok().filter(|c| *c >= 1).ok_or_else(|| {
+            ConfigError::BadCheckElements { field: format!("{base}.checkElementsCount"), value: check }
+        })?;
+        let (to_global, tfield) = transform_for(name.as_str());
+        let to_device = to_global
+            .inverse()
+            .ok_or_else(|| ConfigError::Singular { field: tfield, output: name.clone() })?;
+        outputs.push(Output {
+            name: name.clone(),
+            addr: SocketAddr::new(map_ip(ip), port),
+            format: format(&format!("{base}.format"), &ro.format)?,
+            threshold_mm,
+            check_elements,
+            to_global,
+            to_device,
+            topic: topic(&base, ro.topic.as_deref(), ro.kind.as_deref())?,
+        });
+    }
+
+    let mut connections: Vec<Connection> = Vec::with_capacity(raw.connections.len());
+    for (k, rc) in raw.connections.iter().enumerate() {
+        let input = inputs.iter().position(|i| i.name == rc.input).ok_or_else(|| {
+            ConfigError::UnknownInput { field: format!("connections[{k}].input"), name: rc.input.clone() }
+        })?;
+        let output = outputs.iter().position(|o| o.name == rc.output).ok_or_else(|| {
+            ConfigError::UnknownOutput {
+                field: format!("connections[{k}].output"),
+                name: rc.output.clone(),
+            }
+        })?;
+        let c = Connection { input, output };
+        if let Some(first) = connections.iter().position(|x| *x == c) {
+            return Err(ConfigError::DuplicateConnection { field: format!("connections[{k}]"), first });
+        }
+        connections.push(c);
+    }
+
+    Ok(Config { loglevel: raw.loglevel.clone(), inputs, outputs, connections })
+}
+
+fn parse_transforms(raw: &BTreeMap<String, String>) -> Result<BTreeMap<String, Transform>, ConfigError> {
+    if !raw.contains_key("default") {
+        return Err(ConfigError::MissingDefaultTransform);
+    }
+    let mut out = BTreeMap::new();
+    for (name, text) in raw {
+        let t = Transform::parse(text)
+            .map_err(|problem| ConfigError::Matrix { field: format!("transforms.{name}"), problem })?;
+        out.insert(name.clone(), t);
+    }
+    Ok(out)
+}
+
+fn port(field: &str, value: i64, offset: i32) -> Result<u16, ConfigError> {
+    let shifted = value.saturating_add(i64::from(offset));
+    u16::try_from(shifted).map_err(|_| ConfigError::PortOutOfRange {
+        field: field.to_string(),
+        value: shifted,
+        offset,
+    })
+}
+
+fn format(field: &str, value: &str) -> Result<Format, ConfigError> {
+    value
+        .parse()
+        .map_err(|()| ConfigError::UnknownFormat { field: field.to_string(), value: value.to_string() })
+}
+
+fn topic(base: &str, name: Option<&str>, kind: Option<&str>) -> Result<Option<TopicMap>, ConfigError> {
+    let kind = match kind {
+        None | Some("coordinates") => MsgKind::Coordinates,
+        Some("point") => MsgKind::Point,
+        Some(other) => {
+            return Err(ConfigError::UnknownKind { field: format!("{base}.kind"), value: other.to_string() })
+        }
+    };
+    match name {
+        None => Ok(None),
+        Some(n) if n.is_empty() || n.chars().any(char::is_whitespace) => {
+            Err(ConfigError::BadTopic { field: format!("{base}.topic"), value: n.to_string() })
+        }
+        Some(n) => Ok(Some(TopicMap { name: n.to_string(), kind })),
+    }
+}
+
+fn source_rule(field: &str, text: &str, loopback: Option<LoopbackMap>) -> Result<SourceRule, ConfigError> {
+    let bad = || ConfigError::BadSource { field: field.to_string(), value: text.to_string() };
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return match loopback {
+            None => Ok(SourceRule::Addr(addr)),
+            Some(l) => {
+                let p = port(field, i64::from(addr.port()), l.port_offset)?;
+                Ok(SourceRule::Addr(SocketAddr::new(LOOPBACK, p)))
+            }
+        };
+    }
+    let ip = parse_host(text).ok_or_else(bad)?;
+    Ok(SourceRule::Ip(if loopback.is_some() { LOOPBACK } else { ip }))
+}
