@@ -1,0 +1,204 @@
+//! [`App`]: context + node + tokio runtime + parameters + clean shutdown.
+use r2r::RosParams;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// A set-up failure of a node (before it spins).
+#[derive(Debug)]
+pub enum Error {
+    /// rcl/r2r refused something (context, node, entity creation).
+    Ros(r2r::Error),
+    /// A parameter was given with the wrong type or an invalid value.
+    Parameter(String),
+    /// Anything else the node's own set-up reports (bad file, bad config ...).
+    Setup(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Ros(e) => write!(f, "ROS: {e}"),
+            Error::Parameter(m) => write!(f, "parameter: {m}"),
+            Error::Setup(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<r2r::Error> for Error {
+    fn from(e: r2r::Error) -> Self {
+        match e {
+            r2r::Error::ParameterWrongType { .. }
+            | r2r::Error::InvalidParameterType { .. }
+            | r2r::Error::ParameterValueConv { .. }
+            | r2r::Error::InvalidParameterName { .. } => Error::Parameter(e.to_string()),
+            e => Error::Ros(e),
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Setup(e.to_string())
+    }
+}
+
+/// A cloneable "the node is shutting down" signal for tasks.
+#[derive(Clone)]
+pub struct Shutdown(watch::Receiver<bool>);
+
+impl Shutdown {
+    /// Resolves once shutdown was requested (SIGINT, SIGTERM or [`App::request_shutdown`]).
+    pub async fn wait(&self) {
+        let mut rx = self.0.clone();
+        // An error means the sender is gone: that is a shutdown too.
+        let _ = rx.wait_for(|down| *down).await;
+    }
+    /// True once shutdown was requested.
+    pub fn is_set(&self) -> bool {
+        *self.0.borrow()
+    }
+}
+
+/// One ROS node with its runtime. Create entities on `node`, spawn tasks with
+/// `runtime().spawn` (or `tokio::spawn` inside them), then call [`App::spin`].
+pub struct App {
+    /// The node. Create every entity before [`App::spin`] moves it to the spin loop.
+    pub node: r2r::Node,
+    name: String,
+    runtime: tokio::runtime::Runtime,
+    shutdown_tx: Arc<watch::Sender<bool>>,
+}
+
+impl App {
+    /// Creates the context (reading `--ros-args` from the command line: `-p`,
+    /// `--params-file`, remaps), the node and a two-worker tokio runtime.
+    pub fn new(name: &str) -> Result<App, Error> {
+        keep_libpython();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .thread_name(format!("{name}-rt"))
+            .build()?;
+        let ctx = r2r::Context::create()?;
+        let node = r2r::Node::create(ctx, name, "")?;
+        let (tx, _rx) = watch::channel(false);
+        Ok(App { node, name: name.to_string(), runtime, shutdown_tx: Arc::new(tx) })
+    }
+
+    /// The node's name (also the logger name).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The runtime handle: `app.handle().spawn(...)`, or `enter()` to create sockets.
+    pub fn handle(&self) -> tokio::runtime::Handle {
+        self.runtime.handle().clone()
+    }
+
+    /// Runs `f` inside the runtime context (for `tokio::spawn` / socket creation).
+    pub fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.runtime.block_on(f)
+    }
+
+    /// The shutdown signal for tasks.
+    pub fn shutdown(&self) -> Shutdown {
+        Shutdown(self.shutdown_tx.subscribe())
+    }
+
+    /// Asks the spin loop to stop (as a signal would); usable from any task.
+    pub fn shutdown_trigger(&self) -> impl Fn() + Send + Sync + Clone + 'static {
+        let tx = self.shutdown_tx.clone();
+        move || {
+            let _ = tx.send(true);
+        }
+    }
+
+    /// Declares the node's parameters from `defaults` (a `#[derive(RosParams)]` struct),
+    /// applies `-p` / `--params-file` overrides, serves `ros2 param get/set/list`, logs
+    /// every value at start and every later change. Returns the live values.
+    pub fn parameters<P>(&mut self, defaults: P) -> Result<Arc<Mutex<P>>, Error>
+    where
+        P: RosParams + fmt::Debug + Send + 'static,
+    {
+        use futures::StreamExt;
+        let params = Arc::new(Mutex::new(defaults));
+        let (handler, mut changes) = self.node.make_derived_parameter_handler(params.clone())?;
+        let _guard = self.runtime.enter();
+        tokio::spawn(handler);
+        let name = self.name.clone();
+        tokio::spawn(async move {
+            while let Some((param, value)) = changes.next().await {
+                r2r::log_info!(&name, "parameter {param} set to {value:?}");
+            }
+        });
+        let table = self.node.params.lock().map_err(|_| Error::Setup("parameter table poisoned".into()))?;
+        for (key, p) in table.iter() {
+            r2r::log_info!(&self.name, "param {key} = {:?}", p.value);
+        }
+        Ok(params)
+    }
+
+    /// Spins the node on this thread until SIGINT/SIGTERM or a shutdown request, then
+    /// gives tasks a moment to finish. Returns the process exit code (0).
+    pub fn spin(mut self) -> i32 {
+        let tx = self.shutdown_tx.clone();
+        self.runtime.spawn(async move {
+            use tokio::signal::unix::{signal, SignalKind};
+            let (Ok(mut int), Ok(mut term)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
+                return;
+            };
+            tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
+            let _ = tx.send(true);
+        });
+        let down = self.shutdown();
+        r2r::log_info!(&self.name, "{} running", self.name);
+        while !down.is_set() {
+            self.node.spin_once(Duration::from_millis(10));
+        }
+        r2r::log_info!(&self.name, "{} shutting down", self.name);
+        // Let tasks see the signal and send their last messages, then stop them.
+        for _ in 0..10 {
+            self.node.spin_once(Duration::from_millis(10));
+        }
+        self.runtime.shutdown_timeout(Duration::from_millis(500));
+        0
+    }
+}
+
+/// Runs a node's `main`: builds it with `setup` and spins it. A set-up error becomes
+/// one clear line (stderr and the ROS log) and exit code 2; never a panic.
+pub fn main_with(name: &str, setup: impl FnOnce(&mut App) -> Result<(), Error>) -> ! {
+    let code = match App::new(name) {
+        Err(e) => {
+            eprintln!("{name}: cannot start: {e}");
+            2
+        }
+        Ok(mut app) => match setup(&mut app) {
+            Ok(()) => app.spin(),
+            Err(e) => {
+                r2r::log_error!(name, "cannot start: {e}");
+                eprintln!("{name}: cannot start: {e}");
+                2
+            }
+        },
+    };
+    std::process::exit(code)
+}
+
+/// Wheel mode: reference libpython so the linker keeps it (see build.rs). The wheels'
+/// rcl loads Python extension code that needs its symbols; the call itself does nothing.
+#[cfg(arnie_link_libpython)]
+fn keep_libpython() {
+    extern "C" {
+        fn Py_IsInitialized() -> std::os::raw::c_int;
+    }
+    // SAFETY: Py_IsInitialized takes no arguments and only reads a global flag.
+    let _ = unsafe { Py_IsInitialized() };
+}
+
+#[cfg(not(arnie_link_libpython))]
+fn keep_libpython() {}

@@ -1,0 +1,85 @@
+//! `/diagnostics` publishing: one `DiagnosticStatus` per component, key/value counters.
+use crate::{qos, time, topics};
+use r2r::diagnostic_msgs::msg::{DiagnosticArray, DiagnosticStatus, KeyValue};
+
+/// `DiagnosticStatus.level` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Ok = 0,
+    Warn = 1,
+    Error = 2,
+    Stale = 3,
+}
+
+/// One status to publish: `name` is shown as "<node>: <name>".
+#[derive(Clone, Debug)]
+pub struct Status {
+    pub name: String,
+    pub level: Level,
+    pub message: String,
+    pub values: Vec<(String, String)>,
+}
+
+impl Status {
+    pub fn ok(name: impl Into<String>, message: impl Into<String>) -> Self {
+        Status { name: name.into(), level: Level::Ok, message: message.into(), values: vec![] }
+    }
+    /// Adds a key/value pair (builder style).
+    pub fn with(mut self, key: impl Into<String>, value: impl ToString) -> Self {
+        self.values.push((key.into(), value.to_string()));
+        self
+    }
+}
+
+/// Publisher of `/diagnostics` for one node.
+pub struct Diagnostics {
+    node_name: String,
+    publisher: r2r::Publisher<DiagnosticArray>,
+}
+
+impl Diagnostics {
+    pub fn new(node: &mut r2r::Node, node_name: &str) -> r2r::Result<Self> {
+        let publisher = node.create_publisher::<DiagnosticArray>(topics::DIAGNOSTICS, qos::commands())?;
+        Ok(Diagnostics { node_name: node_name.to_string(), publisher })
+    }
+
+    /// Publishes one array with all `statuses`.
+    pub fn publish(&self, statuses: &[Status]) -> r2r::Result<()> {
+        let status = statuses
+            .iter()
+            .map(|s| DiagnosticStatus {
+                level: s.level as u8,
+                name: format!("{}: {}", self.node_name, s.name),
+                message: s.message.clone(),
+                hardware_id: self.node_name.clone(),
+                values: s
+                    .values
+                    .iter()
+                    .map(|(k, v)| KeyValue { key: k.clone(), value: v.clone() })
+                    .collect(),
+            })
+            .collect();
+        self.publisher.publish(&DiagnosticArray { header: time::header(""), status })
+    }
+
+    /// Spawns a task that publishes `make()` every `period` until shutdown.
+    pub fn spawn_periodic<F>(self, period: std::time::Duration, shutdown: crate::Shutdown, mut make: F)
+    where
+        F: FnMut() -> Vec<Status> + Send + 'static,
+    {
+        tokio::spawn(async move {
+            let mut interval = tokio::time::interval(period);
+            interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+            loop {
+                tokio::select! {
+                    _ = shutdown.wait() => break,
+                    _ = interval.tick() => {
+                        if let Err(e) = self.publish(&make()) {
+                            r2r::log_warn!(&self.node_name, "could not publish /diagnostics: {e}");
+                        }
+                    }
+                }
+            }
+        });
+    }
+}

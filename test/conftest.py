@@ -1,0 +1,177 @@
+"""Test harness for real-graph tests (pytest; rclpy is the independent client).
+
+Every test gets its own ROS domain (an id in 1..101 held by a lock file, so parallel
+runs on one machine never share one) and ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST.
+Node binaries run as real processes (`Graph.start`), readiness is awaited on the graph
+(a topic, service or action server appearing), never with a fixed sleep, and every
+process is stopped (SIGINT, then SIGKILL) at the end of the test.
+
+Run through `cargo xtask test` (or after `eval "$(cargo xtask env)"`: `python3 -m pytest test`).
+"""
+import fcntl
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(os.environ.get("ARNIE_ROOT", Path(__file__).resolve().parent.parent))
+BIN_DIR = Path(os.environ.get("ARNIE_BIN_DIR", ROOT / "target" / "debug"))
+REFERENCE = ROOT.parent / "shared" / "reference"
+LOCK_DIR = Path(tempfile.gettempdir()) / "arnie-ros-domains"
+
+# Must be set before rclpy initialises the middleware.
+os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+os.environ.setdefault("RCUTILS_COLORIZED_OUTPUT", "0")
+
+import rclpy  # noqa: E402  (after the environment above)
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+
+
+def binary(name):
+    """Path of a node binary built by cargo; fails the test clearly when missing."""
+    path = BIN_DIR / name
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run `cargo xtask test` (it builds the nodes first)")
+    return str(path)
+
+
+class DomainLock:
+    """Holds one ROS_DOMAIN_ID for the life of a test."""
+
+    def __init__(self):
+        LOCK_DIR.mkdir(exist_ok=True)
+        ids = list(range(1, 102))
+        random.shuffle(ids)
+        for i in ids:
+            f = open(LOCK_DIR / f"{i}.lock", "w")
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                f.close()
+                continue
+            self.id, self._file = i, f
+            return
+        raise RuntimeError("all ROS domain ids 1..101 are in use")
+
+    def release(self):
+        fcntl.flock(self._file, fcntl.LOCK_UN)
+        self._file.close()
+
+
+class Graph:
+    """One isolated ROS graph: node processes plus an rclpy node to observe them."""
+
+    def __init__(self, domain_id, tmp_path):
+        self.domain_id = domain_id
+        self.tmp = tmp_path
+        self.env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
+        self.procs = []
+        self.context = rclpy.context.Context()
+        rclpy.init(context=self.context, domain_id=domain_id)
+        self.node = rclpy.create_node("arnie_test_client", context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+
+    # ---------------------------------------------------------------- processes
+    def start(self, name, *args, params=None, params_file=None, ros_args=(), env=None):
+        """Starts a node binary with `--ros-args` built from params / params_file."""
+        cmd = [binary(name), *args]
+        ra = list(ros_args)
+        if params_file:
+            ra += ["--params-file", str(params_file)]
+        for k, v in (params or {}).items():
+            ra += ["-p", f"{k}:={_param_text(v)}"]
+        if ra:
+            cmd += ["--ros-args", *ra]
+        log = open(self.tmp / f"{name}-{len(self.procs)}.log", "w+")
+        proc = subprocess.Popen(cmd, env=dict(self.env, **(env or {})), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc.log = log
+        proc.name = name
+        self.procs.append(proc)
+        return proc
+
+    def output(self, proc):
+        proc.log.flush()
+        proc.log.seek(0)
+        return proc.log.read()
+
+    def stop(self, proc, timeout=10.0):
+        """SIGINT and wait; returns the exit code (SIGKILL after `timeout`)."""
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        return proc.returncode
+
+    def close(self):
+        for p in self.procs:
+            self.stop(p, timeout=5.0)
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.context)
+
+    # ---------------------------------------------------------------- waiting
+    def spin_until(self, predicate, timeout=20.0, what="condition"):
+        """Spins the client until predicate() is true; fails with `what` and the node logs."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return
+            self.executor.spin_once(timeout_sec=0.05)
+            for p in self.procs:
+                if p.poll() is not None and getattr(p, "must_live", True):
+                    pytest.fail(f"{p.name} exited with {p.returncode} while waiting for {what}:\n{self.output(p)}")
+        pytest.fail(f"timed out after {timeout} s waiting for {what}\n" + self.logs())
+
+    def spin_for(self, seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.executor.spin_once(timeout_sec=0.02)
+
+    def wait_future(self, future, timeout=20.0, what="future"):
+        self.spin_until(future.done, timeout, what)
+        return future.result()
+
+    def wait_for_subscriber(self, topic, timeout=20.0):
+        self.spin_until(lambda: self.node.count_subscribers(topic) > 0, timeout, f"a subscriber on {topic}")
+
+    def wait_for_publisher(self, topic, timeout=20.0):
+        self.spin_until(lambda: self.node.count_publishers(topic) > 0, timeout, f"a publisher on {topic}")
+
+    def logs(self):
+        return "\n".join(f"--- {p.name} (exit {p.poll()}):\n{self.output(p)[-4000:]}" for p in self.procs)
+
+    # ---------------------------------------------------------------- helpers
+    def collect(self, msg_type, topic, qos=10):
+        """Subscribes and returns the list the messages are appended to."""
+        got = []
+        self.node.create_subscription(msg_type, topic, got.append, qos)
+        return got
+
+
+def _param_text(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+@pytest.fixture
+def graph(tmp_path):
+    lock = DomainLock()
+    g = Graph(lock.id, tmp_path)
+    try:
+        yield g
+    finally:
+        g.close()
+        lock.release()
