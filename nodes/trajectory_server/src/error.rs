@@ -1,0 +1,130 @@
+//! The crate's one error enum: every way a config, a goal or a plan can be refused.
+
+use std::fmt;
+
+use nalgebra::Point3;
+
+/// Every failure of the library, one variant per failure.
+///
+/// Goal rejections ([`TargetNotFinite`](Self::TargetNotFinite) …
+/// [`ArmPositionStale`](Self::ArmPositionStale)) are normal flow: the node answers the
+/// MoveTo goal with outcome `REJECTED` and this error's `Display` text as `message`.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum TrajectoryError {
+    /// A configuration value is out of range; `field` is the parameter name as written.
+    InvalidConfig {
+        /// The parameter, e.g. `"tracking_tolerance_mm"`.
+        field: &'static str,
+        /// What is wrong with it, readable by a user.
+        reason: String,
+    },
+    /// The target has a NaN or infinite coordinate.
+    TargetNotFinite {
+        /// The target as received [mm].
+        target_mm: Point3<f64>,
+    },
+    /// The target lies outside the configured workspace box on some axis.
+    TargetOutsideWorkspace {
+        /// `'x'`, `'y'` or `'z'`.
+        axis: char,
+        /// The target's value on that axis [mm].
+        value_mm: f64,
+        /// Allowed minimum on that axis [mm].
+        min_mm: f64,
+        /// Allowed maximum on that axis [mm].
+        max_mm: f64,
+    },
+    /// No arm position has been received yet, so there is no start point.
+    NoArmPosition,
+    /// The last arm position has a NaN or infinite coordinate.
+    ArmPositionNotFinite {
+        /// The position as received [mm].
+        position_mm: Point3<f64>,
+    },
+    /// The last arm position is older than `position_timeout_ms`.
+    ArmPositionStale {
+        /// Age of the last arm position [ms].
+        age_ms: u64,
+        /// The configured limit [ms].
+        timeout_ms: u64,
+    },
+    /// A path would need more samples than [`crate::minjerk::MAX_SAMPLES`]
+    /// (or its length is not a finite number).
+    TooManySamples {
+        /// Distance between start and goal [mm].
+        distance_mm: f64,
+        /// Samples per millimetre.
+        factor: u32,
+    },
+    /// A legacy `x,y,z` target text could not be read.
+    LegacyParse {
+        /// The text as received.
+        text: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+}
+
+impl fmt::Display for TrajectoryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidConfig { field, reason } => {
+                write!(f, "invalid parameter `{field}`: {reason}")
+            }
+            Self::TargetNotFinite { target_mm: t } => write!(
+                f,
+                "target ({}, {}, {}) mm has a NaN or infinite coordinate",
+                t.x, t.y, t.z
+            ),
+            Self::TargetOutsideWorkspace { axis, value_mm, min_mm, max_mm } => write!(
+                f,
+                "target {axis} = {value_mm} mm is outside the workspace [{min_mm}, {max_mm}] mm"
+            ),
+            Self::NoArmPosition => {
+                write!(f, "no arm position received yet, so the move has no start point")
+            }
+            Self::ArmPositionNotFinite { position_mm: p } => write!(
+                f,
+                "last arm position ({}, {}, {}) mm has a NaN or infinite coordinate",
+                p.x, p.y, p.z
+            ),
+            Self::ArmPositionStale { age_ms, timeout_ms } => write!(
+                f,
+                "last arm position is {age_ms} ms old (limit {timeout_ms} ms); is the arm streaming?"
+            ),
+            Self::TooManySamples { distance_mm, factor } => write!(
+                f,
+                "a path of {distance_mm} mm at {factor} samples/mm needs too many set-points"
+            ),
+            Self::LegacyParse { text, reason } => {
+                write!(f, "legacy target {text:?} rejected: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TrajectoryError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_the_field_and_the_reason() {
+        let e = TrajectoryError::InvalidConfig {
+            field: "period_ms",
+            reason: "must be at least 1".into(),
+        };
+        assert_eq!(e.to_string(), "invalid parameter `period_ms`: must be at least 1");
+        let e = TrajectoryError::TargetOutsideWorkspace {
+            axis: 'y',
+            value_mm: 1200.0,
+            min_mm: -1000.0,
+            max_mm: 1000.0,
+        };
+        assert!(e.to_string().contains("y = 1200 mm"), "{e}");
+        let e = TrajectoryError::ArmPositionStale { age_ms: 900, timeout_ms: 500 };
+        assert!(e.to_string().contains("900 ms old"), "{e}");
+    }
+}

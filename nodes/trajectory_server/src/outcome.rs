@@ -1,0 +1,201 @@
+//! How a move ends and what phase it is in, mapped 1:1 onto the constants of
+//! `arnie_interfaces/action/MoveTo.action` (`outcome` and feedback `phase`).
+
+use std::fmt;
+
+use nalgebra::Point3;
+
+use crate::error::TrajectoryError;
+
+/// MoveTo result `outcome`; `code()` is the constant of the same name in the action file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// `REACHED = 0`: the arm arrived at the target.
+    Reached,
+    /// `REVERSED_TO_START = 1`: an obstacle stopped the move; the arm went back to the start.
+    ReversedToStart,
+    /// `ABORTED_HELP_NEEDED = 2`: the way back was blocked too (or the arm position was
+    /// lost); the arm stays where it is and a human must help.
+    AbortedHelpNeeded,
+    /// `CANCELLED = 3`: the client cancelled; the arm holds its measured position.
+    Cancelled,
+    /// `REJECTED = 4`: the goal was refused before moving (see [`TrajectoryError`]).
+    Rejected,
+    /// `PREEMPTED = 5`: a newer goal replaced this one.
+    Preempted,
+}
+
+impl Outcome {
+    /// Every outcome, in code order.
+    pub const ALL: [Outcome; 6] = [
+        Self::Reached,
+        Self::ReversedToStart,
+        Self::AbortedHelpNeeded,
+        Self::Cancelled,
+        Self::Rejected,
+        Self::Preempted,
+    ];
+
+    /// The MoveTo constant's value.
+    pub const fn code(self) -> u8 {
+        match self {
+            Self::Reached => 0,
+            Self::ReversedToStart => 1,
+            Self::AbortedHelpNeeded => 2,
+            Self::Cancelled => 3,
+            Self::Rejected => 4,
+            Self::Preempted => 5,
+        }
+    }
+
+    /// The MoveTo constant's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Reached => "REACHED",
+            Self::ReversedToStart => "REVERSED_TO_START",
+            Self::AbortedHelpNeeded => "ABORTED_HELP_NEEDED",
+            Self::Cancelled => "CANCELLED",
+            Self::Rejected => "REJECTED",
+            Self::Preempted => "PREEMPTED",
+        }
+    }
+}
+
+/// MoveTo feedback `phase`; `code()` is the constant of the same name in the action file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// `FORWARD = 0`: on the way to the target.
+    Forward,
+    /// `REVERSING = 1`: on the way back to the start after an obstacle.
+    Reversing,
+    /// `WAITING = 2`: holding still (after an obstacle, or while the arm position is stale).
+    Waiting,
+}
+
+impl Phase {
+    /// Every phase, in code order.
+    pub const ALL: [Phase; 3] = [Self::Forward, Self::Reversing, Self::Waiting];
+
+    /// The MoveTo constant's value.
+    pub const fn code(self) -> u8 {
+        match self {
+            Self::Forward => 0,
+            Self::Reversing => 1,
+            Self::Waiting => 2,
+        }
+    }
+
+    /// The MoveTo constant's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Forward => "FORWARD",
+            Self::Reversing => "REVERSING",
+            Self::Waiting => "WAITING",
+        }
+    }
+}
+
+/// Where the arm failed the ±tolerance check.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Obstruction {
+    /// Index of the set-point the arm should have been near (point k−1, or the last).
+    pub index: usize,
+    /// That set-point [mm].
+    pub expected_mm: Point3<f64>,
+    /// The measured position [mm].
+    pub measured_mm: Point3<f64>,
+    /// Largest per-axis error [mm].
+    pub error_mm: f64,
+}
+
+/// Why a move ended: the outcome plus the detail for the result's `message`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum End {
+    /// The arm is within tolerance of the target after the last set-point.
+    Reached,
+    /// The forward path was obstructed; the arm went back to the start.
+    ReversedToStart {
+        /// The forward obstruction.
+        obstacle: Obstruction,
+    },
+    /// The forward path and then the way back were obstructed.
+    ReverseBlocked {
+        /// The forward obstruction.
+        obstacle: Obstruction,
+        /// The obstruction on the way back.
+        reverse: Obstruction,
+    },
+    /// The way back could not even be planned (e.g. absurd measured position).
+    ReversePlanFailed {
+        /// The forward obstruction.
+        obstacle: Obstruction,
+        /// Why planning failed.
+        error: TrajectoryError,
+    },
+    /// No fresh arm position for `stale_abort_periods` periods in a row.
+    PositionStale {
+        /// Consecutive periods without a position.
+        periods: u32,
+    },
+    /// The client cancelled.
+    Cancelled,
+    /// A newer goal replaced this one.
+    Preempted,
+}
+
+impl End {
+    /// The MoveTo outcome of this ending.
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            Self::Reached => Outcome::Reached,
+            Self::ReversedToStart { .. } => Outcome::ReversedToStart,
+            Self::ReverseBlocked { .. }
+            | Self::ReversePlanFailed { .. }
+            | Self::PositionStale { .. } => Outcome::AbortedHelpNeeded,
+            Self::Cancelled => Outcome::Cancelled,
+            Self::Preempted => Outcome::Preempted,
+        }
+    }
+}
+
+fn fmt_point(p: &Point3<f64>) -> String {
+    format!("({:.1}, {:.1}, {:.1})", p.x, p.y, p.z)
+}
+
+impl fmt::Display for Obstruction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "arm at {} mm is {:.1} mm off set-point {} {} mm",
+            fmt_point(&self.measured_mm),
+            self.error_mm,
+            self.index,
+            fmt_point(&self.expected_mm)
+        )
+    }
+}
+
+impl fmt::Display for End {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Reached => write!(f, "target reached"),
+            Self::ReversedToStart { obstacle } => {
+                write!(f, "obstacle ({obstacle}); reversed to the start")
+            }
+            Self::ReverseBlocked { obstacle, reverse } => write!(
+                f,
+                "obstacle ({obstacle}); the way back is blocked too ({reverse}); arm stopped, help needed"
+            ),
+            Self::ReversePlanFailed { obstacle, error } => write!(
+                f,
+                "obstacle ({obstacle}); cannot plan the way back ({error}); arm stopped, help needed"
+            ),
+            Self::PositionStale { periods } => write!(
+                f,
+                "no arm position for {periods} periods; arm stopped, help needed"
+            ),
+            Self::Cancelled => write!(f, "cancelled; arm holds its position"),
+            Self::Preempted => write!(f, "preempted by a newer goal"),
+        }
+    }
+}
