@@ -39,7 +39,7 @@ impl EventKind {
 pub struct TaskScore {
     pub task: String,
     pub points: f64,
-    /// Planned path length, or straight-line distance [m]; `f64::INFINITY` when unreachable.
+    /// Planned path length, or straight-line distance (m); `f64::INFINITY` when unreachable.
     pub cost_m: f64,
     /// `points / max(cost_m, min_cost_m)`; 0 when unreachable.
     pub score: f64,

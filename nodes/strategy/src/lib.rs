@@ -1,4 +1,35 @@
-//! Sequences of asynchronous steps and points-per-distance task selection.
+//! The strategy node's library: sequences of asynchronous steps, tasks as data, and
+//! points-per-distance task selection (the RobotikUTT robot's match logic, on tokio).
+//!
+//! Layout:
+//! - [`sequence`]: [`Sequence`] of [`Step`]s (futures, delays, nested sequences,
+//!   parallel groups), each with a timeout and an [`ErrorPolicy`]; `run` in place or
+//!   `start` a [`Running`] that `stop` cancels; the event order is documented there.
+//! - [`stop`]: [`StopSource`] / [`StopToken`], the cancellation every run takes.
+//! - [`event`]: [`Event`] (1:1 with `StrategyEvent.msg`), [`TaskScore`]
+//!   (`TaskScore.msg`), and the [`EventSink`] channel.
+//! - [`task`]: strategy files, raw JSON then checked into a [`Strategy`] (errors name
+//!   the field); positions in metres, frame `world`.
+//! - [`condition`]: `wait_for` conditions on a topic's messages (as JSON).
+//! - [`robot`]: the [`Robot`] trait the node implements with ROS clients; [`Driver`]
+//!   turns task steps into sequence steps and computes costs.
+//! - [`mod@select`]: the pure selection rule ([`score`], [`select()`]) and the pure
+//!   bookkeeping of a match ([`MatchState`]).
+//! - [`runner`]: [`Runner`] runs a match: default order, re-scoring after trouble,
+//!   drops, deadlines, replan requests, the match timer, the end-of-match task; returns
+//!   a [`Report`] (the `RunStrategy` result).
+//! - [`error`]: the one [`Error`] enum, plus [`MoveOutcome`] and [`PlanCode`] (1:1 with
+//!   `MoveTo.action` and `PlanPath.srv` constants).
+//!
+//! Time: the selection rule and the match bookkeeping take time as an argument; the
+//! sequence and runner are tokio futures using tokio's clock, so tests pause it
+//! (`#[tokio::test(start_paused = true)]`) and a 90 s match runs in no time, exactly.
+//!
+//! Improvements on the original scheduler: `stop` cancels the step in flight (its
+//! future is dropped, which cancels the ROS goal in the glue); a sequence can be
+//! restarted; per-step timeouts; per-step error policies; parallel groups with a
+//! success quorum; every run ends with exactly one terminal event.
+
 pub mod condition;
 pub mod error;
 pub mod event;
@@ -8,3 +39,12 @@ pub mod select;
 pub mod sequence;
 pub mod stop;
 pub mod task;
+
+pub use error::{Error, MoveOutcome, PlanCode};
+pub use event::{Event, EventKind, EventSink, TaskScore};
+pub use robot::{Driver, PlannedPath, Robot};
+pub use runner::{EndReason, Report, ReplanHandle, Runner};
+pub use select::{score, select, MatchState, Pick};
+pub use sequence::{ErrorPolicy, Outcome, Running, Sequence, Step};
+pub use stop::{StopSource, StopToken};
+pub use task::{Point, Strategy};

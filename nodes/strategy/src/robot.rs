@@ -17,7 +17,7 @@ use crate::error::{Error, PlanCode};
 use crate::sequence::{Sequence, Step};
 use crate::task::{PacketSpec, Point, StepSpec, TaskStep};
 
-/// Points closer than this are the same point [m].
+/// Points closer than this are the same point (m).
 const SAME_POINT_M: f64 = 1e-3;
 
 /// A path from the planner (`PlanPath` response).

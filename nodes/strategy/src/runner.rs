@@ -1,4 +1,4 @@
-//! Runs a strategy for one match: picks tasks ([`crate::select`]), runs each as a
+//! Runs a strategy for one match: picks tasks ([`mod@crate::select`]), runs each as a
 //! sequence, re-scores after trouble, stops everything when the match timer fires and
 //! then runs the end-of-match task.
 //!
@@ -162,7 +162,9 @@ impl Runner {
                 sleep_until(Duration::try_from_secs_f64(d).ok().and_then(|d| t0.checked_add(d))).await;
                 d
             };
+            // Biased: a task that ends at the very instant of the timer still counts.
             let ended = tokio::select! {
+                biased;
                 o = &mut run => Ended::Outcome(o),
                 _ = &mut match_end => Ended::Timer,
                 _ = self.replan.0.notified() => Ended::Replan,

@@ -38,7 +38,11 @@ pub fn select(scores: &[TaskScore]) -> Option<usize> {
         if !s.reachable || s.score.is_nan() {
             continue;
         }
-        if best.map_or(true, |(_, b)| s.score > b) {
+        let better = match best {
+            None => true,
+            Some((_, b)) => s.score > b,
+        };
+        if better {
             best = Some((i, s.score));
         }
     }

@@ -39,7 +39,7 @@ impl Point {
         Self { x, y, z }
     }
 
-    /// Straight-line distance [m].
+    /// Straight-line distance (m).
     pub fn distance_m(&self, other: &Point) -> f64 {
         ((self.x - other.x).powi(2) + (self.y - other.y).powi(2) + (self.z - other.z).powi(2)).sqrt()
     }
@@ -54,7 +54,7 @@ pub struct PacketSpec {
     /// CAN device (0..31).
     pub device: u8,
     pub fields: Map<String, Value>,
-    /// How long to wait for a reply [s]; 0 = the bridge's default.
+    /// How long to wait for a reply (s); 0 = the bridge's default.
     pub reply_timeout_s: f64,
 }
 
@@ -95,7 +95,7 @@ pub struct Task {
     /// Where the task starts; the runner goes there first (plan and follow) and
     /// scores the task by the way there.
     pub approach: Point,
-    /// Match time [s] after which the task is given up (not started, or stopped).
+    /// Match time (s) after which the task is given up (not started, or stopped).
     pub deadline_s: Option<f64>,
     pub steps: Vec<TaskStep>,
 }
@@ -118,7 +118,7 @@ pub struct Strategy {
     /// A task that failed this many times is dropped.
     pub max_failures: u32,
     /// Costs below this are raised to it, so a task at the robot's feet scores
-    /// `points / min_cost_m` instead of infinity [m].
+    /// `points / min_cost_m` instead of infinity (m).
     pub min_cost_m: f64,
     /// Where the robot starts, used until the robot reports a position.
     pub start: Point,

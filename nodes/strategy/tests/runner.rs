@@ -104,7 +104,7 @@ async fn a_failure_rescores_then_default_order_resumes_and_n_failures_drop() {
     let costs: Vec<(String, f64, f64)> = pick.scores.iter().map(|s| (s.task.clone(), s.cost_m, s.score)).collect();
     assert_eq!(costs, [("b".to_owned(), 5.0, 2.0), ("c".to_owned(), 1.0, 10.0)]);
     // a's second try comes from the default order; b after a's drop is scored alone.
-    let last = raw.iter().filter(|e| e.kind == EventKind::TaskSelected).last().unwrap();
+    let last = raw.iter().rfind(|e| e.kind == EventKind::TaskSelected).unwrap();
     assert_eq!((last.task.as_str(), last.scores.len()), ("b", 1));
 }
 

@@ -147,7 +147,7 @@ async fn skip_counts_the_step_and_goes_on() {
 #[tokio::test(start_paused = true)]
 async fn timeout_fails_a_hanging_step_and_retries_it() {
     let seq = Sequence::new("s").step(
-        Step::new("hang", || futures::future::pending::<Result<(), Error>>())
+        Step::new("hang", futures::future::pending::<Result<(), Error>>)
             .timeout(ms(200))
             .on_error(ErrorPolicy::Retry(1)),
     );
