@@ -391,3 +391,71 @@ async fn parallel_group_timeout_is_a_timeout() {
     let (outcome, _) = run(&seq).await;
     assert_eq!(outcome, Outcome::Failed { step: "grp".into(), error: Error::Timeout { step: "grp".into(), after_ms: 100 } });
 }
+
+/// A step that fails its first `fails` runs (per sequence run, via a fresh counter).
+fn scripted(i: usize, fails: u32, policy: ErrorPolicy) -> Step {
+    let runs = Arc::new(AtomicU32::new(0));
+    Step::new(format!("s{i}"), move || {
+        let k = runs.fetch_add(1, Ordering::SeqCst);
+        async move {
+            tokio::time::sleep(ms(10)).await;
+            if k < fails {
+                Err(Error::Robot { message: "x".into() })
+            } else {
+                Ok(())
+            }
+        }
+    })
+    .on_error(policy)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+    /// Any mix of failing steps and policies, stopped at any time or not: `Started`
+    /// first, exactly one terminal event last, `Next` counts up by one, and the
+    /// outcome agrees with the last event.
+    #[test]
+    fn every_run_is_well_formed(
+        plan in proptest::collection::vec((0u32..3, 0u8..3), 0..6),
+        stop_at_ms in proptest::option::of(0u64..80),
+    ) {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap();
+        let (outcome, ev) = rt.block_on(async {
+            let mut seq = Sequence::new("p");
+            for (i, (fails, p)) in plan.iter().enumerate() {
+                let policy = match p { 0 => ErrorPolicy::Abort, 1 => ErrorPolicy::Skip, _ => ErrorPolicy::Retry(1) };
+                seq = seq.step(scripted(i, *fails, policy));
+            }
+            let (sink, mut rx) = EventSink::channel();
+            let running = seq.start(sink);
+            if let Some(t) = stop_at_ms {
+                tokio::time::sleep(ms(t)).await;
+                running.stop();
+            }
+            let outcome = running.wait().await;
+            let mut ev = Vec::new();
+            while let Ok(e) = rx.try_recv() { ev.push(e); }
+            (outcome, ev)
+        });
+        proptest::prop_assert_eq!(ev[0].kind, EventKind::Started);
+        let terminal = |e: &Event| matches!(e.kind, EventKind::Finished | EventKind::Stopped);
+        proptest::prop_assert_eq!(ev.iter().filter(|e| terminal(e)).count() + usize::from(matches!(outcome, Outcome::Failed { .. })), 1);
+        let mut done = 0;
+        for e in &ev {
+            proptest::prop_assert_eq!(e.total as usize, plan.len());
+            if e.kind == EventKind::Next { done += 1; proptest::prop_assert_eq!(e.done, done); }
+        }
+        let last = ev.last().unwrap();
+        match &outcome {
+            Outcome::Finished { .. } => proptest::prop_assert_eq!(last.kind, EventKind::Finished),
+            Outcome::Stopped { done: d, .. } => {
+                proptest::prop_assert_eq!(last.kind, EventKind::Stopped);
+                proptest::prop_assert_eq!(*d, done);
+            }
+            Outcome::Failed { step, .. } => {
+                proptest::prop_assert_eq!(last.kind, EventKind::Error);
+                proptest::prop_assert_eq!(&last.step, step);
+            }
+        }
+    }
+}
