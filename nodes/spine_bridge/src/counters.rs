@@ -78,8 +78,7 @@ mod tests {
 
     #[test]
     fn pairs_list_every_kind() {
-        let mut c = Counters::default();
-        c.received = 3;
+        let mut c = Counters { received: 3, ..Counters::default() };
         c.count_malformed("not_finite");
         c.count_malformed("not_finite");
         let pairs = c.pairs("input.arm");

@@ -77,8 +77,8 @@ impl OutputGate {
             return Verdict::TooShort { len: 0, need: self.check_elements };
         };
         let dist_mm = distance(new, old, self.check_elements);
-        // `!(<=)` also drops a NaN distance (possible only if `old` were corrupt).
-        if !(dist_mm <= threshold_mm) {
+        // A NaN distance (possible only if `old` were corrupt) is dropped too.
+        if dist_mm.is_nan() || dist_mm > threshold_mm {
             return Verdict::TooFar { dist_mm, threshold_mm };
         }
         Verdict::Send

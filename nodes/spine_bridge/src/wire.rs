@@ -192,7 +192,7 @@ fn decode_csv(bytes: &[u8]) -> Result<Vec<Item>, Rejected> {
 }
 
 fn decode_simulink(bytes: &[u8]) -> Result<Vec<Item>, Rejected> {
-    if bytes.len() % 8 != 0 {
+    if !bytes.chunks_exact(8).remainder().is_empty() {
         return Err(Rejected::NotMultipleOf8 { len: bytes.len() });
     }
     let n = bytes.len() / 8;
