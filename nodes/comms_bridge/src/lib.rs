@@ -1,1 +1,47 @@
-//! JSON-defined packets over UART and CAN, bridged to ROS 2 topics and a service.
+//! JSON-defined packets over UART and CAN: the codec, the transports and a device
+//! simulator. The ROS 2 glue (topics `/comms/rx`, `/comms/tx`, the send service) lives in
+//! the `ros`-feature binary; nothing here uses ROS.
+//!
+//! # Layout
+//! - [`value`]: field types and typed [`Value`]s; JSON ⇄ value (range-checked, never
+//!   clamped) and value ⇄ little-endian bytes.
+//! - [`definition`]: one JSON file per packet, raw ([`RawDefinition`]) then checked
+//!   ([`Definitions`]: by id, by name, with the optional `reply`).
+//! - [`packet`]: [`Packet`] = a definition + one value per field; payload bytes and JSON.
+//! - [`uart`]: the firmware's UART frame and a streaming, resynchronising [`Decoder`].
+//! - [`can`]: the firmware's CAN id scheme, paging and the [`Reassembler`].
+//! - [`counters`]: [`Rejected`] input as values and [`Counters`] by kind for /diagnostics.
+//! - [`transport`]: the wires: serial port (termios), SocketCAN, CAN-over-UDP.
+//! - [`link`]: [`Link`] = codec + transport: `send(&Packet)` and `recv()`.
+//! - [`reply`]: [`ReplyTracker`], which pending send-service call a packet answers.
+//! - [`sim`]: the device simulator (Ping → Pong, anything else echoed).
+//!
+//! # Errors
+//! [`Error`] is everything a caller asked for that could not be done (a bad definition,
+//! a value out of range, a port that will not open). Bad bytes *received* are not errors:
+//! they are [`Rejected`] values, counted by kind, and the link carries on.
+//!
+//! The pure cores ([`Decoder`], [`Reassembler`], [`ReplyTracker`], [`sim::Simulator`])
+//! take time as a `now_ms` argument; only [`link`] and [`transport`] touch clocks and fds.
+
+pub mod can;
+pub mod counters;
+pub mod definition;
+pub mod error;
+pub mod link;
+pub mod packet;
+pub mod reply;
+pub mod sim;
+pub mod transport;
+pub mod uart;
+pub mod value;
+
+pub use can::{CanFrame, CanId, CanMessage, Reassembler, ReassemblerConfig};
+pub use counters::{Counters, RejectKind, Rejected};
+pub use definition::{Definition, Definitions, Field, RawDefinition};
+pub use error::{Error, Result};
+pub use link::{Link, LinkConfig, LinkEvent, Received};
+pub use packet::Packet;
+pub use reply::ReplyTracker;
+pub use uart::{Decoder, DecoderConfig, Frame};
+pub use value::{FieldType, Value};
