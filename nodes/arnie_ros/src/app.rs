@@ -142,6 +142,11 @@ impl App {
         Ok(params)
     }
 
+    /// A `/diagnostics` publisher for this node.
+    pub fn diagnostics(&mut self) -> Result<crate::diagnostics::Diagnostics, Error> {
+        Ok(crate::diagnostics::Diagnostics::new(&mut self.node, &self.name)?)
+    }
+
     /// Spins the node on this thread until SIGINT/SIGTERM or a shutdown request, then
     /// gives tasks a moment to finish. Returns the process exit code (0).
     pub fn spin(mut self) -> i32 {

@@ -6,7 +6,7 @@
 //! - serves `arnie_interfaces/action/MoveTo` on `/selftest/move_to`: interpolates from
 //!   the origin to the target in `steps` feedback messages, `step_ms` apart, then
 //!   succeeds with REACHED; a non-finite target is rejected, cancel ends it CANCELLED.
-use arnie_ros::diagnostics::{Diagnostics, Status};
+use arnie_ros::diagnostics::Status;
 use arnie_ros::r2r::{self, arnie_interfaces::action::MoveTo, arnie_interfaces::msg::Coordinates, geometry_msgs::msg::Point, RosParams};
 use arnie_ros::{main_with, qos, App, Error};
 use futures::{future, StreamExt};
@@ -39,7 +39,7 @@ fn setup(app: &mut App) -> Result<(), Error> {
     let sub = app.node.subscribe::<Coordinates>("/selftest/in", qos::commands())?;
     let publisher = app.node.create_publisher::<Coordinates>("/selftest/out", qos::commands())?;
     let goals = app.node.create_action_server::<MoveTo::Action>("/selftest/move_to")?;
-    let diagnostics = Diagnostics::new(&mut app.node, app.name())?;
+    let diagnostics = app.diagnostics()?;
     let relayed = Arc::new(AtomicU64::new(0));
     let goals_done = Arc::new(AtomicU64::new(0));
     let name = app.name().to_string();
@@ -75,12 +75,15 @@ fn setup(app: &mut App) -> Result<(), Error> {
             let (steps, step_ms) = p.lock().map(|p| (p.steps.max(1), p.step_ms.max(0))).unwrap_or((5, 20));
             let done = done.clone();
             tokio::spawn(async move {
-                let run = async {
+                // Goal handles are Send but not Sync: the feedback loop owns a clone.
+                let feedback = goal.clone();
+                let target = t.clone();
+                let run = async move {
                     for i in 1..=steps {
                         let f = i as f64 / steps as f64;
-                        let sp = Point { x: t.x * f, y: t.y * f, z: t.z * f };
-                        let _ = goal.publish_feedback(MoveTo::Feedback {
-                            phase: MoveTo::Feedback::FORWARD,
+                        let sp = Point { x: target.x * f, y: target.y * f, z: target.z * f };
+                        let _ = feedback.publish_feedback(MoveTo::Feedback {
+                            phase: MoveTo::Feedback::FORWARD as u8,
                             setpoint: sp.clone(),
                             measured: sp,
                             progress: f as f32,
@@ -94,7 +97,7 @@ fn setup(app: &mut App) -> Result<(), Error> {
                 tokio::select! {
                     _ = run => {
                         let _ = goal.succeed(MoveTo::Result {
-                            outcome: MoveTo::Result::REACHED,
+                            outcome: MoveTo::Result::REACHED as u8,
                             final_position: t,
                             message: "reached".into(),
                         });
@@ -102,7 +105,7 @@ fn setup(app: &mut App) -> Result<(), Error> {
                     Some(c) = cancel.next() => {
                         c.accept();
                         let _ = goal.cancel(MoveTo::Result {
-                            outcome: MoveTo::Result::CANCELLED,
+                            outcome: MoveTo::Result::CANCELLED as u8,
                             final_position: Point::default(),
                             message: "cancelled".into(),
                         });
