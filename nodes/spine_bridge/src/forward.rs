@@ -244,10 +244,17 @@ impl Router {
         }
         st.last = Some(decoded);
         st.counters.forwarded += 1;
-        let fanout = st.fanout.clone();
-        let mut routed = Routed { outcome: Outcome::Fresh, publish, emits: Vec::new(), held: Vec::new() };
-        for o in fanout {
-            self.offer(OutputId(o), &global, &mut routed);
+        let fanout_len = st.fanout.len();
+        let mut routed = Routed {
+            outcome: Outcome::Fresh,
+            publish,
+            emits: Vec::with_capacity(fanout_len),
+            held: Vec::new(),
+        };
+        for k in 0..fanout_len {
+            if let Some(&o) = self.inputs.get(input.0).and_then(|s| s.fanout.get(k)) {
+                self.offer(OutputId(o), &global, &mut routed);
+            }
         }
         routed
     }
@@ -316,4 +323,58 @@ pub fn first_non_finite(items: &[Item]) -> Option<Rejected> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A projective input matrix (w = 0 at x = 1) and a projective output matrix: the
+    /// non-finite results are rejected and counted, never offered or sent.
+    fn projective() -> Router {
+        let text = r#"{
+            "host": "127.0.0.1",
+            "transforms": {
+                "default": "1 0 0 0;0 1 0 0;0 0 1 0;0 0 0 1",
+                "in": "1 0 0 0;0 1 0 0;0 0 1 0;-1 0 0 1",
+                "out": "1 0 0 0;0 1 0 0;0 0 1 0;0 1 0 1"
+            },
+            "interfaces": {
+                "input": { "in": { "port": 1, "streamed": true, "format": "csv" } },
+                "output": { "out": { "host": "127.0.0.1", "port": 2, "format": "csv" } }
+            },
+            "connections": [ { "input": "in", "output": "out" } ]
+        }"#;
+        let config = Config::from_json(text, None).unwrap();
+        Router::new(config, Limits::default())
+    }
+
+    #[test]
+    fn non_finite_after_transform_is_rejected() {
+        let mut r = projective();
+        let (i, o) = (r.input_id("in").unwrap(), r.output_id("out").unwrap());
+        let from: SocketAddr = "127.0.0.1:9".parse().unwrap();
+        let got = r.on_datagram(i, from, b"1,5,5");
+        assert_eq!(got.outcome, Outcome::Rejected(Rejected::NotFinite { item: 0, value: 0 }));
+        assert!(got.emits.is_empty());
+        assert_eq!(r.input_counters(i).unwrap().malformed_of("not_finite"), 1);
+        // out's inverse divides by (1 - y): y = 1 in the global frame cannot be sent.
+        let held = r.on_topic(o, &[vec![0.0, 1.0, 0.0]]);
+        assert!(held.emits.is_empty());
+        assert!(matches!(held.held[..], [Held { reason: HoldReason::Unsendable(Rejected::NotFinite { .. }), .. }]));
+        assert_eq!(r.gate(o).unwrap().last_sent(), None);
+        // A finite one goes through.
+        assert_eq!(r.on_topic(o, &[vec![0.0, 0.5, 0.0]]).emits.len(), 1);
+    }
+
+    #[test]
+    fn unknown_ids_are_harmless() {
+        let mut small = projective();
+        let bogus_in = InputId(7);
+        let bogus_out = OutputId(7);
+        assert_eq!(small.on_datagram(bogus_in, "127.0.0.1:9".parse().unwrap(), b"1").outcome, Outcome::UnknownInterface);
+        assert_eq!(small.on_topic(bogus_out, &[vec![1.0]]).outcome, Outcome::UnknownInterface);
+        small.note_stale(bogus_in, 1);
+        assert!(small.diagnostics().iter().all(|(_, v)| *v == 0));
+    }
 }

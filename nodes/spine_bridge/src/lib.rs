@@ -15,6 +15,36 @@
 //! - [`counters`]: per-interface counters and their `(key, value)` list for /diagnostics.
 //! - [`units`]: [`units::Scale`], the one mm ⇄ m conversion, used at the topic edge.
 //!
+//! # Example (what the glue does per datagram)
+//! ```
+//! use spine_bridge::{wire, Config, Format, Limits, Router, Scale};
+//!
+//! let config = Config::from_json(r#"{
+//!     "host": "127.0.0.1",
+//!     "transforms": { "default": "1 0 0 0;0 1 0 0;0 0 1 0;0 0 0 1",
+//!                     "arm": "0 -1 0 0;1 0 0 0;0 0 1 0;0 0 0 1" },
+//!     "interfaces": {
+//!         "input":  { "arm": { "port": 25001, "streamed": true, "format": "simulink",
+//!                              "topic": "/arm/position", "kind": "point" } },
+//!         "output": { "log": { "host": "127.0.0.1", "port": 25091, "format": "csv" } }
+//!     },
+//!     "connections": [ { "input": "arm", "output": "log" } ]
+//! }"#, None)?;
+//! let mut router = Router::new(config, Limits::default());
+//! let arm = router.input_id("arm").ok_or("no arm")?;
+//! let packet = wire::encode(Format::Simulink, &[vec![1.0, 2.0, 3.0]]);
+//! let routed = router.on_datagram(arm, "127.0.0.1:40000".parse()?, &packet);
+//! for emit in &routed.emits {
+//!     // socket.send_to(&emit.bytes, emit.to)
+//!     assert_eq!(emit.bytes, b"-2,1,3");
+//! }
+//! if let Some(global_mm) = routed.publish {
+//!     let global_m = Scale::default().to_m(&global_mm); // publish as PointStamped
+//!     assert!((global_m[0][0] + 0.002).abs() < 1e-12);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Units and frames
 //! Everything here is in the config's millimetres; the wire is in each device's frame,
 //! [`forward::Router`] works in the global frame (`p_global = T · p_device` on inputs,
