@@ -2,85 +2,79 @@
 //! diagonal step needs both orthogonal neighbours free, as PathFinding.js's
 //! `JPFMoveDiagonallyIfNoObstacles`). Diagonal moves have no forced neighbours; a
 //! straight move has one where a side cell is free but the cell behind it is blocked.
-//! Jumps run on the padded free-array, so they need no bounds checks.
+//! Straight jumps scan 64 cells at a time on bit rows ([`super::bits`]); all
+//! coordinates here are padded (the map's cell (0, 0) is (1, 1)).
 
 use super::{Planner, SQRT2};
 
 impl Planner {
     #[inline]
-    fn free_at(&self, idx: usize, d: isize) -> bool {
-        self.free[idx.wrapping_add_signed(d)]
+    fn free_xy(&self, x: usize, y: usize) -> bool {
+        self.free[y * self.pw + x]
     }
 
-    /// Jumps along a straight line with step `d` (±1 horizontal, ±pw vertical) and
-    /// side offset `side` (the perpendicular step). Returns the jump point and the
-    /// number of steps.
+    /// Horizontal jump from (x, y) by `dx`: the jump point's x.
     #[inline]
-    fn jump_straight(&self, mut cur: usize, d: isize, side: isize, goal: usize) -> Option<(usize, u32)> {
-        let mut steps = 0;
-        loop {
-            let n = cur.wrapping_add_signed(d);
-            if !self.free[n] {
-                return None;
-            }
-            steps += 1;
-            if n == goal {
-                return Some((n, steps));
-            }
-            if (self.free_at(n, side) && !self.free_at(n, side - d)) || (self.free_at(n, -side) && !self.free_at(n, -side - d)) {
-                return Some((n, steps));
-            }
-            cur = n;
+    fn jump_h(&self, x: usize, y: usize, dx: isize, goal: (usize, usize)) -> Option<usize> {
+        let g = (goal.1 == y).then_some(goal.0);
+        if dx > 0 {
+            self.rows.scan_forward(y, x, g)
+        } else {
+            self.rows.scan_backward(y, x, g)
         }
     }
 
-    /// Jumps diagonally by `dx` (±1) and `dy` (±pw); stops where a straight jump from
-    /// the new cell along either component finds a jump point.
+    /// Vertical jump from (x, y) by `dy`: the jump point's y.
     #[inline]
-    fn jump_diagonal(&self, mut cur: usize, dx: isize, dy: isize, goal: usize) -> Option<(usize, u32)> {
-        let mut steps = 0;
-        loop {
-            if !(self.free_at(cur, dx) && self.free_at(cur, dy)) {
-                return None;
-            }
-            let n = cur.wrapping_add_signed(dx + dy);
-            if !self.free[n] {
-                return None;
-            }
-            steps += 1;
-            if n == goal
-                || self.jump_straight(n, dx, dy, goal).is_some()
-                || self.jump_straight(n, dy, dx, goal).is_some()
-            {
-                return Some((n, steps));
-            }
-            cur = n;
+    fn jump_v(&self, x: usize, y: usize, dy: isize, goal: (usize, usize)) -> Option<usize> {
+        let g = (goal.0 == x).then_some(goal.1);
+        if dy > 0 {
+            self.cols.scan_forward(x, y, g)
+        } else {
+            self.cols.scan_backward(x, y, g)
         }
     }
 
-    /// JPS from `s` to `goal`; returns the number of expansions. Parents of jump
-    /// points are jump points; `trace` fills in the straight/diagonal runs between.
+    /// Diagonal jump; stops where a straight jump along either component finds a jump
+    /// point. Returns the jump point and the number of steps.
+    #[inline]
+    fn jump_d(&self, mut x: usize, mut y: usize, dx: isize, dy: isize, goal: (usize, usize)) -> Option<(usize, usize, usize)> {
+        let mut steps = 0;
+        loop {
+            let (nx, ny) = (x.wrapping_add_signed(dx), y.wrapping_add_signed(dy));
+            if !(self.free_xy(nx, y) && self.free_xy(x, ny) && self.free_xy(nx, ny)) {
+                return None;
+            }
+            (x, y) = (nx, ny);
+            steps += 1;
+            if (x, y) == goal || self.jump_h(x, y, dx, goal).is_some() || self.jump_v(x, y, dy, goal).is_some() {
+                return Some((x, y, steps));
+            }
+        }
+    }
+
+    /// JPS from `s` to `goal` (padded indices); returns the number of expansions.
+    /// Parents of jump points are jump points; `trace` fills in the runs between.
     pub(super) fn jps(&mut self, s: usize, goal: usize) -> u64 {
-        let pw = self.pw as isize;
-        let goal_c = self.cell(goal);
-        let octile = |x: i32, y: i32| -> f64 {
-            let dx = f64::from((x - goal_c.x).abs());
-            let dy = f64::from((y - goal_c.y).abs());
+        let pw = self.pw;
+        let gxy = (goal % pw, goal / pw);
+        let octile = |x: usize, y: usize| -> f64 {
+            let dx = x.abs_diff(gxy.0) as f64;
+            let dy = y.abs_diff(gxy.1) as f64;
             dx.max(dy) + (SQRT2 - 1.0) * dx.min(dy)
         };
         self.start_search(s);
         let mut expansions = 0;
-        // Directions as (dx, dy) in cells; at most 8 per expansion.
-        let mut dirs: [(i32, i32); 8] = [(0, 0); 8];
+        let mut dirs = [(0isize, 0isize); 8];
         while let Some((idx, g)) = self.pop() {
             expansions += 1;
             if idx == goal {
                 break;
             }
-            let c = self.cell(idx);
-            let parent = self.nodes[idx].parent as usize;
+            let (x, y) = (idx % pw, idx / pw);
+            let parent = self.parent[idx] as usize;
             let mut nd = 0;
-            let mut push = |d: (i32, i32)| {
+            let mut push = |d: (isize, isize)| {
                 dirs[nd] = d;
                 nd += 1;
             };
@@ -89,43 +83,43 @@ impl Planner {
                     push(d);
                 }
             } else {
-                let p = self.cell(parent);
-                let (dx, dy) = ((c.x - p.x).signum(), (c.y - p.y).signum());
-                let (sx, sy) = (dx as isize, dy as isize * pw);
+                let (px, py) = (parent % pw, parent / pw);
+                let dx = (x as isize - px as isize).signum();
+                let dy = (y as isize - py as isize).signum();
                 if dx != 0 && dy != 0 {
                     push((dx, 0));
                     push((0, dy));
                     push((dx, dy));
                 } else if dy == 0 {
                     push((dx, 0));
+                    let behind = x.wrapping_add_signed(-dx);
                     for s in [-1, 1] {
-                        if self.free_at(idx, s * pw) && !self.free_at(idx, s * pw - sx) {
-                            push((0, s as i32));
-                            push((dx, s as i32));
+                        let side = y.wrapping_add_signed(s);
+                        if self.free_xy(x, side) && !self.free_xy(behind, side) {
+                            push((0, s));
+                            push((dx, s));
                         }
                     }
                 } else {
                     push((0, dy));
+                    let behind = y.wrapping_add_signed(-dy);
                     for s in [-1, 1] {
-                        if self.free_at(idx, s) && !self.free_at(idx, s - sy) {
-                            push((s as i32, 0));
-                            push((s as i32, dy));
+                        let side = x.wrapping_add_signed(s);
+                        if self.free_xy(side, y) && !self.free_xy(side, behind) {
+                            push((s, 0));
+                            push((s, dy));
                         }
                     }
                 }
             }
             for &(dx, dy) in &dirs[..nd] {
-                let (sx, sy) = (dx as isize, dy as isize * pw);
                 let found = match (dx, dy) {
-                    (_, 0) => self.jump_straight(idx, sx, pw, goal),
-                    (0, _) => self.jump_straight(idx, sy, 1, goal),
-                    _ => self.jump_diagonal(idx, sx, sy, goal),
+                    (_, 0) => self.jump_h(x, y, dx, gxy).map(|jx| (jx, y, jx.abs_diff(x), 1.0)),
+                    (0, _) => self.jump_v(x, y, dy, gxy).map(|jy| (x, jy, jy.abs_diff(y), 1.0)),
+                    _ => self.jump_d(x, y, dx, dy, gxy).map(|(jx, jy, n)| (jx, jy, n, SQRT2)),
                 };
-                if let Some((j, steps)) = found {
-                    let step_cost = if dx != 0 && dy != 0 { SQRT2 } else { 1.0 };
-                    let k = steps as i32;
-                    let h = octile(c.x + dx * k, c.y + dy * k);
-                    self.relax(j, idx, g + step_cost * f64::from(steps), h);
+                if let Some((jx, jy, steps, step_cost)) = found {
+                    self.relax(jy * pw + jx, idx, g + step_cost * steps as f64, octile(jx, jy));
                 }
             }
         }

@@ -3,11 +3,12 @@
 //! no query clears or allocates anything proportional to the map). A* and Dijkstra are
 //! here, Jump Point Search in [`jps`].
 
+mod bits;
+mod heap;
 mod jps;
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
+use self::bits::BitRows;
+use self::heap::{Entry, OpenList};
 use crate::error::PlanError;
 use crate::grid::{Cell, Grid};
 
@@ -67,40 +68,6 @@ pub struct PathResult {
     pub expansions: u64,
 }
 
-/// Per-cell search state, reused across queries.
-#[derive(Clone, Copy, Default)]
-struct NodeState {
-    g: f64,
-    parent: u32,
-    /// `open_gen` of the query that last touched this cell (seen/open), `+ 1` once closed.
-    gen: u32,
-}
-
-/// An open-list entry; the heap pops the lowest `f`, ties broken by the highest `g`.
-#[derive(Clone, Copy)]
-struct Entry {
-    f: f64,
-    g: f64,
-    idx: u32,
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.f.total_cmp(&self.f).then_with(|| self.g.total_cmp(&other.g))
-    }
-}
-
 #[derive(Clone, Copy, PartialEq)]
 enum Heuristic {
     Octile,
@@ -109,17 +76,33 @@ enum Heuristic {
 }
 
 /// A path planner for one map. Build once per map; each [`Planner::plan`] reuses the
-/// buffers (one `NodeState` per cell, the open list's capacity).
+/// buffers (per cell: a generation stamp, `g` and a parent; the open list's capacity).
 pub struct Planner {
     grid: Grid,
     /// Padded width (map width + 2); the padding ring is blocked, so neighbour reads
     /// never leave the array.
     pw: usize,
     free: Vec<bool>,
-    nodes: Vec<NodeState>,
-    heap: BinaryHeap<Entry>,
+    /// Blocked bits by row and by column (the transpose), for 64-cell jumps.
+    rows: BitRows,
+    cols: BitRows,
+    /// Per-cell stamp: `open_gen` = open in this query, `open_gen + 1` = closed, else
+    /// unseen (so `g`/`parent` are stale). Kept small (2 bytes) and apart from `g` and
+    /// `parent`: it is read for every successor, and a smaller array misses cache less.
+    gens: Vec<u16>,
+    /// Cost from the start, valid when the stamp is current.
+    g: Vec<f64>,
+    /// Previous cell (JPS: previous jump point), valid when the stamp is current.
+    parent: Vec<u32>,
+    heap: OpenList,
+    /// Cells whose `f` equals the `f` being expanded: they are expanded next without
+    /// touching the heap (any order among minimal-`f` cells keeps A* optimal; LIFO
+    /// expands the deepest first). Kept across queries like the heap.
+    stack: Vec<u32>,
+    /// `f` of the cell being expanded.
+    cur_f: f64,
     /// Even; cells with `gen == open_gen` are open, `open_gen + 1` closed, else unseen.
-    open_gen: u32,
+    open_gen: u16,
 }
 
 impl Planner {
@@ -135,7 +118,9 @@ impl Planner {
             }
         }
         let n = free.len();
-        Planner { grid: grid.clone(), pw, free, nodes: vec![NodeState::default(); n], heap: BinaryHeap::new(), open_gen: 0 }
+        let rows = BitRows::new(h + 2, pw, |r, i| !free[r * pw + i]);
+        let cols = BitRows::new(pw, h + 2, |c, j| !free[j * pw + c]);
+        Planner { grid: grid.clone(), pw, free, rows, cols, gens: vec![0; n], g: vec![0.0; n], parent: vec![0; n], heap: OpenList::default(), stack: Vec::new(), cur_f: 0.0, open_gen: 0 }
     }
 
     /// The map this planner searches.
@@ -180,7 +165,7 @@ impl Planner {
             }
             Algorithm::Dijkstra => self.astar(s, g, diag, Heuristic::Zero),
         };
-        if self.nodes[g].gen != self.open_gen + 1 {
+        if self.gens[g] != self.open_gen + 1 {
             return Err(PlanError::NoPath { expansions });
         }
         let cells = self.trace(s, g);
@@ -190,8 +175,11 @@ impl Planner {
 
     fn next_generation(&mut self) {
         self.heap.clear();
-        if self.open_gen >= u32::MAX - 3 {
-            self.nodes.iter_mut().for_each(|n| n.gen = 0);
+        self.stack.clear();
+        self.cur_f = 0.0;
+        if self.open_gen >= u16::MAX - 3 {
+            // Once every 32 767 queries: forget all stamps.
+            self.gens.fill(0);
             self.open_gen = 0;
         }
         self.open_gen += 2;
@@ -211,30 +199,49 @@ impl Planner {
     #[inline]
     fn relax(&mut self, idx: usize, parent: usize, g: f64, h: f64) {
         let open = self.open_gen;
-        let n = &mut self.nodes[idx];
-        if n.gen == open + 1 || (n.gen == open && n.g <= g) {
+        let stamp = self.gens[idx];
+        if stamp == open + 1 || (stamp == open && self.g[idx] <= g) {
             return;
         }
-        *n = NodeState { g, parent: parent as u32, gen: open };
-        self.heap.push(Entry { f: g + h, g, idx: idx as u32 });
+        self.gens[idx] = open;
+        self.g[idx] = g;
+        self.parent[idx] = parent as u32;
+        let f = g + h;
+        // With a consistent heuristic f never drops below the expanded cell's f, so
+        // `f <= cur_f` means equal (up to rounding): this cell is a minimum too.
+        if f <= self.cur_f {
+            self.stack.push(idx as u32);
+        } else {
+            self.heap.push(Entry::new(f, g, idx));
+        }
     }
 
-    /// Pops the next open cell to expand, marking it closed; `None` when the list is empty.
+    /// Pops the next open cell to expand, marking it closed; `None` when the list is
+    /// empty. An entry left behind when a cell's cost improved pops after the better
+    /// one (same heuristic, higher `f`) and finds the cell closed.
     #[inline]
     fn pop(&mut self) -> Option<(usize, f64)> {
-        while let Some(e) = self.heap.pop() {
-            let n = &mut self.nodes[e.idx as usize];
-            if n.gen == self.open_gen && e.g <= n.g {
-                n.gen = self.open_gen + 1;
-                return Some((e.idx as usize, e.g));
+        loop {
+            let idx = match self.stack.pop() {
+                Some(idx) => idx as usize,
+                None => {
+                    let e = self.heap.pop()?;
+                    self.cur_f = f64::from_bits(e.key);
+                    e.idx as usize
+                }
+            };
+            if self.gens[idx] == self.open_gen {
+                self.gens[idx] = self.open_gen + 1;
+                return Some((idx, self.g[idx]));
             }
         }
-        None
     }
 
     fn start_search(&mut self, s: usize) {
-        self.nodes[s] = NodeState { g: 0.0, parent: s as u32, gen: self.open_gen };
-        self.heap.push(Entry { f: 0.0, g: 0.0, idx: s as u32 });
+        self.gens[s] = self.open_gen;
+        self.g[s] = 0.0;
+        self.parent[s] = s as u32;
+        self.heap.push(Entry::new(0.0, 0.0, s));
     }
 
     /// A* (Dijkstra with `Heuristic::Zero`); each cell expanded at most once (the
@@ -284,7 +291,7 @@ impl Planner {
         let mut points = vec![self.cell(goal)];
         let mut idx = goal;
         while idx != s {
-            idx = self.nodes[idx].parent as usize;
+            idx = self.parent[idx] as usize;
             points.push(self.cell(idx));
         }
         points.reverse();
@@ -371,7 +378,7 @@ mod tests {
         }
         assert_eq!(p.heap.capacity(), cap);
         // Generation wrap-around clears once and keeps working.
-        p.open_gen = u32::MAX - 4;
+        p.open_gen = u16::MAX - 4;
         for _ in 0..3 {
             assert_eq!(p.plan(Cell::new(0, 0), Cell::new(3, 2), Algorithm::AStar, DiagonalMode::default()).unwrap().length_cells, first.length_cells);
         }
