@@ -55,17 +55,11 @@ pub const MAX_PERIOD_MS: u64 = 60_000;
 /// Largest accepted `sample_factor`.
 pub const MAX_SAMPLE_FACTOR: u32 = 1000;
 
-/// Checked parameters: built only by [`TryFrom<RawTrajectoryConfig>`] or [`Default`],
-/// so every value is in range.
-#[derive(Debug, Clone, PartialEq)]
+/// Checked parameters: built only by [`TryFrom<RawTrajectoryConfig>`] or [`Default`]
+/// (the original values, which pass the checks), so every value is in range.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TrajectoryConfig {
     raw: RawTrajectoryConfig,
-}
-
-impl Default for TrajectoryConfig {
-    fn default() -> Self {
-        Self { raw: RawTrajectoryConfig::default() }
-    }
 }
 
 fn invalid(field: &'static str, reason: impl Into<String>) -> TrajectoryError {
