@@ -1,0 +1,333 @@
+//! The scenario file (our own JSON format): [`RawScenario`] (serde, as written, every
+//! key optional with a default) → [`Scenario`] (checked, seconds and vectors), errors
+//! naming the field. Millimetres and the global frame throughout.
+//!
+//! ```json
+//! { "seed": 1,
+//!   "arm":  { "start_mm": [0, 0, 0], "max_speed_mm_s": 200, "max_accel_mm_s2": 1000,
+//!             "position_rate_hz": 50, "loss_probability": 0.0, "jitter_ms": 0,
+//!             "obstacles": [ { "name": "table", "min_mm": [-500, -500, -100],
+//!                              "max_mm": [500, 500, -20] } ] },
+//!   "eyes": { "rate_hz": 20, "confidence": 90, "light_radius_mm": 10, "hold_s": 1.0,
+//!             "taper_offset_mm": [0, 0, 0], "source_mm": [60, 40, 30],
+//!             "source_lit_at_s": 0, "candle_mm": [-95, 30, 45] } }
+//! ```
+//! `loss_probability` and `jitter_ms` apply to both directions of the arm link (targets
+//! in, encoder positions out); the eyes link is perfect. Unknown keys are errors (a
+//! misspelt `hold_s` must not silently keep the default).
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::arm::{Limits, Obstacle, Vec3};
+use crate::error::SimError;
+
+/// The file as written.
+#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawScenario {
+    /// Seed of the packet loss and jitter generator.
+    pub seed: u64,
+    /// The arm and its link.
+    pub arm: RawArm,
+    /// The eyes and the flames.
+    pub eyes: RawEyes,
+}
+
+/// `arm` as written.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawArm {
+    /// Where the arm is at start [mm, global].
+    pub start_mm: [f64; 3],
+    /// Largest speed [mm/s].
+    pub max_speed_mm_s: f64,
+    /// Largest acceleration [mm/s²].
+    pub max_accel_mm_s2: f64,
+    /// Encoder positions sent per second.
+    pub position_rate_hz: f64,
+    /// Probability that one arm datagram (either direction) is lost, in [0, 1].
+    pub loss_probability: f64,
+    /// Largest extra delay of one arm datagram [ms]; uniform in [0, jitter_ms].
+    pub jitter_ms: f64,
+    /// Boxes the arm cannot enter.
+    pub obstacles: Vec<Obstacle>,
+}
+
+impl Default for RawArm {
+    fn default() -> Self {
+        Self {
+            start_mm: [0.0, 0.0, 0.0],
+            max_speed_mm_s: 200.0,
+            max_accel_mm_s2: 1000.0,
+            position_rate_hz: 50.0,
+            loss_probability: 0.0,
+            jitter_ms: 0.0,
+            obstacles: Vec::new(),
+        }
+    }
+}
+
+/// `eyes` as written.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawEyes {
+    /// Observation packets sent per second.
+    pub rate_hz: f64,
+    /// Confidence reported with every flame (the brain's certainty check, e.g. 50..100).
+    pub confidence: f64,
+    /// A flame lights another within this distance [mm].
+    pub light_radius_mm: f64,
+    /// How long it must stay within that distance [s].
+    pub hold_s: f64,
+    /// The taper's tip relative to the arm's encoder position [mm].
+    pub taper_offset_mm: [f64; 3],
+    /// The source flame [mm, global]: reported first, always.
+    pub source_mm: [f64; 3],
+    /// When the source flame is lit (and seen) [s after start].
+    pub source_lit_at_s: f64,
+    /// The second candle [mm, global]; reported once lit.
+    pub candle_mm: [f64; 3],
+}
+
+impl Default for RawEyes {
+    fn default() -> Self {
+        Self {
+            rate_hz: 20.0,
+            confidence: 90.0,
+            light_radius_mm: 10.0,
+            hold_s: 1.0,
+            taper_offset_mm: [0.0, 0.0, 0.0],
+            source_mm: [60.0, 40.0, 30.0],
+            source_lit_at_s: 0.0,
+            candle_mm: [-95.0, 30.0, 45.0],
+        }
+    }
+}
+
+/// The checked arm.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArmSpec {
+    /// Start [mm, global].
+    pub start_mm: Vec3,
+    /// Speed and acceleration limits.
+    pub limits: Limits,
+    /// Time between two encoder packets [s].
+    pub position_period_s: f64,
+    /// Obstacles.
+    pub obstacles: Vec<Obstacle>,
+}
+
+/// The checked arm link.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinkSpec {
+    /// Loss probability per datagram, in [0, 1].
+    pub loss_probability: f64,
+    /// Largest extra delay [s].
+    pub jitter_s: f64,
+}
+
+/// The checked eyes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EyesSpec {
+    /// Time between two observation packets [s].
+    pub period_s: f64,
+    /// Reported confidence.
+    pub confidence: f64,
+    /// Lighting distance [mm].
+    pub light_radius_mm: f64,
+    /// Lighting hold time [s].
+    pub hold_s: f64,
+    /// Taper tip relative to the arm [mm].
+    pub taper_offset_mm: Vec3,
+    /// Source flame [mm, global].
+    pub source_mm: Vec3,
+    /// Source lighting time [s].
+    pub source_lit_at_s: f64,
+    /// Candle [mm, global].
+    pub candle_mm: Vec3,
+}
+
+/// A checked scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// Generator seed.
+    pub seed: u64,
+    /// The arm.
+    pub arm: ArmSpec,
+    /// The arm link.
+    pub link: LinkSpec,
+    /// The eyes.
+    pub eyes: EyesSpec,
+}
+
+impl Default for Scenario {
+    /// The flame-passing scenario: source at (60, 40, 30), candle at (−95, 30, 45).
+    fn default() -> Self {
+        // The defaults are valid by construction (a unit test checks it).
+        match RawScenario::default().check() {
+            Ok(s) => s,
+            Err(e) => unreachable!("default scenario invalid: {e}"),
+        }
+    }
+}
+
+impl Scenario {
+    /// Parses and checks JSON text.
+    ///
+    /// # Errors
+    /// [`SimError::Json`] for syntax, types and unknown keys; the checks of
+    /// [`RawScenario::check`].
+    pub fn from_json(text: &str) -> Result<Self, SimError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let raw: RawScenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let field = if path == "." || path == "?" { "(file)".to_string() } else { path };
+            SimError::Json { field, message: e.into_inner().to_string() }
+        })?;
+        raw.check()
+    }
+
+    /// Reads, parses and checks a file.
+    ///
+    /// # Errors
+    /// [`SimError::Io`] if it cannot be read, else as [`Scenario::from_json`].
+    pub fn load(path: &Path) -> Result<Self, SimError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| SimError::Io { path: path.display().to_string(), message: e.to_string() })?;
+        Self::from_json(&text)
+    }
+}
+
+impl RawScenario {
+    /// Checks every value and converts rates to periods.
+    ///
+    /// # Errors
+    /// The first problem found, naming its field: non-finite numbers, non-positive
+    /// speeds, accelerations, rates, radius or hold time, a loss probability outside
+    /// [0, 1], negative jitter or lighting time, an empty obstacle box, a start inside
+    /// an obstacle.
+    pub fn check(&self) -> Result<Scenario, SimError> {
+        let a = &self.arm;
+        let e = &self.eyes;
+        let start_mm = vector("arm.start_mm", a.start_mm)?;
+        let limits = Limits {
+            max_speed_mm_s: positive("arm.max_speed_mm_s", a.max_speed_mm_s)?,
+            max_accel_mm_s2: positive("arm.max_accel_mm_s2", a.max_accel_mm_s2)?,
+        };
+        let position_period_s = 1.0 / positive("arm.position_rate_hz", a.position_rate_hz)?;
+        let loss_probability = range("arm.loss_probability", a.loss_probability, 0.0, 1.0)?;
+        let jitter_s = range("arm.jitter_ms", a.jitter_ms, 0.0, 10_000.0)? / 1000.0;
+        for (k, o) in a.obstacles.iter().enumerate() {
+            let field = format!("arm.obstacles[{k}]");
+            let lo = vector(&format!("{field}.min_mm"), o.min_mm)?;
+            let hi = vector(&format!("{field}.max_mm"), o.max_mm)?;
+            if (0..3).any(|i| lo[i] >= hi[i]) {
+                return Err(SimError::EmptyBox { field });
+            }
+            if o.contains(&start_mm) {
+                return Err(SimError::StartInObstacle { field });
+            }
+        }
+        Ok(Scenario {
+            seed: self.seed,
+            arm: ArmSpec { start_mm, limits, position_period_s, obstacles: a.obstacles.clone() },
+            link: LinkSpec { loss_probability, jitter_s },
+            eyes: EyesSpec {
+                period_s: 1.0 / positive("eyes.rate_hz", e.rate_hz)?,
+                confidence: finite("eyes.confidence", e.confidence)?,
+                light_radius_mm: positive("eyes.light_radius_mm", e.light_radius_mm)?,
+                hold_s: range("eyes.hold_s", e.hold_s, 0.0, f64::MAX)?,
+                taper_offset_mm: vector("eyes.taper_offset_mm", e.taper_offset_mm)?,
+                source_mm: vector("eyes.source_mm", e.source_mm)?,
+                source_lit_at_s: range("eyes.source_lit_at_s", e.source_lit_at_s, 0.0, f64::MAX)?,
+                candle_mm: vector("eyes.candle_mm", e.candle_mm)?,
+            },
+        })
+    }
+}
+
+fn finite(field: &str, v: f64) -> Result<f64, SimError> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(SimError::NotFinite { field: field.to_string() })
+    }
+}
+
+fn positive(field: &str, v: f64) -> Result<f64, SimError> {
+    if finite(field, v)? > 0.0 {
+        Ok(v)
+    } else {
+        Err(SimError::NotPositive { field: field.to_string(), value: v })
+    }
+}
+
+fn range(field: &str, v: f64, min: f64, max: f64) -> Result<f64, SimError> {
+    if (min..=max).contains(&finite(field, v)?) {
+        Ok(v)
+    } else {
+        Err(SimError::OutOfRange { field: field.to_string(), value: v, min, max })
+    }
+}
+
+fn vector(field: &str, v: [f64; 3]) -> Result<Vec3, SimError> {
+    for (i, x) in v.iter().enumerate() {
+        finite(&format!("{field}[{i}]"), *x)?;
+    }
+    Ok(Vec3::from(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_object_gives_the_flame_passing_defaults() {
+        let s = Scenario::from_json("{}").unwrap();
+        assert_eq!(s, Scenario::default());
+        assert_eq!(s.eyes.source_mm, Vec3::new(60.0, 40.0, 30.0));
+        assert_eq!(s.eyes.candle_mm, Vec3::new(-95.0, 30.0, 45.0));
+        assert!((s.arm.position_period_s - 0.02).abs() < 1e-12);
+    }
+
+    #[test]
+    fn shipped_scenario_loads() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../params/scenario_flame.json");
+        let s = Scenario::load(Path::new(path)).unwrap();
+        // The source must be far from x = 0 and x = −100 (the task's checks on the
+        // taper and the candle would otherwise match the source flame).
+        assert!(s.eyes.source_mm.x.abs() > 30.0 && (s.eyes.source_mm.x + 100.0).abs() > 30.0);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = Scenario::from_json(r#"{"arm": {"max_speed_mm_s": 0}}"#).unwrap_err();
+        assert_eq!(e, SimError::NotPositive { field: "arm.max_speed_mm_s".into(), value: 0.0 });
+        let e = Scenario::from_json(r#"{"arm": {"loss_probability": 1.5}}"#).unwrap_err();
+        assert!(matches!(e, SimError::OutOfRange { ref field, .. } if field == "arm.loss_probability"));
+        let e = Scenario::from_json(r#"{"eyes": {"hold": 2}}"#).unwrap_err();
+        assert!(matches!(e, SimError::Json { ref field, .. } if field == "eyes.hold"), "{e}");
+        let e = Scenario::from_json(r#"{"eyes": {"source_mm": [1, 2]}}"#).unwrap_err();
+        assert!(matches!(e, SimError::Json { ref field, .. } if field.starts_with("eyes.source_mm")), "{e}");
+        let e = Scenario::from_json(
+            r#"{"arm": {"obstacles": [{"name": "a", "min_mm": [0,0,0], "max_mm": [1,1,1]},
+                                      {"name": "b", "min_mm": [0,0,0], "max_mm": [1,0,1]}]}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e, SimError::EmptyBox { field: "arm.obstacles[1]".into() });
+        let e = Scenario::from_json(
+            r#"{"arm": {"obstacles": [{"name": "a", "min_mm": [-1,-1,-1], "max_mm": [1,1,1]}]}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e, SimError::StartInObstacle { field: "arm.obstacles[0]".into() });
+        assert!(e.to_string().contains("arm.start_mm"));
+    }
+
+    #[test]
+    fn missing_file_is_an_io_error() {
+        let e = Scenario::load(Path::new("/nonexistent/scenario.json")).unwrap_err();
+        assert!(matches!(e, SimError::Io { .. }));
+    }
+}
