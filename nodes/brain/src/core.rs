@@ -34,6 +34,7 @@ use crate::error::BrainError;
 use crate::event::{Event, ResetCause, TickOutput};
 use crate::model::{ActionId, Instructions, Next, Reset};
 use crate::snapshot::{ActiveSnapshot, ScheduledSnapshot, Snapshot, VariableSnapshot};
+pub use crate::status::{Outcome, Status};
 use crate::vars::{Slot, Variables};
 
 /// Default tolerance of trajectory verification, per axis (BrainJS's threshold).
@@ -43,51 +44,6 @@ pub const VERIFY_TOLERANCE_MM: f64 = 25.0;
 /// of one step both re-starting their action) would otherwise grow without bound; starts
 /// beyond this are refused with [`Event::TooManyActions`].
 pub const MAX_ACTIONS: usize = 256;
-
-/// Where a run stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    /// Ticking.
-    Running,
-    /// Nothing left active or scheduled.
-    Finished,
-    /// The tick limit was reached.
-    TickLimit,
-    /// Cancelled by the caller.
-    Cancelled,
-}
-
-/// `RunTask` result outcomes, with the action's constants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Outcome {
-    /// `FINISHED = 0`: the task ended, or ran its `max_ticks`.
-    Finished = 0,
-    /// `ABORTED = 1`: decided by the glue (e.g. the arm stayed stale too long).
-    Aborted = 1,
-    /// `CANCELLED = 2`.
-    Cancelled = 2,
-    /// `REJECTED = 3`: the instructions did not load ([`BrainError`]).
-    Rejected = 3,
-}
-
-impl Outcome {
-    /// The constant of `RunTask.action`.
-    pub fn code(self) -> u8 {
-        self as u8
-    }
-}
-
-impl Status {
-    /// The outcome to report, `None` while running.
-    pub fn outcome(self) -> Option<Outcome> {
-        match self {
-            Status::Running => None,
-            Status::Finished | Status::TickLimit => Some(Outcome::Finished),
-            Status::Cancelled => Some(Outcome::Cancelled),
-        }
-    }
-}
 
 /// What an active action does next.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -139,7 +95,10 @@ pub struct Brain {
 
 fn over_cap(reset: Option<Reset>, count: u32) -> Option<Next> {
     match reset {
-        Some(Reset { max_retries: Some(max), next }) if count > max => Some(next),
+        Some(Reset {
+            max_retries: Some(max),
+            next,
+        }) if count > max => Some(next),
         _ => None,
     }
 }
@@ -161,7 +120,11 @@ impl Brain {
             last_target_mm: None,
             paused: false,
         };
-        brain.scheduled.push(Scheduled { action: first, start_tick: 0, repeats: 0 });
+        brain.scheduled.push(Scheduled {
+            action: first,
+            start_tick: 0,
+            repeats: 0,
+        });
         brain
     }
 
@@ -180,9 +143,15 @@ impl Brain {
     pub fn starting_at(instructions: Instructions, initial: &str) -> Result<Self, BrainError> {
         let id = instructions
             .find(initial)
-            .ok_or_else(|| BrainError::UnknownInitialAction { name: initial.to_owned() })?;
+            .ok_or_else(|| BrainError::UnknownInitialAction {
+                name: initial.to_owned(),
+            })?;
         let mut brain = Brain::new(instructions);
-        brain.scheduled = vec![Scheduled { action: id, start_tick: 0, repeats: 0 }];
+        brain.scheduled = vec![Scheduled {
+            action: id,
+            start_tick: 0,
+            repeats: 0,
+        }];
         Ok(brain)
     }
 
@@ -236,15 +205,24 @@ impl Brain {
         let t = self.tick;
         let mut ev = Vec::new();
         if self.status != Status::Running {
-            return TickOutput { tick: t, target_mm: None, events: ev };
+            return TickOutput {
+                tick: t,
+                target_mm: None,
+                events: ev,
+            };
         }
         let arm = arm_mm.filter(|p| p.iter().all(|v| v.is_finite()));
-        let seen: Vec<Observation> = seen.iter().copied().filter(Observation::is_finite).collect();
+        let seen: Vec<Observation> = seen
+            .iter()
+            .copied()
+            .filter(Observation::is_finite)
+            .collect();
         let instr = Arc::clone(&self.instructions);
         self.paused = false;
 
-        let (due, later): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.scheduled).into_iter().partition(|s| s.start_tick <= t);
+        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.scheduled)
+            .into_iter()
+            .partition(|s| s.start_tick <= t);
         self.scheduled = later;
         for s in due {
             self.start(&instr, s.action, s.repeats, &mut ev);
@@ -273,18 +251,30 @@ impl Brain {
             self.status = Status::TickLimit;
             ev.push(Event::TickLimitReached { ticks: self.tick });
         }
-        TickOutput { tick: t, target_mm, events: ev }
+        TickOutput {
+            tick: t,
+            target_mm,
+            events: ev,
+        }
     }
 
     fn start(&mut self, instr: &Instructions, action: ActionId, repeats: u32, ev: &mut Vec<Event>) {
         if self.crowded() {
-            ev.push(Event::TooManyActions { action: instr.name(action).to_owned() });
+            ev.push(Event::TooManyActions {
+                action: instr.name(action).to_owned(),
+            });
             return;
         }
-        ev.push(Event::ActionStarted { action: instr.name(action).to_owned(), repeats });
+        ev.push(Event::ActionStarted {
+            action: instr.name(action).to_owned(),
+            repeats,
+        });
         self.active.push(Running {
             action,
-            phase: Phase::Send { step: 0, retry: false },
+            phase: Phase::Send {
+                step: 0,
+                retry: false,
+            },
             retries: 0,
             repeats,
             last_step: 0,
@@ -298,10 +288,19 @@ impl Brain {
     }
 
     /// Start `next` now (delay −1, appended to this tick's loop) or schedule it.
-    fn schedule(&mut self, instr: &Instructions, next: Next, repeats: u32, t: u64, ev: &mut Vec<Event>) {
+    fn schedule(
+        &mut self,
+        instr: &Instructions,
+        next: Next,
+        repeats: u32,
+        t: u64,
+        ev: &mut Vec<Event>,
+    ) {
         match u64::try_from(next.delay) {
             Ok(_) if self.crowded() => {
-                ev.push(Event::TooManyActions { action: instr.name(next.action).to_owned() });
+                ev.push(Event::TooManyActions {
+                    action: instr.name(next.action).to_owned(),
+                });
             }
             Ok(d) => self.scheduled.push(Scheduled {
                 action: next.action,
@@ -315,10 +314,23 @@ impl Brain {
     /// Drop active action `i` for its `reset.action`. A reset for a missing variable never
     /// starts in the same tick (`delay -1` acts as 0): the new action could hit the same
     /// missing variable at once, and the tick would never end.
-    fn reset(&mut self, instr: &Instructions, i: usize, mut next: Next, cause: ResetCause, t: u64, ev: &mut Vec<Event>) {
+    fn reset(
+        &mut self,
+        instr: &Instructions,
+        i: usize,
+        mut next: Next,
+        cause: ResetCause,
+        t: u64,
+        ev: &mut Vec<Event>,
+    ) {
         let name = instr.name(self.active[i].action).to_owned();
         self.active[i].done = true;
-        ev.push(Event::Reset { action: name, cause, next: instr.name(next.action).to_owned(), delay: next.delay });
+        ev.push(Event::Reset {
+            action: name,
+            cause,
+            next: instr.name(next.action).to_owned(),
+            delay: next.delay,
+        });
         if cause == ResetCause::MissingVariable {
             next.delay = next.delay.max(0);
         }
@@ -347,7 +359,9 @@ impl Brain {
         if action.verify || !decisions.is_empty() {
             let Some(arm) = arm else {
                 self.paused = true;
-                ev.push(Event::Paused { action: action.name.clone() });
+                ev.push(Event::Paused {
+                    action: action.name.clone(),
+                });
                 return Some(target_mm);
             };
             if action.verify && !self.reached(arm, target_mm) {
@@ -375,7 +389,9 @@ impl Brain {
             self.send(instr, i, step + 1, false, t, ev)
         } else {
             self.active[i].done = true;
-            ev.push(Event::ActionFinished { action: action.name.clone() });
+            ev.push(Event::ActionFinished {
+                action: action.name.clone(),
+            });
             None
         }
     }
@@ -386,11 +402,21 @@ impl Brain {
     }
 
     /// Send `step` of active action `i`, or hold it if a variable is missing.
-    fn send(&mut self, instr: &Instructions, i: usize, step: usize, retry: bool, t: u64, ev: &mut Vec<Event>) -> Option<Point3<f64>> {
+    fn send(
+        &mut self,
+        instr: &Instructions,
+        i: usize,
+        step: usize,
+        retry: bool,
+        t: u64,
+        ev: &mut Vec<Event>,
+    ) -> Option<Point3<f64>> {
         let action = instr.action(self.active[i].action);
         let Some(s) = action.trajectory.get(step) else {
             self.active[i].done = true;
-            ev.push(Event::ActionFinished { action: action.name.clone() });
+            ev.push(Event::ActionFinished {
+                action: action.name.clone(),
+            });
             return None;
         };
         match self.vars.resolve_point(&s.axes) {
@@ -401,7 +427,12 @@ impl Brain {
                 if !retry {
                     run.retries = 0;
                 }
-                ev.push(Event::StepSent { action: action.name.clone(), step, target_mm, retry });
+                ev.push(Event::StepSent {
+                    action: action.name.clone(),
+                    step,
+                    target_mm,
+                    retry,
+                });
                 Some(target_mm)
             }
             Err(var) => {
@@ -411,7 +442,11 @@ impl Brain {
                 if let Some(next) = over_cap(action.reset, retries) {
                     self.reset(instr, i, next, ResetCause::MissingVariable, t, ev);
                 } else {
-                    ev.push(Event::MissingVariable { action: action.name.clone(), step, variable: var.text });
+                    ev.push(Event::MissingVariable {
+                        action: action.name.clone(),
+                        step,
+                        variable: var.text,
+                    });
                 }
                 None
             }
@@ -420,10 +455,21 @@ impl Brain {
 
     /// Take decision `d` of active action `i` and schedule what it leads to.
     #[allow(clippy::too_many_arguments)]
-    fn decide(&mut self, instr: &Instructions, i: usize, d: usize, arm: Point3<f64>, seen: &[Observation], t: u64, ev: &mut Vec<Event>) {
+    fn decide(
+        &mut self,
+        instr: &Instructions,
+        i: usize,
+        d: usize,
+        arm: Point3<f64>,
+        seen: &[Observation],
+        t: u64,
+        ev: &mut Vec<Event>,
+    ) {
         let run = self.active[i].clone();
         let action = instr.action(run.action);
-        let Some(decision) = action.decisions.get(d) else { return };
+        let Some(decision) = action.decisions.get(d) else {
+            return;
+        };
         let (next, event) = match evaluate(decision, arm, seen, &self.vars) {
             Ok(captures) => {
                 for (slot, value) in captures {
@@ -456,7 +502,11 @@ impl Brain {
         };
         self.last_decision = event.to_string();
         ev.push(event);
-        let repeats = if next.action == run.action { run.repeats.saturating_add(1) } else { 0 };
+        let repeats = if next.action == run.action {
+            run.repeats.saturating_add(1)
+        } else {
+            0
+        };
         match over_cap(action.reset, repeats) {
             Some(reset) => {
                 let event = Event::Reset {
@@ -485,7 +535,8 @@ impl Brain {
                 .map(|r| ActiveSnapshot {
                     name: instr.name(r.action).to_owned(),
                     step: u32::try_from(r.last_step).unwrap_or(u32::MAX),
-                    steps: u32::try_from(instr.action(r.action).trajectory.len()).unwrap_or(u32::MAX),
+                    steps: u32::try_from(instr.action(r.action).trajectory.len())
+                        .unwrap_or(u32::MAX),
                     retries: r.retries,
                     repeats: r.repeats,
                 })
@@ -493,7 +544,10 @@ impl Brain {
             scheduled: self
                 .scheduled
                 .iter()
-                .map(|s| ScheduledSnapshot { name: instr.name(s.action).to_owned(), start_tick: s.start_tick })
+                .map(|s| ScheduledSnapshot {
+                    name: instr.name(s.action).to_owned(),
+                    start_tick: s.start_tick,
+                })
                 .collect(),
             variables: self
                 .vars
@@ -501,7 +555,10 @@ impl Brain {
                 .map(|(name, c)| {
                     let mut values = vec![c.point_mm.x, c.point_mm.y, c.point_mm.z];
                     values.extend(c.confidence);
-                    VariableSnapshot { name: name.to_owned(), values }
+                    VariableSnapshot {
+                        name: name.to_owned(),
+                        values,
+                    }
                 })
                 .collect(),
             last_decision: self.last_decision.clone(),
@@ -517,7 +574,13 @@ mod tests {
     use crate::model::ActionId;
 
     fn reset(max_retries: Option<u32>) -> Option<Reset> {
-        Some(Reset { max_retries, next: Next { action: ActionId(0), delay: 0 } })
+        Some(Reset {
+            max_retries,
+            next: Next {
+                action: ActionId(0),
+                delay: 0,
+            },
+        })
     }
 
     #[test]
@@ -525,17 +588,11 @@ mod tests {
         assert_eq!(over_cap(reset(Some(3)), 3), None);
         assert!(over_cap(reset(Some(3)), 4).is_some());
         assert!(over_cap(reset(Some(0)), 1).is_some(), "timeout 0: no retry");
-        assert_eq!(over_cap(reset(None), u32::MAX), None, "timeout -1: unlimited");
+        assert_eq!(
+            over_cap(reset(None), u32::MAX),
+            None,
+            "timeout -1: unlimited"
+        );
         assert_eq!(over_cap(None, u32::MAX), None, "no reset: unlimited");
-    }
-
-    #[test]
-    fn outcomes_match_run_task_constants() {
-        assert_eq!(Status::Running.outcome(), None);
-        assert_eq!(Status::Finished.outcome().map(Outcome::code), Some(0));
-        assert_eq!(Status::TickLimit.outcome().map(Outcome::code), Some(0));
-        assert_eq!(Outcome::Aborted.code(), 1);
-        assert_eq!(Status::Cancelled.outcome().map(Outcome::code), Some(2));
-        assert_eq!(Outcome::Rejected.code(), 3);
     }
 }

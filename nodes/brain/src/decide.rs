@@ -25,7 +25,10 @@ pub struct Observation {
 impl Observation {
     /// An observation without confidence.
     pub fn at(x: f64, y: f64, z: f64) -> Self {
-        Observation { position_mm: Point3::new(x, y, z), confidence: None }
+        Observation {
+            position_mm: Point3::new(x, y, z),
+            confidence: None,
+        }
     }
 
     /// The same observation with a confidence.
@@ -62,7 +65,9 @@ fn inside(w: Option<(f64, f64)>, v: f64) -> bool {
 }
 
 fn matches(check: &ObjectCheck, w: &Windows, o: &Observation) -> bool {
-    let axes_ok = Axis::ALL.iter().all(|a| inside(w[a.index()], o.position_mm[a.index()]));
+    let axes_ok = Axis::ALL
+        .iter()
+        .all(|a| inside(w[a.index()], o.position_mm[a.index()]));
     let certainty_ok = match (check.certainty, o.confidence) {
         (Some((v, t)), Some(c)) => v - t <= c && c <= v + t,
         _ => true,
@@ -83,12 +88,23 @@ pub fn evaluate(
         let actual = arm_mm[axis.index()];
         if let Some((lo, hi)) = arm_w[axis.index()] {
             if !(lo <= actual && actual <= hi) {
-                return Err(Mismatch::Arm { axis, actual_mm: actual, lo_mm: lo, hi_mm: hi });
+                return Err(Mismatch::Arm {
+                    axis,
+                    actual_mm: actual,
+                    lo_mm: lo,
+                    hi_mm: hi,
+                });
             }
         }
     }
     let mut captures = Vec::with_capacity(1 + decision.objects.len());
-    captures.push((Slot::Arm, Captured { point_mm: arm_mm, confidence: None }));
+    captures.push((
+        Slot::Arm,
+        Captured {
+            point_mm: arm_mm,
+            confidence: None,
+        },
+    ));
     let mut used = vec![false; seen.len()];
     for (i, check) in decision.objects.iter().enumerate() {
         let w = windows(&check.axes, vars)?;
@@ -97,12 +113,21 @@ pub fn evaluate(
             .enumerate()
             .find(|(j, o)| !used.get(*j).copied().unwrap_or(true) && matches(check, &w, o));
         let Some((j, o)) = found else {
-            return Err(Mismatch::NoObject { index: i, seen: seen.len() });
+            return Err(Mismatch::NoObject {
+                index: i,
+                seen: seen.len(),
+            });
         };
         if let Some(u) = used.get_mut(j) {
             *u = true;
         }
-        captures.push((Slot::Object(i), Captured { point_mm: o.position_mm, confidence: o.confidence }));
+        captures.push((
+            Slot::Object(i),
+            Captured {
+                point_mm: o.position_mm,
+                confidence: o.confidence,
+            },
+        ));
     }
     Ok(captures)
 }
@@ -113,12 +138,24 @@ mod tests {
     use crate::model::{ActionId, Next, Value};
 
     fn within(v: f64, t: f64) -> Check {
-        Check::Within { value: Value::Num(v), tolerance: t }
+        Check::Within {
+            value: Value::Num(v),
+            tolerance: t,
+        }
     }
 
     fn decision(arm: [Check; 3], objects: Vec<ObjectCheck>) -> Decision {
-        let next = Next { action: ActionId(0), delay: 0 };
-        Decision { execute_after: 0, arm, objects, success: next, fail: next }
+        let next = Next {
+            action: ActionId(0),
+            delay: 0,
+        };
+        Decision {
+            execute_after: 0,
+            arm,
+            objects,
+            success: next,
+            fail: next,
+        }
     }
 
     #[test]
@@ -128,12 +165,23 @@ mod tests {
         assert!(evaluate(&d, Point3::new(15.0, 999.0, -999.0), &[], &vars).is_ok());
         assert!(evaluate(&d, Point3::new(-15.0, 0.0, 0.0), &[], &vars).is_ok());
         let err = evaluate(&d, Point3::new(15.5, 0.0, 0.0), &[], &vars).unwrap_err();
-        assert_eq!(err, Mismatch::Arm { axis: Axis::X, actual_mm: 15.5, lo_mm: -15.0, hi_mm: 15.0 });
+        assert_eq!(
+            err,
+            Mismatch::Arm {
+                axis: Axis::X,
+                actual_mm: 15.5,
+                lo_mm: -15.0,
+                hi_mm: 15.0
+            }
+        );
     }
 
     #[test]
     fn each_observation_matches_one_check_and_certainty_needs_a_confidence() {
-        let any = ObjectCheck { axes: [Check::Any, Check::Any, Check::Any], certainty: Some((75.0, 25.0)) };
+        let any = ObjectCheck {
+            axes: [Check::Any, Check::Any, Check::Any],
+            certainty: Some((75.0, 25.0)),
+        };
         let d = decision([Check::Any, Check::Any, Check::Any], vec![any.clone(), any]);
         let vars = Variables::default();
         let arm = Point3::origin();
@@ -146,7 +194,25 @@ mod tests {
             Mismatch::NoObject { index: 1, seen: 2 }
         );
         let caps = evaluate(&d, arm, &[low, good, bare], &vars).unwrap();
-        assert_eq!(caps[1], (Slot::Object(0), Captured { point_mm: good.position_mm, confidence: Some(80.0) }));
-        assert_eq!(caps[2], (Slot::Object(1), Captured { point_mm: bare.position_mm, confidence: None }));
+        assert_eq!(
+            caps[1],
+            (
+                Slot::Object(0),
+                Captured {
+                    point_mm: good.position_mm,
+                    confidence: Some(80.0)
+                }
+            )
+        );
+        assert_eq!(
+            caps[2],
+            (
+                Slot::Object(1),
+                Captured {
+                    point_mm: bare.position_mm,
+                    confidence: None
+                }
+            )
+        );
     }
 }

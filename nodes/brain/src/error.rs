@@ -142,10 +142,18 @@ impl fmt::Display for BrainError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use BrainError::*;
         match self {
-            Json { line, column, message } => {
+            Json {
+                line,
+                column,
+                message,
+            } => {
                 write!(f, "invalid JSON at line {line}, column {column}: {message}")
             }
-            WrongType { path, expected, found } => {
+            WrongType {
+                path,
+                expected,
+                found,
+            } => {
                 write!(f, "{path}: expected {expected}, found {found}")
             }
             MissingField { path, field } => write!(f, "{path}: missing field \"{field}\""),
@@ -165,9 +173,16 @@ impl fmt::Display for BrainError {
                  (expected \"<action>,<decision>,arm\" or \"<action>,<decision>,<object>\")"
             ),
             VariableUnknownAction { path, var, action } => {
-                write!(f, "{path}: variable \"{var}\" names unknown action \"{action}\"")
+                write!(
+                    f,
+                    "{path}: variable \"{var}\" names unknown action \"{action}\""
+                )
             }
-            VariableUnknownDecision { path, var, decisions } => write!(
+            VariableUnknownDecision {
+                path,
+                var,
+                decisions,
+            } => write!(
                 f,
                 "{path}: variable \"{var}\" names a missing decision \
                  (the action has {decisions})"
@@ -178,12 +193,20 @@ impl fmt::Display for BrainError {
                  (the decision has {objects})"
             ),
             UnknownAction { path, name } => write!(f, "{path}: unknown action \"{name}\""),
-            ExecuteAfterOutOfRange { path, execute_after, steps } => write!(
+            ExecuteAfterOutOfRange {
+                path,
+                execute_after,
+                steps,
+            } => write!(
                 f,
                 "{path}: executeAfter {execute_after} is past the last step \
                  (the trajectory has {steps})"
             ),
-            BadInteger { path, found, expected } => {
+            BadInteger {
+                path,
+                found,
+                expected,
+            } => {
                 write!(f, "{path}: expected {expected}, found {found}")
             }
             UnknownInitialAction { name } => {

@@ -40,7 +40,12 @@ pub enum Mismatch {
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Mismatch::Arm { axis, actual_mm, lo_mm, hi_mm } => {
+            Mismatch::Arm {
+                axis,
+                actual_mm,
+                lo_mm,
+                hi_mm,
+            } => {
                 write!(f, "arm {axis} = {actual_mm} outside [{lo_mm}, {hi_mm}]")
             }
             Mismatch::NoObject { index, seen } => {
@@ -190,7 +195,12 @@ impl fmt::Display for Event {
             Event::ActionStarted { action, repeats } => {
                 write!(f, "{action}: started (repeat {repeats})")
             }
-            Event::StepSent { action, step, target_mm, retry } => {
+            Event::StepSent {
+                action,
+                step,
+                target_mm,
+                retry,
+            } => {
                 write!(f, "{action}: step {step} -> ")?;
                 fmt_point(f, target_mm)?;
                 if *retry {
@@ -198,31 +208,66 @@ impl fmt::Display for Event {
                 }
                 Ok(())
             }
-            Event::VerificationFailed { action, step, arm_mm, target_mm, retries } => {
+            Event::VerificationFailed {
+                action,
+                step,
+                arm_mm,
+                target_mm,
+                retries,
+            } => {
                 write!(f, "{action}: step {step} not reached, arm ")?;
                 fmt_point(f, arm_mm)?;
                 f.write_str(" target ")?;
                 fmt_point(f, target_mm)?;
                 write!(f, " (failure {retries})")
             }
-            Event::DecisionPassed { action, decision, next, delay } => {
-                write!(f, "{action}.decisions[{decision}]: success -> {next} (delay {delay})")
+            Event::DecisionPassed {
+                action,
+                decision,
+                next,
+                delay,
+            } => {
+                write!(
+                    f,
+                    "{action}.decisions[{decision}]: success -> {next} (delay {delay})"
+                )
             }
-            Event::DecisionFailed { action, decision, why, next, delay } => write!(
+            Event::DecisionFailed {
+                action,
+                decision,
+                why,
+                next,
+                delay,
+            } => write!(
                 f,
                 "{action}.decisions[{decision}]: fail ({why}) -> {next} (delay {delay})"
             ),
-            Event::Reset { action, cause, next, delay } => {
+            Event::Reset {
+                action,
+                cause,
+                next,
+                delay,
+            } => {
                 write!(f, "{action}: reset ({cause}) -> {next} (delay {delay})")
             }
-            Event::MissingVariable { action, step, variable } => {
-                write!(f, "{action}: step {step} holds, variable {variable} not captured yet")
+            Event::MissingVariable {
+                action,
+                step,
+                variable,
+            } => {
+                write!(
+                    f,
+                    "{action}: step {step} holds, variable {variable} not captured yet"
+                )
             }
             Event::Paused { action } => write!(f, "{action}: paused, arm position stale"),
             Event::ActionFinished { action } => write!(f, "{action}: finished"),
             Event::Idle => f.write_str("idle: no target"),
             Event::TooManyActions { action } => {
-                write!(f, "{action}: not started, too many actions active or scheduled")
+                write!(
+                    f,
+                    "{action}: not started, too many actions active or scheduled"
+                )
             }
             Event::TaskFinished => f.write_str("task finished: nothing active or scheduled"),
             Event::TickLimitReached { ticks } => write!(f, "tick limit reached after {ticks}"),

@@ -9,6 +9,7 @@
 //! - [`vars`]: variable names and the store of captured points.
 //! - [`decide`]: evaluating one decision against the arm and the [`Observation`]s.
 //! - [`core`]: [`Brain`], the tick-driven state machine (no clock, no I/O).
+//! - [`status`]: [`Status`] of a run and its `RunTask` [`Outcome`].
 //! - [`event`]: [`Event`]s and the [`TickOutput`] of a tick.
 //! - [`snapshot`]: [`Snapshot`], the state shaped like `BrainState.msg`.
 //!
@@ -35,6 +36,7 @@ pub mod event;
 pub mod loader;
 pub mod model;
 pub mod snapshot;
+pub mod status;
 pub mod validate;
 pub mod vars;
 

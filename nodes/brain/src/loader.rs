@@ -118,7 +118,11 @@ fn kind(v: &Value) -> &'static str {
 }
 
 fn wrong(path: &str, expected: &'static str, v: &Value) -> BrainError {
-    BrainError::WrongType { path: path.to_owned(), expected, found: kind(v) }
+    BrainError::WrongType {
+        path: path.to_owned(),
+        expected,
+        found: kind(v),
+    }
 }
 
 fn join(path: &str, key: &str) -> String {
@@ -130,16 +134,30 @@ fn join(path: &str, key: &str) -> String {
 }
 
 /// An object whose keys are all in `allowed`.
-fn object<'a>(v: &'a Value, path: &str, allowed: &[&str]) -> Result<&'a Map<String, Value>, BrainError> {
+fn object<'a>(
+    v: &'a Value,
+    path: &str,
+    allowed: &[&str],
+) -> Result<&'a Map<String, Value>, BrainError> {
     let map = v.as_object().ok_or_else(|| wrong(path, "an object", v))?;
     if let Some(k) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(BrainError::UnknownField { path: path.to_owned(), field: k.clone() });
+        return Err(BrainError::UnknownField {
+            path: path.to_owned(),
+            field: k.clone(),
+        });
     }
     Ok(map)
 }
 
-fn required<'a>(map: &'a Map<String, Value>, path: &str, field: &'static str) -> Result<&'a Value, BrainError> {
-    map.get(field).ok_or_else(|| BrainError::MissingField { path: path.to_owned(), field })
+fn required<'a>(
+    map: &'a Map<String, Value>,
+    path: &str,
+    field: &'static str,
+) -> Result<&'a Value, BrainError> {
+    map.get(field).ok_or_else(|| BrainError::MissingField {
+        path: path.to_owned(),
+        field,
+    })
 }
 
 fn array<'a>(v: &'a Value, path: &str) -> Result<&'a Vec<Value>, BrainError> {
@@ -147,7 +165,9 @@ fn array<'a>(v: &'a Value, path: &str) -> Result<&'a Vec<Value>, BrainError> {
 }
 
 fn string(v: &Value, path: &str) -> Result<String, BrainError> {
-    v.as_str().map(str::to_owned).ok_or_else(|| wrong(path, "a string", v))
+    v.as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| wrong(path, "a string", v))
 }
 
 fn number(v: &Value, path: &str) -> Result<f64, BrainError> {
@@ -161,39 +181,64 @@ fn integer(v: &Value, path: &str, min: i64, expected: &'static str) -> Result<i6
     }
     match v.as_i64() {
         Some(i) if i >= min => Ok(i),
-        _ => Err(BrainError::BadInteger { path: path.to_owned(), found: v.to_string(), expected }),
+        _ => Err(BrainError::BadInteger {
+            path: path.to_owned(),
+            found: v.to_string(),
+            expected,
+        }),
     }
 }
 
 fn raw_instructions(root: &Value) -> Result<RawInstructions, BrainError> {
-    let map = object(root, "", &["initialAction", "actions"])
-        .map_err(|e| match e {
-            BrainError::WrongType { expected, found, .. } => {
-                BrainError::WrongType { path: "(root)".into(), expected, found }
-            }
-            BrainError::UnknownField { field, .. } => {
-                BrainError::UnknownField { path: "(root)".into(), field }
-            }
-            other => other,
-        })?;
-    let missing = |field| BrainError::MissingField { path: "(root)".into(), field };
-    let initial = map.get("initialAction").ok_or_else(|| missing("initialAction"))?;
+    let map = object(root, "", &["initialAction", "actions"]).map_err(|e| match e {
+        BrainError::WrongType {
+            expected, found, ..
+        } => BrainError::WrongType {
+            path: "(root)".into(),
+            expected,
+            found,
+        },
+        BrainError::UnknownField { field, .. } => BrainError::UnknownField {
+            path: "(root)".into(),
+            field,
+        },
+        other => other,
+    })?;
+    let missing = |field| BrainError::MissingField {
+        path: "(root)".into(),
+        field,
+    };
+    let initial = map
+        .get("initialAction")
+        .ok_or_else(|| missing("initialAction"))?;
     let initial_action = string(initial, "initialAction")?;
     let actions_v = map.get("actions").ok_or_else(|| missing("actions"))?;
-    let actions_map = actions_v.as_object().ok_or_else(|| wrong("actions", "an object", actions_v))?;
+    let actions_map = actions_v
+        .as_object()
+        .ok_or_else(|| wrong("actions", "an object", actions_v))?;
     let mut actions = Vec::with_capacity(actions_map.len());
     for (name, v) in actions_map {
         let path = format!("actions.{name}");
         actions.push((name.clone(), raw_action(v, &path)?));
     }
-    Ok(RawInstructions { initial_action, actions })
+    Ok(RawInstructions {
+        initial_action,
+        actions,
+    })
 }
 
 fn raw_action(v: &Value, path: &str) -> Result<RawAction, BrainError> {
-    let map = object(v, path, &["trajectory", "trajectoryVerification", "decisions", "reset"])?;
+    let map = object(
+        v,
+        path,
+        &["trajectory", "trajectoryVerification", "decisions", "reset"],
+    )?;
     let tpath = join(path, "trajectory");
     let mut trajectory = Vec::new();
-    for (i, step) in array(required(map, path, "trajectory")?, &tpath)?.iter().enumerate() {
+    for (i, step) in array(required(map, path, "trajectory")?, &tpath)?
+        .iter()
+        .enumerate()
+    {
         trajectory.push(raw_step(step, &format!("{tpath}[{i}]"))?);
     }
     let verify = match map.get("trajectoryVerification") {
@@ -213,7 +258,12 @@ fn raw_action(v: &Value, path: &str) -> Result<RawAction, BrainError> {
         None => None,
         Some(r) => Some(raw_reset(r, &join(path, "reset"))?),
     };
-    Ok(RawAction { trajectory, verify, decisions, reset })
+    Ok(RawAction {
+        trajectory,
+        verify,
+        decisions,
+        reset,
+    })
 }
 
 fn raw_value(v: &Value, path: &str) -> Result<RawValue, BrainError> {
@@ -227,7 +277,10 @@ fn raw_value(v: &Value, path: &str) -> Result<RawValue, BrainError> {
 fn raw_step(v: &Value, path: &str) -> Result<[RawValue; 3], BrainError> {
     let map = object(v, path, &["x", "y", "z"])?;
     let axis = |name: &'static str, c: char| match map.get(name) {
-        None => Err(BrainError::MissingAxis { path: path.to_owned(), axis: c }),
+        None => Err(BrainError::MissingAxis {
+            path: path.to_owned(),
+            axis: c,
+        }),
         Some(a) => raw_value(a, &join(path, name)),
     };
     Ok([axis("x", 'x')?, axis("y", 'y')?, axis("z", 'z')?])
@@ -235,7 +288,9 @@ fn raw_step(v: &Value, path: &str) -> Result<[RawValue; 3], BrainError> {
 
 /// `-1` or `[value, tolerance]`.
 fn raw_check(v: &Value, path: &str) -> Result<RawCheck, BrainError> {
-    let bad = || BrainError::BadCheck { path: path.to_owned() };
+    let bad = || BrainError::BadCheck {
+        path: path.to_owned(),
+    };
     match v {
         Value::Number(_) if v.as_f64() == Some(-1.0) => Ok(RawCheck::Any),
         Value::Array(items) if items.len() == 2 => {
@@ -252,9 +307,14 @@ fn raw_check(v: &Value, path: &str) -> Result<RawCheck, BrainError> {
 }
 
 fn tolerance(v: &Value, path: &str) -> Result<f64, BrainError> {
-    let t = v.as_f64().ok_or(BrainError::BadCheck { path: path.to_owned() })?;
+    let t = v.as_f64().ok_or(BrainError::BadCheck {
+        path: path.to_owned(),
+    })?;
     if t < 0.0 {
-        return Err(BrainError::NegativeTolerance { path: path.to_owned(), tolerance: t });
+        return Err(BrainError::NegativeTolerance {
+            path: path.to_owned(),
+            tolerance: t,
+        });
     }
     Ok(t)
 }
@@ -265,7 +325,10 @@ fn raw_checks(v: &Value, path: &str, extra: &[&str]) -> Result<[RawCheck; 3], Br
     allowed.extend_from_slice(extra);
     let map = object(v, path, &allowed)?;
     let axis = |name: &'static str, c: char| match map.get(name) {
-        None => Err(BrainError::MissingAxis { path: path.to_owned(), axis: c }),
+        None => Err(BrainError::MissingAxis {
+            path: path.to_owned(),
+            axis: c,
+        }),
         Some(check) => raw_check(check, &join(path, name)),
     };
     Ok([axis("x", 'x')?, axis("y", 'y')?, axis("z", 'z')?])
@@ -314,17 +377,29 @@ fn raw_decision(v: &Value, path: &str) -> Result<RawDecision, BrainError> {
     let arm = raw_checks(required(state, &spath, "arm")?, &join(&spath, "arm"), &[])?;
     let opath = join(&spath, "objects");
     let mut objects = Vec::new();
-    for (i, ov) in array(required(state, &spath, "objects")?, &opath)?.iter().enumerate() {
+    for (i, ov) in array(required(state, &spath, "objects")?, &opath)?
+        .iter()
+        .enumerate()
+    {
         objects.push(raw_object(ov, &format!("{opath}[{i}]"))?);
     }
     let success = raw_next(required(map, path, "success")?, &join(path, "success"))?;
     let fail = raw_next(required(map, path, "fail")?, &join(path, "fail"))?;
-    Ok(RawDecision { execute_after: execute_after.unsigned_abs(), arm, objects, success, fail })
+    Ok(RawDecision {
+        execute_after: execute_after.unsigned_abs(),
+        arm,
+        objects,
+        success,
+        fail,
+    })
 }
 
 fn raw_reset(v: &Value, path: &str) -> Result<RawReset, BrainError> {
     let map = object(v, path, &["timeout", "action", "delay"])?;
     let t = required(map, path, "timeout")?;
     let timeout = integer(t, &join(path, "timeout"), -1, "an integer >= -1")?;
-    Ok(RawReset { timeout, next: next_fields(map, path)? })
+    Ok(RawReset {
+        timeout,
+        next: next_fields(map, path)?,
+    })
 }

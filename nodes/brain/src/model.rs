@@ -187,7 +187,10 @@ impl Instructions {
     /// The action behind an id. Ids come from this value, so they are in range; a foreign
     /// id falls back to the initial action rather than panicking.
     pub fn action(&self, id: ActionId) -> &Action {
-        match (self.actions.get(id.0), self.actions.get(self.initial_action.0)) {
+        match (
+            self.actions.get(id.0),
+            self.actions.get(self.initial_action.0),
+        ) {
             (Some(a), _) | (None, Some(a)) => a,
             // Unreachable: the loader never builds an empty action set.
             (None, None) => &EMPTY_ACTION,

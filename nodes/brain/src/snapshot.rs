@@ -3,7 +3,7 @@
 
 use nalgebra::Point3;
 
-use crate::core::Status;
+use crate::status::Status;
 
 /// One active action (`ActiveAction.msg`).
 #[derive(Debug, Clone, PartialEq, Eq)]

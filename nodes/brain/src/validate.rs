@@ -25,22 +25,36 @@ impl Index<'_> {
     }
 
     fn next(&self, raw: &RawNext, path: &str) -> Result<Next, BrainError> {
-        let action = self.id(&raw.action).ok_or_else(|| BrainError::UnknownAction {
-            path: format!("{path}.action"),
-            name: raw.action.clone(),
-        })?;
-        Ok(Next { action, delay: raw.delay })
+        let action = self
+            .id(&raw.action)
+            .ok_or_else(|| BrainError::UnknownAction {
+                path: format!("{path}.action"),
+                name: raw.action.clone(),
+            })?;
+        Ok(Next {
+            action,
+            delay: raw.delay,
+        })
     }
 
     fn var(&self, text: &str, path: &str) -> Result<VarRef, BrainError> {
-        let (action_name, decision, slot) = parse_name(text)
-            .ok_or_else(|| BrainError::BadVariable { path: path.to_owned(), text: text.to_owned() })?;
-        let action = self.id(action_name).ok_or_else(|| BrainError::VariableUnknownAction {
-            path: path.to_owned(),
-            var: text.to_owned(),
-            action: action_name.to_owned(),
-        })?;
-        let decisions = self.objects.get(action.0).map(Vec::as_slice).unwrap_or_default();
+        let (action_name, decision, slot) =
+            parse_name(text).ok_or_else(|| BrainError::BadVariable {
+                path: path.to_owned(),
+                text: text.to_owned(),
+            })?;
+        let action = self
+            .id(action_name)
+            .ok_or_else(|| BrainError::VariableUnknownAction {
+                path: path.to_owned(),
+                var: text.to_owned(),
+                action: action_name.to_owned(),
+            })?;
+        let decisions = self
+            .objects
+            .get(action.0)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         let Some(&objects) = decisions.get(decision) else {
             return Err(BrainError::VariableUnknownDecision {
                 path: path.to_owned(),
@@ -57,7 +71,12 @@ impl Index<'_> {
                 });
             }
         }
-        Ok(VarRef { action, decision, slot, text: text.to_owned() })
+        Ok(VarRef {
+            action,
+            decision,
+            slot,
+            text: text.to_owned(),
+        })
     }
 
     fn value(&self, raw: &RawValue, path: &str) -> Result<Value, BrainError> {
@@ -84,7 +103,9 @@ impl Index<'_> {
 /// Check and resolve a parsed file.
 pub fn validate(raw: &RawInstructions) -> Result<Instructions, BrainError> {
     if raw.actions.is_empty() {
-        return Err(BrainError::NoActions { path: "actions".into() });
+        return Err(BrainError::NoActions {
+            path: "actions".into(),
+        });
     }
     // Sort here: the JSON map's order depends on serde_json features.
     let mut sorted: Vec<&(String, RawAction)> = raw.actions.iter().collect();
@@ -100,17 +121,25 @@ pub fn validate(raw: &RawInstructions) -> Result<Instructions, BrainError> {
     for (name, action) in &sorted {
         actions.push(validate_action(&index, name, action)?);
     }
-    let initial_action = index.id(&raw.initial_action).ok_or_else(|| BrainError::UnknownAction {
-        path: "initialAction".into(),
-        name: raw.initial_action.clone(),
-    })?;
-    Ok(Instructions { initial_action, actions })
+    let initial_action =
+        index
+            .id(&raw.initial_action)
+            .ok_or_else(|| BrainError::UnknownAction {
+                path: "initialAction".into(),
+                name: raw.initial_action.clone(),
+            })?;
+    Ok(Instructions {
+        initial_action,
+        actions,
+    })
 }
 
 fn validate_action(index: &Index<'_>, name: &str, raw: &RawAction) -> Result<Action, BrainError> {
     let path = format!("actions.{name}");
     if raw.trajectory.is_empty() {
-        return Err(BrainError::EmptyTrajectory { path: format!("{path}.trajectory") });
+        return Err(BrainError::EmptyTrajectory {
+            path: format!("{path}.trajectory"),
+        });
     }
     let mut trajectory = Vec::with_capacity(raw.trajectory.len());
     for (i, step) in raw.trajectory.iter().enumerate() {
@@ -125,7 +154,12 @@ fn validate_action(index: &Index<'_>, name: &str, raw: &RawAction) -> Result<Act
     }
     let mut decisions = Vec::with_capacity(raw.decisions.len());
     for (i, d) in raw.decisions.iter().enumerate() {
-        decisions.push(validate_decision(index, d, &format!("{path}.decisions[{i}]"), trajectory.len())?);
+        decisions.push(validate_decision(
+            index,
+            d,
+            &format!("{path}.decisions[{i}]"),
+            trajectory.len(),
+        )?);
     }
     let reset = match &raw.reset {
         None => None,
@@ -134,7 +168,13 @@ fn validate_action(index: &Index<'_>, name: &str, raw: &RawAction) -> Result<Act
             next: index.next(&r.next, &format!("{path}.reset"))?,
         }),
     };
-    Ok(Action { name: name.to_owned(), trajectory, verify: raw.verify, decisions, reset })
+    Ok(Action {
+        name: name.to_owned(),
+        trajectory,
+        verify: raw.verify,
+        decisions,
+        reset,
+    })
 }
 
 fn validate_decision(

@@ -52,7 +52,11 @@ pub fn parse_name(text: &str) -> Option<(&str, usize, Slot)> {
         return None;
     }
     let decision = parse_index(decision)?;
-    let slot = if slot == "arm" { Slot::Arm } else { Slot::Object(parse_index(slot)?) };
+    let slot = if slot == "arm" {
+        Slot::Arm
+    } else {
+        Slot::Object(parse_index(slot)?)
+    };
     Some((action, decision, slot))
 }
 
@@ -81,13 +85,22 @@ pub struct Variables {
 
 impl Variables {
     /// Store (or overwrite) a capture.
-    pub fn set(&mut self, action: ActionId, decision: usize, slot: Slot, name: String, value: Captured) {
+    pub fn set(
+        &mut self,
+        action: ActionId,
+        decision: usize,
+        slot: Slot,
+        name: String,
+        value: Captured,
+    ) {
         self.map.insert((action, decision, slot), (name, value));
     }
 
     /// The current value of a variable.
     pub fn get(&self, var: &VarRef) -> Option<&Captured> {
-        self.map.get(&(var.action, var.decision, var.slot)).map(|(_, c)| c)
+        self.map
+            .get(&(var.action, var.decision, var.slot))
+            .map(|(_, c)| c)
     }
 
     /// Every variable with its name, in a stable order.
@@ -146,22 +159,46 @@ mod tests {
         assert_eq!(parse_name("start,0,0"), Some(("start", 0, Slot::Object(0))));
         assert_eq!(parse_name("start,2,arm"), Some(("start", 2, Slot::Arm)));
         assert_eq!(parse_name("a,b,1,3"), Some(("a,b", 1, Slot::Object(3))));
-        for bad in ["", "start", "start,0", ",0,0", "start,-1,0", "start,0,-2", "start,x,0", "start,0,hand", "start,0,+1"] {
+        for bad in [
+            "",
+            "start",
+            "start,0",
+            ",0,0",
+            "start,-1,0",
+            "start,0,-2",
+            "start,x,0",
+            "start,0,hand",
+            "start,0,+1",
+        ] {
             assert_eq!(parse_name(bad), None, "{bad}");
         }
     }
 
     #[test]
     fn recapture_overwrites_and_resolves_fresh() {
-        let var = VarRef { action: ActionId(0), decision: 0, slot: Slot::Object(0), text: "s,0,0".into() };
+        let var = VarRef {
+            action: ActionId(0),
+            decision: 0,
+            slot: Slot::Object(0),
+            text: "s,0,0".into(),
+        };
         let mut vars = Variables::default();
-        assert_eq!(vars.resolve(&Value::Var(var.clone()), Axis::Y), Err(var.clone()));
+        assert_eq!(
+            vars.resolve(&Value::Var(var.clone()), Axis::Y),
+            Err(var.clone())
+        );
         for y in [10.0, 20.0] {
-            let c = Captured { point_mm: Point3::new(1.0, y, 3.0), confidence: None };
+            let c = Captured {
+                point_mm: Point3::new(1.0, y, 3.0),
+                confidence: None,
+            };
             vars.set(ActionId(0), 0, Slot::Object(0), "s,0,0".into(), c);
             assert_eq!(vars.resolve(&Value::Var(var.clone()), Axis::Y), Ok(y));
         }
-        let check = Check::Within { value: Value::Var(var), tolerance: 15.0 };
+        let check = Check::Within {
+            value: Value::Var(var),
+            tolerance: 15.0,
+        };
         assert_eq!(vars.window(&check, Axis::Z), Ok(Some((-12.0, 18.0))));
         assert_eq!(vars.window(&Check::Any, Axis::Z), Ok(None));
     }

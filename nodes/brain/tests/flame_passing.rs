@@ -4,8 +4,10 @@
 use brain::{Brain, Event, Observation, ResetCause, Status, TickOutput};
 use nalgebra::Point3;
 
-const INSTRUCTIONS: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/arnie/instructions.json");
+const INSTRUCTIONS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/reference/arnie/instructions.json"
+);
 
 fn brain() -> Brain {
     let text = std::fs::read_to_string(INSTRUCTIONS).expect("reference instructions.json");
@@ -43,7 +45,11 @@ struct Run {
 
 impl Run {
     fn new() -> Self {
-        Run { brain: brain(), arm: Point3::origin(), outs: Vec::new() }
+        Run {
+            brain: brain(),
+            arm: Point3::origin(),
+            outs: Vec::new(),
+        }
     }
 
     fn tick(&mut self, seen: &[Observation]) -> TickOutput {
@@ -78,12 +84,20 @@ fn golden_trace_flame_passing() {
     // (observations this tick, expected target, events expected among this tick's)
     let script: Vec<Tick> = vec![
         // t0: start at home.
-        (vec![], Some(p(0.0, 0.0, 0.0)), vec!["start: started", "start: step 0 -> (0, 0, 0)"]),
+        (
+            vec![],
+            Some(p(0.0, 0.0, 0.0)),
+            vec!["start: started", "start: step 0 -> (0, 0, 0)"],
+        ),
         // t1: start's step 0 verified; its decision sees F and passes: lightSelf next tick.
         (
             vec![flame()],
             None,
-            vec!["start.decisions[0]: success -> lightSelf (delay 0)", "start: finished", "idle: no target"],
+            vec![
+                "start.decisions[0]: success -> lightSelf (delay 0)",
+                "start: finished",
+                "idle: no target",
+            ],
         ),
         // t2..t5: lightSelf visits (0,F.y,0), (0,F.y,F.z), (F.x,F.y,F.z), (0,F.y,0).
         (vec![], Some(p(0.0, fy, 0.0)), vec!["lightSelf: started"]),
@@ -108,15 +122,27 @@ fn golden_trace_flame_passing() {
         (
             vec![candle(), taper(), flame()],
             None,
-            vec!["lightOther.decisions[0]: success -> start (delay 0)", "lightOther: finished"],
+            vec![
+                "lightOther.decisions[0]: success -> start (delay 0)",
+                "lightOther: finished",
+            ],
         ),
         // t11: start again, at home.
-        (vec![flame()], Some(p(0.0, 0.0, 0.0)), vec!["start: started"]),
+        (
+            vec![flame()],
+            Some(p(0.0, 0.0, 0.0)),
+            vec!["start: started"],
+        ),
     ];
     for (t, (seen, target, events)) in script.iter().enumerate() {
         let out = run.tick(seen);
         assert_eq!(out.tick, t as u64);
-        assert_eq!(out.target_mm, *target, "target at tick {t}: {:?}", texts(&out));
+        assert_eq!(
+            out.target_mm,
+            *target,
+            "target at tick {t}: {:?}",
+            texts(&out)
+        );
         for e in events {
             assert!(has(&out, e), "tick {t}: missing {e:?} in {:?}", texts(&out));
         }
@@ -126,7 +152,13 @@ fn golden_trace_flame_passing() {
     }
     // Variables: start,0,arm (home) and start,0,0 (F) captured at t1; lightSelf's at t6.
     let state = run.brain.state();
-    let var = |name: &str| state.variables.iter().find(|v| v.name == name).map(|v| v.values.clone());
+    let var = |name: &str| {
+        state
+            .variables
+            .iter()
+            .find(|v| v.name == name)
+            .map(|v| v.values.clone())
+    };
     assert_eq!(var("start,0,0"), Some(vec![fx, fy, fz, 90.0]));
     assert_eq!(var("start,0,arm"), Some(vec![0.0, 0.0, 0.0]));
     assert_eq!(var("lightSelf,0,0"), Some(vec![4.0, fy + 3.0, 5.0, 80.0]));
@@ -134,7 +166,10 @@ fn golden_trace_flame_passing() {
     assert_eq!(state.status, Status::Running);
     assert_eq!(state.active.len(), 1);
     assert_eq!(state.active[0].name, "start");
-    assert_eq!(state.last_decision, "lightOther.decisions[0]: success -> start (delay 0)");
+    assert_eq!(
+        state.last_decision,
+        "lightOther.decisions[0]: success -> start (delay 0)"
+    );
 }
 
 /// BrainJS wrote the first resolved value of a variable back into the instructions, so a
@@ -160,7 +195,11 @@ fn brainjs_froze_variables_each_loop_recaptures() {
     // Second loop: start at t11, decision t12, lightSelf t13..t16 around the new flame.
     assert_eq!(visited[13], Some(p(0.0, 70.0, 0.0)));
     assert_eq!(visited[15], Some(p(30.0, 70.0, 10.0)));
-    assert_eq!(visited[17], Some(p(0.0, 30.0, 0.0)), "second lightSelf passed against the new y");
+    assert_eq!(
+        visited[17],
+        Some(p(0.0, 30.0, 0.0)),
+        "second lightSelf passed against the new y"
+    );
 }
 
 #[test]
@@ -172,14 +211,23 @@ fn no_observation_keeps_rerunning_start() {
         let out = run.tick(if t % 4 == 1 { &weak } else { &[] });
         if t % 2 == 0 {
             assert_eq!(out.target_mm, Some(p(0.0, 0.0, 0.0)), "tick {t}");
-            assert!(has(&out, "start: started") || has(&out, &format!("start: started (repeat {})", t / 2)));
+            assert!(
+                has(&out, "start: started")
+                    || has(&out, &format!("start: started (repeat {})", t / 2))
+            );
         } else {
             assert_eq!(out.target_mm, None, "tick {t}");
-            let why = if t % 4 == 1 { "no observation matches object 0 (1 seen)" } else { "no observation matches object 0 (0 seen)" };
+            let why = if t % 4 == 1 {
+                "no observation matches object 0 (1 seen)"
+            } else {
+                "no observation matches object 0 (0 seen)"
+            };
             let expected = format!("start.decisions[0]: fail ({why}) -> start (delay 0)");
             assert!(has(&out, &expected), "tick {t}: {:?}", texts(&out));
         }
-        assert!(!texts(&out).iter().any(|e| e.contains("lightSelf") || e.contains("reset")));
+        assert!(!texts(&out)
+            .iter()
+            .any(|e| e.contains("lightSelf") || e.contains("reset")));
     }
     assert_eq!(run.brain.state().scheduled[0].name, "start");
 }
@@ -195,10 +243,21 @@ fn verification_failure_retries_then_resets_to_start() {
     let home = Some(p(0.0, 0.0, 0.0));
     for (t, failure) in (3..6).zip(1..) {
         let out = run.tick_with(home, &[]);
-        assert_eq!(out.target_mm, Some(p(0.0, F[1], 0.0)), "tick {t}: step 0 re-sent");
+        assert_eq!(
+            out.target_mm,
+            Some(p(0.0, F[1], 0.0)),
+            "tick {t}: step 0 re-sent"
+        );
         assert!(out.events.iter().any(|e| matches!(e,
             Event::VerificationFailed { action, step: 0, retries, .. } if action == "lightSelf" && *retries == failure)));
-        assert!(out.events.iter().any(|e| matches!(e, Event::StepSent { step: 0, retry: true, .. })));
+        assert!(out.events.iter().any(|e| matches!(
+            e,
+            Event::StepSent {
+                step: 0,
+                retry: true,
+                ..
+            }
+        )));
         assert_eq!(run.brain.state().active[0].retries, failure);
     }
     // Fourth failure > reset.timeout 3: lightSelf is dropped, start runs next tick.
@@ -224,17 +283,29 @@ fn decision_failing_four_times_falls_back_to_reset_action() {
     let mut decided = Vec::new();
     for t in 2..23u64 {
         let out = run.tick(&[]);
-        if let Some(e) = out.events.iter().find(|e| matches!(e, Event::DecisionFailed { .. })) {
+        if let Some(e) = out
+            .events
+            .iter()
+            .find(|e| matches!(e, Event::DecisionFailed { .. }))
+        {
             decided.push((t, e.to_string()));
         }
         if t == 21 {
-            assert!(out.events.contains(&Event::Reset {
-                action: "lightSelf".into(),
-                cause: ResetCause::Repeats,
-                next: "start".into(),
-                delay: 0,
-            }), "{:?}", texts(&out));
-            assert!(run.brain.state().last_decision.ends_with("lightSelf: reset (repeat limit exceeded) -> start (delay 0)"));
+            assert!(
+                out.events.contains(&Event::Reset {
+                    action: "lightSelf".into(),
+                    cause: ResetCause::Repeats,
+                    next: "start".into(),
+                    delay: 0,
+                }),
+                "{:?}",
+                texts(&out)
+            );
+            assert!(run
+                .brain
+                .state()
+                .last_decision
+                .ends_with("lightSelf: reset (repeat limit exceeded) -> start (delay 0)"));
         }
         if t == 22 {
             assert!(has(&out, "start: started"), "{:?}", texts(&out));
@@ -242,13 +313,23 @@ fn decision_failing_four_times_falls_back_to_reset_action() {
         }
         if (7..=17).contains(&t) && (t - 7) % 5 == 0 {
             let repeat = (t - 7) / 5 + 1;
-            assert!(has(&out, &format!("lightSelf: started (repeat {repeat})")), "tick {t}: {:?}", texts(&out));
+            assert!(
+                has(&out, &format!("lightSelf: started (repeat {repeat})")),
+                "tick {t}: {:?}",
+                texts(&out)
+            );
         }
     }
     let ticks: Vec<u64> = decided.iter().map(|(t, _)| *t).collect();
     assert_eq!(ticks, vec![6, 11, 16, 21]);
-    assert!(decided[0].1.starts_with("lightSelf.decisions[0]: fail (arm y = 60 outside") || decided[0].1.contains("no observation"),
-        "{}", decided[0].1);
+    assert!(
+        decided[0]
+            .1
+            .starts_with("lightSelf.decisions[0]: fail (arm y = 60 outside")
+            || decided[0].1.contains("no observation"),
+        "{}",
+        decided[0].1
+    );
 }
 
 #[test]
@@ -258,16 +339,26 @@ fn stale_arm_pauses_decisions_instead_of_passing_them() {
     // t1: no arm position: start holds its target, its decision waits.
     let out = run.tick_with(None, &[flame()]);
     assert_eq!(out.target_mm, Some(p(0.0, 0.0, 0.0)));
-    assert!(out.events.contains(&Event::Paused { action: "start".into() }));
-    assert!(!out.events.iter().any(|e| matches!(e, Event::DecisionPassed { .. } | Event::DecisionFailed { .. })));
+    assert!(out.events.contains(&Event::Paused {
+        action: "start".into()
+    }));
+    assert!(!out.events.iter().any(|e| matches!(
+        e,
+        Event::DecisionPassed { .. } | Event::DecisionFailed { .. }
+    )));
     assert!(run.brain.state().paused);
     assert!(run.brain.variables().is_empty());
     // Still stale, a non-finite position counts as stale too.
     let out = run.tick_with(Some(p(f64::NAN, 0.0, 0.0)), &[flame()]);
-    assert!(out.events.contains(&Event::Paused { action: "start".into() }));
+    assert!(out.events.contains(&Event::Paused {
+        action: "start".into()
+    }));
     // Fresh again: the decision is taken now.
     let out = run.tick(&[flame()]);
-    assert!(has(&out, "start.decisions[0]: success -> lightSelf (delay 0)"));
+    assert!(has(
+        &out,
+        "start.decisions[0]: success -> lightSelf (delay 0)"
+    ));
     assert!(!run.brain.state().paused);
 }
 
@@ -293,7 +384,9 @@ fn tick_limit_and_initial_action_override() {
     let text = std::fs::read_to_string(INSTRUCTIONS).expect("reference");
     let instructions = brain::load(&text).expect("loads");
     assert!(Brain::starting_at(instructions.clone(), "lightSelf2").is_err());
-    let mut b = Brain::starting_at(instructions, "lightOther").expect("known").with_max_ticks(3);
+    let mut b = Brain::starting_at(instructions, "lightOther")
+        .expect("known")
+        .with_max_ticks(3);
     let first = b.tick(Some(Point3::origin()), &[]);
     assert_eq!(first.target_mm, Some(p(0.0, 30.0, 0.0)));
     b.tick(Some(p(0.0, 30.0, 0.0)), &[]);
@@ -311,14 +404,23 @@ fn missing_variable_holds_then_resets() {
     for t in 0..3 {
         let out = b.tick(Some(Point3::origin()), &[]);
         assert_eq!(out.target_mm, None);
-        assert!(out.events.contains(&Event::MissingVariable {
-            action: "lightSelf".into(),
-            step: 0,
-            variable: "start,0,0".into()
-        }), "tick {t}");
+        assert!(
+            out.events.contains(&Event::MissingVariable {
+                action: "lightSelf".into(),
+                step: 0,
+                variable: "start,0,0".into()
+            }),
+            "tick {t}"
+        );
     }
     let out = b.tick(Some(Point3::origin()), &[]);
-    assert!(out.events.iter().any(|e| matches!(e, Event::Reset { cause: ResetCause::MissingVariable, .. })));
+    assert!(out.events.iter().any(|e| matches!(
+        e,
+        Event::Reset {
+            cause: ResetCause::MissingVariable,
+            ..
+        }
+    )));
     let out = b.tick(Some(Point3::origin()), &[]);
     assert_eq!(out.target_mm, Some(Point3::origin()));
     assert!(has(&out, "start: started"));

@@ -6,8 +6,10 @@ use nalgebra::Point3;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
-const INSTRUCTIONS: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/arnie/instructions.json");
+const INSTRUCTIONS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/reference/arnie/instructions.json"
+);
 
 fn reference() -> Value {
     let text = std::fs::read_to_string(INSTRUCTIONS).expect("reference instructions.json");
@@ -16,9 +18,27 @@ fn reference() -> Value {
 
 /// Keys of the schema (and a typo), so random objects reach deep into the loader.
 const KEYS: &[&str] = &[
-    "initialAction", "actions", "start", "trajectory", "trajectoryVerification", "decisions",
-    "reset", "executeAfter", "state", "arm", "objects", "x", "y", "z", "certainty", "success",
-    "fail", "action", "delay", "timeout", "zz",
+    "initialAction",
+    "actions",
+    "start",
+    "trajectory",
+    "trajectoryVerification",
+    "decisions",
+    "reset",
+    "executeAfter",
+    "state",
+    "arm",
+    "objects",
+    "x",
+    "y",
+    "z",
+    "certainty",
+    "success",
+    "fail",
+    "action",
+    "delay",
+    "timeout",
+    "zz",
 ];
 
 fn leaf() -> impl Strategy<Value = Value> {
@@ -40,7 +60,11 @@ fn json_value() -> impl Strategy<Value = Value> {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
             prop::collection::vec((prop::sample::select(KEYS), inner), 0..6).prop_map(|kv| {
-                Value::Object(kv.into_iter().map(|(k, v)| (k.to_owned(), v)).collect::<Map<_, _>>())
+                Value::Object(
+                    kv.into_iter()
+                        .map(|(k, v)| (k.to_owned(), v))
+                        .collect::<Map<_, _>>(),
+                )
             }),
         ]
     })
@@ -77,23 +101,44 @@ fn arm() -> impl Strategy<Value = Option<Point3<f64>>> {
 
 fn observations() -> impl Strategy<Value = Vec<Observation>> {
     prop::collection::vec(
-        (-150.0f64..150.0, -150.0f64..150.0, -150.0f64..150.0, prop::option::of(0.0f64..100.0)).prop_map(
-            |(x, y, z, c)| Observation { position_mm: Point3::new(x, y, z), confidence: c },
-        ),
+        (
+            -150.0f64..150.0,
+            -150.0f64..150.0,
+            -150.0f64..150.0,
+            prop::option::of(0.0f64..100.0),
+        )
+            .prop_map(|(x, y, z, c)| Observation {
+                position_mm: Point3::new(x, y, z),
+                confidence: c,
+            }),
         0..4,
     )
 }
 
 /// Run `ticks` ticks; check the invariants of every tick; return the outputs.
-fn run(text: &str, inputs: &[(Option<Point3<f64>>, Vec<Observation>)]) -> Option<Vec<brain::TickOutput>> {
+fn run(
+    text: &str,
+    inputs: &[(Option<Point3<f64>>, Vec<Observation>)],
+) -> Option<Vec<brain::TickOutput>> {
     let instructions = load(text).ok()?;
     let mut b = Brain::new(instructions);
     let mut outs = Vec::new();
     for (arm, seen) in inputs {
         let out = b.tick(*arm, seen);
-        let sent = out.events.iter().any(|e| matches!(e, Event::StepSent { .. }));
-        assert!(!sent || out.target_mm.is_some(), "a step was sent but no target: {:?}", out.events);
-        assert_eq!(out.target_mm.is_none(), out.events.contains(&Event::Idle) || b.status() != brain::Status::Running && out.events.is_empty());
+        let sent = out
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::StepSent { .. }));
+        assert!(
+            !sent || out.target_mm.is_some(),
+            "a step was sent but no target: {:?}",
+            out.events
+        );
+        assert_eq!(
+            out.target_mm.is_none(),
+            out.events.contains(&Event::Idle)
+                || b.status() != brain::Status::Running && out.events.is_empty()
+        );
         let s = b.state();
         assert!(s.active.len() + s.scheduled.len() <= MAX_ACTIONS);
         outs.push(out);
@@ -144,24 +189,47 @@ proptest! {
 /// Generated, mostly valid instructions: up to 3 actions whose steps, checks and
 /// variables point at each other, with delays from -1 to 2 and small reset caps.
 fn instructions() -> impl Strategy<Value = String> {
-    let value = || prop_oneof![
-        (-100i64..100).prop_map(Value::from),
-        (0usize..3, prop::bool::ANY).prop_map(|(a, arm)| Value::from(if arm { format!("a{a},0,arm") } else { format!("a{a},0,0") })),
-    ];
-    let check = move || prop_oneof![Just(json!(-1)), (value(), 0u32..60).prop_map(|(v, t)| json!([v, t]))];
-    let next = || (0usize..3, -1i64..3).prop_map(|(a, d)| json!({"action": format!("a{a}"), "delay": d}));
-    let step = move || (value(), value(), value()).prop_map(|(x, y, z)| json!({"x": x, "y": y, "z": z}));
-    let object = move || (check(), check(), check(), prop::option::of((0u32..100, 0u32..50)))
-        .prop_map(|(x, y, z, c)| match c {
-            Some((v, t)) => json!({"x": x, "y": y, "z": z, "certainty": [v, t]}),
-            None => json!({"x": x, "y": y, "z": z}),
-        });
-    let decision = move |steps: usize| (0..steps, check(), check(), check(), prop::collection::vec(object(), 1..3), next(), next())
+    let value = || {
+        prop_oneof![
+            (-100i64..100).prop_map(Value::from),
+            (0usize..3, prop::bool::ANY).prop_map(|(a, arm)| Value::from(if arm {
+                format!("a{a},0,arm")
+            } else {
+                format!("a{a},0,0")
+            })),
+        ]
+    };
+    let check = move || {
+        prop_oneof![
+            Just(json!(-1)),
+            (value(), 0u32..60).prop_map(|(v, t)| json!([v, t]))
+        ]
+    };
+    let next =
+        || (0usize..3, -1i64..3).prop_map(|(a, d)| json!({"action": format!("a{a}"), "delay": d}));
+    let step =
+        move || (value(), value(), value()).prop_map(|(x, y, z)| json!({"x": x, "y": y, "z": z}));
+    let object = move || {
+        (
+            check(),
+            check(),
+            check(),
+            prop::option::of((0u32..100, 0u32..50)),
+        )
+            .prop_map(|(x, y, z, c)| match c {
+                Some((v, t)) => json!({"x": x, "y": y, "z": z, "certainty": [v, t]}),
+                None => json!({"x": x, "y": y, "z": z}),
+            })
+    };
+    let decision = move |steps: usize| {
+        (0..steps, check(), check(), check(), prop::collection::vec(object(), 1..3), next(), next())
         .prop_map(|(k, x, y, z, objects, s, f)| json!({
             "executeAfter": k, "state": {"arm": {"x": x, "y": y, "z": z}, "objects": objects},
             "success": s, "fail": f,
-        }));
-    let action = move || (1usize..5).prop_flat_map(move |steps| (
+        }))
+    };
+    let action = move || {
+        (1usize..5).prop_flat_map(move |steps| (
         prop::collection::vec(step(), steps),
         any::<bool>(),
         prop::collection::vec(decision(steps), 1..3),
@@ -170,9 +238,14 @@ fn instructions() -> impl Strategy<Value = String> {
         let mut reset = reset;
         reset["timeout"] = json!(timeout);
         json!({"trajectory": trajectory, "trajectoryVerification": verify, "decisions": decisions, "reset": reset})
-    });
+    })
+    };
     prop::collection::vec(action(), 3).prop_map(|actions| {
-        let map: Map<String, Value> = actions.into_iter().enumerate().map(|(i, a)| (format!("a{i}"), a)).collect();
+        let map: Map<String, Value> = actions
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| (format!("a{i}"), a))
+            .collect();
         json!({"initialAction": "a0", "actions": map}).to_string()
     })
 }

@@ -6,8 +6,10 @@ use brain::vars::Slot;
 use brain::{load, BrainError};
 use serde_json::json;
 
-const INSTRUCTIONS: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/arnie/instructions.json");
+const INSTRUCTIONS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/reference/arnie/instructions.json"
+);
 
 fn reference_text() -> String {
     std::fs::read_to_string(INSTRUCTIONS).expect("reference instructions.json")
@@ -28,7 +30,8 @@ fn error_after(change: impl FnOnce(&mut serde_json::Value)) -> String {
 }
 
 fn at<'a>(v: &'a mut serde_json::Value, pointer: &str) -> &'a mut serde_json::Value {
-    v.pointer_mut(pointer).unwrap_or_else(|| panic!("no {pointer} in the reference"))
+    v.pointer_mut(pointer)
+        .unwrap_or_else(|| panic!("no {pointer} in the reference"))
 }
 
 #[test]
@@ -40,24 +43,55 @@ fn reference_loads_unchanged() {
     let light_self = i.action(i.find("lightSelf").expect("lightSelf"));
     assert_eq!(light_self.trajectory.len(), 4);
     assert!(light_self.verify);
-    let Value::Var(var) = &light_self.trajectory[2].axes[0] else { panic!("x of step 2 is a variable") };
-    assert_eq!((var.text.as_str(), var.action, var.decision, var.slot), ("start,0,0", i.find("start").expect("start"), 0, Slot::Object(0)));
+    let Value::Var(var) = &light_self.trajectory[2].axes[0] else {
+        panic!("x of step 2 is a variable")
+    };
+    assert_eq!(
+        (var.text.as_str(), var.action, var.decision, var.slot),
+        (
+            "start,0,0",
+            i.find("start").expect("start"),
+            0,
+            Slot::Object(0)
+        )
+    );
     let d = &light_self.decisions[0];
     assert_eq!(d.execute_after, 3);
-    assert_eq!(d.arm[0], Check::Within { value: Value::Num(0.0), tolerance: 15.0 });
+    assert_eq!(
+        d.arm[0],
+        Check::Within {
+            value: Value::Num(0.0),
+            tolerance: 15.0
+        }
+    );
     assert_eq!(d.objects[0].axes[2], Check::Any);
     assert_eq!(d.objects[0].certainty, Some((75.0, 25.0)));
-    assert_eq!((i.name(d.success.action), d.success.delay), ("lightOther", -1));
+    assert_eq!(
+        (i.name(d.success.action), d.success.delay),
+        ("lightOther", -1)
+    );
     let reset = light_self.reset.expect("reset");
-    assert_eq!((reset.max_retries, i.name(reset.next.action)), (Some(3), "start"));
+    assert_eq!(
+        (reset.max_retries, i.name(reset.next.action)),
+        (Some(3), "start")
+    );
     let start = i.action(i.find("start").expect("start"));
-    assert_eq!(start.reset.map(|r| r.max_retries), Some(None), "timeout -1 = unlimited");
+    assert_eq!(
+        start.reset.map(|r| r.max_retries),
+        Some(None),
+        "timeout -1 = unlimited"
+    );
 }
 
 #[test]
 fn unknown_action_names_the_path() {
-    let e = error_after(|v| *at(v, "/actions/lightSelf/decisions/0/success/action") = json!("lightSelf2"));
-    assert_eq!(e, r#"actions.lightSelf.decisions[0].success.action: unknown action "lightSelf2""#);
+    let e = error_after(|v| {
+        *at(v, "/actions/lightSelf/decisions/0/success/action") = json!("lightSelf2")
+    });
+    assert_eq!(
+        e,
+        r#"actions.lightSelf.decisions[0].success.action: unknown action "lightSelf2""#
+    );
     let e = error_after(|v| *at(v, "/actions/start/reset/action") = json!("nowhere"));
     assert_eq!(e, r#"actions.start.reset.action: unknown action "nowhere""#);
     let e = error_after(|v| *at(v, "/initialAction") = json!("begin"));
@@ -67,13 +101,27 @@ fn unknown_action_names_the_path() {
 #[test]
 fn variables_must_name_an_existing_action_decision_and_object() {
     let e = error_after(|v| *at(v, "/actions/lightSelf/trajectory/0/y") = json!("stop,0,0"));
-    assert_eq!(e, r#"actions.lightSelf.trajectory[0].y: variable "stop,0,0" names unknown action "stop""#);
+    assert_eq!(
+        e,
+        r#"actions.lightSelf.trajectory[0].y: variable "stop,0,0" names unknown action "stop""#
+    );
     let e = error_after(|v| *at(v, "/actions/lightSelf/trajectory/1/z") = json!("start,1,0"));
-    assert_eq!(e, r#"actions.lightSelf.trajectory[1].z: variable "start,1,0" names a missing decision (the action has 1)"#);
-    let e = error_after(|v| *at(v, "/actions/lightSelf/decisions/0/state/arm/y/0") = json!("start,0,1"));
-    assert_eq!(e, r#"actions.lightSelf.decisions[0].state.arm.y: variable "start,0,1" names a missing object check (the decision has 1)"#);
+    assert_eq!(
+        e,
+        r#"actions.lightSelf.trajectory[1].z: variable "start,1,0" names a missing decision (the action has 1)"#
+    );
+    let e = error_after(|v| {
+        *at(v, "/actions/lightSelf/decisions/0/state/arm/y/0") = json!("start,0,1")
+    });
+    assert_eq!(
+        e,
+        r#"actions.lightSelf.decisions[0].state.arm.y: variable "start,0,1" names a missing object check (the decision has 1)"#
+    );
     let e = error_after(|v| *at(v, "/actions/lightSelf/trajectory/2/x") = json!("start-0-0"));
-    assert!(e.starts_with(r#"actions.lightSelf.trajectory[2].x: "start-0-0" is not a variable"#), "{e}");
+    assert!(
+        e.starts_with(r#"actions.lightSelf.trajectory[2].x: "start-0-0" is not a variable"#),
+        "{e}"
+    );
     // "arm" is always there once the decision exists.
     let mut v = reference();
     *at(&mut v, "/actions/lightSelf/trajectory/0/x") = json!("lightOther,0,arm");
@@ -82,33 +130,68 @@ fn variables_must_name_an_existing_action_decision_and_object() {
 
 #[test]
 fn checks_are_minus_one_or_value_and_tolerance() {
-    for bad in [json!(5), json!(0), json!([1, 2, 3]), json!([1]), json!("start,0,0"), json!({}), json!([true, 1]), json!([1, "2"])] {
+    for bad in [
+        json!(5),
+        json!(0),
+        json!([1, 2, 3]),
+        json!([1]),
+        json!("start,0,0"),
+        json!({}),
+        json!([true, 1]),
+        json!([1, "2"]),
+    ] {
         let e = error_after(|v| *at(v, "/actions/lightSelf/decisions/0/state/arm/x") = bad.clone());
-        assert_eq!(e, "actions.lightSelf.decisions[0].state.arm.x: a check must be -1 or [value, tolerance]", "{bad}");
+        assert_eq!(
+            e,
+            "actions.lightSelf.decisions[0].state.arm.x: a check must be -1 or [value, tolerance]",
+            "{bad}"
+        );
     }
-    let e = error_after(|v| *at(v, "/actions/lightOther/decisions/0/state/objects/0/y") = json!([15, -1]));
-    assert_eq!(e, "actions.lightOther.decisions[0].state.objects[0].y: tolerance -1 is negative");
-    let e = error_after(|v| *at(v, "/actions/start/decisions/0/state/objects/0/certainty") = json!(["start,0,0", 5]));
+    let e = error_after(|v| {
+        *at(v, "/actions/lightOther/decisions/0/state/objects/0/y") = json!([15, -1])
+    });
+    assert_eq!(
+        e,
+        "actions.lightOther.decisions[0].state.objects[0].y: tolerance -1 is negative"
+    );
+    let e = error_after(|v| {
+        *at(v, "/actions/start/decisions/0/state/objects/0/certainty") = json!(["start,0,0", 5])
+    });
     assert_eq!(e, "actions.start.decisions[0].state.objects[0].certainty: a check must be -1 or [value, tolerance]");
 }
 
 #[test]
 fn steps_need_every_axis() {
     let e = error_after(|v| {
-        at(v, "/actions/lightSelf/trajectory/1").as_object_mut().expect("step").remove("z");
+        at(v, "/actions/lightSelf/trajectory/1")
+            .as_object_mut()
+            .expect("step")
+            .remove("z");
     });
     assert_eq!(e, r#"actions.lightSelf.trajectory[1]: missing axis "z""#);
     let e = error_after(|v| {
-        at(v, "/actions/start/decisions/0/state/arm").as_object_mut().expect("arm").remove("x");
+        at(v, "/actions/start/decisions/0/state/arm")
+            .as_object_mut()
+            .expect("arm")
+            .remove("x");
     });
-    assert_eq!(e, r#"actions.start.decisions[0].state.arm: missing axis "x""#);
+    assert_eq!(
+        e,
+        r#"actions.start.decisions[0].state.arm: missing axis "x""#
+    );
     let e = error_after(|v| *at(v, "/actions/start/trajectory/0/y") = json!(null));
-    assert_eq!(e, "actions.start.trajectory[0].y: expected a number or a variable name, found null");
+    assert_eq!(
+        e,
+        "actions.start.trajectory[0].y: expected a number or a variable name, found null"
+    );
 }
 
 #[test]
 fn empty_sets_and_ranges_are_rejected() {
-    assert_eq!(error_after(|v| *at(v, "/actions") = json!({})), "actions: the action set is empty");
+    assert_eq!(
+        error_after(|v| *at(v, "/actions") = json!({})),
+        "actions: the action set is empty"
+    );
     assert_eq!(
         error_after(|v| *at(v, "/actions/start/trajectory") = json!([])),
         "actions.start.trajectory: the trajectory has no steps"
@@ -144,14 +227,26 @@ fn shape_errors_name_the_field() {
     });
     assert_eq!(e, r#"actions.start: unknown field "trajectoryVerfication""#);
     let e = error_after(|v| {
-        at(v, "/actions/lightSelf/decisions/0").as_object_mut().expect("decision").remove("fail");
+        at(v, "/actions/lightSelf/decisions/0")
+            .as_object_mut()
+            .expect("decision")
+            .remove("fail");
     });
     assert_eq!(e, r#"actions.lightSelf.decisions[0]: missing field "fail""#);
     let e = error_after(|v| *at(v, "/actions/lightSelf/trajectoryVerification") = json!("yes"));
-    assert_eq!(e, "actions.lightSelf.trajectoryVerification: expected a boolean, found a string");
+    assert_eq!(
+        e,
+        "actions.lightSelf.trajectoryVerification: expected a boolean, found a string"
+    );
     let e = error_after(|v| *at(v, "/actions/lightSelf/decisions") = json!({}));
-    assert_eq!(e, "actions.lightSelf.decisions: expected an array, found an object");
-    assert_eq!(error_after(|v| *v = json!([])), "(root): expected an object, found an array");
+    assert_eq!(
+        e,
+        "actions.lightSelf.decisions: expected an array, found an object"
+    );
+    assert_eq!(
+        error_after(|v| *v = json!([])),
+        "(root): expected an object, found an array"
+    );
     assert_eq!(
         error_after(|v| {
             v.as_object_mut().expect("root").remove("initialAction");

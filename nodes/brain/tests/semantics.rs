@@ -40,7 +40,16 @@ fn concurrent_actions_are_summed_per_axis_and_decisions_run_mid_trajectory() {
     }));
     let arm = Some(Point3::origin());
     let targets: Vec<_> = (0..5).map(|_| b.tick(arm, &[]).target_mm).collect();
-    assert_eq!(targets, vec![p(100.0, 0.0, 0.0), p(101.0, 52.0, 3.0), p(-1.0, -2.0, -3.0), None, None]);
+    assert_eq!(
+        targets,
+        vec![
+            p(100.0, 0.0, 0.0),
+            p(101.0, 52.0, 3.0),
+            p(-1.0, -2.0, -3.0),
+            None,
+            None
+        ]
+    );
     assert_eq!(b.status(), Status::Finished);
 }
 
@@ -57,7 +66,10 @@ fn delay_d_starts_d_plus_one_ticks_later() {
         let mut started = None;
         for t in 0..10u64 {
             let out = b.tick(Some(Point3::origin()), &[]);
-            if out.events.contains(&Event::ActionStarted { action: "b".into(), repeats: 0 }) {
+            if out.events.contains(&Event::ActionStarted {
+                action: "b".into(),
+                repeats: 0,
+            }) {
                 started = Some(t);
                 assert_eq!(out.target_mm, p(2.0, 2.0, 2.0));
             }
@@ -77,9 +89,21 @@ fn idle_ticks_send_no_target() {
             "a": {"trajectory": [step(10.0, 20.0, 30.0)], "decisions": [decision(0, "a", 2, "a")]}
         }
     }));
-    let outs: Vec<_> = (0..6).map(|_| b.tick(Some(Point3::origin()), &[])).collect();
+    let outs: Vec<_> = (0..6)
+        .map(|_| b.tick(Some(Point3::origin()), &[]))
+        .collect();
     let targets: Vec<_> = outs.iter().map(|o| o.target_mm).collect();
-    assert_eq!(targets, vec![p(10.0, 20.0, 30.0), None, None, None, p(10.0, 20.0, 30.0), None]);
+    assert_eq!(
+        targets,
+        vec![
+            p(10.0, 20.0, 30.0),
+            None,
+            None,
+            None,
+            p(10.0, 20.0, 30.0),
+            None
+        ]
+    );
     assert!(outs[2].events.contains(&Event::Idle));
 }
 
@@ -96,7 +120,11 @@ fn fan_out_is_bounded() {
     let mut refused = 0;
     for _ in 0..20 {
         let out = b.tick(Some(Point3::origin()), &[]);
-        refused += out.events.iter().filter(|e| matches!(e, Event::TooManyActions { .. })).count();
+        refused += out
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::TooManyActions { .. }))
+            .count();
         let s = b.state();
         assert!(s.active.len() + s.scheduled.len() <= MAX_ACTIONS);
     }
@@ -116,6 +144,12 @@ fn missing_variable_reset_with_delay_minus_one_does_not_loop_in_one_tick() {
     for _ in 0..5 {
         let out = b.tick(Some(Point3::origin()), &[]);
         assert_eq!(out.target_mm, None);
-        assert_eq!(out.events.iter().filter(|e| matches!(e, Event::Reset { .. })).count(), 1);
+        assert_eq!(
+            out.events
+                .iter()
+                .filter(|e| matches!(e, Event::Reset { .. }))
+                .count(),
+            1
+        );
     }
 }
