@@ -71,7 +71,7 @@ fn can(c: &mut Criterion) {
             for f in black_box(&frames) {
                 r.push(f, 0);
             }
-            let m = r.next().expect("message").expect("whole");
+            let m = r.pop().expect("message").expect("whole");
             assert_eq!(m.payload.len(), 64);
         })
     });

@@ -172,7 +172,7 @@ impl Partial {
 }
 
 /// Turns frames back into messages; one partial message per (command, device).
-/// Feed with [`push`](Self::push), drain with [`next`](Self::next).
+/// Feed with [`push`](Self::push), drain with [`pop`](Self::pop).
 #[derive(Clone, Debug, Default)]
 pub struct Reassembler {
     cfg: ReassemblerConfig,
@@ -260,7 +260,7 @@ impl Reassembler {
     }
 
     /// The next message or rejection, if any.
-    pub fn next(&mut self) -> Option<std::result::Result<CanMessage, Rejected>> {
+    pub fn pop(&mut self) -> Option<std::result::Result<CanMessage, Rejected>> {
         self.out.pop_front()
     }
 
@@ -304,7 +304,7 @@ mod tests {
         for f in frames {
             r.push(f, 0);
         }
-        std::iter::from_fn(|| r.next()).collect()
+        std::iter::from_fn(|| r.pop()).collect()
     }
 
     #[test]
@@ -363,9 +363,9 @@ mod tests {
         r.push(&f[0], 0);
         assert_eq!(r.deadline_ms(), Some(10));
         r.expire(9);
-        assert_eq!(r.next(), None);
+        assert_eq!(r.pop(), None);
         r.expire(10);
-        assert_eq!(r.next(), Some(Err(Rejected::new(RejectKind::CanMissingPage, Some(1)))));
+        assert_eq!(r.pop(), Some(Err(Rejected::new(RejectKind::CanMissingPage, Some(1)))));
         let short = CanFrame::new(f[0].id(), &[1, 2]).expect("fits");
         assert_eq!(feed(&mut r, &[short, f[1]]), [Err(Rejected::new(RejectKind::CanShortPage, Some(1)))]);
     }

@@ -192,7 +192,7 @@ impl Link {
             Wire::Uart { decoder, .. } => decoder.next(now_ms).map(|r| r.map(Whole::Uart)),
             Wire::Can { reassembler, .. } => {
                 reassembler.expire(now_ms);
-                reassembler.next().map(|r| r.map(Whole::Can))
+                reassembler.pop().map(|r| r.map(Whole::Can))
             }
         }?;
         Some(match item {

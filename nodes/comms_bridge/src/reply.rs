@@ -41,7 +41,7 @@ impl ReplyTracker {
     /// The wait this packet answers, if any (removed from the tracker).
     pub fn on_packet(&mut self, packet: &Packet) -> Option<Ticket> {
         let i = self.waits.iter().position(|w| {
-            w.reply_id == packet.id() && w.device.is_none_or(|d| d == packet.device)
+            w.reply_id == packet.id() && !matches!(w.device, Some(d) if d != packet.device)
         })?;
         Some(self.waits.remove(i).ticket)
     }

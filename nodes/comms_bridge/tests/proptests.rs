@@ -123,9 +123,9 @@ proptest! {
         for f in can::encode_packet(&packet).expect("id and device fit") {
             r.push(&f, 0);
         }
-        let msg = r.next().expect("one message").expect("whole");
+        let msg = r.pop().expect("one message").expect("whole");
         prop_assert_eq!(&msg, &CanMessage { command: def.id, device, payload: payload.clone() });
-        prop_assert!(r.next().is_none());
+        prop_assert!(r.pop().is_none());
 
         // JSON: text and back gives the same bytes.
         let json = packet.fields_json();
@@ -171,7 +171,7 @@ proptest! {
                 Fault::Flip { at, mask } => { let i = at % frame.len(); frame[i] ^= mask; }
                 Fault::Cut { keep } => frame.truncate(keep % frame.len()),
                 Fault::GarbageBefore(g) => stream.extend_from_slice(g),
-                Fault::ZerosBefore(n) => stream.extend(std::iter::repeat(0).take(*n)),
+                Fault::ZerosBefore(n) => stream.extend(vec![0u8; *n]),
             }
             if matches!(fault, Fault::None | Fault::GarbageBefore(_) | Fault::ZerosBefore(_)) {
                 clean.push((stream.len(), frame.clone()));
@@ -236,10 +236,8 @@ proptest! {
         }
         for (i, chunk) in chunks(&bytes, &cuts).into_iter().enumerate() {
             d.push(chunk, i as u64);
-            for r in drain(&mut d, i as u64) {
-                if let Ok(f) = r {
-                    prop_assert_eq!(xor(&f.raw), 0);
-                }
+            for f in drain(&mut d, i as u64).into_iter().flatten() {
+                prop_assert_eq!(xor(&f.raw), 0);
             }
         }
         let _ = drain(&mut d, u64::MAX);
@@ -274,7 +272,7 @@ proptest! {
         let mut delivered = Vec::new();
         for (_, f) in &frames {
             r.push(f, 0);
-            while let Some(x) = r.next() {
+            while let Some(x) = r.pop() {
                 if let Ok(m) = x { delivered.push(m); }
             }
         }

@@ -29,11 +29,9 @@ fn pty_pair(defs: &Arc<Definitions>) -> (Link, SerialPort) {
 }
 
 async fn next_packet(link: &mut Link) -> comms_bridge::Received {
-    loop {
-        match timeout(Duration::from_secs(5), link.recv()).await.expect("no timeout").expect("link ok") {
-            LinkEvent::Packet(r) => return r,
-            LinkEvent::Rejected(r) => panic!("unexpected {r}"),
-        }
+    match timeout(Duration::from_secs(5), link.recv()).await.expect("no timeout").expect("link ok") {
+        LinkEvent::Packet(r) => r,
+        LinkEvent::Rejected(r) => panic!("unexpected {r}"),
     }
 }
 

@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
         if let Some(frame) = decode_datagram(dgram) {
             r.push(&frame, now);
         }
-        while let Some(m) = r.next() {
+        while let Some(m) = r.pop() {
             if let Ok(m) = m {
                 assert!(m.payload.len() <= 32);
             }
