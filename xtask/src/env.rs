@@ -106,11 +106,16 @@ impl Ros {
             }
         }
         let joined = |v: &[PathBuf]| join(v.iter().map(|p| p.to_string_lossy().into_owned()));
+        // r2r regenerates its message code only when a watched variable changes, not
+        // when a .msg file does: an empty folder named after the interfaces' hash on
+        // CMAKE_PREFIX_PATH makes an interface change a variable change.
+        let mut cmake_prefixes = prefixes.clone();
+        cmake_prefixes.extend(interfaces_marker(l));
         let mut vars = vec![
             ("ROS_DISTRO".to_string(), "jazzy".to_string()),
             ("RMW_IMPLEMENTATION".into(), "rmw_fastrtps_cpp".into()),
             ("AMENT_PREFIX_PATH".into(), joined(&prefixes)),
-            ("CMAKE_PREFIX_PATH".into(), joined(&prefixes)),
+            ("CMAKE_PREFIX_PATH".into(), joined(&cmake_prefixes)),
             ("LD_LIBRARY_PATH".into(), with_existing(joined(&lib_dirs), "LD_LIBRARY_PATH", &lib_dirs, &l.target)),
             ("PYTHONPATH".into(), with_existing(joined(&py_dirs), "PYTHONPATH", &py_dirs, &l.target)),
             ("PATH".into(), with_existing(joined(&path_dirs), "PATH", &path_dirs, &l.target)),
@@ -127,6 +132,12 @@ impl Ros {
         }
         vars
     }
+}
+
+/// `.ros/stamps/arnie_interfaces-<hash>` once the interfaces are built (see `vars`).
+pub fn interfaces_marker(l: &Layout) -> Option<PathBuf> {
+    let stamp = std::fs::read_to_string(l.install.join("share/arnie_interfaces/.arnie-stamp")).ok()?;
+    Some(l.dot_ros.join("stamps").join(format!("arnie_interfaces-{}", stamp.trim())))
 }
 
 fn join(parts: impl Iterator<Item = String>) -> String {

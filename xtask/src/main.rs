@@ -15,6 +15,7 @@
 //! those variables and turns failures into one clear message.
 
 mod env;
+mod launch;
 mod run;
 mod setup;
 
@@ -42,6 +43,10 @@ fn main() -> ExitCode {
         "env" => cmd_env(),
         "build" => cmd_build(rest),
         "test" => cmd_test(rest),
+        "launch" => env::Layout::discover().and_then(|l| {
+            let ros = setup::setup(&l)?;
+            launch::cmd(&l, &ros, rest)
+        }),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(())

@@ -238,6 +238,9 @@ fn interfaces(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
     let stamp = format!("{h:016x}");
     let stamp_file = layout.install.join("share/arnie_interfaces").join(STAMP);
     if fs::read_to_string(&stamp_file).ok().as_deref() == Some(stamp.as_str()) {
+        if let Some(marker) = crate::env::interfaces_marker(layout) {
+            fs::create_dir_all(marker)?;
+        }
         return Ok(());
     }
     say("building msg/arnie_interfaces (CMake + rosidl) into .ros/install, log in .ros/interfaces.log");
@@ -271,6 +274,10 @@ fn interfaces(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
         }
     }
     fs::write(&stamp_file, &stamp)?;
+    let _ = fs::remove_dir_all(layout.dot_ros.join("stamps"));
+    if let Some(marker) = crate::env::interfaces_marker(layout) {
+        fs::create_dir_all(marker)?;
+    }
     Ok(())
 }
 
