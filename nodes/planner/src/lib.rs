@@ -10,6 +10,8 @@
 //!   A*, Dijkstra; four diagonal modes.
 //! - [`simplify`]: keep turning points, any-angle smoothing with an exact line-of-sight
 //!   check, path lengths.
+//! - [`node`]: the node's ROS-free half: parameter values → settings, map files and
+//!   `OccupancyGrid` fields → grid (yaw-0 check), one `PlanPath` query answered in metres.
 //! - [`error`]: [`PlanError`] (one variant per `PlanPath.srv` error code) and [`MapError`].
 //!
 //! ```
@@ -27,6 +29,7 @@ pub mod error;
 pub mod formats;
 pub mod grid;
 pub mod inflate;
+pub mod node;
 pub mod search;
 pub mod simplify;
 
