@@ -14,6 +14,7 @@
 //! [`setup`] makes it so (idempotent, stamp files); [`run`] runs child commands with
 //! those variables and turns failures into one clear message.
 
+mod demo;
 mod env;
 mod launch;
 mod run;
@@ -43,6 +44,10 @@ fn main() -> ExitCode {
         "env" => cmd_env(),
         "build" => cmd_build(rest),
         "test" => cmd_test(rest),
+        "demo" => env::Layout::discover().and_then(|l| {
+            let ros = setup::setup(&l)?;
+            demo::cmd(&l, &ros, rest)
+        }),
         "launch" => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
             launch::cmd(&l, &ros, rest)

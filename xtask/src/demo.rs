@@ -1,0 +1,68 @@
+//! `cargo xtask demo`: the full stack (sim + spine + trajectory + brain, from
+//! `launch/arnie.launch.xml`) runs the flame-passing task against the simulated xPC
+//! Targets, with the brain's tick and the trajectory period shortened so it ends within
+//! two minutes. `xtask/scripts/demo_monitor.py` (an rclpy client) starts the task, prints
+//! progress, decides success (the simulated second candle is lit) and draws the run
+//! (`out/demo.svg`). Exit 0 on success, non-zero with a reason otherwise.
+use crate::env::{Layout, Ros};
+use crate::launch;
+use crate::run::{self, Failure};
+use std::time::{Duration, Instant};
+
+/// Launch arguments that make the demo fast; `name:=value` on the command line wins.
+const FAST: &[(&str, &str)] = &[("tick_period_s", "2.0"), ("period_ms", "10")];
+
+pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
+    let started = Instant::now();
+    run::cargo(layout, ros, &["build", "--workspace", "--bins"])?;
+    let mut args: std::collections::HashMap<String, String> = FAST.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    args.extend(launch::launch_args(rest)?);
+    let launch_file = layout.root.join("launch/arnie.launch.xml");
+    let specs = launch::parse(&launch_file, &args)?;
+    let out_dir = layout.root.join("out");
+    std::fs::create_dir_all(&out_dir)?;
+    let svg = out_dir.join("demo.svg");
+    let domain = std::env::var("ROS_DOMAIN_ID").unwrap_or_else(|_| (std::process::id() % 90 + 10).to_string());
+    let env = vec![
+        ("ROS_DOMAIN_ID".to_string(), domain.clone()),
+        ("ROS_AUTOMATIC_DISCOVERY_RANGE".to_string(), "LOCALHOST".to_string()),
+    ];
+    eprintln!("xtask: demo: launching {} nodes on ROS_DOMAIN_ID={domain} (localhost only)", specs.len());
+    let mut running = launch::start(layout, ros, &specs, &env)?;
+    launch::stop_on_signals(running.stop.clone());
+    let task = args
+        .get("task_file")
+        .cloned()
+        .unwrap_or_else(|| layout.root.join("params/tasks/flame_passing.json").to_string_lossy().into_owned());
+    let mut monitor = run::command(layout, ros, &ros.python.to_string_lossy());
+    monitor
+        .arg(layout.root.join("xtask/scripts/demo_monitor.py"))
+        .args(["--task-file", &task, "--svg"])
+        .arg(&svg)
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let mut child = monitor.spawn().map_err(|e| Failure::new(format!("cannot start the demo monitor: {e}")))?;
+    let status = loop {
+        if running.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        if let Some(st) = child.try_wait()? {
+            break Some(st);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let unclean = running.shutdown(Duration::from_secs(5));
+    let wall = started.elapsed().as_secs_f64();
+    if !unclean.is_empty() {
+        eprintln!("xtask: demo: not stopped cleanly: {}", unclean.join(", "));
+    }
+    match status {
+        Some(st) if st.success() => {
+            eprintln!("xtask: demo: done in {wall:.0} s (build included); picture: {}", svg.display());
+            Ok(())
+        }
+        Some(st) => Err(Failure::new(format!("the flame-passing task did not succeed ({st}); see the demo lines above and {}", svg.display()))),
+        None => Err(Failure::new("interrupted")),
+    }
+}
