@@ -7,6 +7,13 @@
 //! Command 0..=63, device 0..=31. The [`Reassembler`] accepts pages of one message only in
 //! order from page 0; a gap, a repeat, a short middle page, a new page 0 before the last
 //! page or a stale partial message is counted and dropped: never delivered as a packet.
+//!
+//! Limit of the firmware scheme (no message counter in the id): if the tail pages of one
+//! message *and* the head pages of the next message with the same command and device
+//! are lost or swapped so that the survivors still count 0, 1, …, last, the two are
+//! spliced into one message of plausible length. One lost, repeated or reordered page
+//! never does this (see the property tests); a real CAN bus neither reorders nor
+//! silently drops frames, so it matters mainly for CAN-over-UDP.
 use crate::counters::{Counters, RejectKind, Rejected};
 use crate::error::{Error, Result};
 use crate::packet::Packet;
@@ -368,6 +375,21 @@ mod tests {
         assert_eq!(r.pop(), Some(Err(Rejected::new(RejectKind::CanMissingPage, Some(1)))));
         let short = CanFrame::new(f[0].id(), &[1, 2]).expect("fits");
         assert_eq!(feed(&mut r, &[short, f[1]]), [Err(Rejected::new(RejectKind::CanShortPage, Some(1)))]);
+    }
+
+    #[test]
+    fn firmware_scheme_limit_a_page_swapped_across_two_messages_splices_them() {
+        // Documents the limit stated in the module doc: A = [a0, a1], B = [b0, b1] with
+        // the same command and device arrive as a0 b0 a1 b1. b0 restarts (A counted as
+        // missing a page), a1 completes "B" with A's tail: b0 ++ a1 is delivered.
+        let a = encode(1, 0, &[0xaa; 12]).expect("fits");
+        let b = encode(1, 0, &[0xbb; 12]).expect("fits");
+        let got = feed(&mut Reassembler::default(), &[a[0], b[0], a[1], b[1]]);
+        let mut spliced = vec![0xbb; 8];
+        spliced.extend([0xaa; 4]);
+        assert_eq!(got[0], Err(Rejected::new(RejectKind::CanMissingPage, Some(1))));
+        assert_eq!(got[1], Ok(CanMessage { command: 1, device: 0, payload: spliced }));
+        assert_eq!(got[2], Err(Rejected::new(RejectKind::CanOutOfOrder, Some(1))));
     }
 
     #[test]
