@@ -14,6 +14,7 @@
 //! [`setup`] makes it so (idempotent, stamp files); [`run`] runs child commands with
 //! those variables and turns failures into one clear message.
 
+mod bench;
 mod demo;
 mod env;
 mod launch;
@@ -47,6 +48,10 @@ fn main() -> ExitCode {
         "demo" => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
             demo::cmd(&l, &ros, rest)
+        }),
+        "bench" => env::Layout::discover().and_then(|l| {
+            let ros = setup::setup(&l)?;
+            bench::cmd(&l, &ros, rest)
         }),
         "launch" => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;

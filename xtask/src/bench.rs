@@ -1,0 +1,67 @@
+//! `cargo xtask bench`: every benchmark of the project, one after the other on this
+//! machine, each printing its own table (criterion's, or a markdown table). Speed is
+//! only ever measured here, never asserted in tests; compare ratios within one run.
+//!
+//! `cargo xtask bench [name ...]` runs only the named ones (see `BENCHES`).
+use crate::env::{Layout, Ros};
+use crate::run::{self, Failure};
+use std::path::Path;
+
+/// (name, what it measures, cargo arguments).
+const BENCHES: &[(&str, &str, &[&str])] = &[
+    ("trajectory", "minimum-jerk planning (target: 300 mm under 20 µs)", &["bench", "-p", "trajectory_server", "--no-default-features", "--bench", "minjerk"]),
+    ("spine-wire", "spine: decode + route one datagram (library, no sockets)", &["bench", "-p", "spine_bridge", "--no-default-features", "--bench", "wire"]),
+    ("spine", "spine on a real graph: UDP -> topic latency vs r2r baseline, max rate, UDP -> UDP route", &["run", "--release", "-p", "spine_bridge", "--bin", "spine_bench"]),
+    ("planner", "planner: JPS and A* vs the pathfinding crate and PathFinding.js", &["bench", "-p", "planner", "--no-default-features", "--bench", "compare"]),
+    ("comms", "comms: frames encoded / decoded per second", &["bench", "-p", "comms_bridge", "--no-default-features", "--bench", "codec"]),
+    ("brain", "brain: instructions loading and ticks", &["bench", "-p", "brain", "--no-default-features", "--bench", "tick"]),
+];
+
+pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
+    for name in rest {
+        if !BENCHES.iter().any(|(n, _, _)| n == name) {
+            let names: Vec<&str> = BENCHES.iter().map(|b| b.0).collect();
+            return Err(Failure::new(format!("unknown bench `{name}` (benches: {})", names.join(", "))));
+        }
+    }
+    let chosen: Vec<_> = BENCHES.iter().filter(|(n, _, _)| rest.is_empty() || rest.iter().any(|r| r == n)).collect();
+    if chosen.iter().any(|(n, _, _)| *n == "planner") {
+        prepare_pathfinding_js(layout);
+    }
+    let mut failed = Vec::new();
+    for (name, what, args) in chosen {
+        println!("\n## bench `{name}`: {what}\n");
+        if let Err(f) = run::cargo(layout, ros, args) {
+            eprintln!("xtask: bench {name}: {}", f.message);
+            failed.push(*name);
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::new(format!("benches failed: {}", failed.join(", "))))
+    }
+}
+
+/// PathFinding.js (npm `pathfinding`, pinned in nodes/planner/bench/package.json) for
+/// the planner comparison; without node/npm that column says "skipped".
+fn prepare_pathfinding_js(layout: &Layout) {
+    let dir = layout.root.join("nodes/planner/bench");
+    if dir.join("node_modules/pathfinding").exists() || !has("npm") {
+        return;
+    }
+    eprintln!("xtask: bench: npm install (PathFinding.js for the planner comparison)");
+    let ok = std::process::Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&dir)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("xtask: bench: npm install failed; the PathFinding.js column will be skipped");
+    }
+}
+
+fn has(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| Path::new(&d).join(program).exists()))
+}
