@@ -127,6 +127,8 @@ impl Link {
                 Wire::Uart { port, decoder } => {
                     let mut buf = [0u8; 512];
                     let read = tokio::select! {
+                        // Bytes already waiting win over the timeout that would drop them.
+                        biased;
                         r = port.read(&mut buf) => Some(r),
                         _ = sleep_or_never(deadline) => None,
                     };
@@ -141,6 +143,8 @@ impl Link {
                 }
                 Wire::Can { bus, reassembler } => {
                     let got = tokio::select! {
+                        // Bytes already waiting win over the timeout that would drop them.
+                        biased;
                         r = bus.recv() => Some(r),
                         _ = sleep_or_never(deadline) => None,
                     };
