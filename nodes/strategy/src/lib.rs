@@ -20,6 +20,10 @@
 //!   a [`Report`] (the `RunStrategy` result).
 //! - [`error`]: the one [`Error`] enum, plus [`MoveOutcome`] and [`PlanCode`] (1:1 with
 //!   `MoveTo.action` and `PlanPath.srv` constants).
+//! - [`progress`]: the current task and step of a run, from its events (the node's
+//!   `RunStrategy` feedback).
+//! - `ros` (feature `ros`, the only module that uses r2r): the [`Robot`] over ROS
+//!   clients and the `/strategy/run` action server; `src/bin/strategy.rs` wires them.
 //!
 //! Time: the selection rule and the match bookkeeping take time as an argument; the
 //! sequence and runner are tokio futures using tokio's clock, so tests pause it
@@ -33,7 +37,10 @@
 pub mod condition;
 pub mod error;
 pub mod event;
+pub mod progress;
 pub mod robot;
+#[cfg(feature = "ros")]
+pub mod ros;
 pub mod runner;
 pub mod select;
 pub mod sequence;
