@@ -14,6 +14,9 @@
 //!   datagrams to send and values to publish out.
 //! - [`counters`]: per-interface counters and their `(key, value)` list for /diagnostics.
 //! - [`units`]: [`units::Scale`], the one mm ⇄ m conversion, used at the topic edge.
+//! - `ros` (feature `ros`, off for `--no-default-features`): the node's glue around
+//!   the router: sockets, topics, `/diagnostics`. The binary `spine_bridge` only reads
+//!   its parameters and calls `ros::start`.
 //!
 //! # Example (what the glue does per datagram)
 //! ```
@@ -68,6 +71,8 @@ mod error;
 pub mod forward;
 pub mod gate;
 mod resolve;
+#[cfg(feature = "ros")]
+pub mod ros;
 pub mod transform;
 pub mod units;
 pub mod wire;
