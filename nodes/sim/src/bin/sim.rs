@@ -31,7 +31,7 @@ const SIM_TRUTH: &str = "/sim/truth";
 /// At most this many physics steps per timer tick (after a stall, time jumps instead).
 const MAX_CATCH_UP_STEPS: u64 = 200;
 
-#[derive(RosParams, Debug)]
+#[derive(RosParams, Debug, Clone)]
 struct SimParams {
     /// Spine config JSON the sim mirrors (ports, formats, transforms); every host is mapped to 127.0.0.1
     spine_config: String,
@@ -88,20 +88,8 @@ fn lock(world: &Mutex<World>) -> MutexGuard<'_, World> {
 
 fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters(SimParams::default())?;
-    let p = {
-        let p = params.lock().map_err(|_| Error::Setup("parameters poisoned".into()))?;
-        SimParams {
-            spine_config: p.spine_config.clone(),
-            arm_output: p.arm_output.clone(),
-            arm_input: p.arm_input.clone(),
-            eyes_input: p.eyes_input.clone(),
-            scenario_file: p.scenario_file.clone(),
-            truth_log: p.truth_log.clone(),
-            port_offset: p.port_offset,
-            step_ms: p.step_ms,
-            truth_rate_hz: p.truth_rate_hz,
-        }
-    };
+    // Read once: the sockets, scenario and rates are fixed for the life of the node.
+    let p = params.lock().map_err(|_| Error::Setup("parameters poisoned".into()))?.clone();
     let name = app.name().to_string();
     let port_offset = i32::try_from(p.port_offset)
         .map_err(|_| Error::Parameter(format!("port_offset {} is out of range", p.port_offset)))?;
@@ -288,8 +276,8 @@ async fn physics(
                 Dest::EyesInput => (&sockets.eyes, sockets.dests.eyes),
             };
             if let Err(e) = sock.send_to(&d.bytes, to).await {
-                if glue.send_errors.fetch_add(1, Ordering::Relaxed) % 100 == 0 {
-                    r2r::log_warn!(&name, "send to {to} failed: {e} (logged every 100th)");
+                if glue.send_errors.fetch_add(1, Ordering::Relaxed) == 0 {
+                    r2r::log_warn!(&name, "send to {to} failed: {e} (only the first is logged; see send_errors)");
                 }
             }
         }
