@@ -12,6 +12,8 @@
 //! - [`status`]: [`Status`] of a run and its `RunTask` [`Outcome`].
 //! - [`event`]: [`Event`]s and the [`TickOutput`] of a tick.
 //! - [`snapshot`]: [`Snapshot`], the state shaped like `BrainState.msg`.
+//! - `ros` (feature `ros`, the node's glue; the only module that uses r2r): inputs,
+//!   the `MoveTo` client, the `/brain/run_task` server and `/brain/state`.
 //!
 //! # Use
 //! ```
@@ -35,6 +37,8 @@ pub mod error;
 pub mod event;
 pub mod loader;
 pub mod model;
+#[cfg(feature = "ros")]
+pub mod ros;
 pub mod snapshot;
 pub mod status;
 pub mod validate;
