@@ -285,6 +285,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::approx_constant)] // 1.41421356 is the file's text, not √2
     fn scen_parses_and_rejects() {
         let s = parse_scen("version 1\n3\tmaps/dao/arena.map\t49\t49\t1\t11\t1\t12\t1.41421356\n").unwrap();
         assert_eq!(s.len(), 1);

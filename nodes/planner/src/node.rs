@@ -217,7 +217,7 @@ pub struct OccupancyMap<'a> {
     pub width: u32,
     /// `info.height` [cells].
     pub height: u32,
-    /// `info.resolution` [m/cell].
+    /// `info.resolution` [m/cell] (see [`f32_as_decimal`]).
     pub resolution_m: f64,
     /// `info.origin.position.x` [m].
     pub origin_x_m: f64,
@@ -227,6 +227,14 @@ pub struct OccupancyMap<'a> {
     pub orientation: (f64, f64, f64, f64),
     /// `data`: row-major from the origin, 0..=100 or -1.
     pub data: &'a [i8],
+}
+
+/// A `float32` message field (`OccupancyGrid.info.resolution`) as the decimal it was
+/// written as: `0.1f32` becomes `0.1`, not `0.10000000149011612`, so cell centres in
+/// metres come out as the publisher meant them (the shortest decimal that round-trips
+/// the `f32`).
+pub fn f32_as_decimal(v: f32) -> f64 {
+    v.to_string().parse().unwrap_or(f64::from(v))
 }
 
 /// The grid (inflated) for an occupancy map message.
@@ -335,7 +343,16 @@ mod tests {
         assert_eq!(MapOptions::new(-1, true, 0.0).unwrap_err().key, "occupied_above");
         assert_eq!(MapOptions::new(50, true, -0.1).unwrap_err().key, "robot_radius_m");
         assert_eq!(MapOptions::new(50, true, f64::NAN).unwrap_err().key, "robot_radius_m");
-        assert_eq!(MapOptions::new(50, false, 0.2).unwrap().occupancy.unknown_is_blocked, false);
+        assert!(!MapOptions::new(50, false, 0.2).unwrap().occupancy.unknown_is_blocked);
+    }
+
+    #[test]
+    fn f32_resolution_keeps_its_decimal() {
+        assert_eq!(f32_as_decimal(0.1), 0.1);
+        assert_eq!(f32_as_decimal(0.05), 0.05);
+        assert_eq!(f32_as_decimal(1.0), 1.0);
+        assert!(f32_as_decimal(f32::NAN).is_nan());
+        assert_eq!(f32_as_decimal(f32::INFINITY), f64::INFINITY);
     }
 
     #[test]
