@@ -15,6 +15,7 @@ import json
 import math
 
 from action_msgs.msg import GoalStatus
+from conftest import ROOT
 from arnie_interfaces.action import MoveTo, RunStrategy
 from arnie_interfaces.msg import Packet, StrategyEvent
 from arnie_interfaces.srv import PlanPath, SendPacket
@@ -122,8 +123,9 @@ def write_strategy(tmp_path, strategy, name="strategy.json"):
 
 
 def start_node(graph, **params):
+    """The node with the project's params file, planner and diagnostics periods shortened."""
     params = dict({"planner_wait_ms": 200, "diagnostics_period_ms": 200}, **params)
-    node = graph.start("strategy", params=params)
+    node = graph.start("strategy", params_file=ROOT / "params" / "strategy.yaml", params=params)
     client = ActionClient(graph.node, RunStrategy, "/strategy/run")
     graph.spin_until(lambda: client.server_is_ready(), what="the /strategy/run action server")
     graph.wait_for_publisher(EVENTS)

@@ -144,10 +144,13 @@ impl StrategyServer {
         if file.trim().is_empty() {
             return Err("no strategy file: the goal's strategy_file and the strategy_file parameter are both empty".into());
         }
-        let match_time = match goal.match_time_s {
-            t if t == 0.0 => settings.match_time,
-            t if t.is_finite() && t > 0.0 => Duration::try_from_secs_f64(t).map_err(|e| format!("match_time_s {t}: {e}"))?,
-            t => return Err(format!("match_time_s must be a finite number >= 0 (0: the parameter), got {t}")),
+        let t = goal.match_time_s;
+        let match_time = if t == 0.0 {
+            settings.match_time
+        } else if t.is_finite() && t > 0.0 {
+            Duration::try_from_secs_f64(t).map_err(|e| format!("match_time_s {t}: {e}"))?
+        } else {
+            return Err(format!("match_time_s must be a finite number >= 0 (0: the parameter), got {t}"));
         };
         let text = std::fs::read_to_string(&file).map_err(|e| format!("{file}: cannot read: {e}"))?;
         let strategy = Strategy::from_json(&text).map_err(|e| format!("{file}: {e}"))?;
