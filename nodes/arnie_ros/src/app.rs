@@ -83,6 +83,7 @@ impl App {
             .enable_all()
             .thread_name(format!("{name}-rt"))
             .build()?;
+        check_ros_args(std::env::args())?;
         let ctx = r2r::Context::create()?;
         let node = r2r::Node::create(ctx, name, "")?;
         let (tx, _rx) = watch::channel(false);
@@ -174,6 +175,24 @@ impl App {
     }
 }
 
+/// Refuses what rcl's argument parser would turn into a panic inside r2r: a
+/// `-p name:=` with no value (write `name:=''` for an empty string).
+fn check_ros_args(args: impl Iterator<Item = String>) -> Result<(), Error> {
+    let args: Vec<String> = args.collect();
+    for pair in args.windows(2) {
+        if pair[0] == "-p" || pair[0] == "--param" {
+            match pair[1].split_once(":=") {
+                Some((name, "")) => {
+                    return Err(Error::Parameter(format!("`-p {name}:=` has no value (for an empty string write {name}:=''")))
+                }
+                None => return Err(Error::Parameter(format!("`-p {}` is not of the form name:=value", pair[1]))),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs a node's `main`: builds it with `setup` and spins it. A set-up error becomes
 /// one clear line (stderr and the ROS log) and exit code 2; never a panic.
 pub fn main_with(name: &str, setup: impl FnOnce(&mut App) -> Result<(), Error>) -> ! {
@@ -196,6 +215,23 @@ pub fn main_with(name: &str, setup: impl FnOnce(&mut App) -> Result<(), Error>) 
 
 /// Wheel mode: reference libpython so the linker keeps it (see build.rs). The wheels'
 /// rcl loads Python extension code that needs its symbols; the call itself does nothing.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> impl Iterator<Item = String> {
+        a.iter().map(|s| s.to_string()).collect::<Vec<_>>().into_iter()
+    }
+
+    #[test]
+    fn empty_parameter_values_are_refused_before_rcl_sees_them() {
+        assert!(check_ros_args(args(&["node", "--ros-args", "-p", "gain:=2.0"])).is_ok());
+        let e = check_ros_args(args(&["node", "--ros-args", "-p", "truth_log:="])).unwrap_err();
+        assert!(e.to_string().contains("truth_log:=''"), "{e}");
+        assert!(check_ros_args(args(&["node", "--ros-args", "-p", "gain"])).is_err());
+    }
+}
+
 #[cfg(arnie_link_libpython)]
 fn keep_libpython() {
     extern "C" {

@@ -37,3 +37,5 @@ pub const STRATEGY_RUN: &str = "/strategy/run";
 pub const STRATEGY_EVENTS: &str = "/strategy/events";
 /// The frame of every topic above (REP 103).
 pub const WORLD_FRAME: &str = "world";
+/// `arnie_interfaces/SimTruth`, the simulator's ground truth.
+pub const SIM_TRUTH: &str = "/sim/truth";

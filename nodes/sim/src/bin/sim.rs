@@ -26,8 +26,7 @@ use spine_bridge::{Config, LoopbackMap, Scale};
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
-/// The ground-truth topic (node-private to the sim, read by tests).
-const SIM_TRUTH: &str = "/sim/truth";
+use arnie_ros::topics::SIM_TRUTH;
 /// At most this many physics steps per timer tick (after a stall, time jumps instead).
 const MAX_CATCH_UP_STEPS: u64 = 200;
 
