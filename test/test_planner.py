@@ -101,7 +101,7 @@ def diag_values(diags, key):
 
 
 def test_path_through_the_gap(graph):
-    graph.start("planner")
+    graph.start("planner", params_file=ROOT / "params" / "planner.yaml")  # the defaults: plan on /map
     pub = graph.node.create_publisher(OccupancyGrid, "/map", LATCHED)
     pub.publish(occupancy())
     paths = graph.collect(Path, "/planner/path", LATCHED)

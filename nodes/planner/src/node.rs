@@ -34,7 +34,10 @@ impl fmt::Display for ParamError {
 impl std::error::Error for ParamError {}
 
 fn param_err(key: &'static str, reason: impl Into<String>) -> ParamError {
-    ParamError { key, reason: reason.into() }
+    ParamError {
+        key,
+        reason: reason.into(),
+    }
 }
 
 /// `"jps" | "astar" | "dijkstra"` (case-insensitive, `a*` and `a_star` accepted).
@@ -46,7 +49,10 @@ pub fn parse_algorithm(s: &str) -> Result<Algorithm, ParamError> {
         "jps" => Ok(Algorithm::Jps),
         "astar" | "a*" | "a_star" => Ok(Algorithm::AStar),
         "dijkstra" => Ok(Algorithm::Dijkstra),
-        other => Err(param_err("algorithm", format!("{other:?} is not one of jps, astar, dijkstra"))),
+        other => Err(param_err(
+            "algorithm",
+            format!("{other:?} is not one of jps, astar, dijkstra"),
+        )),
     }
 }
 
@@ -87,12 +93,17 @@ impl Search {
     pub fn resolve(algorithm: &str, diagonal_mode: &str) -> Result<Search, ParamError> {
         let requested = parse_algorithm(algorithm)?;
         let diagonal = parse_diagonal_mode(diagonal_mode)?;
-        let algorithm = if requested == Algorithm::Jps && diagonal != DiagonalMode::OnlyWhenNoObstacles {
-            Algorithm::AStar
-        } else {
-            requested
-        };
-        Ok(Search { algorithm, diagonal, requested })
+        let algorithm =
+            if requested == Algorithm::Jps && diagonal != DiagonalMode::OnlyWhenNoObstacles {
+                Algorithm::AStar
+            } else {
+                requested
+            };
+        Ok(Search {
+            algorithm,
+            diagonal,
+            requested,
+        })
     }
 
     /// Whether JPS was asked for with a diagonal mode it does not support, so A* runs.
@@ -118,16 +129,31 @@ impl MapOptions {
     ///
     /// # Errors
     /// [`ParamError`] naming the first bad parameter.
-    pub fn new(occupied_above: i64, unknown_is_blocked: bool, robot_radius_m: f64) -> Result<Self, ParamError> {
+    pub fn new(
+        occupied_above: i64,
+        unknown_is_blocked: bool,
+        robot_radius_m: f64,
+    ) -> Result<Self, ParamError> {
         let occupied_above = i8::try_from(occupied_above)
             .ok()
             .filter(|v| (0..=100).contains(v))
-            .ok_or_else(|| param_err("occupied_above", format!("{occupied_above} is not in 0..=100")))?;
+            .ok_or_else(|| {
+                param_err(
+                    "occupied_above",
+                    format!("{occupied_above} is not in 0..=100"),
+                )
+            })?;
         if !(robot_radius_m.is_finite() && robot_radius_m >= 0.0) {
-            return Err(param_err("robot_radius_m", format!("{robot_radius_m} is not a finite number >= 0")));
+            return Err(param_err(
+                "robot_radius_m",
+                format!("{robot_radius_m} is not a finite number >= 0"),
+            ));
         }
         Ok(MapOptions {
-            occupancy: OccupancyOptions { occupied_above, unknown_is_blocked },
+            occupancy: OccupancyOptions {
+                occupied_above,
+                unknown_is_blocked,
+            },
             unknown_is_blocked,
             robot_radius_m,
         })
@@ -201,9 +227,11 @@ pub const MAX_YAW_RAD: f64 = 1e-6;
 pub fn check_orientation(x: f64, y: f64, z: f64, w: f64) -> Result<(), MapRejected> {
     let yaw_rad = 2.0 * z.atan2(w);
     // Fold into (-pi, pi]: q and -q are the same rotation.
-    let yaw_rad = (yaw_rad + std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI) - std::f64::consts::PI;
+    let yaw_rad = (yaw_rad + std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI)
+        - std::f64::consts::PI;
     let norm = (x * x + y * y + z * z + w * w).sqrt();
-    let tilted = norm > 0.0 && (x.abs() / norm > MAX_YAW_RAD / 2.0 || y.abs() / norm > MAX_YAW_RAD / 2.0);
+    let tilted =
+        norm > 0.0 && (x.abs() / norm > MAX_YAW_RAD / 2.0 || y.abs() / norm > MAX_YAW_RAD / 2.0);
     if tilted || yaw_rad.abs() > MAX_YAW_RAD || !(norm.is_finite()) {
         return Err(MapRejected::Rotated { yaw_rad, tilted });
     }
@@ -246,7 +274,13 @@ pub fn grid_from_occupancy(map: &OccupancyMap<'_>, opts: &MapOptions) -> Result<
     let (qx, qy, qz, qw) = map.orientation;
     check_orientation(qx, qy, qz, qw)?;
     let frame = MapFrame::new(map.resolution_m, map.origin_x_m, map.origin_y_m)?;
-    let grid = Grid::from_occupancy(map.width as usize, map.height as usize, frame, map.data, &opts.occupancy)?;
+    let grid = Grid::from_occupancy(
+        map.width as usize,
+        map.height as usize,
+        frame,
+        map.data,
+        &opts.occupancy,
+    )?;
     Ok(opts.inflate(grid)?)
 }
 
@@ -256,14 +290,20 @@ pub fn grid_from_occupancy(map: &OccupancyMap<'_>, opts: &MapOptions) -> Result<
 /// # Errors
 /// [`MapRejected::Io`], [`MapRejected::Invalid`].
 pub fn load_map_file(path: &Path, frame: MapFrame, opts: &MapOptions) -> Result<Grid, MapRejected> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| MapRejected::Io { path: path.display().to_string(), reason: e.to_string() })?;
+    let bytes = std::fs::read(path).map_err(|e| MapRejected::Io {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })?;
     let grid = if bytes.starts_with(b"P2") || bytes.starts_with(b"P5") {
-        let pgm = PgmOptions { unknown_is_blocked: opts.unknown_is_blocked, ..PgmOptions::default() };
+        let pgm = PgmOptions {
+            unknown_is_blocked: opts.unknown_is_blocked,
+            ..PgmOptions::default()
+        };
         Grid::from_pgm(&bytes, &pgm)?
     } else {
-        let text = std::str::from_utf8(&bytes)
-            .map_err(|_| MapError::BadHeader { what: "neither a PGM (P2/P5) nor a Moving AI text map".into() })?;
+        let text = std::str::from_utf8(&bytes).map_err(|_| MapError::BadHeader {
+            what: "neither a PGM (P2/P5) nor a Moving AI text map".into(),
+        })?;
         Grid::from_movingai(text)?
     };
     Ok(opts.inflate(grid.with_frame(frame))?)
@@ -302,7 +342,11 @@ pub struct Answer {
 /// # Errors
 /// [`PlanError::NoMap`], [`PlanError::InvalidRequest`] (non-finite point), and the
 /// search's own errors.
-pub fn answer(planner: Option<&mut Planner>, search: &Search, q: &Query) -> Result<Answer, PlanError> {
+pub fn answer(
+    planner: Option<&mut Planner>,
+    search: &Search,
+    q: &Query,
+) -> Result<Answer, PlanError> {
     let planner = planner.ok_or(PlanError::NoMap)?;
     let grid = planner.grid();
     let start = grid.world_to_cell(q.start_m.0, q.start_m.1)?;
@@ -316,9 +360,19 @@ pub fn answer(planner: Option<&mut Planner>, search: &Search, q: &Query) -> Resu
     } else {
         found.cells
     };
-    let length_cells = if q.smooth { path_length(&cells) } else { found.length_cells };
+    let length_cells = if q.smooth {
+        path_length(&cells)
+    } else {
+        found.length_cells
+    };
     let points_m = cells.iter().map(|&c| grid.cell_to_world(c)).collect();
-    Ok(Answer { length_m: length_cells * grid.frame().resolution_m, cells, points_m, length_cells, expansions: found.expansions })
+    Ok(Answer {
+        length_m: length_cells * grid.frame().resolution_m,
+        cells,
+        points_m,
+        length_cells,
+        expansions: found.expansions,
+    })
 }
 
 #[cfg(test)]
@@ -337,13 +391,36 @@ mod tests {
         assert_eq!(parse_algorithm("dijkstra").unwrap(), Algorithm::Dijkstra);
         assert_eq!(parse_algorithm("bfs").unwrap_err().key, "algorithm");
         assert_eq!(parse_diagonal_mode("never").unwrap(), DiagonalMode::Never);
-        assert_eq!(parse_diagonal_mode("if_at_most_one_obstacle").unwrap(), DiagonalMode::IfAtMostOneObstacle);
-        assert_eq!(parse_diagonal_mode("sometimes").unwrap_err().key, "diagonal_mode");
-        assert_eq!(MapOptions::new(101, true, 0.0).unwrap_err().key, "occupied_above");
-        assert_eq!(MapOptions::new(-1, true, 0.0).unwrap_err().key, "occupied_above");
-        assert_eq!(MapOptions::new(50, true, -0.1).unwrap_err().key, "robot_radius_m");
-        assert_eq!(MapOptions::new(50, true, f64::NAN).unwrap_err().key, "robot_radius_m");
-        assert!(!MapOptions::new(50, false, 0.2).unwrap().occupancy.unknown_is_blocked);
+        assert_eq!(
+            parse_diagonal_mode("if_at_most_one_obstacle").unwrap(),
+            DiagonalMode::IfAtMostOneObstacle
+        );
+        assert_eq!(
+            parse_diagonal_mode("sometimes").unwrap_err().key,
+            "diagonal_mode"
+        );
+        assert_eq!(
+            MapOptions::new(101, true, 0.0).unwrap_err().key,
+            "occupied_above"
+        );
+        assert_eq!(
+            MapOptions::new(-1, true, 0.0).unwrap_err().key,
+            "occupied_above"
+        );
+        assert_eq!(
+            MapOptions::new(50, true, -0.1).unwrap_err().key,
+            "robot_radius_m"
+        );
+        assert_eq!(
+            MapOptions::new(50, true, f64::NAN).unwrap_err().key,
+            "robot_radius_m"
+        );
+        assert!(
+            !MapOptions::new(50, false, 0.2)
+                .unwrap()
+                .occupancy
+                .unknown_is_blocked
+        );
     }
 
     #[test]
@@ -360,7 +437,10 @@ mod tests {
         let s = Search::resolve("jps", "only_when_no_obstacles").unwrap();
         assert_eq!((s.algorithm, s.fell_back()), (Algorithm::Jps, false));
         let s = Search::resolve("jps", "always").unwrap();
-        assert_eq!((s.algorithm, s.requested, s.fell_back()), (Algorithm::AStar, Algorithm::Jps, true));
+        assert_eq!(
+            (s.algorithm, s.requested, s.fell_back()),
+            (Algorithm::AStar, Algorithm::Jps, true)
+        );
         let s = Search::resolve("dijkstra", "never").unwrap();
         assert_eq!((s.algorithm, s.fell_back()), (Algorithm::Dijkstra, false));
     }
@@ -372,12 +452,20 @@ mod tests {
         assert!(check_orientation(0.0, 0.0, 0.0, 0.0).is_ok(), "unset");
         let half = std::f64::consts::FRAC_PI_4;
         match check_orientation(0.0, 0.0, half.sin(), half.cos()) {
-            Err(MapRejected::Rotated { yaw_rad, tilted: false }) => assert!((yaw_rad - 2.0 * half).abs() < 1e-12),
+            Err(MapRejected::Rotated {
+                yaw_rad,
+                tilted: false,
+            }) => assert!((yaw_rad - 2.0 * half).abs() < 1e-12),
             other => panic!("{other:?}"),
         }
-        assert!(matches!(check_orientation(0.1, 0.0, 0.0, 0.995), Err(MapRejected::Rotated { tilted: true, .. })));
+        assert!(matches!(
+            check_orientation(0.1, 0.0, 0.0, 0.995),
+            Err(MapRejected::Rotated { tilted: true, .. })
+        ));
         assert!(check_orientation(0.0, 0.0, f64::NAN, 1.0).is_err());
-        let msg = check_orientation(0.0, 0.0, 1.0, 0.0).unwrap_err().to_string();
+        let msg = check_orientation(0.0, 0.0, 1.0, 0.0)
+            .unwrap_err()
+            .to_string();
         assert!(msg.contains("rotated"), "{msg}");
     }
 
@@ -407,20 +495,40 @@ mod tests {
         let mut planner = Planner::new(&grid);
         let search = Search::resolve("jps", "only_when_no_obstacles").unwrap();
         // Start: cell (0, 0) (top-left) = world (-0.75, 3.75); goal cell (5, 0).
-        let q = Query { start_m: (-0.75, 3.75), goal_m: (1.75, 3.75), simplify: false, smooth: false };
+        let q = Query {
+            start_m: (-0.75, 3.75),
+            goal_m: (1.75, 3.75),
+            simplify: false,
+            smooth: false,
+        };
         let a = answer(Some(&mut planner), &search, &q).unwrap();
         assert_eq!(a.cells.first(), Some(&Cell::new(0, 0)));
         assert_eq!(a.cells.last(), Some(&Cell::new(5, 0)));
         assert!(a.cells.iter().all(|&c| grid.is_free(c)));
-        assert!(a.cells.contains(&Cell::new(3, 3)), "through the gap: {:?}", a.cells);
+        assert!(
+            a.cells.contains(&Cell::new(3, 3)),
+            "through the gap: {:?}",
+            a.cells
+        );
         assert_eq!(a.points_m[0], (-0.75, 3.75));
         assert!((a.length_m - a.length_cells * 0.5).abs() < 1e-12);
-        let simple = answer(Some(&mut planner), &search, &Query { simplify: true, ..q }).unwrap();
+        let simple = answer(
+            Some(&mut planner),
+            &search,
+            &Query {
+                simplify: true,
+                ..q
+            },
+        )
+        .unwrap();
         assert!(simple.cells.len() < a.cells.len());
         assert_eq!(simple.length_cells, a.length_cells);
         let smoothed = answer(Some(&mut planner), &search, &Query { smooth: true, ..q }).unwrap();
         assert!(smoothed.length_cells <= a.length_cells);
-        assert!(smoothed.cells.windows(2).all(|w| has_line_of_sight(&grid, w[0], w[1])));
+        assert!(smoothed
+            .cells
+            .windows(2)
+            .all(|w| has_line_of_sight(&grid, w[0], w[1])));
     }
 
     #[test]
@@ -438,13 +546,46 @@ mod tests {
         let grid = grid_from_occupancy(&msg, &opts()).unwrap();
         let mut planner = Planner::new(&grid);
         let search = Search::resolve("jps", "only_when_no_obstacles").unwrap();
-        let q = |s: (f64, f64), g: (f64, f64)| Query { start_m: s, goal_m: g, simplify: false, smooth: false };
-        assert_eq!(answer(None, &search, &q((0.5, 0.5), (1.5, 0.5))).unwrap_err(), PlanError::NoMap);
-        assert_eq!(answer(Some(&mut planner), &search, &q((-0.5, 0.5), (1.5, 0.5))).unwrap_err().code(), 2);
-        assert_eq!(answer(Some(&mut planner), &search, &q((0.5, 0.5), (6.5, 0.5))).unwrap_err().code(), 3);
-        assert_eq!(answer(Some(&mut planner), &search, &q((3.5, 1.5), (0.5, 0.5))).unwrap_err().code(), 4);
-        assert_eq!(answer(Some(&mut planner), &search, &q((0.5, 0.5), (3.5, 1.5))).unwrap_err().code(), 5);
-        assert_eq!(answer(Some(&mut planner), &search, &q((f64::NAN, 0.5), (3.5, 1.5))).unwrap_err().code(), 7);
+        let q = |s: (f64, f64), g: (f64, f64)| Query {
+            start_m: s,
+            goal_m: g,
+            simplify: false,
+            smooth: false,
+        };
+        assert_eq!(
+            answer(None, &search, &q((0.5, 0.5), (1.5, 0.5))).unwrap_err(),
+            PlanError::NoMap
+        );
+        assert_eq!(
+            answer(Some(&mut planner), &search, &q((-0.5, 0.5), (1.5, 0.5)))
+                .unwrap_err()
+                .code(),
+            2
+        );
+        assert_eq!(
+            answer(Some(&mut planner), &search, &q((0.5, 0.5), (6.5, 0.5)))
+                .unwrap_err()
+                .code(),
+            3
+        );
+        assert_eq!(
+            answer(Some(&mut planner), &search, &q((3.5, 1.5), (0.5, 0.5)))
+                .unwrap_err()
+                .code(),
+            4
+        );
+        assert_eq!(
+            answer(Some(&mut planner), &search, &q((0.5, 0.5), (3.5, 1.5)))
+                .unwrap_err()
+                .code(),
+            5
+        );
+        assert_eq!(
+            answer(Some(&mut planner), &search, &q((f64::NAN, 0.5), (3.5, 1.5)))
+                .unwrap_err()
+                .code(),
+            7
+        );
     }
 
     #[test]
@@ -459,14 +600,35 @@ mod tests {
             orientation: (0.0, 0.0, 0.0, 1.0),
             data: &data,
         };
-        let rotated = OccupancyMap { orientation: (0.0, 0.0, 0.5f64.sin(), 0.5f64.cos()), ..good.clone() };
-        assert!(matches!(grid_from_occupancy(&rotated, &opts()), Err(MapRejected::Rotated { .. })));
-        let short = OccupancyMap { data: &data[..5], ..good.clone() };
-        assert!(matches!(grid_from_occupancy(&short, &opts()), Err(MapRejected::Invalid(MapError::WrongCellCount { .. }))));
-        let zero_res = OccupancyMap { resolution_m: 0.0, ..good.clone() };
-        assert!(matches!(grid_from_occupancy(&zero_res, &opts()), Err(MapRejected::Invalid(MapError::BadFrame { .. }))));
-        let inflated = grid_from_occupancy(&good, &MapOptions::new(50, true, 1.0).unwrap()).unwrap();
-        assert!(inflated.blocked_count() > grid_from_occupancy(&good, &opts()).unwrap().blocked_count());
+        let rotated = OccupancyMap {
+            orientation: (0.0, 0.0, 0.5f64.sin(), 0.5f64.cos()),
+            ..good.clone()
+        };
+        assert!(matches!(
+            grid_from_occupancy(&rotated, &opts()),
+            Err(MapRejected::Rotated { .. })
+        ));
+        let short = OccupancyMap {
+            data: &data[..5],
+            ..good.clone()
+        };
+        assert!(matches!(
+            grid_from_occupancy(&short, &opts()),
+            Err(MapRejected::Invalid(MapError::WrongCellCount { .. }))
+        ));
+        let zero_res = OccupancyMap {
+            resolution_m: 0.0,
+            ..good.clone()
+        };
+        assert!(matches!(
+            grid_from_occupancy(&zero_res, &opts()),
+            Err(MapRejected::Invalid(MapError::BadFrame { .. }))
+        ));
+        let inflated =
+            grid_from_occupancy(&good, &MapOptions::new(50, true, 1.0).unwrap()).unwrap();
+        assert!(
+            inflated.blocked_count() > grid_from_occupancy(&good, &opts()).unwrap().blocked_count()
+        );
     }
 
     #[test]
@@ -481,11 +643,20 @@ mod tests {
         assert_eq!(g.frame(), frame);
         let mai = dir.join("m.map");
         std::fs::write(&mai, "type octile\nheight 1\nwidth 3\nmap\n.@.\n").unwrap();
-        assert_eq!(load_map_file(&mai, frame, &opts()).unwrap().blocked_count(), 1);
+        assert_eq!(
+            load_map_file(&mai, frame, &opts()).unwrap().blocked_count(),
+            1
+        );
         let bad = dir.join("bad.map");
         std::fs::write(&bad, "nonsense").unwrap();
-        assert!(matches!(load_map_file(&bad, frame, &opts()), Err(MapRejected::Invalid(_))));
-        assert!(matches!(load_map_file(&dir.join("missing"), frame, &opts()), Err(MapRejected::Io { .. })));
+        assert!(matches!(
+            load_map_file(&bad, frame, &opts()),
+            Err(MapRejected::Invalid(_))
+        ));
+        assert!(matches!(
+            load_map_file(&dir.join("missing"), frame, &opts()),
+            Err(MapRejected::Io { .. })
+        ));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -75,7 +75,10 @@ impl Default for PlannerParams {
 /// The per-request settings, read from the live parameters (so `ros2 param set` applies
 /// to the next request).
 fn search_settings(p: &PlannerParams) -> Result<(Search, String), node::ParamError> {
-    Ok((Search::resolve(&p.algorithm, &p.diagonal_mode)?, p.frame_id.clone()))
+    Ok((
+        Search::resolve(&p.algorithm, &p.diagonal_mode)?,
+        p.frame_id.clone(),
+    ))
 }
 
 /// The per-map settings, read from the live parameters when a map arrives.
@@ -84,8 +87,16 @@ fn map_options(p: &PlannerParams) -> Result<MapOptions, node::ParamError> {
 }
 
 /// `error_code` names for /diagnostics, indexed by code.
-const CODE_NAMES: [&str; 8] =
-    ["ok", "no_map", "start_outside", "goal_outside", "start_blocked", "goal_blocked", "no_path", "invalid_request"];
+const CODE_NAMES: [&str; 8] = [
+    "ok",
+    "no_map",
+    "start_outside",
+    "goal_outside",
+    "start_blocked",
+    "goal_blocked",
+    "no_path",
+    "invalid_request",
+];
 
 /// What /diagnostics shows. Written by the planner task only.
 #[derive(Default)]
@@ -116,21 +127,39 @@ impl Counters {
         let (level, message) = if size == 0 {
             (Level::Warn, format!("no map yet ({source})"))
         } else {
-            (Level::Ok, format!("map {}x{} ({source})", size >> 32, size & 0xffff_ffff))
+            (
+                Level::Ok,
+                format!("map {}x{} ({source})", size >> 32, size & 0xffff_ffff),
+            )
         };
-        let mut s = Status { name: "planner".into(), level, message, values: vec![] }
-            .with("requests", self.requests.load(Ordering::Relaxed));
+        let mut s = Status {
+            name: "planner".into(),
+            level,
+            message,
+            values: vec![],
+        }
+        .with("requests", self.requests.load(Ordering::Relaxed));
         for (name, n) in CODE_NAMES.iter().zip(&self.by_code) {
             s = s.with(*name, n.load(Ordering::Relaxed));
         }
-        let last_error = self.last_map_error.lock().map(|e| e.clone()).unwrap_or_default();
+        let last_error = self
+            .last_map_error
+            .lock()
+            .map(|e| e.clone())
+            .unwrap_or_default();
         vec![s
             .with("maps_received", self.maps_received.load(Ordering::Relaxed))
             .with("map_updates", self.map_updates.load(Ordering::Relaxed))
             .with("maps_rejected", self.maps_rejected.load(Ordering::Relaxed))
             .with("last_map_error", last_error)
-            .with("last_plan_time_s", f64::from_bits(self.last_plan_time_s.load(Ordering::Relaxed)))
-            .with("last_expansions", self.last_expansions.load(Ordering::Relaxed))]
+            .with(
+                "last_plan_time_s",
+                f64::from_bits(self.last_plan_time_s.load(Ordering::Relaxed)),
+            )
+            .with(
+                "last_expansions",
+                self.last_expansions.load(Ordering::Relaxed),
+            )]
     }
 }
 
@@ -141,15 +170,26 @@ fn main() {
 fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters(PlannerParams::default())?;
     let (map_file, frame, opts, search, diagnostics_period) = {
-        let p = params.lock().map_err(|_| Error::Setup("parameters poisoned".into()))?;
+        let p = params
+            .lock()
+            .map_err(|_| Error::Setup("parameters poisoned".into()))?;
         let frame = MapFrame::new(p.resolution_m, p.origin_x_m, p.origin_y_m)
             .map_err(|e| Error::Parameter(format!("map file frame: {e}")))?;
         let opts = map_options(&p).map_err(|e| Error::Parameter(e.to_string()))?;
         let (search, _) = search_settings(&p).map_err(|e| Error::Parameter(e.to_string()))?;
         if p.diagnostics_period_ms < 1 {
-            return Err(Error::Parameter(format!("diagnostics_period_ms must be >= 1, got {}", p.diagnostics_period_ms)));
+            return Err(Error::Parameter(format!(
+                "diagnostics_period_ms must be >= 1, got {}",
+                p.diagnostics_period_ms
+            )));
         }
-        (p.map_file.clone(), frame, opts, search, Duration::from_millis(p.diagnostics_period_ms as u64))
+        (
+            p.map_file.clone(),
+            frame,
+            opts,
+            search,
+            Duration::from_millis(p.diagnostics_period_ms as u64),
+        )
     };
     let name = app.name().to_owned();
     if search.fell_back() {
@@ -159,25 +199,46 @@ fn setup(app: &mut App) -> Result<(), Error> {
 
     // A file map is loaded before anything is served: a bad file stops the node (exit 2).
     let (initial, maps, source) = if map_file.is_empty() {
-        let maps = app.node.subscribe::<OccupancyGrid>(topics::MAP, qos::latched())?;
+        let maps = app
+            .node
+            .subscribe::<OccupancyGrid>(topics::MAP, qos::latched())?;
         (None, Some(maps), topics::MAP.to_string())
     } else {
         let grid = node::load_map_file(FsPath::new(&map_file), frame, &opts)
             .map_err(|e| Error::Setup(format!("map_file {map_file}: {e}")))?;
-        r2r::log_info!(&name, "loaded {map_file}: {}x{} cells, {} blocked (after inflation)", grid.width(), grid.height(), grid.blocked_count());
+        r2r::log_info!(
+            &name,
+            "loaded {map_file}: {}x{} cells, {} blocked (after inflation)",
+            grid.width(),
+            grid.height(),
+            grid.blocked_count()
+        );
         counters.map_updates.fetch_add(1, Ordering::Relaxed);
         counters.map_size.store(map_size(&grid), Ordering::Relaxed);
         (Some(Planner::new(&grid)), None, format!("file {map_file}"))
     };
-    let requests = app.node.create_service::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?;
-    let path_pub = app.node.create_publisher::<Path>(topics::PLANNER_PATH, qos::latched())?;
+    let requests = app
+        .node
+        .create_service::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?;
+    let path_pub = app
+        .node
+        .create_publisher::<Path>(topics::PLANNER_PATH, qos::latched())?;
     let diagnostics = app.diagnostics()?;
     let shutdown = app.shutdown();
     let _rt = app.handle().enter();
 
-    let task = PlannerTask { planner: initial, params, counters: counters.clone(), path_pub, log: name, fallback_logged: search.fell_back() };
+    let task = PlannerTask {
+        planner: initial,
+        params,
+        counters: counters.clone(),
+        path_pub,
+        log: name,
+        fallback_logged: search.fell_back(),
+    };
     tokio::spawn(task.run(maps, requests, shutdown.clone()));
-    diagnostics.spawn_periodic(diagnostics_period, shutdown, move || counters.statuses(&source));
+    diagnostics.spawn_periodic(diagnostics_period, shutdown, move || {
+        counters.statuses(&source)
+    });
     Ok(())
 }
 
@@ -224,7 +285,12 @@ impl PlannerTask {
 
     fn on_map(&mut self, msg: &OccupancyGrid) {
         self.counters.maps_received.fetch_add(1, Ordering::Relaxed);
-        let opts = match self.params.lock().map_err(|_| "parameters poisoned".to_string()).and_then(|p| map_options(&p).map_err(|e| e.to_string())) {
+        let opts = match self
+            .params
+            .lock()
+            .map_err(|_| "parameters poisoned".to_string())
+            .and_then(|p| map_options(&p).map_err(|e| e.to_string()))
+        {
             Ok(o) => o,
             Err(e) => return self.reject_map(format!("map not used: {e}")),
         };
@@ -235,12 +301,19 @@ impl PlannerTask {
             resolution_m: node::f32_as_decimal(msg.info.resolution),
             origin_x_m: o.position.x,
             origin_y_m: o.position.y,
-            orientation: (o.orientation.x, o.orientation.y, o.orientation.z, o.orientation.w),
+            orientation: (
+                o.orientation.x,
+                o.orientation.y,
+                o.orientation.z,
+                o.orientation.w,
+            ),
             data: &msg.data,
         };
         // Inflating and indexing a large map takes a while: keep the runtime's other
         // tasks running meanwhile.
-        let built = tokio::task::block_in_place(|| node::grid_from_occupancy(&map, &opts).map(|g| (Planner::new(&g), g)));
+        let built = tokio::task::block_in_place(|| {
+            node::grid_from_occupancy(&map, &opts).map(|g| (Planner::new(&g), g))
+        });
         match built {
             Ok((planner, grid)) => {
                 r2r::log_info!(
@@ -255,7 +328,9 @@ impl PlannerTask {
                     opts.robot_radius_m
                 );
                 self.counters.map_updates.fetch_add(1, Ordering::Relaxed);
-                self.counters.map_size.store(map_size(&grid), Ordering::Relaxed);
+                self.counters
+                    .map_size
+                    .store(map_size(&grid), Ordering::Relaxed);
                 self.planner = Some(planner);
             }
             Err(e) => self.reject_map(format!("map rejected, keeping the previous one: {e}")),
@@ -273,13 +348,23 @@ impl PlannerTask {
     fn on_request(&mut self, req: ServiceRequest<PlanPath::Service>) {
         self.counters.requests.fetch_add(1, Ordering::Relaxed);
         let m = &req.message;
-        let query = Query { start_m: (m.start.x, m.start.y), goal_m: (m.goal.x, m.goal.y), simplify: m.simplify, smooth: m.smooth };
+        let query = Query {
+            start_m: (m.start.x, m.start.y),
+            goal_m: (m.goal.x, m.goal.y),
+            simplify: m.simplify,
+            smooth: m.smooth,
+        };
         let settings = self
             .params
             .lock()
             .map_err(|_| PlanError::InvalidRequest("parameters poisoned".into()))
-            .and_then(|p| search_settings(&p).map_err(|e| PlanError::InvalidRequest(e.to_string())));
-        let frame_id = settings.as_ref().map(|(_, f)| f.clone()).unwrap_or_else(|_| topics::WORLD_FRAME.into());
+            .and_then(|p| {
+                search_settings(&p).map_err(|e| PlanError::InvalidRequest(e.to_string()))
+            });
+        let frame_id = settings
+            .as_ref()
+            .map(|(_, f)| f.clone())
+            .unwrap_or_else(|_| topics::WORLD_FRAME.into());
         let t0 = Instant::now();
         let result = settings.and_then(|(search, _)| {
             if search.fell_back() != self.fallback_logged {
@@ -291,16 +376,27 @@ impl PlannerTask {
             tokio::task::block_in_place(|| node::answer(self.planner.as_mut(), &search, &query))
         });
         let time_s = t0.elapsed().as_secs_f64();
-        self.counters.last_plan_time_s.store(time_s.to_bits(), Ordering::Relaxed);
+        self.counters
+            .last_plan_time_s
+            .store(time_s.to_bits(), Ordering::Relaxed);
         let resp = match result {
             Ok(a) => {
-                self.counters.last_expansions.store(a.expansions, Ordering::Relaxed);
+                self.counters
+                    .last_expansions
+                    .store(a.expansions, Ordering::Relaxed);
                 self.counters.count_code(PlanError::OK);
                 let path = path_msg(&a, &frame_id);
                 if let Err(e) = self.path_pub.publish(&path) {
                     r2r::log_warn!(&self.log, "could not publish {}: {e}", topics::PLANNER_PATH);
                 }
-                r2r::log_debug!(&self.log, "path of {} poses, {:.3} m, {} expansions, {:.6} s", a.cells.len(), a.length_m, a.expansions, time_s);
+                r2r::log_debug!(
+                    &self.log,
+                    "path of {} poses, {:.3} m, {} expansions, {:.6} s",
+                    a.cells.len(),
+                    a.length_m,
+                    a.expansions,
+                    time_s
+                );
                 PlanPath::Response {
                     error_code: PlanError::OK,
                     error_msg: String::new(),
@@ -312,8 +408,14 @@ impl PlannerTask {
                 }
             }
             Err(e) => {
-                let expansions = if let PlanError::NoPath { expansions } = e { expansions } else { 0 };
-                self.counters.last_expansions.store(expansions, Ordering::Relaxed);
+                let expansions = if let PlanError::NoPath { expansions } = e {
+                    expansions
+                } else {
+                    0
+                };
+                self.counters
+                    .last_expansions
+                    .store(expansions, Ordering::Relaxed);
                 self.counters.count_code(e.code());
                 r2r::log_info!(
                     &self.log,
@@ -326,7 +428,10 @@ impl PlannerTask {
                 PlanPath::Response {
                     error_code: e.code(),
                     error_msg: e.to_string(),
-                    path: Path { header: time::header(&frame_id), poses: vec![] },
+                    path: Path {
+                        header: time::header(&frame_id),
+                        poses: vec![],
+                    },
                     length_m: 0.0,
                     length_cells: 0.0,
                     expansions,
@@ -349,7 +454,15 @@ fn path_msg(a: &Answer, frame_id: &str) -> Path {
         .iter()
         .map(|&(x, y)| PoseStamped {
             header: header.clone(),
-            pose: Pose { position: Point { x, y, z: 0.0 }, orientation: Quaternion { x: 0.0, y: 0.0, z: 0.0, w: 1.0 } },
+            pose: Pose {
+                position: Point { x, y, z: 0.0 },
+                orientation: Quaternion {
+                    x: 0.0,
+                    y: 0.0,
+                    z: 0.0,
+                    w: 1.0,
+                },
+            },
         })
         .collect();
     Path { header, poses }
