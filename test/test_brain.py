@@ -1,0 +1,366 @@
+"""The brain node on a real graph, against rclpy test peers.
+
+- the arm: a MoveTo action server on /trajectory/move_to that "moves" at once (records
+  each goal's target and from then on publishes /arm/position there, so trajectory
+  verification passes), or, with `hold`, keeps every goal running until it is cancelled;
+- the eyes: /eyes/observations with the source flame F first, the taper at the arm once
+  the arm has been at F, and the second candle once the lit taper has been at it.
+
+The main test runs the reference flame-passing task (instructions.json, read by path)
+with a short tick and checks the MoveTo targets, in metres, from `start` through
+lightSelf and lightOther back to `start`, then the FINISHED result at the tick limit.
+"""
+import json
+
+from action_msgs.msg import GoalStatus
+from arnie_interfaces.action import MoveTo, RunTask
+from arnie_interfaces.msg import BrainState, Coordinate, Coordinates
+from conftest import REFERENCE, ROOT
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PointStamped
+from rclpy.action import ActionClient, ActionServer, CancelResponse
+from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.task import Future
+
+INSTRUCTIONS = REFERENCE / "arnie" / "instructions.json"
+STATE = "/brain/state"
+# Deep enough that no state of a run is dropped while the test is busy.
+STATE_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+
+# The scene, in the millimetres of instructions.json (legacy frame = world here).
+F_MM = (80.0, 60.0, 40.0)  # the source flame: x far from 0, so only the taper passes lightSelf
+CANDLE_MM = (-95.0, 30.0, 45.0)  # the second candle, where lightOther holds the taper
+
+
+def m(p_mm):
+    return tuple(v / 1000.0 for v in p_mm)
+
+
+def key(p):
+    """A point (message or tuple, metres) rounded for comparisons."""
+    if not isinstance(p, tuple):
+        p = (p.x, p.y, p.z)
+    return tuple(round(v, 6) + 0.0 for v in p)  # + 0.0: no -0.0
+
+
+class ArmPeer:
+    """MoveTo server + /arm/position (sensor QoS, every 50 ms and on each goal)."""
+
+    def __init__(self, node, hold=False):
+        self.hold = hold
+        self.position = (0.0, 0.0, 0.0)
+        self.publishing = True
+        self.targets = []
+        self.cancelled = []
+        self._held = {}
+        self.pub = node.create_publisher(PointStamped, "/arm/position", qos_profile_sensor_data)
+        self.server = ActionServer(
+            node, MoveTo, "/trajectory/move_to", execute_callback=self._execute, cancel_callback=self._cancel
+        )
+        self.timer = node.create_timer(0.05, self.publish)
+
+    def publish(self):
+        if not self.publishing:
+            return
+        msg = PointStamped()
+        msg.header.frame_id = "world"
+        msg.point.x, msg.point.y, msg.point.z = self.position
+        self.pub.publish(msg)
+
+    def visited(self, p_mm):
+        return key(m(p_mm)) in self.targets
+
+    def _cancel(self, goal_handle):
+        self.cancelled.append(key(goal_handle.request.target))
+        release = self._held.get(bytes(goal_handle.goal_id.uuid))
+        if release is not None and not release.done():
+            release.set_result(True)
+        return CancelResponse.ACCEPT
+
+    async def _execute(self, goal_handle):
+        target = goal_handle.request.target
+        self.targets.append(key(target))
+        result = MoveTo.Result()
+        if self.hold:
+            release = Future()
+            self._held[bytes(goal_handle.goal_id.uuid)] = release
+            await release
+            goal_handle.canceled()
+            result.outcome = MoveTo.Result.CANCELLED
+            result.message = "cancelled"
+            return result
+        self.position = (target.x, target.y, target.z)
+        self.publish()
+        goal_handle.succeed()
+        result.outcome = MoveTo.Result.REACHED
+        result.final_position = target
+        result.message = "reached"
+        return result
+
+
+class EyesPeer:
+    """/eyes/observations every 50 ms: x, y, z (metres), confidence."""
+
+    def __init__(self, node, arm):
+        self.arm = arm
+        self.pub = node.create_publisher(Coordinates, "/eyes/observations", qos_profile_sensor_data)
+        self.timer = node.create_timer(0.05, self.publish)
+
+    def publish(self):
+        items = [m(F_MM) + (90.0,)]
+        taper_lit = self.arm.visited(F_MM)
+        if taper_lit:
+            items.append(self.arm.position + (80.0,))
+        if taper_lit and self.arm.targets.index(key(m(F_MM))) < _last_index(self.arm.targets, key(m(CANDLE_MM))):
+            items.append(m(CANDLE_MM) + (85.0,))
+        msg = Coordinates()
+        msg.header.frame_id = "world"
+        msg.items = [Coordinate(values=list(i)) for i in items]
+        self.pub.publish(msg)
+
+
+def _last_index(seq, item):
+    return max((i for i, v in enumerate(seq) if v == item), default=-1)
+
+
+def collapse(seq):
+    """Drops consecutive repeats: a step re-sent after a failed verification (a slow
+    machine) is the same target twice in a row, not a different sequence."""
+    out = []
+    for v in seq:
+        if not out or out[-1] != v:
+            out.append(v)
+    return out
+
+
+def start_node(graph, **params):
+    node = graph.start("brain", params_file=ROOT / "params" / "brain.yaml", params=params)
+    client = ActionClient(graph.node, RunTask, "/brain/run_task")
+    graph.spin_until(lambda: client.server_is_ready(), what="the /brain/run_task action server")
+    graph.wait_for_publisher(STATE)
+    return node, client
+
+
+def wait_inputs(graph, diags):
+    """Until the node's /diagnostics shows it has received positions and observations."""
+
+    def counts():
+        for arr in diags:
+            for s in arr.status:
+                if s.name == "brain: inputs":
+                    v = {kv.key: int(kv.value) for kv in s.values}
+                    if v["positions"] > 0 and v["observation_messages"] > 0:
+                        return True
+        return False
+
+    graph.spin_until(counts, what="positions and observations counted on /diagnostics")
+
+
+def send(graph, client, feedback=None, **fields):
+    goal = RunTask.Goal()
+    for k, v in fields.items():
+        setattr(goal, k, v)
+    cb = (lambda f: feedback.append(f.feedback.state)) if feedback is not None else None
+    handle = graph.wait_future(client.send_goal_async(goal, feedback_callback=cb), what="the goal response")
+    assert handle.accepted, graph.logs()
+    return handle
+
+
+def result_of(graph, handle, timeout=60.0):
+    return graph.wait_future(handle.get_result_async(), timeout=timeout, what="the RunTask result")
+
+
+FY = F_MM[1]
+EXPECTED = [
+    (0.0, 0.0, 0.0),  # start: home; the source flame F is seen and captured as start,0,0
+    m((0.0, FY, 0.0)),  # lightSelf
+    m((0.0, FY, F_MM[2])),
+    m(F_MM),  # the taper at the flame: lit
+    m((0.0, FY, 0.0)),  # the lit taper seen at the arm: success -> lightOther (same tick)
+    m((0.0, 30.0, 0.0)),  # lightOther
+    m((-95.0, 30.0, 0.0)),
+    m(CANDLE_MM),  # the taper at the candle: lit
+    m((0.0, 30.0, 0.0)),  # the candle seen: success -> start
+    (0.0, 0.0, 0.0),  # start again
+]
+
+
+def test_flame_passing_runs_to_its_end(graph):
+    arm = ArmPeer(graph.node)
+    EyesPeer(graph.node, arm)
+    states = graph.collect(BrainState, STATE, STATE_QOS)
+    diags = graph.collect(DiagnosticArray, "/diagnostics")
+    _, client = start_node(graph, tick_period_s=0.5)
+    wait_inputs(graph, diags)
+
+    feedback = []
+    # Ticks 0..12: start (0), lightSelf (2..5), lightOther (6..9), start (11), whose
+    # decision on tick 12 schedules lightSelf for tick 13, past the limit.
+    handle = send(graph, client, feedback, task_file=str(INSTRUCTIONS), max_ticks=13)
+    res = result_of(graph, handle)
+
+    assert res.status == GoalStatus.STATUS_SUCCEEDED, res.result.message
+    assert res.result.outcome == RunTask.Result.FINISHED
+    assert res.result.ticks == 13
+    assert res.result.message == "tick limit reached after 13 ticks"
+    # The last goal was sent a tick before the result: it has arrived (or never will).
+    graph.spin_until(lambda: len(collapse(arm.targets)) >= len(EXPECTED), timeout=10.0, what="the last MoveTo goal")
+    graph.spin_for(0.5)
+    assert collapse(arm.targets) == [key(p) for p in EXPECTED], graph.logs()
+    assert arm.cancelled == []
+
+    # /brain/state: every tick, the active actions with their step, the captures.
+    graph.spin_until(lambda: any(s.tick == 13 for s in states), what="the last /brain/state")
+    assert all(s.task == str(INSTRUCTIONS) for s in states)
+    assert [s.tick for s in states] == list(range(1, 14))
+    light_self = [s for s in states if [a.name for a in s.active] == ["lightSelf"]]
+    assert collapse([a.step for s in light_self for a in s.active]) == [0, 1, 2, 3]
+    assert all(a.steps == 4 for s in light_self for a in s.active)
+    start_var = [v for v in states[-1].variables if v.name == "start,0,0"]
+    assert len(start_var) == 1 and [round(v, 6) for v in start_var[0].values] == [*F_MM, 90.0]
+    assert any(s.last_decision == "lightSelf.decisions[0]: success -> lightOther (delay -1)" for s in states)
+    targets = [key(s.target) for s in states if s.has_target]
+    assert collapse(targets) == [key(p) for p in EXPECTED]
+    assert not any(s.paused for s in states)
+    assert any("lightOther: started" in s.events for s in states)
+    # The same states come as feedback.
+    graph.spin_until(lambda: any(f.tick == 13 for f in feedback), what="the last feedback")
+    assert collapse([key(f.target) for f in feedback if f.has_target]) == [key(p) for p in EXPECTED]
+
+
+def test_bad_instructions_are_rejected_with_their_path(graph, tmp_path):
+    arm = ArmPeer(graph.node, hold=True)
+    _, client = start_node(graph, tick_period_s=5.0)
+
+    # A run in progress, which the bad goals below must leave alone.
+    running = send(graph, client, task_file=str(INSTRUCTIONS))
+    graph.spin_until(lambda: arm.targets, what="the first MoveTo goal")
+
+    bad = json.loads(INSTRUCTIONS.read_text())
+    bad["actions"]["start"]["decisions"][0]["success"]["action"] = "lightSelf2"
+    res = result_of(graph, send(graph, client, task_json=json.dumps(bad)))
+    assert res.status == GoalStatus.STATUS_ABORTED
+    assert res.result.outcome == RunTask.Result.REJECTED
+    assert res.result.message == 'task_json: actions.start.decisions[0].success.action: unknown action "lightSelf2"'
+
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"initialAction": "start", "actions": {')
+    res = result_of(graph, send(graph, client, task_file=str(broken)))
+    assert res.result.outcome == RunTask.Result.REJECTED
+    assert res.result.message.startswith(f"{broken}: invalid JSON at line 1")
+
+    missing = tmp_path / "missing.json"
+    res = result_of(graph, send(graph, client, task_file=str(missing)))
+    assert res.result.outcome == RunTask.Result.REJECTED
+    assert res.result.message.startswith(f"{missing}: cannot read")
+
+    res = result_of(graph, send(graph, client, task_file=str(INSTRUCTIONS), initial_action="lightThird"))
+    assert res.result.outcome == RunTask.Result.REJECTED
+    assert res.result.message == f'{INSTRUCTIONS}: initial action "lightThird" is not in the instructions'
+
+    # No task at all (the node has no instructions_file).
+    res = result_of(graph, send(graph, client))
+    assert res.result.outcome == RunTask.Result.REJECTED
+    assert "no task" in res.result.message
+
+    # The first run was not disturbed: its move was not cancelled, and it still runs
+    # (it ends only now, by its cancel).
+    assert arm.cancelled == []
+    assert not running.get_result_async().done()
+    graph.wait_future(running.cancel_goal_async(), what="the cancel response")
+    assert result_of(graph, running).result.outcome == RunTask.Result.CANCELLED
+
+
+def test_bad_instructions_file_stops_the_node_at_start(graph, tmp_path):
+    bad = json.loads(INSTRUCTIONS.read_text())
+    bad["actions"]["lightSelf"]["trajectory"][1]["z"] = "start,1,0"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    node = graph.start("brain", params={"instructions_file": str(path)})
+    node.must_live = False
+    graph.spin_until(lambda: node.poll() is not None, what="the node to exit")
+    assert node.returncode == 2
+    out = graph.output(node)
+    assert (
+        f'instructions_file {path}: actions.lightSelf.trajectory[1].z: variable "start,1,0" names a missing decision'
+        in out
+    ), out
+
+
+def test_cancel_stops_the_task_and_its_move(graph):
+    arm = ArmPeer(graph.node, hold=True)
+    states = graph.collect(BrainState, STATE, STATE_QOS)
+    _, client = start_node(graph, tick_period_s=5.0)
+
+    handle = send(graph, client, task_file=str(INSTRUCTIONS))
+    graph.spin_until(lambda: arm.targets, what="the first MoveTo goal")
+    assert arm.targets[0] == (0.0, 0.0, 0.0)
+    graph.wait_future(handle.cancel_goal_async(), what="the cancel response")
+    res = result_of(graph, handle)
+
+    assert res.status == GoalStatus.STATUS_CANCELED
+    assert res.result.outcome == RunTask.Result.CANCELLED
+    assert res.result.message.startswith("cancelled after")
+    graph.spin_until(lambda: arm.cancelled, what="the MoveTo goal to be cancelled")
+    assert arm.cancelled == [(0.0, 0.0, 0.0)]
+    graph.spin_until(lambda: any("cancelled" in s.events for s in states), what="the last /brain/state")
+    assert states[-1].active == []
+
+
+def test_stale_arm_pauses_decisions(graph):
+    arm = ArmPeer(graph.node)
+    EyesPeer(graph.node, arm)
+    states = graph.collect(BrainState, STATE, STATE_QOS)
+    diags = graph.collect(DiagnosticArray, "/diagnostics")
+    _, client = start_node(graph, tick_period_s=0.3, position_timeout_s=1.0)
+    wait_inputs(graph, diags)
+
+    handle = send(graph, client, task_file=str(INSTRUCTIONS))
+    graph.spin_until(lambda: any(a.name == "lightSelf" for s in states for a in s.active), what="lightSelf to start")
+    arm.publishing = False
+    graph.spin_until(lambda: states and states[-1].paused, what="a paused /brain/state")
+    paused_at = len(states) - 1
+    # Paused: the action holds its step (no verification, no decision) while ticks go on.
+    graph.spin_until(lambda: len(states) >= paused_at + 3, what="more ticks")
+    held = states[paused_at:]
+    assert all(s.paused for s in held)
+    assert len({(a.name, a.step) for s in held for a in s.active}) == 1
+    assert all(any(e.endswith("paused, arm position stale") for e in s.events) for s in held)
+    # Positions again: the run goes on.
+    arm.publishing = True
+    graph.spin_until(lambda: not states[-1].paused, what="an unpaused /brain/state")
+    graph.wait_future(handle.cancel_goal_async(), what="the cancel response")
+    assert result_of(graph, handle).result.outcome == RunTask.Result.CANCELLED
+
+
+def test_autostart_on_the_legacy_target_topic(graph, tmp_path):
+    # Two steps, then a decision that always passes and starts the action again: the
+    # run never ends, so targets keep coming whenever the test's subscription matched.
+    decision = {
+        "executeAfter": 1,
+        "state": {"arm": {"x": -1, "y": -1, "z": -1}, "objects": []},
+        "success": {"action": "a", "delay": 0},
+        "fail": {"action": "a", "delay": 0},
+    }
+    task = {
+        "initialAction": "a",
+        "actions": {
+            "a": {"trajectory": [{"x": 10, "y": 20, "z": 30}, {"x": -10, "y": 0, "z": 5}], "decisions": [decision]}
+        },
+    }
+    path = tmp_path / "loop.json"
+    path.write_text(json.dumps(task))
+    ArmPeer(graph.node)  # only its /arm/position matters here (the decision needs the arm)
+    targets = graph.collect(PointStamped, "/arm/target", STATE_QOS)
+    states = graph.collect(BrainState, STATE, STATE_QOS)
+    graph.start(
+        "brain",
+        params={"instructions_file": str(path), "autostart": True, "command_mode": "topic", "tick_period_s": 0.3},
+    )
+    graph.spin_until(lambda: len(targets) >= 4, what="targets on /arm/target")
+    got = [key(t.point) for t in targets]
+    assert set(got) == {(0.01, 0.02, 0.03), (-0.01, 0.0, 0.005)}
+    assert collapse(got) == got, "a repeated target is not published again"
+    assert all(t.header.frame_id == "world" for t in targets)
+    assert states and all(s.task == str(path) for s in states)
+    assert any(s.last_decision == "a.decisions[0]: success -> a (delay 0)" for s in states)
