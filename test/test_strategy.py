@@ -219,8 +219,12 @@ def test_order_of_tasks_after_an_injected_failure(graph, tmp_path):
                     return {kv.key: kv.value for kv in s.values}
         return None
 
-    graph.spin_until(lambda: (robot_status() or {}).get("moves_failed") == "2", what="moves_failed = 2 on /diagnostics")
-    assert robot_status()["moves_reached"] == "4"
+    def counted():
+        s = robot_status() or {}
+        return (s.get("moves_reached"), s.get("moves_failed"), s.get("moves_cancelled"))
+
+    # A snapshot may be older than the result: wait for the final counts.
+    graph.spin_until(lambda: counted() == ("4", "2", "0"), what="4 moves reached, 2 failed, 0 cancelled on /diagnostics")
     assert graph.stop(node) == 0
 
 
@@ -277,6 +281,10 @@ def test_cancel_stops_the_run_and_cancels_the_move(graph, tmp_path):
     handle = send(graph, client, file)
     assert handle.accepted, graph.logs()
     graph.spin_until(lambda: trajectory.targets == [(0.3, 0.0, 0.0)], what="the MoveTo goal")
+    # One run at a time.
+    n = len(events)
+    assert not send(graph, client, file).accepted
+    graph.spin_until(lambda: any("already running" in e.message for e in events[n:]), what="the busy rejection")
     graph.wait_future(handle.cancel_goal_async(), what="the cancel response")
     res = graph.wait_future(handle.get_result_async(), what="the RunStrategy result")
 
