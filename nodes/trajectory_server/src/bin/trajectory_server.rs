@@ -100,7 +100,10 @@ impl Default for TrajectoryParams {
 }
 
 fn invalid(field: &'static str, value: i64) -> TrajectoryError {
-    TrajectoryError::InvalidConfig { field, reason: format!("{value} is negative or too large") }
+    TrajectoryError::InvalidConfig {
+        field,
+        reason: format!("{value} is negative or too large"),
+    }
 }
 
 impl TrajectoryParams {
@@ -114,8 +117,16 @@ impl TrajectoryParams {
             tracking_tolerance_mm: self.tracking_tolerance_mm,
             reverse_wait_periods: u32_of("reverse_wait_periods", self.reverse_wait_periods)?,
             settle_periods: u32_of("settle_periods", self.settle_periods)?,
-            workspace_min_mm: [self.workspace_min_x_mm, self.workspace_min_y_mm, self.workspace_min_z_mm],
-            workspace_max_mm: [self.workspace_max_x_mm, self.workspace_max_y_mm, self.workspace_max_z_mm],
+            workspace_min_mm: [
+                self.workspace_min_x_mm,
+                self.workspace_min_y_mm,
+                self.workspace_min_z_mm,
+            ],
+            workspace_max_mm: [
+                self.workspace_max_x_mm,
+                self.workspace_max_y_mm,
+                self.workspace_max_z_mm,
+            ],
             position_timeout_ms: u64_of("position_timeout_ms", self.position_timeout_ms)?,
             stale_abort_periods: u32_of("stale_abort_periods", self.stale_abort_periods)?,
         };
@@ -183,7 +194,11 @@ impl Counters {
             Outcome::Rejected => inc(&self.goals_rejected),
             Outcome::Preempted => inc(&self.preempted),
         }
-        let state = if outcome == Outcome::AbortedHelpNeeded { 2 } else { 0 };
+        let state = if outcome == Outcome::AbortedHelpNeeded {
+            2
+        } else {
+            0
+        };
         self.state.store(state, Ordering::Relaxed);
     }
 }
@@ -211,7 +226,11 @@ fn phase_code(p: trajectory_server::Phase) -> u8 {
 
 fn to_point(p_mm: Point3<f64>) -> Point {
     let m = mm_to_m(p_mm);
-    Point { x: m.x, y: m.y, z: m.z }
+    Point {
+        x: m.x,
+        y: m.y,
+        z: m.z,
+    }
 }
 
 fn from_point(p: &Point) -> Point3<f64> {
@@ -249,7 +268,10 @@ async fn track_position(
             inc(&counters.positions_not_finite);
         }
         if let Ok(mut slot) = arm.lock() {
-            *slot = Some(Received { position_mm, at: Instant::now() });
+            *slot = Some(Received {
+                position_mm,
+                at: Instant::now(),
+            });
         }
     }
 }
@@ -295,7 +317,9 @@ enum MoveEvent {
 
 /// The running move's next event; pending forever when idle.
 async fn next_move_event(active: &mut Option<Active>) -> MoveEvent {
-    let Some(a) = active else { return std::future::pending().await };
+    let Some(a) = active else {
+        return std::future::pending().await;
+    };
     match &mut a.source {
         Source::Action { cancel, .. } => tokio::select! {
             _ = a.ticker.tick() => MoveEvent::Tick,
@@ -317,7 +341,10 @@ impl Server {
         };
         match fresh {
             Ok(c) => self.config = c,
-            Err(e) => r2r::log_warn!(NODE, "parameters are invalid ({e}); keeping the last valid ones"),
+            Err(e) => r2r::log_warn!(
+                NODE,
+                "parameters are invalid ({e}); keeping the last valid ones"
+            ),
         }
         self.config.clone()
     }
@@ -332,34 +359,46 @@ impl Server {
     /// The best known arm position for a result or a hold: the latest finite sample,
     /// else what the move saw last.
     fn best_position(&self, fallback_mm: Point3<f64>) -> Point3<f64> {
-        latest(&self.arm).map(|r| r.position_mm).filter(finite).unwrap_or(fallback_mm)
+        latest(&self.arm)
+            .map(|r| r.position_mm)
+            .filter(finite)
+            .unwrap_or(fallback_mm)
     }
 
     /// Goal overrides (`period_s`, `sample_factor`; 0 = the server's) applied and checked,
     /// then the target checked and the path planned from the measured position.
+    /// The error is the reason given to the client.
     fn plan_goal(
         &self,
         config: &TrajectoryConfig,
         target_mm: Point3<f64>,
         period_s: f64,
         sample_factor: u32,
-    ) -> Result<(Executor, TrajectoryConfig), TrajectoryError> {
+    ) -> Result<(Executor, TrajectoryConfig), String> {
         let period_ms = if period_s == 0.0 {
             None
         } else {
             let ms = (period_s * 1000.0).round();
             if !ms.is_finite() || ms < 1.0 || ms > MAX_PERIOD_MS as f64 {
-                return Err(TrajectoryError::InvalidConfig {
-                    field: "period_s",
-                    reason: format!("{period_s} s is not in 0.001..={} s", MAX_PERIOD_MS / 1000),
-                });
+                return Err(format!(
+                    "goal period_s = {period_s} s is not in 0.001..={} s (0 = the server's)",
+                    MAX_PERIOD_MS / 1000
+                ));
             }
             Some(ms as u64)
         };
         let factor = (sample_factor != 0).then_some(sample_factor);
-        let config = config.with_overrides(period_ms, factor)?;
-        let accepted = validate_goal(target_mm, self.arm_sample(), &config)?;
-        Ok((accepted.into_executor(&config)?, config))
+        let config = config
+            .with_overrides(period_ms, factor)
+            .map_err(|e| match e {
+                TrajectoryError::InvalidConfig { field, reason } => {
+                    format!("goal {field}: {reason} (0 = the server's)")
+                }
+                e => e.to_string(),
+            })?;
+        let plan = validate_goal(target_mm, self.arm_sample(), &config)
+            .and_then(|accepted| accepted.into_executor(&config));
+        plan.map(|exec| (exec, config)).map_err(|e| e.to_string())
     }
 
     fn on_goal_request(&mut self, req: GoalRequest) {
@@ -371,13 +410,15 @@ impl Server {
             Err(reason) => {
                 r2r::log_warn!(NODE, "rejecting MoveTo goal {uuid}: {reason}");
                 inc(&self.counters.goals_rejected);
-                let position = latest(&self.arm).map(|r| to_point(r.position_mm)).unwrap_or_default();
+                let position = latest(&self.arm)
+                    .map(|r| to_point(r.position_mm))
+                    .unwrap_or_default();
                 match req.accept() {
                     Ok((mut goal, _cancel)) => {
                         let result = MoveTo::Result {
                             outcome: outcome_code(Outcome::Rejected),
                             final_position: position,
-                            message: reason.to_string(),
+                            message: reason,
                         };
                         if let Err(e) = goal.abort(result) {
                             r2r::log_warn!(NODE, "could not answer rejected goal {uuid}: {e}");
@@ -403,7 +444,14 @@ impl Server {
                     goal_config.period_ms()
                 );
                 self.preempt();
-                self.start(exec, &goal_config, Source::Action { goal, cancel: cancel.boxed() });
+                self.start(
+                    exec,
+                    &goal_config,
+                    Source::Action {
+                        goal,
+                        cancel: cancel.boxed(),
+                    },
+                );
             }
         }
     }
@@ -418,7 +466,11 @@ impl Server {
             Ok(exec) => exec,
             Err(reason) => {
                 inc(&self.counters.legacy_rejected);
-                r2r::log_warn!(NODE, "legacy target on {} rejected: {reason}", topics::ARM_TARGET);
+                r2r::log_warn!(
+                    NODE,
+                    "legacy target on {} rejected: {reason}",
+                    topics::ARM_TARGET
+                );
                 return;
             }
         };
@@ -473,14 +525,20 @@ impl Server {
         let step = a.exec.cancel();
         let hold = self.best_position(step.feedback.measured_mm);
         self.send_command(hold);
-        r2r::log_info!(NODE, "goal cancelled; holding at {:?} mm", hold.coords.as_slice());
+        r2r::log_info!(
+            NODE,
+            "goal cancelled; holding at {:?} mm",
+            hold.coords.as_slice()
+        );
         if let Action::Done(end) = step.action {
             self.finish(a.source, end, step.feedback);
         }
     }
 
     fn on_tick(&mut self) {
-        let Some(a) = self.active.as_mut() else { return };
+        let Some(a) = self.active.as_mut() else {
+            return;
+        };
         let measured = latest(&self.arm)
             .filter(|r| r.at.elapsed() <= a.position_timeout)
             .map(|r| r.position_mm);
@@ -495,7 +553,11 @@ impl Server {
             }
         }
         if let Some(path) = reverse_plan {
-            r2r::log_warn!(NODE, "obstacle: reversing to the start ({} set-points)", path.len());
+            r2r::log_warn!(
+                NODE,
+                "obstacle: reversing to the start ({} set-points)",
+                path.len()
+            );
             self.publish_plan(&path);
         }
         match step.action {
@@ -520,8 +582,12 @@ impl Server {
             Source::Legacy => "legacy move",
         };
         match outcome {
-            Outcome::AbortedHelpNeeded => r2r::log_error!(NODE, "{what}: {} ({message})", outcome.name()),
-            Outcome::ReversedToStart => r2r::log_warn!(NODE, "{what}: {} ({message})", outcome.name()),
+            Outcome::AbortedHelpNeeded => {
+                r2r::log_error!(NODE, "{what}: {} ({message})", outcome.name())
+            }
+            Outcome::ReversedToStart => {
+                r2r::log_warn!(NODE, "{what}: {} ({message})", outcome.name())
+            }
             _ => r2r::log_info!(NODE, "{what}: {} ({message})", outcome.name()),
         }
         if let Source::Action { mut goal, .. } = source {
@@ -543,11 +609,17 @@ impl Server {
 
     /// Shutdown: stop the running move where the arm is.
     fn on_shutdown(&mut self) {
-        let Some(mut a) = self.active.take() else { return };
+        let Some(mut a) = self.active.take() else {
+            return;
+        };
         let step = a.exec.cancel();
         let hold = self.best_position(step.feedback.measured_mm);
         self.send_command(hold);
-        r2r::log_warn!(NODE, "shutting down during a move; arm holds at {:?} mm", hold.coords.as_slice());
+        r2r::log_warn!(
+            NODE,
+            "shutting down during a move; arm holds at {:?} mm",
+            hold.coords.as_slice()
+        );
         if let Source::Action { mut goal, .. } = a.source {
             let _ = goal.abort(MoveTo::Result {
                 outcome: outcome_code(Outcome::Cancelled),
@@ -558,7 +630,10 @@ impl Server {
     }
 
     fn send_command(&self, p_mm: Point3<f64>) {
-        let msg = PointStamped { header: time::header(topics::WORLD_FRAME), point: to_point(p_mm) };
+        let msg = PointStamped {
+            header: time::header(topics::WORLD_FRAME),
+            point: to_point(p_mm),
+        };
         match self.command.publish(&msg) {
             Ok(()) => inc(&self.counters.setpoints_sent),
             Err(e) => {
@@ -576,7 +651,12 @@ impl Server {
                 header: header.clone(),
                 pose: Pose {
                     position: to_point(*p),
-                    orientation: Quaternion { x: 0.0, y: 0.0, z: 0.0, w: 1.0 },
+                    orientation: Quaternion {
+                        x: 0.0,
+                        y: 0.0,
+                        z: 0.0,
+                        w: 1.0,
+                    },
                 },
             })
             .collect();
@@ -636,11 +716,21 @@ fn setup(app: &mut App) -> Result<(), Error> {
         .map_err(|_| Error::Setup("parameter table poisoned".into()))?
         .config()
         .map_err(|e| Error::Parameter(e.to_string()))?;
-    let goals = app.node.create_action_server::<MoveTo::Action>(topics::MOVE_TO)?;
-    let positions = app.node.subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
-    let targets = app.node.subscribe::<PointStamped>(topics::ARM_TARGET, qos::commands())?;
-    let command = app.node.create_publisher::<PointStamped>(topics::ARM_COMMAND, qos::commands())?;
-    let plan = app.node.create_publisher::<Path>(topics::TRAJECTORY_PLAN, qos::latched())?;
+    let goals = app
+        .node
+        .create_action_server::<MoveTo::Action>(topics::MOVE_TO)?;
+    let positions = app
+        .node
+        .subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
+    let targets = app
+        .node
+        .subscribe::<PointStamped>(topics::ARM_TARGET, qos::commands())?;
+    let command = app
+        .node
+        .create_publisher::<PointStamped>(topics::ARM_COMMAND, qos::commands())?;
+    let plan = app
+        .node
+        .create_publisher::<Path>(topics::TRAJECTORY_PLAN, qos::latched())?;
     let diagnostics = app.diagnostics()?;
     let counters = Arc::new(Counters::default());
     let arm: Latest = Arc::new(Mutex::new(None));
@@ -659,6 +749,8 @@ fn setup(app: &mut App) -> Result<(), Error> {
         active: None,
     };
     tokio::spawn(control(server, goals, targets, shutdown.clone()));
-    diagnostics.spawn_periodic(Duration::from_secs(1), shutdown, move || vec![counters.status()]);
+    diagnostics.spawn_periodic(Duration::from_secs(1), shutdown, move || {
+        vec![counters.status()]
+    });
     Ok(())
 }
