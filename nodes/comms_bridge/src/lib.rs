@@ -14,6 +14,8 @@
 //! - [`transport`]: the wires: serial port (termios), SocketCAN, CAN-over-UDP.
 //! - [`link`]: [`Link`] = codec + transport: `send(&Packet)` and `recv()`.
 //! - [`reply`]: [`ReplyTracker`], which pending send-service call a packet answers.
+//! - [`bridge`]: the node's event loop without ROS: one task owns the [`Link`], sends
+//!   [`bridge::Command`]s, matches replies, reports [`bridge::Event`]s and counts.
 //! - [`sim`]: the device simulator (Ping → Pong, anything else echoed).
 //!
 //! # Errors
@@ -22,8 +24,10 @@
 //! they are [`Rejected`] values, counted by kind, and the link carries on.
 //!
 //! The pure cores ([`Decoder`], [`Reassembler`], [`ReplyTracker`], [`sim::Simulator`])
-//! take time as a `now_ms` argument; only [`link`] and [`transport`] touch clocks and fds.
+//! take time as a `now_ms` argument; only [`link`], [`bridge`] and [`transport`] touch
+//! clocks and fds.
 
+pub mod bridge;
 pub mod can;
 pub mod counters;
 pub mod definition;
@@ -36,6 +40,7 @@ pub mod transport;
 pub mod uart;
 pub mod value;
 
+pub use bridge::{Command, Outcome, Stats, Transport};
 pub use can::{CanFrame, CanId, CanMessage, Reassembler, ReassemblerConfig};
 pub use counters::{Counters, RejectKind, Rejected};
 pub use definition::{Definition, Definitions, Field, RawDefinition};

@@ -69,6 +69,11 @@ impl Link {
         Link { wire, defs, counters: Counters::default(), start: Instant::now() }
     }
 
+    /// True on CAN (SocketCAN or CAN-over-UDP), where packets carry a device number.
+    pub fn is_can(&self) -> bool {
+        matches!(self.wire, Wire::Can { .. })
+    }
+
     /// The definitions this link decodes with.
     pub fn definitions(&self) -> &Arc<Definitions> {
         &self.defs
