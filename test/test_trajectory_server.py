@@ -8,10 +8,11 @@ y > wall_y) or frozen for good once it reached y >= freeze_y.
 Checked: a goal is reached with N + 1 set-points (N = ceil(distance_mm) * factor);
 an obstacle makes the server reverse to the start (REVERSED_TO_START); a blocked way
 back aborts with "help needed"; cancel holds the measured position and stops commanding;
-a new goal preempts the running one and starts from the measured position; each bad goal
-is answered REJECTED with its reason; the legacy /arm/target topic ignores repeats and
-lets the newest target win; /trajectory/plan carries the path; bad parameters stop the
-node at start-up with a clear message.
+a new goal preempts the running one and starts from the measured position; a lost arm
+position aborts with "help needed"; each bad goal is answered REJECTED with its reason;
+the legacy /arm/target topic ignores repeats and lets the newest target win;
+/trajectory/plan carries the path; bad parameters stop the node at start-up with a
+clear message.
 """
 import math
 import time
@@ -270,6 +271,20 @@ def test_bad_goals_are_rejected_with_reasons(graph):
     msg = rig.rejection((0.1, 0.0, 0.1))
     assert "ms old (limit 300 ms)" in msg, msg
     assert not rig.arm.commands  # no rejected goal moved the arm
+
+
+def test_lost_arm_position_aborts_help_needed(graph):
+    rig = Rig(graph, params={"position_timeout_ms": 200, "stale_abort_periods": 10})
+    rig.ready()
+    feedback = []
+    handle = rig.send((0.1, 0.2, 0.2), feedback=feedback)
+    graph.spin_until(lambda: len(rig.arm.commands) >= 20, what="the move to start")
+    rig.arm.streaming = False
+    res = rig.result(handle)
+    assert res.status == GoalStatus.STATUS_ABORTED, res
+    assert res.result.outcome == MoveTo.Result.ABORTED_HELP_NEEDED, res.result
+    assert "no arm position for 10 periods" in res.result.message and "help needed" in res.result.message
+    assert feedback[-1].phase == MoveTo.Feedback.WAITING
 
 
 def test_legacy_target_topic(graph):
