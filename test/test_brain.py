@@ -353,7 +353,7 @@ def test_autostart_on_the_legacy_target_topic(graph, tmp_path):
     ArmPeer(graph.node)  # only its /arm/position matters here (the decision needs the arm)
     targets = graph.collect(PointStamped, "/arm/target", STATE_QOS)
     states = graph.collect(BrainState, STATE, STATE_QOS)
-    graph.start(
+    node = graph.start(
         "brain",
         params={"instructions_file": str(path), "autostart": True, "command_mode": "topic", "tick_period_s": 0.3},
     )
@@ -364,3 +364,5 @@ def test_autostart_on_the_legacy_target_topic(graph, tmp_path):
     assert all(t.header.frame_id == "world" for t in targets)
     assert states and all(s.task == str(path) for s in states)
     assert any(s.last_decision == "a.decisions[0]: success -> a (delay 0)" for s in states)
+    # SIGINT with a run in progress: a clean exit.
+    assert graph.stop(node) == 0, graph.output(node)

@@ -11,11 +11,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arnie_ros::r2r::{
-    self, arnie_interfaces::msg::BrainState, arnie_interfaces::msg::Coordinates,
-    arnie_interfaces::action::RunTask, geometry_msgs::msg::PointStamped, RosParams,
+    self, arnie_interfaces::action::RunTask, arnie_interfaces::msg::BrainState,
+    arnie_interfaces::msg::Coordinates, geometry_msgs::msg::PointStamped, RosParams,
 };
 use arnie_ros::{main_with, qos, topics, App, Error};
-use brain::ros::{inputs, BrainServer, CommandMode, Counters, Inputs, Mover, Scale, Settings, SettingsFn};
+use brain::ros::{
+    inputs, BrainServer, CommandMode, Counters, Inputs, Mover, Scale, Settings, SettingsFn,
+};
 
 /// History of the `/brain/state` publisher (reliable).
 const STATE_HISTORY: usize = 10;
@@ -79,12 +81,17 @@ impl TryFrom<&BrainParams> for Settings {
         Ok(Settings {
             instructions_file: p.instructions_file.clone(),
             tick_period: seconds("tick_period_s", p.tick_period_s)?,
-            max_ticks: u64::try_from(p.max_ticks).map_err(|_| format!("max_ticks must be >= 0, got {}", p.max_ticks))?,
+            max_ticks: u64::try_from(p.max_ticks)
+                .map_err(|_| format!("max_ticks must be >= 0, got {}", p.max_ticks))?,
             position_timeout: seconds("position_timeout_s", p.position_timeout_s)?,
             observation_timeout: seconds("observation_timeout_s", p.observation_timeout_s)?,
             verify_tolerance_mm: p.verify_tolerance_mm,
-            scale: Scale::new(p.m_per_unit)
-                .ok_or_else(|| format!("m_per_unit must be a finite number > 0, got {}", p.m_per_unit))?,
+            scale: Scale::new(p.m_per_unit).ok_or_else(|| {
+                format!(
+                    "m_per_unit must be a finite number > 0, got {}",
+                    p.m_per_unit
+                )
+            })?,
         })
     }
 }
@@ -96,9 +103,15 @@ fn main() {
 fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters(BrainParams::default())?;
     let (settings, mode, autostart) = {
-        let p = params.lock().map_err(|_| Error::Setup("parameters poisoned".into()))?;
+        let p = params
+            .lock()
+            .map_err(|_| Error::Setup("parameters poisoned".into()))?;
         let mode: CommandMode = p.command_mode.parse().map_err(Error::Parameter)?;
-        (Settings::try_from(&*p).map_err(Error::Parameter)?, mode, p.autostart)
+        (
+            Settings::try_from(&*p).map_err(Error::Parameter)?,
+            mode,
+            p.autostart,
+        )
     };
     if autostart && settings.instructions_file.trim().is_empty() {
         return Err(Error::Parameter("autostart needs instructions_file".into()));
@@ -106,10 +119,19 @@ fn setup(app: &mut App) -> Result<(), Error> {
     let name = app.name().to_owned();
     let counters = Arc::new(Counters::default());
     let inputs = Arc::new(Inputs::default());
-    let positions = app.node.subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
-    let observations = app.node.subscribe::<Coordinates>(topics::EYES_OBSERVATIONS, qos::sensor())?;
-    let state = app.node.create_publisher::<BrainState>(topics::BRAIN_STATE, qos::commands().keep_last(STATE_HISTORY))?;
-    let goals = app.node.create_action_server::<RunTask::Action>(topics::RUN_TASK)?;
+    let positions = app
+        .node
+        .subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
+    let observations = app
+        .node
+        .subscribe::<Coordinates>(topics::EYES_OBSERVATIONS, qos::sensor())?;
+    let state = app.node.create_publisher::<BrainState>(
+        topics::BRAIN_STATE,
+        qos::commands().keep_last(STATE_HISTORY),
+    )?;
+    let goals = app
+        .node
+        .create_action_server::<RunTask::Action>(topics::RUN_TASK)?;
     let diagnostics = app.diagnostics()?;
     let shutdown = app.shutdown();
     let _rt = app.handle().enter();
@@ -117,13 +139,27 @@ fn setup(app: &mut App) -> Result<(), Error> {
         CommandMode::MoveTo => Mover::move_to(&mut app.node, counters.clone(), &name)?,
         CommandMode::Topic => Mover::topic(&mut app.node, counters.clone(), &name)?,
     };
-    r2r::log_info!(&name, "targets go to {}", match mode {
-        CommandMode::MoveTo => topics::MOVE_TO,
-        CommandMode::Topic => topics::ARM_TARGET,
-    });
+    r2r::log_info!(
+        &name,
+        "targets go to {}",
+        match mode {
+            CommandMode::MoveTo => topics::MOVE_TO,
+            CommandMode::Topic => topics::ARM_TARGET,
+        }
+    );
 
-    tokio::spawn(inputs::track_arm(positions, inputs.clone(), counters.clone(), name.clone()));
-    tokio::spawn(inputs::track_observations(observations, inputs.clone(), counters.clone(), name.clone()));
+    tokio::spawn(inputs::track_arm(
+        positions,
+        inputs.clone(),
+        counters.clone(),
+        name.clone(),
+    ));
+    tokio::spawn(inputs::track_observations(
+        observations,
+        inputs.clone(),
+        counters.clone(),
+        name.clone(),
+    ));
 
     // Parameters are read again for every run: `ros2 param set` applies to the next one.
     let live: Arc<Mutex<BrainParams>> = params;
@@ -131,7 +167,15 @@ fn setup(app: &mut App) -> Result<(), Error> {
         let p = live.lock().map_err(|_| "parameters poisoned".to_owned())?;
         Settings::try_from(&*p).map_err(|e| format!("parameter {e}"))
     });
-    let server = BrainServer::new(inputs, mover, state, settings_fn, counters.clone(), shutdown.clone(), &name);
+    let server = BrainServer::new(
+        inputs,
+        mover,
+        state,
+        settings_fn,
+        counters.clone(),
+        shutdown.clone(),
+        &name,
+    );
 
     // A bad instructions_file fails the start (naming file, key and reason), not the
     // first goal that falls back on it.

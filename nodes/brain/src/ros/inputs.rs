@@ -99,10 +99,12 @@ pub fn seen_items(msg: &Coordinates) -> (Vec<Seen>, usize) {
         };
         let confidence = v.get(3).copied();
         match point {
-            Some(position_m) if confidence.map_or(true, f64::is_finite) => out.push(Seen {
-                position_m,
-                confidence,
-            }),
+            Some(position_m) if !matches!(confidence, Some(c) if !c.is_finite()) => {
+                out.push(Seen {
+                    position_m,
+                    confidence,
+                })
+            }
             _ => dropped += 1,
         }
     }

@@ -115,7 +115,10 @@ mod tests {
     #[test]
     fn scale_round_trips_and_refuses_nonsense() {
         let s = Scale::new(0.001).unwrap();
-        assert_eq!(s.to_m(Point3::new(-95.0, 30.0, 45.0)), Point3::new(-0.095, 0.03, 0.045));
+        assert_eq!(
+            s.to_m(Point3::new(-95.0, 30.0, 45.0)),
+            Point3::new(-0.095, 0.03, 0.045)
+        );
         let p = Point3::new(0.08, 0.06, 0.04);
         assert!((s.to_units(p) - Point3::new(80.0, 60.0, 40.0)).norm() < 1e-9);
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {

@@ -193,7 +193,9 @@ fn publish(
 /// Where one goal stands.
 enum GoalState {
     /// Not accepted yet; `cancel`: cancel it as soon as it is.
-    Pending { cancel: bool },
+    Pending {
+        cancel: bool,
+    },
     Active(ActionClientGoal<MoveTo::Action>),
     Done,
 }
@@ -339,8 +341,7 @@ async fn drive_goal(
         Err(e) => return fail(e.to_string()),
     };
     counters.goals_sent.inc();
-    let (handle, result, mut feedback) = match tokio::time::timeout(ANSWER_TIMEOUT, request).await
-    {
+    let (handle, result, mut feedback) = match tokio::time::timeout(ANSWER_TIMEOUT, request).await {
         Ok(Ok(accepted)) => accepted,
         Ok(Err(r2r::Error::RCL_RET_ACTION_GOAL_REJECTED)) => {
             return fail("rejected by the trajectory server".into())

@@ -104,7 +104,10 @@ impl BrainServer {
         let settings = (self.settings)()?;
         let (name, text) = if !goal.task_file.trim().is_empty() {
             if !goal.task_json.trim().is_empty() {
-                r2r::log_warn!(&self.log, "goal has task_file and task_json: task_json ignored");
+                r2r::log_warn!(
+                    &self.log,
+                    "goal has task_file and task_json: task_json ignored"
+                );
             }
             let path = goal.task_file.trim().to_owned();
             let text = read(&path)?;
