@@ -373,8 +373,22 @@ async fn drive_goal(
             o if o == MoveTo::Result::REACHED as u8 => counters.goals_reached.inc(),
             o if o == MoveTo::Result::PREEMPTED as u8 => counters.goals_preempted.inc(),
             o if o == MoveTo::Result::CANCELLED as u8 => counters.goals_cancelled.inc(),
-            o => fail(format!("outcome {o}: {}", r.message)),
+            o => fail(format!("{}: {}", outcome_name(o), r.message)),
         },
         Err(e) => fail(format!("no result: {e}")),
+    }
+}
+
+/// The name of a `MoveTo` result outcome, for logs.
+fn outcome_name(o: u8) -> String {
+    use MoveTo::Result as R;
+    match o {
+        _ if o == R::REACHED as u8 => "REACHED".into(),
+        _ if o == R::REVERSED_TO_START as u8 => "REVERSED_TO_START".into(),
+        _ if o == R::ABORTED_HELP_NEEDED as u8 => "ABORTED_HELP_NEEDED".into(),
+        _ if o == R::CANCELLED as u8 => "CANCELLED".into(),
+        _ if o == R::REJECTED as u8 => "REJECTED".into(),
+        _ if o == R::PREEMPTED as u8 => "PREEMPTED".into(),
+        _ => format!("outcome {o}"),
     }
 }
