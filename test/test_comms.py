@@ -17,7 +17,7 @@ import pytest
 from arnie_interfaces.msg import Packet
 from arnie_interfaces.srv import SendPacket
 from conftest import REFERENCE, ROOT
-from diagnostic_msgs.msg import DiagnosticArray
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 
 PACKETS = ROOT / "nodes" / "comms_bridge" / "packets"
 ROBOTIKUTT = REFERENCE / "robotikutt"
@@ -28,14 +28,18 @@ REFERENCE_FRAME = bytes.fromhex("0c 00 3c 01 ff ff 01 00 00 9a 99 19 3f 15")
 def start_sim(graph, packets, *mode):
     """Starts comms_sim; returns its link (the pty slave path or the UDP address)."""
     link_file = graph.tmp / f"comms_sim-{len(graph.procs)}.link"
-    graph.start("comms_sim", "--packets", str(packets), *mode, "--link-file", str(link_file))
+    graph.sim = graph.start("comms_sim", "--packets", str(packets), *mode, "--link-file", str(link_file))
     graph.spin_until(link_file.exists, what="comms_sim's link file")
     return link_file.read_text().strip()
 
 
 def start_uart(graph, packets=PACKETS, sim_packets=None, **params):
     pty = start_sim(graph, sim_packets or packets, "pty")
-    return graph.start("comms_bridge", params=dict(packets_dir=str(packets), transport="uart", serial_port=pty, **params))
+    return graph.start(
+        "comms_bridge",
+        params_file=ROOT / "params" / "comms_bridge.yaml",  # the shipped file loads; -p overrides it
+        params=dict(packets_dir=str(packets), transport="uart", serial_port=pty, **params),
+    )
 
 
 def start_can_udp(graph, packets=PACKETS, **params):
@@ -175,6 +179,22 @@ def test_send_service_times_out_when_the_reply_never_comes(graph, tmp_path):
     assert "no Pong within 200 ms" in answer.message, answer.message
     assert comms.wait_rx("Ping", seq=5)  # the echo is still published
     comms.counters(requests=1, replies=0, reply_timeouts=1)
+
+
+def test_a_lost_device_is_reported_and_does_not_stop_the_bridge(graph):
+    bridge = start_uart(graph, link_retry_ms=50)
+    comms = Comms(graph)
+    assert comms.send("Ping").success
+    assert graph.stop(graph.sim) == 0  # the pty goes away with the device
+    assert "comms_sim: stopped; rx_packets=1 tx_packets=1" in graph.output(graph.sim)
+    graph.sim.must_live = False
+    comms.counters(link_up="false")
+    status = [s for d in comms.diags for s in d.status if s.name == "comms_bridge: link"][-1]
+    assert status.level == DiagnosticStatus.ERROR and "down" in status.message, status.message
+    answer = comms.send("Ping")
+    assert not answer.success and "not sent" in answer.message, answer.message
+    assert bridge.poll() is None
+    assert graph.stop(bridge) == 0
 
 
 def test_can_over_udp_ping_pong_echo_and_send_service(graph):

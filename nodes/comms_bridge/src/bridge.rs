@@ -386,7 +386,8 @@ mod tests {
     /// (bridge link on the pty slave, the master as a serial port)
     async fn pty(defs: &Arc<Definitions>) -> (Link, SerialPort) {
         let (master, slave, path) = open_pty().expect("pty");
-        let link = Transport::Uart { path, baud: 115200 }.open(defs.clone(), &LinkConfig::default()).await.expect("open");
+        let link =
+            Transport::Uart { path, baud: 115200 }.open(defs.clone(), &LinkConfig::default()).await.expect("open");
         drop(slave);
         (link, SerialPort::from_fd(master, "master").expect("master"))
     }
@@ -431,13 +432,18 @@ mod tests {
         let h = start(link);
         let ping = defs.packet_from_json("Ping", 0, 0, "").expect("valid");
         match h.request(ping, Duration::from_millis(30)).await {
-            Outcome::NoReply { reply_id, timeout, .. } => assert_eq!((reply_id, timeout), (2, Duration::from_millis(30))),
+            Outcome::NoReply { reply_id, timeout, .. } => {
+                assert_eq!((reply_id, timeout), (2, Duration::from_millis(30)))
+            }
             other => panic!("{other:?}"),
         }
         // A caller that gives up is forgotten (no outcome, no timeout counted).
         let (done, outcome) = oneshot::channel();
         let ping = defs.packet_from_json("Ping", 0, 0, "").expect("valid");
-        h.commands.send(Command::Request { packet: ping, timeout: Duration::from_secs(60), done }).await.expect("alive");
+        h.commands
+            .send(Command::Request { packet: ping, timeout: Duration::from_secs(60), done })
+            .await
+            .expect("alive");
         drop(outcome);
         let led = defs.packet_from_json("Led", 0, 0, "").expect("valid");
         assert!(matches!(h.request(led, Duration::ZERO).await, Outcome::Sent { .. }));
@@ -451,7 +457,8 @@ mod tests {
         let sim_bus = UdpCan::bind(SocketAddr::from(([127, 0, 0, 1], 0)), None).await.expect("bind sim");
         let sim_addr = sim_bus.local_addr().expect("addr");
         let (stop_sim, sim_stopped) = oneshot::channel::<()>();
-        let sim = tokio::spawn(sim::run(Link::can(CanBus::Udp(sim_bus), defs.clone(), &LinkConfig::default()), sim_stopped));
+        let sim =
+            tokio::spawn(sim::run(Link::can(CanBus::Udp(sim_bus), defs.clone(), &LinkConfig::default()), sim_stopped));
         let transport = Transport::CanUdp { bind: SocketAddr::from(([127, 0, 0, 1], 0)), peer: Some(sim_addr) };
         assert!(transport.is_can());
         let mut h = start(transport.open(defs.clone(), &LinkConfig::default()).await.expect("open"));

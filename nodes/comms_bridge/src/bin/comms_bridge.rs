@@ -102,7 +102,10 @@ impl TryFrom<&CommsParams> for Config {
     fn try_from(p: &CommsParams) -> Result<Config, Error> {
         let bad = |name: &str, why: String| Error::Parameter(format!("{name}: {why}"));
         if p.packets_dir.trim().is_empty() {
-            return Err(bad("packets_dir", "is empty: name the folder of packet definitions (e.g. nodes/comms_bridge/packets)".into()));
+            return Err(bad(
+                "packets_dir",
+                "is empty: name the folder of packet definitions (e.g. nodes/comms_bridge/packets)".into(),
+            ));
         }
         let ranged = |name: &str, v: i64, lo: i64, hi: i64| {
             if (lo..=hi).contains(&v) {
@@ -202,7 +205,14 @@ fn setup(app: &mut App) -> Result<(), Error> {
 
     let on_event = event_handler(name.clone(), rx_pub, counters.clone());
     let down = shutdown.clone();
-    tokio::spawn(bridge::run(link, command_rx, config.settings, on_event, stats.clone(), async move { down.wait().await }));
+    tokio::spawn(bridge::run(
+        link,
+        command_rx,
+        config.settings,
+        on_event,
+        stats.clone(),
+        async move { down.wait().await },
+    ));
     tokio::spawn(forward_tx(tx_sub, builder.clone(), commands.clone(), counters.clone(), name.clone()));
     tokio::spawn(serve_send(requests, builder, commands, config.reply_timeout, counters.clone(), name.clone()));
 

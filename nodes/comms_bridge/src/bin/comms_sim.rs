@@ -136,7 +136,8 @@ async fn run(args: Args) -> Result<(), String> {
             (Link::uart(master, defs, &cfg), path)
         }
         Mode::Serial { path, baud } => {
-            let link = Transport::Uart { path: path.clone(), baud }.open(defs, &cfg).await.map_err(|e| e.to_string())?;
+            let link =
+                Transport::Uart { path: path.clone(), baud }.open(defs, &cfg).await.map_err(|e| e.to_string())?;
             (link, path)
         }
         Mode::CanUdp { bind, peer } => {
@@ -190,7 +191,9 @@ mod tests {
         assert!(matches!(a.mode, Mode::Serial { ref path, baud: 9600 } if path == "/dev/ttyUSB0"));
         let a = args("--packets p can_udp --bind 127.0.0.1:5000").expect("valid");
         assert!(matches!(a.mode, Mode::CanUdp { peer: None, .. }));
-        for bad in ["pty", "--packets p", "--packets p serial", "--packets p can_udp --bind nowhere", "--packets p pty x"] {
+        for bad in
+            ["pty", "--packets p", "--packets p serial", "--packets p can_udp --bind nowhere", "--packets p pty x"]
+        {
             assert!(args(bad).is_err(), "{bad}");
         }
     }
