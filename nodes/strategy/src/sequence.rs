@@ -405,7 +405,7 @@ async fn parallel(
                     fail_fast.stop();
                 }
             }
-            Outcome::Stopped { .. } => stopped.push(format!("{} (stopped)", members[i].name)),
+            Outcome::Stopped { .. } => stopped.push(i),
         }
     }
     if token.is_stopped() && failed.len() <= allowed_failures {
@@ -419,7 +419,9 @@ async fn parallel(
         }
         StepResult::Ok(message)
     } else {
-        failed.extend(stopped);
+        // Stopped members in declaration order: they end together, in no useful order.
+        stopped.sort_unstable();
+        failed.extend(stopped.into_iter().map(|i| format!("{} (stopped)", members[i].name)));
         StepResult::Err(Error::Group { group: name, succeeded, required: min_success, failed })
     }
 }
