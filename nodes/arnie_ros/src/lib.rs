@@ -9,11 +9,13 @@
 //! - [`topics`]: the names of the shared topics, one place for all of them.
 //! - [`diagnostics`]: publishes `diagnostic_msgs/DiagnosticArray` on `/diagnostics`.
 //! - [`time`]: `builtin_interfaces/Time` stamps and headers.
+//! - [`msgs`]: common messages built from plain values (`nav_msgs/Path`).
 //!
 //! Errors: set-up failures (bad parameter, rcl errors) are returned as [`Error`] and
 //! turned into one clear log line and exit code 2 by [`main_with`].
 
 pub mod diagnostics;
+pub mod msgs;
 pub mod qos;
 pub mod time;
 pub mod topics;

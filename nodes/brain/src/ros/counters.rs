@@ -1,24 +1,10 @@
 //! The node's counters, published on `/diagnostics` (one status per group).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
+pub use arnie_ros::diagnostics::Counter;
 use arnie_ros::diagnostics::{Level, Status};
-
-/// One monotonic counter.
-#[derive(Debug, Default)]
-pub struct Counter(AtomicU64);
-
-impl Counter {
-    /// Adds one.
-    pub fn inc(&self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
-    }
-    /// The count so far.
-    pub fn get(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
-    }
-}
 
 /// Every counter of the node, shared by the server, the mover and the subscriptions.
 #[derive(Debug, Default)]

@@ -19,7 +19,7 @@ use arnie_ros::diagnostics::{Level, Status};
 use arnie_ros::r2r::{
     self,
     arnie_interfaces::srv::PlanPath,
-    geometry_msgs::msg::{Point, Pose, PoseStamped, Quaternion},
+    geometry_msgs::msg::Point,
     nav_msgs::msg::{OccupancyGrid, Path},
     RosParams, ServiceRequest,
 };
@@ -448,22 +448,5 @@ impl PlannerTask {
 /// The answer as a `nav_msgs/Path`: one pose per kept cell, at its centre, z = 0,
 /// identity orientation.
 fn path_msg(a: &Answer, frame_id: &str) -> Path {
-    let header = time::header(frame_id);
-    let poses = a
-        .points_m
-        .iter()
-        .map(|&(x, y)| PoseStamped {
-            header: header.clone(),
-            pose: Pose {
-                position: Point { x, y, z: 0.0 },
-                orientation: Quaternion {
-                    x: 0.0,
-                    y: 0.0,
-                    z: 0.0,
-                    w: 1.0,
-                },
-            },
-        })
-        .collect();
-    Path { header, poses }
+    arnie_ros::msgs::path(time::header(frame_id), a.points_m.iter().map(|&(x, y)| Point { x, y, z: 0.0 }))
 }

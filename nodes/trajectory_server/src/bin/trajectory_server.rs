@@ -28,7 +28,7 @@ use arnie_ros::diagnostics::{Level, Status};
 use arnie_ros::r2r::{
     self,
     arnie_interfaces::action::MoveTo,
-    geometry_msgs::msg::{Point, PointStamped, Pose, PoseStamped, Quaternion},
+    geometry_msgs::msg::{Point, PointStamped},
     nav_msgs::msg::Path,
     ActionServerCancelRequest, ActionServerGoal, ActionServerGoalRequest, RosParams,
 };
@@ -644,23 +644,8 @@ impl Server {
     }
 
     fn publish_plan(&self, path_mm: &[Point3<f64>]) {
-        let header = time::header(topics::WORLD_FRAME);
-        let poses = path_mm
-            .iter()
-            .map(|p| PoseStamped {
-                header: header.clone(),
-                pose: Pose {
-                    position: to_point(*p),
-                    orientation: Quaternion {
-                        x: 0.0,
-                        y: 0.0,
-                        z: 0.0,
-                        w: 1.0,
-                    },
-                },
-            })
-            .collect();
-        if let Err(e) = self.plan.publish(&Path { header, poses }) {
+        let path = arnie_ros::msgs::path(time::header(topics::WORLD_FRAME), path_mm.iter().map(|p| to_point(*p)));
+        if let Err(e) = self.plan.publish(&path) {
             inc(&self.counters.publish_errors);
             r2r::log_warn!(NODE, "could not publish {}: {e}", topics::TRAJECTORY_PLAN);
         }
