@@ -27,7 +27,11 @@ pub struct RawTrajectoryConfig {
     pub workspace_min_mm: [f64; 3],
     /// Upper corner of the allowed target box, world frame [mm].
     pub workspace_max_mm: [f64; 3],
-    /// An arm position older than this is stale: goals are rejected [ms]. New; 500.
+    /// An arm position older than this is stale: goals are rejected, and a running move
+    /// holds (then aborts after `stale_abort_periods`) instead of checking set-points
+    /// against a position that no longer updates [ms]. New; 100: a few lost encoder
+    /// packets are tolerated, yet even at a 10 ms period the set-points cannot run more
+    /// than the 25 mm tolerance ahead of a frozen position before it counts as stale.
     pub position_timeout_ms: u64,
     /// Consecutive periods without a fresh arm position after which a running move is
     /// aborted (help needed). New; default 20 (0.7 s at 35 ms).
@@ -44,7 +48,7 @@ impl Default for RawTrajectoryConfig {
             settle_periods: 10,
             workspace_min_mm: [-1000.0; 3],
             workspace_max_mm: [1000.0; 3],
-            position_timeout_ms: 500,
+            position_timeout_ms: 100,
             stale_abort_periods: 20,
         }
     }

@@ -122,12 +122,12 @@ mod tests {
             Err(TrajectoryError::NoArmPosition)
         );
         assert_eq!(
-            validate_goal(Point3::origin(), Some(ArmSample { position_mm: Point3::origin(), age_ms: 501 }), &c),
-            Err(TrajectoryError::ArmPositionStale { age_ms: 501, timeout_ms: 500 })
+            validate_goal(Point3::origin(), Some(ArmSample { position_mm: Point3::origin(), age_ms: c.position_timeout_ms() + 1 }), &c),
+            Err(TrajectoryError::ArmPositionStale { age_ms: c.position_timeout_ms() + 1, timeout_ms: c.position_timeout_ms() })
         );
         assert!(validate_goal(
             Point3::origin(),
-            Some(ArmSample { position_mm: Point3::origin(), age_ms: 500 }),
+            Some(ArmSample { position_mm: Point3::origin(), age_ms: c.position_timeout_ms() }),
             &c
         )
         .is_ok());
