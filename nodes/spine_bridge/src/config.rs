@@ -88,7 +88,7 @@ pub struct RawOutput {
     pub port: i64,
     /// `csv` or `simulink`.
     pub format: String,
-    /// Radius check [mm, global frame]; absent = no check.
+    /// Radius check \[mm, global frame\]; absent = no check.
     #[serde(default)]
     pub threshold: Option<f64>,
     /// How many leading values of the first item the radius check uses (default 3).
@@ -199,7 +199,7 @@ pub struct Output {
     pub addr: SocketAddr,
     /// Wire format.
     pub format: Format,
-    /// Radius check [mm, global frame]; `None` = no check.
+    /// Radius check \[mm, global frame\]; `None` = no check.
     pub threshold_mm: Option<f64>,
     /// Leading values of the first item the radius check uses (≥ 1).
     pub check_elements: usize,

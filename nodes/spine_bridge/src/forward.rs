@@ -66,7 +66,7 @@ pub struct Emit {
     pub to: SocketAddr,
     /// Encoded in the output's format and device frame.
     pub bytes: Vec<u8>,
-    /// The same value in the global frame [mm] (for logs and echoes).
+    /// The same value in the global frame \[mm\] (for logs and echoes).
     pub global: Vec<Item>,
 }
 
@@ -94,7 +94,7 @@ pub enum HoldReason {
 pub struct Routed {
     /// What happened to the message.
     pub outcome: Outcome,
-    /// Global-frame items [mm] to publish on the input's topic: set for every accepted
+    /// Global-frame items \[mm\] to publish on the input's topic: set for every accepted
     /// datagram (duplicates too, so a late subscriber learns a still arm's position)
     /// when the input has a topic.
     pub publish: Option<Vec<Item>>,
@@ -259,7 +259,7 @@ impl Router {
         routed
     }
 
-    /// Writes a global-frame value [mm] (from the output's ROS topic) to `output`,
+    /// Writes a global-frame value \[mm\] (from the output's ROS topic) to `output`,
     /// through the same gate as the legacy connections.
     pub fn on_topic(&mut self, output: OutputId, global: &[Item]) -> Routed {
         let Some(st) = self.outputs.get_mut(output.0) else {

@@ -11,9 +11,9 @@ pub enum Verdict {
     Duplicate,
     /// Farther than the threshold from the last value sent: drop (never clamp).
     TooFar {
-        /// Distance [mm, global frame] over the checked values of the first item.
+        /// Distance \[mm, global frame\] over the checked values of the first item.
         dist_mm: f64,
-        /// The output's threshold [mm].
+        /// The output's threshold \[mm\].
         threshold_mm: f64,
     },
     /// With a threshold set, the first item has fewer values than the check needs (or

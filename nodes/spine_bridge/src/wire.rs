@@ -57,7 +57,7 @@ impl fmt::Display for Format {
 /// Limits applied when decoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Longest accepted datagram [bytes]; default [`MAX_UDP_PAYLOAD`].
+    /// Longest accepted datagram \[bytes\]; default [`MAX_UDP_PAYLOAD`].
     pub max_datagram: usize,
 }
 
@@ -75,12 +75,12 @@ pub enum Rejected {
     Empty,
     /// Longer than [`Limits::max_datagram`].
     Oversized {
-        /// Length received [bytes].
+        /// Length received \[bytes\].
         len: usize,
     },
     /// A simulink message whose length is not a multiple of 8.
     NotMultipleOf8 {
-        /// Length received [bytes].
+        /// Length received \[bytes\].
         len: usize,
     },
     /// A csv value that is not a number (`item`, `value` count from 0).

@@ -25,10 +25,14 @@ struct SpineParams {
     m_per_unit: f64,
     /// Longest accepted datagram [bytes]; longer ones are rejected as oversized
     max_datagram: i64,
+    /// Receive buffer of each input socket [bytes]; 0 = the kernel's default (capped by net.core.rmem_max). Bursts wait there until the newest is routed
+    recv_buffer_bytes: i64,
     /// frame_id of published messages; output topics accept this frame or an empty one
     frame_id: String,
     /// Period of /diagnostics [ms]
     diagnostics_period_ms: i64,
+    /// Real-time priority (SCHED_FIFO 1..99) of the thread that receives, routes and publishes; 0 = normal scheduling. Needs CAP_SYS_NICE or an rtprio limit (else a warning)
+    io_thread_rt_priority: i64,
 }
 
 impl Default for SpineParams {
@@ -39,8 +43,10 @@ impl Default for SpineParams {
             port_offset: 0,
             m_per_unit: Scale::MILLIMETRES.m_per_unit,
             max_datagram: Limits::default().max_datagram as i64,
+            recv_buffer_bytes: 1 << 20,
             frame_id: topics::WORLD_FRAME.into(),
             diagnostics_period_ms: 1000,
+            io_thread_rt_priority: 0,
         }
     }
 }
@@ -64,16 +70,27 @@ impl TryFrom<&SpineParams> for Settings {
         if !(1..=max).contains(&p.max_datagram) {
             return Err(format!("max_datagram must be within 1..{max}, got {}", p.max_datagram));
         }
+        let recv_buffer_bytes = usize::try_from(p.recv_buffer_bytes)
+            .ok()
+            .filter(|n| *n <= i32::MAX as usize)
+            .ok_or_else(|| format!("recv_buffer_bytes must be within 0..{}, got {}", i32::MAX, p.recv_buffer_bytes))?;
         if p.diagnostics_period_ms < 1 {
             return Err(format!("diagnostics_period_ms must be >= 1, got {}", p.diagnostics_period_ms));
         }
+        let io_rt_priority = match p.io_thread_rt_priority {
+            0 => None,
+            n @ 1..=99 => Some(n as i32),
+            n => return Err(format!("io_thread_rt_priority must be 0 (off) or 1..99, got {n}")),
+        };
         Ok(Settings {
             config_file: PathBuf::from(&p.config_file),
             loopback: p.loopback.then_some(LoopbackMap { port_offset }),
             scale,
             limits: Limits { max_datagram: p.max_datagram as usize },
+            recv_buffer_bytes,
             frame_id: p.frame_id.clone(),
             diagnostics_period: Duration::from_millis(p.diagnostics_period_ms as u64),
+            io_rt_priority,
         })
     }
 }

@@ -1,4 +1,4 @@
-//! Global-frame items [mm] ⇄ ROS messages [m]. The one place the glue converts units,
+//! Global-frame items \[mm\] ⇄ ROS messages \[m\]. The one place the glue converts units,
 //! always through a [`Scale`] (only x, y, z are scaled; extras pass through).
 
 use r2r::arnie_interfaces::msg::{Coordinate, Coordinates};
@@ -6,7 +6,7 @@ use r2r::geometry_msgs::msg::{Point, PointStamped};
 
 use crate::{Item, Scale};
 
-/// A `PointStamped` [m] from the first item's x y z [mm]; `None` if the first item has
+/// A `PointStamped` \[m\] from the first item's x y z \[mm\]; `None` if the first item has
 /// fewer than three values (or there is none).
 pub fn point_msg(global_mm: &[Item], scale: Scale, frame_id: &str) -> Option<PointStamped> {
     let first = global_mm.first()?;
@@ -14,7 +14,7 @@ pub fn point_msg(global_mm: &[Item], scale: Scale, frame_id: &str) -> Option<Poi
     Some(PointStamped { header: arnie_ros::time::header(frame_id), point: Point { x, y, z } })
 }
 
-/// A `Coordinates` [m] with every item (x y z scaled, extras unchanged).
+/// A `Coordinates` \[m\] with every item (x y z scaled, extras unchanged).
 pub fn coordinates_msg(global_mm: &[Item], scale: Scale, frame_id: &str) -> Coordinates {
     Coordinates {
         header: arnie_ros::time::header(frame_id),
@@ -22,13 +22,13 @@ pub fn coordinates_msg(global_mm: &[Item], scale: Scale, frame_id: &str) -> Coor
     }
 }
 
-/// One item [mm] from a `PointStamped` [m].
+/// One item \[mm\] from a `PointStamped` \[m\].
 pub fn items_from_point(msg: &PointStamped, scale: Scale) -> Vec<Item> {
     let p = &msg.point;
     vec![scale.point_from_m([p.x, p.y, p.z]).to_vec()]
 }
 
-/// Every item [mm] of a `Coordinates` [m].
+/// Every item \[mm\] of a `Coordinates` \[m\].
 pub fn items_from_coordinates(msg: &Coordinates, scale: Scale) -> Vec<Item> {
     let items: Vec<Item> = msg.items.iter().map(|c| c.values.clone()).collect();
     scale.from_m(&items)

@@ -3,7 +3,7 @@
 //! [`start`]; everything that touches a socket or r2r lives here.
 //!
 //! # Layout
-//! - [`convert`]: global-frame items [mm] ⇄ `PointStamped` / `Coordinates` [m], the
+//! - [`convert`]: global-frame items \[mm\] ⇄ `PointStamped` / `Coordinates` \[m\], the
 //!   one place metres meet millimetres (through [`Scale`]).
 //! - [`bridge`]: the shared state (the router behind a mutex, the sender socket, glue
 //!   counters), one task per input socket, one task per output topic.
@@ -13,8 +13,15 @@
 //! Each input socket has its own tokio task that receives, drains what is queued,
 //! routes under a short `std::sync::Mutex` lock (microseconds; no `.await` while held),
 //! then sends and publishes outside the lock. This is one hop less than a single task
-//! owning the router behind channels (no extra wake-up between tasks per datagram), and
-//! the lock is uncontended in practice: the runtime has two workers.
+//! owning the router behind channels (no extra wake-up between tasks per datagram).
+//!
+//! The input tasks run on their own current-thread tokio runtime, on one thread
+//! (`spine-io`) that sleeps in `epoll_wait` itself: a datagram wakes exactly that
+//! thread, which routes, sends and publishes without handing work to another thread.
+//! On the node's two-worker runtime a wake-up often also woke the second worker (work
+//! stealing), which cost CPU and latency per datagram. Output topics, parameters and
+//! `/diagnostics` stay on the node's runtime. Optionally (`io_thread_rt_priority`) that
+//! thread runs SCHED_FIFO, which removes most of its wake-up tail on a busy machine.
 //!
 //! Only the newest datagram per streamed input matters: after a wake-up the task drains
 //! the socket with `try_recv_from` and routes the newest one. If that one is rejected
@@ -47,10 +54,16 @@ pub struct Settings {
     pub scale: Scale,
     /// Decoding limits.
     pub limits: Limits,
+    /// Receive buffer of each input socket \[bytes\]; 0 = the kernel's default (the
+    /// kernel caps it at `net.core.rmem_max`).
+    pub recv_buffer_bytes: usize,
     /// `header.frame_id` of published messages, and the frame accepted on output topics.
     pub frame_id: String,
     /// Period of `/diagnostics`.
     pub diagnostics_period: Duration,
+    /// `Some(1..=99)`: run the I/O thread (every input task) with SCHED_FIFO at this
+    /// priority; `None`: normal scheduling.
+    pub io_rt_priority: Option<i32>,
 }
 
 /// Loads the config, binds every input, creates the publishers and subscriptions and
@@ -71,10 +84,14 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
 
     // Sockets first, so that every input is bound once any of the node's publishers is
     // visible on the graph (clients wait for one), then the ROS entities, then tasks.
+    let io = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Setup(format!("cannot create the I/O runtime: {e}")))?;
     let handle = app.handle();
     let _rt = handle.enter();
     let shared = Arc::new(bridge::Shared::new(&name, router, &settings)?);
-    let sockets = bridge::bind_inputs(&shared)?;
+    let sockets = bridge::bind_inputs(&shared, settings.recv_buffer_bytes)?;
     let router = shared.router();
     let mut publishers = Vec::new();
     for input in &router.config().inputs {
@@ -107,11 +124,30 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
     drop(router);
     let diagnostics = app.diagnostics()?;
 
-    for ((id, socket), publisher) in sockets.into_iter().zip(publishers) {
-        let task = bridge::InputTask::new(shared.clone(), id, socket, publisher);
-        let down = shutdown.clone();
-        tokio::spawn(async move { task.run(down).await });
-    }
+    let tasks: Vec<bridge::InputTask> = sockets
+        .into_iter()
+        .zip(publishers)
+        .map(|((id, socket), publisher)| bridge::InputTask::new(shared.clone(), id, socket, publisher))
+        .collect();
+    let down = shutdown.clone();
+    let (log, priority) = (name.clone(), settings.io_rt_priority);
+    std::thread::Builder::new()
+        .name("spine-io".into())
+        .spawn(move || {
+            if let Some(priority) = priority {
+                match realtime(priority) {
+                    Ok(()) => r2r::log_info!(&log, "I/O thread: SCHED_FIFO priority {priority}"),
+                    Err(e) => r2r::log_warn!(&log, "I/O thread: cannot use SCHED_FIFO priority {priority} ({e}); normal scheduling"),
+                }
+            }
+            io.block_on(async move {
+                for task in tasks {
+                    tokio::spawn(task.run(down.clone()));
+                }
+                down.wait().await;
+            })
+        })
+        .map_err(|e| Error::Setup(format!("cannot start the I/O thread: {e}")))?;
     for (k, stream) in subscriptions {
         let down = shutdown.clone();
         tokio::spawn(bridge::run_topic(shared.clone(), k, stream, down));
@@ -119,6 +155,20 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
     let mut statuses = status::StatusBuilder::new(shared.clone(), &settings);
     diagnostics.spawn_periodic(settings.diagnostics_period, shutdown, move || statuses.build());
     Ok(())
+}
+
+/// Gives the calling thread the real-time policy SCHED_FIFO at `priority` (1..=99).
+/// Needs CAP_SYS_NICE or an `rtprio` limit; the caller logs a refusal and goes on.
+fn realtime(priority: i32) -> std::io::Result<()> {
+    let param = libc::sched_param { sched_priority: priority };
+    // SAFETY: pthread_self() is the calling thread, alive for the call; `param` is a
+    // valid sched_param that outlives the call. The function only changes scheduling.
+    let rc = unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::from_raw_os_error(rc))
+    }
 }
 
 /// Logs what the config says: every input, output and route, and the clashes.

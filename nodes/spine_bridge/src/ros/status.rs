@@ -57,6 +57,9 @@ impl RateLog {
     }
 }
 
+/// One interface: name, what it is (address, format, topic), its counters.
+type Row = (String, String, Counters);
+
 /// Builds the statuses published on `/diagnostics` every period.
 pub struct StatusBuilder {
     shared: Arc<Shared>,
@@ -90,7 +93,7 @@ impl StatusBuilder {
     /// counter (router counters, then the glue's [`super::bridge::GlueCounters`]).
     pub fn build(&mut self) -> Vec<Status> {
         // Copy under the lock, format after it.
-        let (inputs, outputs): (Vec<(String, String, Counters)>, Vec<(String, String, Counters)>) = {
+        let (inputs, outputs): (Vec<Row>, Vec<Row>) = {
             let router = self.shared.router();
             let c = router.config();
             let inputs = router
