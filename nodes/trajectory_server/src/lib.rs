@@ -14,6 +14,8 @@
 //! - [`legacy`]: the plain target topic: repeats ignored, newest target preempts.
 //! - [`units`]: the one mm ↔ m scale ([`units::MM_PER_M`]).
 //! - [`error`]: [`TrajectoryError`], the crate's one error enum.
+//! - `ros` (feature `ros`, the node's glue; the only module that uses r2r): parameters,
+//!   the `MoveTo` server, the arm position, `/diagnostics` counters.
 //!
 //! Units: millimetres everywhere in this crate; the node converts metres ↔ millimetres
 //! at the topic edge with [`units`]. Frame: `world`.
@@ -48,6 +50,8 @@ pub mod goal;
 pub mod legacy;
 pub mod minjerk;
 pub mod outcome;
+#[cfg(feature = "ros")]
+pub mod ros;
 pub mod units;
 
 pub use config::{RawTrajectoryConfig, TrajectoryConfig};
