@@ -8,6 +8,12 @@
 pub(super) struct BitRows {
     words_per_row: usize,
     data: Vec<u64>,
+    /// Per cell, set where a forward scan stops: blocked, or a forced neighbour in an
+    /// adjacent row (that cell free, the one behind it blocked). Precomputed from
+    /// `data` so a scan reads 2 windows per 64 cells, not 6.
+    stop_fwd: Vec<u64>,
+    /// As `stop_fwd`, for backward scans ("behind" = the next higher index).
+    stop_bwd: Vec<u64>,
 }
 
 /// Bit offset of padded column 0 within a row.
@@ -26,19 +32,45 @@ impl BitRows {
                 }
             }
         }
-        BitRows { words_per_row, data }
+        let mut bits = BitRows { words_per_row, data, stop_fwd: Vec::new(), stop_bwd: Vec::new() };
+        let (mut fwd, mut bwd) = (vec![u64::MAX; rows * words_per_row], vec![u64::MAX; rows * words_per_row]);
+        for r in 1..rows.saturating_sub(1) {
+            for w in 1..words_per_row - 1 {
+                let p = 64 * w;
+                let here = bits.window(r, p);
+                let (up, down) = (bits.window(r - 1, p), bits.window(r + 1, p));
+                fwd[r * words_per_row + w] = here | (!up & bits.window(r - 1, p - 1)) | (!down & bits.window(r + 1, p - 1));
+                bwd[r * words_per_row + w] = here | (!up & bits.window(r - 1, p + 1)) | (!down & bits.window(r + 1, p + 1));
+            }
+        }
+        (bits.stop_fwd, bits.stop_bwd) = (fwd, bwd);
+        bits
+    }
+
+    /// Whether cell `i` of row `r` is blocked (one bit: the bit rows are 8× smaller
+    /// than a byte-per-cell map, so these reads stay in cache).
+    #[inline]
+    pub(super) fn blocked(&self, r: usize, i: usize) -> bool {
+        let bit = i + MARGIN;
+        (self.data[r * self.words_per_row + bit / 64] >> (bit % 64)) & 1 == 1
     }
 
     /// Bits `pos .. pos + 64` of row `r` (bit positions include the margin).
     #[inline]
     fn window(&self, r: usize, pos: usize) -> u64 {
-        let base = r * self.words_per_row + pos / 64;
+        Self::window_in(&self.data, self.words_per_row, r, pos)
+    }
+
+    /// Bits `pos .. pos + 64` of row `r` of `data` (laid out as `BitRows::data`).
+    #[inline]
+    fn window_in(data: &[u64], words_per_row: usize, r: usize, pos: usize) -> u64 {
+        let base = r * words_per_row + pos / 64;
         let s = pos % 64;
-        let lo = self.data[base] >> s;
+        let lo = data[base] >> s;
         if s == 0 {
             lo
         } else {
-            lo | (self.data[base + 1] << (64 - s))
+            lo | (data[base + 1] << (64 - s))
         }
     }
 
@@ -51,9 +83,7 @@ impl BitRows {
         let mut p = i + 1 + MARGIN;
         loop {
             let here = self.window(r, p);
-            let (up, up_behind) = (self.window(r - 1, p), self.window(r - 1, p - 1));
-            let (down, down_behind) = (self.window(r + 1, p), self.window(r + 1, p - 1));
-            let mut stop = here | (!up & up_behind) | (!down & down_behind);
+            let mut stop = Self::window_in(&self.stop_fwd, self.words_per_row, r, p);
             if let Some(g) = goal.map(|g| g + MARGIN) {
                 if g >= p && g < p + 64 {
                     stop |= 1 << (g - p);
@@ -75,9 +105,7 @@ impl BitRows {
         let mut q = i + MARGIN - 64;
         loop {
             let here = self.window(r, q);
-            let (up, up_behind) = (self.window(r - 1, q), self.window(r - 1, q + 1));
-            let (down, down_behind) = (self.window(r + 1, q), self.window(r + 1, q + 1));
-            let mut stop = here | (!up & up_behind) | (!down & down_behind);
+            let mut stop = Self::window_in(&self.stop_bwd, self.words_per_row, r, q);
             if let Some(g) = goal.map(|g| g + MARGIN) {
                 if g >= q && g < q + 64 {
                     stop |= 1 << (g - q);

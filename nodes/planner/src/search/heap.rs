@@ -27,11 +27,13 @@ impl Entry {
     }
 }
 
-/// Min-heap over `(key, tie, idx)` on top of the standard binary heap (whose pop sifts
-/// the hole to the bottom first: fewer comparisons than a textbook sift-down).
+/// Min-heap over `(key, tie, idx)` packed into one `u128` (`key << 64 | tie << 32 |
+/// idx`: one integer compare orders by key, then tie) on top of the standard binary
+/// heap (whose pop sifts the hole to the bottom first: fewer comparisons than a
+/// textbook sift-down).
 #[derive(Default)]
 pub(super) struct OpenList {
-    items: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    items: BinaryHeap<Reverse<u128>>,
 }
 
 impl OpenList {
@@ -46,12 +48,18 @@ impl OpenList {
 
     #[inline]
     pub fn push(&mut self, e: Entry) {
-        self.items.push(Reverse((e.key, e.tie, e.idx)));
+        self.items.push(Reverse((u128::from(e.key) << 64) | (u128::from(e.tie) << 32) | u128::from(e.idx)));
+    }
+
+    /// The cell of the entry [`OpenList::pop`] would return next.
+    #[inline]
+    pub fn peek_idx(&self) -> Option<usize> {
+        self.items.peek().map(|Reverse(k)| *k as u32 as usize)
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<Entry> {
-        self.items.pop().map(|Reverse((key, tie, idx))| Entry { key, tie, idx })
+        self.items.pop().map(|Reverse(k)| Entry { key: (k >> 64) as u64, tie: (k >> 32) as u32, idx: k as u32 })
     }
 }
 

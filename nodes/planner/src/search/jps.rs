@@ -10,7 +10,7 @@ use super::{Planner, SQRT2};
 impl Planner {
     #[inline]
     fn free_xy(&self, x: usize, y: usize) -> bool {
-        self.free[y * self.pw + x]
+        !self.rows.blocked(y, x)
     }
 
     /// Horizontal jump from (x, y) by `dx`: the jump point's x.
@@ -63,15 +63,24 @@ impl Planner {
             let dy = y.abs_diff(gxy.1) as f64;
             dx.max(dy) + (SQRT2 - 1.0) * dx.min(dy)
         };
+        // Division by `pw` as a multiply (Lemire, Kaser & Kurz 2019: exact for 32-bit
+        // dividends, and indices fit in 32 bits): a hardware divide costs ~25 cycles
+        // and each expansion needs two.
+        let magic = u64::MAX / pw as u64 + 1;
+        let xy = move |i: usize| -> (usize, usize) {
+            let y = ((u128::from(i as u32) * u128::from(magic)) >> 64) as usize;
+            (i - y * pw, y)
+        };
         self.start_search(s);
         let mut expansions = 0;
         let mut dirs = [(0isize, 0isize); 8];
+        let mut jumps = [(0usize, 0.0f64, 0.0f64); 8];
         while let Some((idx, g)) = self.pop() {
             expansions += 1;
             if idx == goal {
                 break;
             }
-            let (x, y) = (idx % pw, idx / pw);
+            let (x, y) = xy(idx);
             let parent = self.parent[idx] as usize;
             let mut nd = 0;
             let mut push = |d: (isize, isize)| {
@@ -83,7 +92,7 @@ impl Planner {
                     push(d);
                 }
             } else {
-                let (px, py) = (parent % pw, parent / pw);
+                let (px, py) = xy(parent);
                 let dx = (x as isize - px as isize).signum();
                 let dy = (y as isize - py as isize).signum();
                 if dx != 0 && dy != 0 {
@@ -112,6 +121,9 @@ impl Planner {
                     }
                 }
             }
+            // All jumps first, then all relaxations: each found jump point's state is
+            // prefetched while the remaining jumps scan (bit rows only, in cache).
+            let mut nj = 0;
             for &(dx, dy) in &dirs[..nd] {
                 let found = match (dx, dy) {
                     (_, 0) => self.jump_h(x, y, dx, gxy).map(|jx| (jx, y, jx.abs_diff(x), 1.0)),
@@ -119,8 +131,15 @@ impl Planner {
                     _ => self.jump_d(x, y, dx, dy, gxy).map(|(jx, jy, n)| (jx, jy, n, SQRT2)),
                 };
                 if let Some((jx, jy, steps, step_cost)) = found {
-                    self.relax(jy * pw + jx, idx, g + step_cost * steps as f64, octile(jx, jy));
+                    let j = jy * pw + jx;
+                    super::prefetch(&self.gens, j);
+                    super::prefetch(&self.g, j);
+                    jumps[nj] = (j, g + step_cost * steps as f64, octile(jx, jy));
+                    nj += 1;
                 }
+            }
+            for &(j, gj, h) in &jumps[..nj] {
+                self.relax(j, idx, gj, h);
             }
         }
         expansions

@@ -196,7 +196,7 @@ impl Planner {
     }
 
     /// Opens `idx` with cost `g` from `parent` unless it is closed or already cheaper.
-    #[inline]
+    #[inline(always)]
     fn relax(&mut self, idx: usize, parent: usize, g: f64, h: f64) {
         let open = self.open_gen;
         let stamp = self.gens[idx];
@@ -219,7 +219,7 @@ impl Planner {
     /// Pops the next open cell to expand, marking it closed; `None` when the list is
     /// empty. An entry left behind when a cell's cost improved pops after the better
     /// one (same heuristic, higher `f`) and finds the cell closed.
-    #[inline]
+    #[inline(always)]
     fn pop(&mut self) -> Option<(usize, f64)> {
         loop {
             let idx = match self.stack.pop() {
@@ -232,9 +232,23 @@ impl Planner {
             };
             if self.gens[idx] == self.open_gen {
                 self.gens[idx] = self.open_gen + 1;
+                // The next cell to expand is known now: start loading its state while
+                // this one is expanded (on large maps these loads miss cache).
+                if let Some(next) = self.stack.last().map(|&i| i as usize).or_else(|| self.heap.peek_idx()) {
+                    self.prefetch_state(next);
+                }
                 return Some((idx, self.g[idx]));
             }
         }
+    }
+
+    /// Asks the CPU to start loading cell `idx`'s stamp, `g` and parent (a hint: no
+    /// effect on results).
+    #[inline]
+    fn prefetch_state(&self, idx: usize) {
+        prefetch(&self.gens, idx);
+        prefetch(&self.g, idx);
+        prefetch(&self.parent, idx);
     }
 
     fn start_search(&mut self, s: usize) {
@@ -308,6 +322,19 @@ impl Planner {
         }
         cells
     }
+}
+
+/// Prefetch hint for `v[i]` (nothing when out of range or not on x86-64).
+#[inline(always)]
+fn prefetch<T>(v: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(r) = v.get(i) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch only hints the cache; `r` is a valid reference anyway.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((r as *const T).cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, i);
 }
 
 #[cfg(test)]
