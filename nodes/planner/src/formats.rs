@@ -48,12 +48,7 @@ impl Grid {
     /// [`MapError::BadOption`], [`MapError::BadHeader`], [`MapError::WrongCellCount`],
     /// [`MapError::BadCell`] (a value above maxval).
     pub fn from_pgm(bytes: &[u8], opts: &PgmOptions) -> Result<Self, MapError> {
-        if !(0.0..=1.0).contains(&opts.occupied_thresh) {
-            return Err(MapError::BadOption { field: "occupied_thresh" });
-        }
-        if !(0.0..=1.0).contains(&opts.free_thresh) || opts.free_thresh > opts.occupied_thresh {
-            return Err(MapError::BadOption { field: "free_thresh" });
-        }
+        check_pgm_options(opts)?;
         let mut pos = 0;
         let magic = pgm_token(bytes, &mut pos).ok_or_else(|| bad_header("missing magic"))?;
         let binary = match magic {
@@ -104,22 +99,40 @@ impl Grid {
                 return Err(MapError::WrongCellCount { expected: n, got: values.len() });
             }
         }
-        let mut blocked = Vec::with_capacity(n);
-        for (i, &v) in values.iter().enumerate() {
-            if v > maxval {
-                return Err(MapError::BadCell { row: i / width, col: i % width, value: v.to_string() });
-            }
-            let shade = v as f64 / maxval as f64;
-            let p = if opts.negate { shade } else { 1.0 - shade };
-            blocked.push(if p > opts.occupied_thresh {
-                true
-            } else if p < opts.free_thresh {
-                false
-            } else {
-                opts.unknown_is_blocked
-            });
+        shades_to_grid(width, height, &values, maxval, opts)
+    }
+
+    /// Reads a PNG bitmap (what `map_server` also accepts) with the same thresholds as
+    /// [`Grid::from_pgm`]: grey, grey + alpha, RGB or RGBA at any bit depth; a colour
+    /// pixel's shade is the mean of its R, G, B (as `map_server` does); alpha is ignored.
+    ///
+    /// # Errors
+    /// [`MapError::BadHeader`] for a file the PNG decoder refuses, [`MapError::BadSize`],
+    /// [`MapError::BadOption`].
+    pub fn from_png(bytes: &[u8], opts: &PgmOptions) -> Result<Self, MapError> {
+        check_pgm_options(opts)?;
+        let mut decoder = png::Decoder::new(bytes);
+        decoder.set_transformations(png::Transformations::normalize_to_color8());
+        let mut reader = decoder.read_info().map_err(|e| bad_header(&format!("PNG: {e}")))?;
+        let (width, height) = (reader.info().width as usize, reader.info().height as usize);
+        if width == 0 || height == 0 || width > Grid::MAX_SIDE || height > Grid::MAX_SIDE {
+            return Err(MapError::BadSize { width: width as u64, height: height as u64 });
         }
-        Grid::from_blocked(width, height, blocked)
+        let mut buf = vec![0u8; reader.output_buffer_size()];
+        let frame = reader.next_frame(&mut buf).map_err(|e| bad_header(&format!("PNG: {e}")))?;
+        let channels = frame.color_type.samples();
+        let colour = if channels >= 3 { 3 } else { 1 };
+        let mut values = Vec::with_capacity(width * height);
+        for row in buf[..frame.buffer_size()].chunks_exact(frame.line_size).take(height) {
+            for px in row.chunks_exact(channels).take(width) {
+                let sum: usize = px[..colour].iter().map(|&v| usize::from(v)).sum();
+                values.push(sum / colour);
+            }
+        }
+        if values.len() != width * height {
+            return Err(MapError::WrongCellCount { expected: width * height, got: values.len() });
+        }
+        shades_to_grid(width, height, &values, 255, opts)
     }
 
     /// Builds a grid from `nav_msgs/OccupancyGrid` fields: `data` is row-major starting
@@ -242,6 +255,38 @@ pub fn parse_scen(text: &str) -> Result<Vec<Scenario>, MapError> {
     Ok(out)
 }
 
+fn check_pgm_options(opts: &PgmOptions) -> Result<(), MapError> {
+    if !(0.0..=1.0).contains(&opts.occupied_thresh) {
+        return Err(MapError::BadOption { field: "occupied_thresh" });
+    }
+    if !(0.0..=1.0).contains(&opts.free_thresh) || opts.free_thresh > opts.occupied_thresh {
+        return Err(MapError::BadOption { field: "free_thresh" });
+    }
+    Ok(())
+}
+
+/// Bitmap shades (0 = black .. `maxval` = white) → blocked cells, `map_server` rules:
+/// occupancy `p = 1 - shade` (or `shade` with `negate`), blocked above
+/// `occupied_thresh`, free below `free_thresh`, else `unknown_is_blocked`.
+fn shades_to_grid(width: usize, height: usize, values: &[usize], maxval: usize, opts: &PgmOptions) -> Result<Grid, MapError> {
+    let mut blocked = Vec::with_capacity(values.len());
+    for (i, &v) in values.iter().enumerate() {
+        if v > maxval {
+            return Err(MapError::BadCell { row: i / width, col: i % width, value: v.to_string() });
+        }
+        let shade = v as f64 / maxval as f64;
+        let p = if opts.negate { shade } else { 1.0 - shade };
+        blocked.push(if p > opts.occupied_thresh {
+            true
+        } else if p < opts.free_thresh {
+            false
+        } else {
+            opts.unknown_is_blocked
+        });
+    }
+    Grid::from_blocked(width, height, blocked)
+}
+
 fn bad_header(what: &str) -> MapError {
     MapError::BadHeader { what: what.to_string() }
 }
@@ -313,6 +358,50 @@ mod tests {
         p5_16.extend([0xff, 0xff, 0, 0]);
         let g = Grid::from_pgm(&p5_16, &opts).unwrap();
         assert!(g.is_free(Cell::new(0, 0)) && g.is_blocked(Cell::new(1, 0)));
+    }
+
+    fn png(width: u32, height: u32, colour: png::ColorType, depth: png::BitDepth, data: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut enc = png::Encoder::new(&mut out, width, height);
+        enc.set_color(colour);
+        enc.set_depth(depth);
+        let mut w = enc.write_header().unwrap();
+        w.write_image_data(data).unwrap();
+        w.finish().unwrap();
+        out
+    }
+
+    #[test]
+    fn png_reads_like_the_same_pgm() {
+        let opts = PgmOptions { unknown_is_blocked: false, ..PgmOptions::default() };
+        let pgm = Grid::from_pgm(b"P2\n3 2\n255\n255 0 128\n254 10 205\n", &opts).unwrap();
+        let grey = png(3, 2, png::ColorType::Grayscale, png::BitDepth::Eight, &[255, 0, 128, 254, 10, 205]);
+        assert_eq!(Grid::from_png(&grey, &opts).unwrap(), pgm);
+        // Colour: the shade is the mean of R, G, B; alpha is ignored.
+        let rgba: Vec<u8> = [255u8, 0, 128, 254, 10, 205].iter().flat_map(|&v| [v, v, v, 7]).collect();
+        let colour = png(3, 2, png::ColorType::Rgba, png::BitDepth::Eight, &rgba);
+        assert_eq!(Grid::from_png(&colour, &opts).unwrap(), pgm);
+        let mixed = png(2, 1, png::ColorType::Rgb, png::BitDepth::Eight, &[255, 0, 0, 0, 0, 255]);
+        // (255 + 0 + 0) / 3 = 85 -> p = 0.667 > 0.65: blocked, as is black-blue.
+        let g = Grid::from_png(&mixed, &opts).unwrap();
+        assert!(g.is_blocked(Cell::new(0, 0)) && g.is_blocked(Cell::new(1, 0)));
+        // 16-bit grey and 1-bit grey are normalised to 8 bits.
+        let g16 = png(2, 1, png::ColorType::Grayscale, png::BitDepth::Sixteen, &[0xff, 0xff, 0, 0]);
+        let g = Grid::from_png(&g16, &opts).unwrap();
+        assert!(g.is_free(Cell::new(0, 0)) && g.is_blocked(Cell::new(1, 0)));
+        let g1 = png(8, 1, png::ColorType::Grayscale, png::BitDepth::One, &[0b1010_0000]);
+        let g = Grid::from_png(&g1, &opts).unwrap();
+        assert_eq!(format!("{g:?}").lines().nth(1), Some(".#.#####"));
+    }
+
+    #[test]
+    fn png_rejects_bad_files() {
+        let o = PgmOptions::default();
+        assert!(matches!(Grid::from_png(b"not a png", &o), Err(MapError::BadHeader { .. })));
+        let good = png(2, 2, png::ColorType::Grayscale, png::BitDepth::Eight, &[0, 255, 255, 0]);
+        assert!(matches!(Grid::from_png(&good[..good.len() - 20], &o), Err(MapError::BadHeader { .. })));
+        let bad = PgmOptions { occupied_thresh: 1.5, ..o };
+        assert_eq!(Grid::from_png(&good, &bad), Err(MapError::BadOption { field: "occupied_thresh" }));
     }
 
     #[test]

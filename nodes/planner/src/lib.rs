@@ -3,7 +3,7 @@
 //! Layout:
 //! - [`grid`]: [`Grid`] (x = column, (0, 0) = top-left; `Debug` draws `#`/`.` rows),
 //!   [`Cell`], [`MapFrame`] and world ⇄ cell conversion (metres, lower-left origin).
-//! - [`formats`]: loaders — Moving AI `.map`/`.scen`, PGM (P2/P5) with `map_server`
+//! - [`formats`]: loaders — Moving AI `.map`/`.scen`, PGM (P2/P5) and PNG with `map_server`
 //!   thresholds, `nav_msgs/OccupancyGrid` data given as plain numbers.
 //! - [`inflate`]: grow obstacles by a robot radius (a disc, not a square).
 //! - [`search`]: [`Planner`] with reusable per-cell buffers: Jump Point Search (default),

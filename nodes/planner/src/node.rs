@@ -284,8 +284,8 @@ pub fn grid_from_occupancy(map: &OccupancyMap<'_>, opts: &MapOptions) -> Result<
     Ok(opts.inflate(grid)?)
 }
 
-/// Loads a PGM (P2/P5, recognised by its magic number, `map_server` thresholds) or a
-/// Moving AI `.map` (anything else), places it by `frame` and inflates it.
+/// Loads a PGM (P2/P5) or a PNG (both recognised by their magic number, `map_server`
+/// thresholds) or a Moving AI `.map` (anything else), places it by `frame` and inflates it.
 ///
 /// # Errors
 /// [`MapRejected::Io`], [`MapRejected::Invalid`].
@@ -300,9 +300,15 @@ pub fn load_map_file(path: &Path, frame: MapFrame, opts: &MapOptions) -> Result<
             ..PgmOptions::default()
         };
         Grid::from_pgm(&bytes, &pgm)?
+    } else if bytes.starts_with(b"\x89PNG") {
+        let png = PgmOptions {
+            unknown_is_blocked: opts.unknown_is_blocked,
+            ..PgmOptions::default()
+        };
+        Grid::from_png(&bytes, &png)?
     } else {
         let text = std::str::from_utf8(&bytes).map_err(|_| MapError::BadHeader {
-            what: "neither a PGM (P2/P5) nor a Moving AI text map".into(),
+            what: "neither a PGM (P2/P5), a PNG nor a Moving AI text map".into(),
         })?;
         Grid::from_movingai(text)?
     };

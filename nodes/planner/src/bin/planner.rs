@@ -1,6 +1,6 @@
 //! `planner`: grid path planning as a ROS 2 service (see nodes/planner/README.md).
 //!
-//! - map: the file named by `map_file` (PGM or Moving AI `.map`, loaded once at start),
+//! - map: the file named by `map_file` (PGM, PNG or Moving AI `.map`, loaded once at start),
 //!   or, when `map_file` is "", `/map` (`nav_msgs/OccupancyGrid`, reliable +
 //!   transient-local); every accepted map replaces the grid and the planner;
 //! - service `/planner/plan_path` (`arnie_interfaces/srv/PlanPath`), world metres;
@@ -30,7 +30,7 @@ use planner::{Grid, MapFrame, PlanError, Planner};
 
 #[derive(RosParams, Debug)]
 struct PlannerParams {
-    /// Map file read at start: a PGM (P2/P5, map_server thresholds) or a Moving AI .map; "" = use /map
+    /// Map file read at start: a PGM (P2/P5) or PNG (map_server thresholds) or a Moving AI .map; "" = use /map
     map_file: String,
     /// Edge length of one cell of the map file [m]
     resolution_m: f64,
