@@ -383,19 +383,22 @@ mod tests {
         }
     }
 
-    /// (bridge link on the pty slave, the master as a serial port)
-    async fn pty(defs: &Arc<Definitions>) -> (Link, SerialPort) {
+    /// (bridge link on the pty slave, the master as a serial port, the slave fd that
+    /// `open_pty` returned). While that fd lives, the master never reads EIO when the
+    /// bridge closes its side; drop it at once to let the device see the hang-up.
+    async fn pty(defs: &Arc<Definitions>) -> (Link, SerialPort, std::os::fd::OwnedFd) {
         let (master, slave, path) = open_pty().expect("pty");
         let link =
             Transport::Uart { path, baud: 115200 }.open(defs.clone(), &LinkConfig::default()).await.expect("open");
-        drop(slave);
-        (link, SerialPort::from_fd(master, "master").expect("master"))
+        (link, SerialPort::from_fd(master, "master").expect("master"), slave)
     }
 
     #[tokio::test]
     async fn requests_get_their_reply_or_are_answered_when_sent_and_sends_echo() {
         let defs = defs();
-        let (link, master) = pty(&defs).await;
+        // The slave fd is kept to the end: the bridge finishes (closing its side) before
+        // the device is stopped, and the device must not read EIO meanwhile.
+        let (link, master, slave_guard) = pty(&defs).await;
         let (stop_sim, sim_stopped) = oneshot::channel::<()>();
         let sim = tokio::spawn(sim::run(Link::uart(master, defs.clone(), &LinkConfig::default()), sim_stopped));
         let mut h = start(link);
@@ -423,12 +426,13 @@ mod tests {
         assert_eq!((end.link.tx_packets, end.link.rx_packets, end.link_up), (3, 3, true));
         stop_sim.send(()).expect("sim alive");
         sim.await.expect("joined").expect("sim ok");
+        drop(slave_guard);
     }
 
     #[tokio::test]
     async fn a_missing_reply_times_out_and_the_loop_goes_on() {
         let defs = defs();
-        let (link, _silent_master) = pty(&defs).await;
+        let (link, _silent_master, _) = pty(&defs).await;
         let h = start(link);
         let ping = defs.packet_from_json("Ping", 0, 0, "").expect("valid");
         match h.request(ping, Duration::from_millis(30)).await {
@@ -489,7 +493,7 @@ mod tests {
     #[tokio::test]
     async fn a_failed_transport_is_reported_retried_and_does_not_end_the_loop() {
         let defs = defs();
-        let (link, master) = pty(&defs).await;
+        let (link, master, _) = pty(&defs).await;
         let mut h = start(link);
         drop(master); // the device goes away: the slave reads EIO
         let line = h.next_event().await;
