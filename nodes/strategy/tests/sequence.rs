@@ -1,6 +1,8 @@
 //! Event order of sequences: every kind of step, every error policy, stops mid-step.
 //! Time is paused: delays and timeouts are instant and deterministic.
 
+mod common;
+use common::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,24 +17,6 @@ fn ms(v: u64) -> Duration {
     Duration::from_millis(v)
 }
 
-fn fmt(e: &Event) -> String {
-    let kind = match e.kind {
-        EventKind::Started => "started",
-        EventKind::Next => "next",
-        EventKind::Error => "error",
-        EventKind::Stopped => "stopped",
-        EventKind::Finished => "finished",
-        EventKind::TaskSelected => "selected",
-    };
-    let mut s = format!("{}:{kind} {}/{}", e.task, e.done, e.total);
-    if !e.step.is_empty() {
-        s.push_str(&format!(" [{}]", e.step));
-    }
-    if !e.message.is_empty() {
-        s.push_str(&format!(" {}", e.message));
-    }
-    s
-}
 
 fn drain(rx: &mut UnboundedReceiver<Event>) -> Vec<String> {
     let mut out = Vec::new();
