@@ -9,12 +9,12 @@ use std::path::Path;
 
 /// (name, what it measures, cargo arguments).
 const BENCHES: &[(&str, &str, &[&str])] = &[
-    ("trajectory", "minimum-jerk planning (target: 300 mm under 20 µs)", &["bench", "-p", "trajectory_server", "--no-default-features", "--bench", "minjerk"]),
-    ("spine-wire", "spine: decode + route one datagram (library, no sockets)", &["bench", "-p", "spine_bridge", "--no-default-features", "--bench", "wire"]),
-    ("spine", "spine on a real graph: UDP -> topic latency vs r2r baseline, max rate, UDP -> UDP route", &["build", "--release", "-p", "spine_bridge", "--bins"]),
-    ("planner", "planner: JPS and A* vs the pathfinding crate and PathFinding.js", &["bench", "-p", "planner", "--no-default-features", "--bench", "compare"]),
-    ("comms", "comms: frames encoded / decoded per second", &["bench", "-p", "comms_bridge", "--no-default-features", "--bench", "codec"]),
-    ("brain", "brain: instructions loading and ticks", &["bench", "-p", "brain", "--no-default-features", "--bench", "tick"]),
+    ("trajectory", "minimum-jerk planning (target: 300 mm under 20 µs)", &["bench", "-p", "arnie_trajectory", "--no-default-features", "--bench", "minjerk"]),
+    ("spine-wire", "spine: decode + route one datagram (library, no sockets)", &["bench", "-p", "arnie_spine", "--no-default-features", "--bench", "wire"]),
+    ("spine", "spine on a real graph: UDP -> topic latency vs r2r baseline, max rate, UDP -> UDP route", &["build", "--release", "-p", "arnie_spine", "--bins"]),
+    ("planner", "planner: JPS and A* vs the pathfinding crate and PathFinding.js", &["bench", "-p", "arnie_planner", "--no-default-features", "--bench", "compare"]),
+    ("comms", "comms: frames encoded / decoded per second", &["bench", "-p", "arnie_comms", "--no-default-features", "--bench", "codec"]),
+    ("brain", "brain: instructions loading and ticks", &["bench", "-p", "arnie_brain", "--no-default-features", "--bench", "tick"]),
 ];
 
 pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
@@ -49,10 +49,10 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     }
 }
 
-/// PathFinding.js (npm `pathfinding`, pinned in nodes/planner/bench/package.json) for
+/// PathFinding.js (npm `pathfinding`, pinned in nodes/arnie_planner/bench/package.json) for
 /// the planner comparison; without node/npm that column says "skipped".
 fn prepare_pathfinding_js(layout: &Layout) {
-    let dir = layout.root.join("nodes/planner/bench");
+    let dir = layout.root.join("nodes/arnie_planner/bench");
     if dir.join("node_modules/pathfinding").exists() || !has("npm") {
         return;
     }

@@ -1,0 +1,215 @@
+//! The latest arm position and observations, each with the instant it arrived.
+//!
+//! Age is measured from arrival (monotonic clock), not from the header stamp: the
+//! publisher's clock may differ, and what matters is how old the value is *here*.
+//! Values stay in metres; the tick converts them with the run's [`super::Scale`].
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use node_glue::topics;
+use futures::{Stream, StreamExt};
+use nalgebra::Point3;
+use r2r::arnie_interfaces::msg::Coordinates;
+use r2r::geometry_msgs::msg::PointStamped;
+
+use super::Counters;
+
+/// One observed object, metres, with the 4th value (the eyes' confidence) if present.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Seen {
+    pub position_m: Point3<f64>,
+    pub confidence: Option<f64>,
+}
+
+#[derive(Debug, Clone)]
+struct Stamped<T> {
+    value: T,
+    at: Instant,
+}
+
+/// Shared by the subscription tasks (writers) and the tick loop (reader).
+#[derive(Debug, Default)]
+pub struct Inputs {
+    arm: Mutex<Option<Stamped<Point3<f64>>>>,
+    seen: Mutex<Option<Stamped<Vec<Seen>>>>,
+}
+
+fn fresh<T: Clone>(v: &Option<Stamped<T>>, now: Instant, max_age: Duration) -> Option<T> {
+    v.as_ref()
+        .filter(|s| now.saturating_duration_since(s.at) <= max_age)
+        .map(|s| s.value.clone())
+}
+
+impl Inputs {
+    /// Records an arm position (metres) received now.
+    pub fn set_arm(&self, p_m: Point3<f64>) {
+        *self.arm.lock().unwrap_or_else(|e| e.into_inner()) = Some(Stamped {
+            value: p_m,
+            at: Instant::now(),
+        });
+    }
+
+    /// Records the items of an observations message received now.
+    pub fn set_seen(&self, seen: Vec<Seen>) {
+        *self.seen.lock().unwrap_or_else(|e| e.into_inner()) = Some(Stamped {
+            value: seen,
+            at: Instant::now(),
+        });
+    }
+
+    /// The arm position (metres) if it arrived at most `max_age` before `now`.
+    pub fn arm_m(&self, now: Instant, max_age: Duration) -> Option<Point3<f64>> {
+        fresh(
+            &self.arm.lock().unwrap_or_else(|e| e.into_inner()),
+            now,
+            max_age,
+        )
+    }
+
+    /// The latest observations if they arrived at most `max_age` before `now`, else none.
+    pub fn seen(&self, now: Instant, max_age: Duration) -> Vec<Seen> {
+        fresh(
+            &self.seen.lock().unwrap_or_else(|e| e.into_inner()),
+            now,
+            max_age,
+        )
+        .unwrap_or_default()
+    }
+}
+
+/// A point if all three coordinates are finite.
+pub fn finite_point(x: f64, y: f64, z: f64) -> Option<Point3<f64>> {
+    [x, y, z]
+        .iter()
+        .all(|v| v.is_finite())
+        .then(|| Point3::new(x, y, z))
+}
+
+/// The usable items of a `Coordinates` message and how many were dropped (fewer than
+/// three values, or a non-finite value among x, y, z and the confidence).
+pub fn seen_items(msg: &Coordinates) -> (Vec<Seen>, usize) {
+    let mut out = Vec::with_capacity(msg.items.len());
+    let mut dropped = 0;
+    for item in &msg.items {
+        let v = &item.values;
+        let point = match v.as_slice() {
+            [x, y, z, ..] => finite_point(*x, *y, *z),
+            _ => None,
+        };
+        let confidence = v.get(3).copied();
+        match point {
+            Some(position_m) if !matches!(confidence, Some(c) if !c.is_finite()) => {
+                out.push(Seen {
+                    position_m,
+                    confidence,
+                })
+            }
+            _ => dropped += 1,
+        }
+    }
+    (out, dropped)
+}
+
+/// Feeds `/arm/position` into `inputs` until the stream ends.
+pub async fn track_arm(
+    mut positions: impl Stream<Item = PointStamped> + Unpin,
+    inputs: Arc<Inputs>,
+    counters: Arc<Counters>,
+    log: String,
+) {
+    while let Some(m) = positions.next().await {
+        match finite_point(m.point.x, m.point.y, m.point.z) {
+            Some(p) => {
+                counters.positions.inc();
+                inputs.set_arm(p);
+            }
+            None => {
+                counters.positions_rejected.inc();
+                r2r::log_warn!(
+                    &log,
+                    "{}: ignored a non-finite position",
+                    topics::ARM_POSITION
+                );
+            }
+        }
+    }
+}
+
+/// Feeds `/eyes/observations` into `inputs` until the stream ends.
+pub async fn track_observations(
+    mut messages: impl Stream<Item = Coordinates> + Unpin,
+    inputs: Arc<Inputs>,
+    counters: Arc<Counters>,
+    log: String,
+) {
+    while let Some(m) = messages.next().await {
+        counters.observation_messages.inc();
+        let (seen, dropped) = seen_items(&m);
+        if dropped > 0 {
+            for _ in 0..dropped {
+                counters.observations_rejected.inc();
+            }
+            r2r::log_warn!(
+                &log,
+                "{}: dropped {dropped} item(s) without 3 finite values",
+                topics::EYES_OBSERVATIONS
+            );
+        }
+        inputs.set_seen(seen);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use r2r::arnie_interfaces::msg::Coordinate;
+
+    #[test]
+    fn items_need_three_finite_values() {
+        let item = |v: &[f64]| Coordinate { values: v.to_vec() };
+        let msg = Coordinates {
+            header: Default::default(),
+            items: vec![
+                item(&[0.08, 0.06, 0.04, 90.0]),
+                item(&[1.0, 2.0]),
+                item(&[f64::NAN, 0.0, 0.0]),
+                item(&[0.0, 0.0, 0.0, f64::INFINITY]),
+                item(&[-0.095, 0.03, 0.045]),
+            ],
+        };
+        let (seen, dropped) = seen_items(&msg);
+        assert_eq!(dropped, 3);
+        assert_eq!(
+            seen,
+            [
+                Seen {
+                    position_m: Point3::new(0.08, 0.06, 0.04),
+                    confidence: Some(90.0)
+                },
+                Seen {
+                    position_m: Point3::new(-0.095, 0.03, 0.045),
+                    confidence: None
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn old_values_are_stale() {
+        let inputs = Inputs::default();
+        let t0 = Instant::now();
+        assert_eq!(inputs.arm_m(t0, Duration::from_secs(1)), None);
+        inputs.set_arm(Point3::new(0.0, 0.1, 0.0));
+        inputs.set_seen(vec![Seen {
+            position_m: Point3::origin(),
+            confidence: None,
+        }]);
+        let now = Instant::now();
+        assert!(inputs.arm_m(now, Duration::from_secs(1)).is_some());
+        assert_eq!(inputs.seen(now, Duration::from_secs(1)).len(), 1);
+        let later = now + Duration::from_secs(2);
+        assert_eq!(inputs.arm_m(later, Duration::from_secs(1)), None);
+        assert!(inputs.seen(later, Duration::from_secs(1)).is_empty());
+    }
+}

@@ -1,0 +1,391 @@
+//! [`BrainServer`]: the `/brain/run_task` action server (`RunTask`) and the tick loop.
+//!
+//! A goal names its task: `task_file`, else inline `task_json`, else the node's
+//! `instructions_file` parameter. Every goal is **accepted**; one whose task cannot be
+//! read or does not load (or names an unknown `initial_action`) is then aborted at once
+//! with outcome `REJECTED` and the loader's error in `message`, e.g.
+//! `task_json: actions.start.decisions[0].success.action: unknown action "nope"`
+//! (a plain rejection would tell the client nothing). Such a goal does not disturb the
+//! run in progress.
+//!
+//! A goal that loads **preempts** the run in progress: that run's goal ends `ABORTED`
+//! with message `preempted`, its `MoveTo` goal is cancelled, then the new run starts.
+//!
+//! A run ticks every `tick_period` (the first tick at once): arm position and
+//! observations that are fresh enough go into [`Brain::tick`], the target goes to the
+//! [`Mover`], `/brain/state` and the goal's feedback carry the new state, every event is
+//! logged. It ends:
+//! - by itself (nothing active or scheduled) or at its tick limit: `FINISHED` (goal
+//!   succeeded); the last move is left to complete;
+//! - on a cancel request: the brain is cancelled, the running move too: `CANCELLED`;
+//! - on preemption or node shutdown: the move is cancelled: `ABORTED`.
+//!
+//! The autostart run (`autostart`, the `instructions_file`) is a run without a goal.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt};
+use r2r::arnie_interfaces::action::RunTask;
+use r2r::arnie_interfaces::msg::BrainState;
+use r2r::{ActionServerCancelRequest, ActionServerGoal, ActionServerGoalRequest};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use super::inputs::Seen;
+use super::state::state_msg;
+use super::{Counters, Inputs, Mover, Settings, SettingsFn};
+use crate::{Brain, Event, Observation, Outcome, Status};
+
+type Goal = ActionServerGoal<RunTask::Action>;
+type Cancels = BoxStream<'static, ActionServerCancelRequest>;
+
+/// A task loaded and ready to run.
+pub struct Task {
+    /// The file's path, or `task_json` for an inline task (`BrainState.task`).
+    pub name: String,
+    pub brain: Brain,
+    pub settings: Settings,
+}
+
+/// The run in progress.
+struct Running {
+    /// Tells the run to stop, with the message of its `ABORTED` result.
+    stop: oneshot::Sender<String>,
+    done: JoinHandle<()>,
+}
+
+/// How a run ended.
+enum End {
+    Finished(String),
+    Cancelled,
+    Aborted(String),
+}
+
+/// Serves `/brain/run_task`; see the module doc.
+pub struct BrainServer {
+    inputs: Arc<Inputs>,
+    /// r2r publishers are `Send` but not `Sync`; the mutexes make the server shareable.
+    mover: Mutex<Mover>,
+    state: Mutex<r2r::Publisher<BrainState>>,
+    settings: SettingsFn,
+    counters: Arc<Counters>,
+    shutdown: node_glue::Shutdown,
+    running: tokio::sync::Mutex<Option<Running>>,
+    log: String,
+}
+
+impl BrainServer {
+    pub fn new(
+        inputs: Arc<Inputs>,
+        mover: Mover,
+        state: r2r::Publisher<BrainState>,
+        settings: SettingsFn,
+        counters: Arc<Counters>,
+        shutdown: node_glue::Shutdown,
+        log: &str,
+    ) -> Arc<Self> {
+        Arc::new(BrainServer {
+            inputs,
+            mover: Mutex::new(mover),
+            state: Mutex::new(state),
+            settings,
+            counters,
+            shutdown,
+            running: tokio::sync::Mutex::new(None),
+            log: log.to_owned(),
+        })
+    }
+
+    /// Loads the task a goal names (see the module doc). The error is the `REJECTED`
+    /// message: it names the source and the problem.
+    pub fn load(&self, goal: &RunTask::Goal) -> Result<Task, String> {
+        let settings = (self.settings)()?;
+        let (name, text) = if !goal.task_file.trim().is_empty() {
+            if !goal.task_json.trim().is_empty() {
+                r2r::log_warn!(
+                    &self.log,
+                    "goal has task_file and task_json: task_json ignored"
+                );
+            }
+            let path = goal.task_file.trim().to_owned();
+            let text = read(&path)?;
+            (path, text)
+        } else if !goal.task_json.trim().is_empty() {
+            ("task_json".to_owned(), goal.task_json.clone())
+        } else if !settings.instructions_file.trim().is_empty() {
+            let path = settings.instructions_file.trim().to_owned();
+            let text = read(&path)?;
+            (path, text)
+        } else {
+            return Err("no task: the goal's task_file and task_json and the \
+                        instructions_file parameter are all empty"
+                .into());
+        };
+        let instructions = crate::load(&text).map_err(|e| format!("{name}: {e}"))?;
+        let initial = goal.initial_action.trim();
+        let brain = if initial.is_empty() {
+            Brain::new(instructions)
+        } else {
+            Brain::starting_at(instructions, initial).map_err(|e| format!("{name}: {e}"))?
+        };
+        let max_ticks = if goal.max_ticks > 0 {
+            goal.max_ticks
+        } else {
+            settings.max_ticks
+        };
+        let brain = brain
+            .with_max_ticks(max_ticks)
+            .with_verify_tolerance_mm(settings.verify_tolerance_mm);
+        Ok(Task {
+            name,
+            brain,
+            settings,
+        })
+    }
+
+    /// Starts `autostart` (a run without a goal) if given, then serves goal requests until
+    /// shutdown, then stops the run in progress.
+    pub async fn serve(
+        self: Arc<Self>,
+        mut goals: impl Stream<Item = ActionServerGoalRequest<RunTask::Action>> + Unpin,
+        autostart: Option<Task>,
+    ) {
+        if let Some(task) = autostart {
+            self.start(None, task).await;
+        }
+        loop {
+            let req = tokio::select! {
+                _ = self.shutdown.wait() => break,
+                r = goals.next() => match r {
+                    Some(r) => r,
+                    None => break,
+                },
+            };
+            let request = req.goal.clone();
+            let (goal, cancel) = match req.accept() {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    r2r::log_error!(&self.log, "could not accept a RunTask goal: {e}");
+                    continue;
+                }
+            };
+            match self.load(&request) {
+                Ok(task) => self.start(Some((goal, cancel.boxed())), task).await,
+                Err(message) => self.reject(goal, message),
+            }
+        }
+        self.preempt("node shutting down").await;
+    }
+
+    fn reject(&self, mut goal: Goal, message: String) {
+        r2r::log_error!(&self.log, "task rejected: {message}");
+        self.counters.runs_rejected.inc();
+        self.counters.set_last(format!("rejected: {message}"));
+        let result = RunTask::Result {
+            outcome: Outcome::Rejected.code(),
+            ticks: 0,
+            message,
+        };
+        if let Err(e) = goal.abort(result) {
+            r2r::log_warn!(&self.log, "could not send the result: {e}");
+        }
+    }
+
+    /// Stops the run in progress (its result: `ABORTED`, `why`) and waits for its end.
+    async fn preempt(&self, why: &str) {
+        let previous = self.running.lock().await.take();
+        if let Some(r) = previous {
+            // Err: the run already ended by itself.
+            let _ = r.stop.send(why.to_owned());
+            if let Err(e) = r.done.await {
+                r2r::log_error!(&self.log, "a run ended abnormally: {e}");
+            }
+        }
+    }
+
+    async fn start(self: &Arc<Self>, goal: Option<(Goal, Cancels)>, task: Task) {
+        self.preempt("preempted").await;
+        let mut running = self.running.lock().await;
+        r2r::log_info!(
+            &self.log,
+            "running {} (tick {:.3} s{})",
+            task.name,
+            task.settings.tick_period.as_secs_f64(),
+            if goal.is_none() { ", autostart" } else { "" }
+        );
+        self.counters.runs_started.inc();
+        let (stop, stopped) = oneshot::channel();
+        let done = tokio::spawn(self.clone().run(goal, task, stopped));
+        *running = Some(Running { stop, done });
+    }
+
+    /// One run, from its first tick to its result.
+    async fn run(
+        self: Arc<Self>,
+        goal: Option<(Goal, Cancels)>,
+        mut task: Task,
+        mut stopped: oneshot::Receiver<String>,
+    ) {
+        let (mut goal, mut cancel): (Option<Goal>, Cancels) = match goal {
+            Some((g, c)) => (Some(g), c),
+            None => (None, futures::stream::pending().boxed()),
+        };
+        let mut interval = tokio::time::interval(task.settings.tick_period);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut cancel_open = true;
+        let end = loop {
+            tokio::select! {
+                biased;
+                why = &mut stopped => break End::Aborted(why.unwrap_or_else(|_| "stopped".into())),
+                req = cancel.next(), if cancel_open => match req {
+                    Some(req) => {
+                        req.accept();
+                        break End::Cancelled;
+                    }
+                    None => cancel_open = false,
+                },
+                _ = interval.tick() => {
+                    let state = self.tick(&mut task);
+                    if let Some(g) = &goal {
+                        if let Err(e) = g.publish_feedback(RunTask::Feedback { state }) {
+                            r2r::log_warn!(&self.log, "could not publish feedback: {e}");
+                        }
+                    }
+                    if task.brain.status() != Status::Running {
+                        break End::Finished(finish_text(&task.brain));
+                    }
+                }
+            }
+        };
+        self.finish(&mut goal, &mut task, end);
+    }
+
+    /// One tick of `task`: inputs → brain → mover, state published. Returns the state.
+    fn tick(&self, task: &mut Task) -> BrainState {
+        let s = &task.settings;
+        let now = Instant::now();
+        let arm = self
+            .inputs
+            .arm_m(now, s.position_timeout)
+            .map(|p| s.scale.to_units(p));
+        let seen: Vec<Observation> = self
+            .inputs
+            .seen(now, s.observation_timeout)
+            .iter()
+            .map(|o: &Seen| Observation {
+                position_mm: s.scale.to_units(o.position_m),
+                confidence: o.confidence,
+            })
+            .collect();
+        let out = task.brain.tick(arm, &seen);
+        self.counters.ticks.inc();
+        for ev in &out.events {
+            match ev {
+                Event::Paused { .. } | Event::VerificationFailed { .. } => {
+                    r2r::log_warn!(&self.log, "tick {}: {ev}", out.tick)
+                }
+                _ => r2r::log_info!(&self.log, "tick {}: {ev}", out.tick),
+            }
+        }
+        if let Some(t) = out.target_mm {
+            self.counters.targets.inc();
+            self.mover
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .go(s.scale.to_m(t));
+        }
+        let snap = task.brain.state();
+        if snap.paused {
+            self.counters.paused_ticks.inc();
+        }
+        self.counters
+            .paused
+            .store(snap.paused, std::sync::atomic::Ordering::Relaxed);
+        self.counters
+            .set_running(format!("{} (tick {})", task.name, snap.tick));
+        let msg = state_msg(&task.name, &snap, &out.events, s.scale);
+        self.publish(&msg);
+        msg
+    }
+
+    fn publish(&self, msg: &BrainState) {
+        let r = self
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .publish(msg);
+        if let Err(e) = r {
+            self.counters.publish_errors.inc();
+            r2r::log_warn!(&self.log, "could not publish /brain/state: {e}");
+        }
+    }
+
+    /// Stops what must stop, publishes the last state and sends the result.
+    fn finish(&self, goal: &mut Option<Goal>, task: &mut Task, end: End) {
+        let ticks = task.brain.state().tick;
+        let (outcome, message) = match end {
+            End::Finished(m) => (Outcome::Finished, m),
+            End::Cancelled => (Outcome::Cancelled, format!("cancelled after {ticks} ticks")),
+            End::Aborted(m) => (Outcome::Aborted, m),
+        };
+        if outcome != Outcome::Finished {
+            let cancelled = task.brain.cancel();
+            let s = &task.settings;
+            let arm = self.inputs.arm_m(Instant::now(), s.position_timeout);
+            self.mover
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .stop(arm);
+            let mut msg = state_msg(&task.name, &task.brain.state(), &[], s.scale);
+            msg.events = match (outcome, cancelled) {
+                (Outcome::Cancelled, Some(ev)) => vec![ev.to_string()],
+                _ => vec![format!("aborted: {message}")],
+            };
+            self.publish(&msg);
+        }
+        r2r::log_info!(&self.log, "{}: {message}", task.name);
+        self.counters.set_last(format!("{}: {message}", task.name));
+        self.counters.set_running(String::new());
+        self.counters
+            .paused
+            .store(false, std::sync::atomic::Ordering::Relaxed);
+        match outcome {
+            Outcome::Finished => self.counters.runs_finished.inc(),
+            Outcome::Cancelled => self.counters.runs_cancelled.inc(),
+            _ => self.counters.runs_aborted.inc(),
+        }
+        let Some(g) = goal.as_mut() else {
+            return;
+        };
+        let result = RunTask::Result {
+            outcome: outcome.code(),
+            ticks,
+            message,
+        };
+        let sent = match outcome {
+            Outcome::Finished => g.succeed(result),
+            Outcome::Cancelled => g.cancel(result),
+            _ => g.abort(result),
+        };
+        if let Err(e) = sent {
+            r2r::log_warn!(&self.log, "could not send the result: {e}");
+        }
+    }
+}
+
+/// The result message of a run that ended by itself.
+fn finish_text(brain: &Brain) -> String {
+    let ticks = brain.state().tick;
+    match brain.status() {
+        Status::TickLimit => format!("tick limit reached after {ticks} ticks"),
+        Status::Finished => format!("finished after {ticks} ticks: nothing active or scheduled"),
+        Status::Cancelled => format!("cancelled after {ticks} ticks"),
+        Status::Running => format!("running ({ticks} ticks)"),
+    }
+}
+
+fn read(path: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{path}: cannot read: {e}"))
+}

@@ -1,0 +1,223 @@
+//! The ROS 2 glue (feature `ros`): sockets, topics and `/diagnostics` around the pure
+//! [`Router`]. The binary `spine_bridge` reads its parameters into [`Settings`] and calls
+//! [`start`]; everything that touches a socket or r2r lives here.
+//!
+//! # Layout
+//! - [`convert`]: global-frame items \[mm\] ⇄ `PointStamped` / `Coordinates` \[m\], the
+//!   one place metres meet millimetres (through [`Scale`]).
+//! - [`bridge`]: the shared state (the router behind a mutex, the sender socket, glue
+//!   counters), one task per input socket, one task per output topic.
+//! - [`status`]: `/diagnostics` statuses, one per interface, and the rate-limited log.
+//!
+//! # Design (latency)
+//! Each input socket has its own tokio task that receives, drains what is queued,
+//! routes under a short `std::sync::Mutex` lock (microseconds; no `.await` while held),
+//! then sends and publishes outside the lock. This is one hop less than a single task
+//! owning the router behind channels (no extra wake-up between tasks per datagram).
+//!
+//! The input tasks run on their own current-thread tokio runtime, on one thread
+//! (`spine-io`) that sleeps in `epoll_wait` itself: a datagram wakes exactly that
+//! thread, which routes, sends and publishes without handing work to another thread.
+//! On the node's two-worker runtime a wake-up often also woke the second worker (work
+//! stealing), which cost CPU and latency per datagram. Output topics, parameters and
+//! `/diagnostics` stay on the node's runtime. Optionally (`io_thread_rt_priority`) that
+//! thread runs SCHED_FIFO, which removes most of its wake-up tail on a busy machine.
+//!
+//! Only the newest datagram per streamed input matters: after a wake-up the task drains
+//! the socket with `try_recv_from` and routes the newest one. If that one is rejected
+//! (malformed, unauthorised), the next older one is tried, so a burst of garbage cannot
+//! hide the controller's last good value. Every datagram is counted exactly once:
+//! routed (with its outcome) or `stale_dropped`. Non-streamed inputs route every
+//! datagram in order.
+
+pub mod bridge;
+pub mod convert;
+pub mod status;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use node_glue::{App, Error};
+
+use crate::config::MsgKind;
+use crate::{Config, Limits, LoopbackMap, Router, Scale};
+
+/// The node's settings, checked (from the `spine_bridge` parameters).
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The Spine config file.
+    pub config_file: PathBuf,
+    /// `Some`: every host → 127.0.0.1, every port shifted.
+    pub loopback: Option<LoopbackMap>,
+    /// Metres per wire unit at the topic edge.
+    pub scale: Scale,
+    /// Decoding limits.
+    pub limits: Limits,
+    /// Receive buffer of each input socket \[bytes\]; 0 = the kernel's default (the
+    /// kernel caps it at `net.core.rmem_max`).
+    pub recv_buffer_bytes: usize,
+    /// `header.frame_id` of published messages, and the frame accepted on output topics.
+    pub frame_id: String,
+    /// Period of `/diagnostics`.
+    pub diagnostics_period: Duration,
+    /// `Some(1..=99)`: run the I/O thread (every input task) with SCHED_FIFO at this
+    /// priority; `None`: normal scheduling.
+    pub io_rt_priority: Option<i32>,
+}
+
+/// Loads the config, binds every input, creates the publishers and subscriptions and
+/// spawns the tasks. Call before [`App::spin`].
+///
+/// # Errors
+/// [`Error::Setup`] naming the problem: a config that does not load (with its field), an
+/// input port that cannot be bound; [`Error::Ros`] if r2r refuses an entity.
+pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
+    let name = app.name().to_string();
+    let config = Config::load(&settings.config_file, settings.loopback).map_err(|e| {
+        Error::Setup(format!("config_file {}: {e}", settings.config_file.display()))
+    })?;
+    log_summary(&name, &settings, &config);
+
+    let shutdown = app.shutdown();
+    let router = Router::new(config, settings.limits);
+
+    // Sockets first, so that every input is bound once any of the node's publishers is
+    // visible on the graph (clients wait for one), then the ROS entities, then tasks.
+    let io = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Setup(format!("cannot create the I/O runtime: {e}")))?;
+    let handle = app.handle();
+    let _rt = handle.enter();
+    let shared = Arc::new(bridge::Shared::new(&name, router, &settings)?);
+    let sockets = bridge::bind_inputs(&shared, settings.recv_buffer_bytes)?;
+    let router = shared.router();
+    let mut publishers = Vec::new();
+    for input in &router.config().inputs {
+        publishers.push(match &input.topic {
+            None => None,
+            Some(t) => Some(match t.kind {
+                MsgKind::Point => bridge::TopicPublisher::Point(
+                    app.node.create_publisher(&t.name, node_glue::qos::sensor())?,
+                ),
+                MsgKind::Coordinates => bridge::TopicPublisher::Coordinates(
+                    app.node.create_publisher(&t.name, node_glue::qos::sensor())?,
+                ),
+            }),
+        });
+    }
+    let mut subscriptions = Vec::new();
+    for (k, output) in router.config().outputs.iter().enumerate() {
+        if let Some(t) = &output.topic {
+            let stream = match t.kind {
+                MsgKind::Point => bridge::TopicStream::Point(Box::new(
+                    app.node.subscribe(&t.name, node_glue::qos::commands())?,
+                )),
+                MsgKind::Coordinates => bridge::TopicStream::Coordinates(Box::new(
+                    app.node.subscribe(&t.name, node_glue::qos::commands())?,
+                )),
+            };
+            subscriptions.push((k, stream));
+        }
+    }
+    drop(router);
+    let diagnostics = app.diagnostics()?;
+
+    let tasks: Vec<bridge::InputTask> = sockets
+        .into_iter()
+        .zip(publishers)
+        .map(|((id, socket), publisher)| bridge::InputTask::new(shared.clone(), id, socket, publisher))
+        .collect();
+    let down = shutdown.clone();
+    let (log, priority) = (name.clone(), settings.io_rt_priority);
+    std::thread::Builder::new()
+        .name("spine-io".into())
+        .spawn(move || {
+            if let Some(priority) = priority {
+                match realtime(priority) {
+                    Ok(()) => r2r::log_info!(&log, "I/O thread: SCHED_FIFO priority {priority}"),
+                    Err(e) => r2r::log_warn!(&log, "I/O thread: cannot use SCHED_FIFO priority {priority} ({e}); normal scheduling"),
+                }
+            }
+            io.block_on(async move {
+                for task in tasks {
+                    tokio::spawn(task.run(down.clone()));
+                }
+                down.wait().await;
+            })
+        })
+        .map_err(|e| Error::Setup(format!("cannot start the I/O thread: {e}")))?;
+    for (k, stream) in subscriptions {
+        let down = shutdown.clone();
+        tokio::spawn(bridge::run_topic(shared.clone(), k, stream, down));
+    }
+    let mut statuses = status::StatusBuilder::new(shared.clone(), &settings);
+    diagnostics.spawn_periodic(settings.diagnostics_period, shutdown, move || statuses.build());
+    Ok(())
+}
+
+/// Gives the calling thread the real-time policy SCHED_FIFO at `priority` (1..=99).
+/// Needs CAP_SYS_NICE or an `rtprio` limit; the caller logs a refusal and goes on.
+fn realtime(priority: i32) -> std::io::Result<()> {
+    let param = libc::sched_param { sched_priority: priority };
+    // SAFETY: pthread_self() is the calling thread, alive for the call; `param` is a
+    // valid sched_param that outlives the call. The function only changes scheduling.
+    let rc = unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::from_raw_os_error(rc))
+    }
+}
+
+/// Logs what the config says: every input, output and route, and the clashes.
+fn log_summary(name: &str, settings: &Settings, config: &Config) {
+    let mode = match settings.loopback {
+        Some(m) => format!("loopback (every host 127.0.0.1, ports {:+})", m.port_offset),
+        None => "addresses as written".to_string(),
+    };
+    r2r::log_info!(
+        name,
+        "config {}: {} inputs, {} outputs, {} connections; {mode}; {} m per unit; frame {:?}",
+        settings.config_file.display(),
+        config.inputs.len(),
+        config.outputs.len(),
+        config.connections.len(),
+        settings.scale.m_per_unit,
+        settings.frame_id
+    );
+    for (i, input) in config.inputs.iter().enumerate() {
+        let routes: Vec<&str> = config
+            .connections
+            .iter()
+            .filter(|c| c.input == i)
+            .filter_map(|c| config.outputs.get(c.output).map(|o| o.name.as_str()))
+            .collect();
+        let topic = input.topic.as_ref().map(|t| format!(", publishes {} ({:?})", t.name, t.kind)).unwrap_or_default();
+        let sources = match &input.allowed_sources {
+            None => String::new(),
+            Some(rules) => format!(", {} allowed source rule(s)", rules.len()),
+        };
+        r2r::log_info!(
+            name,
+            "input {:?}: {} {}{}{topic}{sources}; routes to [{}]",
+            input.name,
+            input.bind,
+            input.format,
+            if input.streamed { " streamed" } else { "" },
+            routes.join(", ")
+        );
+    }
+    for output in &config.outputs {
+        let check = match output.threshold_mm {
+            Some(t) => format!(", radius {t} mm over {} value(s)", output.check_elements),
+            None => String::new(),
+        };
+        let topic = output.topic.as_ref().map(|t| format!(", from topic {} ({:?})", t.name, t.kind)).unwrap_or_default();
+        r2r::log_info!(name, "output {:?}: {} {}{check}{topic}", output.name, output.addr, output.format);
+    }
+    for clash in config.address_clashes() {
+        r2r::log_warn!(name, "address clash: {clash}");
+    }
+}

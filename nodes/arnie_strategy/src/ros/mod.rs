@@ -1,0 +1,190 @@
+//! The ROS 2 side of the strategy node (feature `ros`): the only module that uses r2r.
+//!
+//! Layout:
+//! - [`robot`]: [`RosRobot`], the library's [`crate::Robot`] over ROS: a `MoveTo` action
+//!   client (on its own thread: r2r's goal futures are not `Send`), the `PlanPath` and
+//!   `SendPacket` clients, `/arm/position`, and the topics `wait_for` steps may watch.
+//! - [`server`]: the `/strategy/run` action server: loads the file, runs the
+//!   [`crate::Runner`], publishes its events on `/strategy/events` and feedback, cancels.
+//! - [`counters`]: the node's `/diagnostics` counters.
+//! - [`convert`]: messages ⇄ library types (all in metres, frame `world`: no scaling).
+//!
+//! Settings are read per goal (so `ros2 param set` applies to the next run) through a
+//! [`SettingsFn`]; the topics `wait_for` may watch are fixed at start (r2r subscriptions
+//! must exist before the node spins).
+
+pub mod convert;
+pub mod counters;
+pub mod robot;
+pub mod server;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use counters::Counters;
+pub use robot::RosRobot;
+pub use server::StrategyServer;
+
+/// The node's settings, checked (the binary converts its parameters into this).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Used when a goal names no file; may be empty (then such goals are rejected).
+    pub strategy_file: String,
+    /// Used when a goal gives `match_time_s = 0`.
+    pub match_time: Duration,
+    /// How long a step waits for the `MoveTo` server or the comms service to appear.
+    pub server_wait: Duration,
+    /// How long to wait for the planner before scoring and moving by straight lines.
+    pub planner_wait: Duration,
+    /// Longest wait for a `PlanPath` / `SendPacket` answer (plus the packet's own reply
+    /// timeout), and for a `MoveTo` goal to be accepted or cancelled.
+    pub call_timeout: Duration,
+    /// Feedback is published on every event and at least this often.
+    pub feedback_period: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            strategy_file: String::new(),
+            match_time: Duration::from_secs(90),
+            server_wait: Duration::from_millis(2000),
+            planner_wait: Duration::from_millis(300),
+            call_timeout: Duration::from_millis(5000),
+            feedback_period: Duration::from_millis(500),
+        }
+    }
+}
+
+/// Reads the current settings (the binary reads its live parameters).
+pub type SettingsFn = Arc<dyn Fn() -> Result<Settings, String> + Send + Sync>;
+
+/// The message type of a topic `wait_for` may watch, and how it becomes JSON for
+/// [`crate::condition::WaitFor::matches`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WaitKind {
+    /// `arnie_interfaces/msg/Packet`: `{"name", "id", "device", "fields": {..}}` with
+    /// `fields` parsed from `fields_json`. Reliable QoS.
+    Packet,
+    /// `arnie_interfaces/msg/Coordinates`: `{"frame_id", "count", "items": [[..], ..]}`
+    /// (`count` = number of items). Sensor QoS.
+    Coordinates,
+    /// Any other type r2r knows (`std_msgs/msg/String` …): the message as r2r's JSON
+    /// (field names as in the `.msg`). Reliable QoS.
+    Other(String),
+}
+
+/// One entry of the `wait_topics` parameter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaitTopic {
+    pub topic: String,
+    pub kind: WaitKind,
+}
+
+/// A `wait_topics` entry that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaitTopicError {
+    pub entry: String,
+    pub reason: &'static str,
+}
+
+impl fmt::Display for WaitTopicError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "wait_topics: {:?} {}", self.entry, self.reason)
+    }
+}
+
+/// `pkg/Type` → `pkg/msg/Type`; `pkg/msg/Type` unchanged; anything else `None`.
+fn full_type(t: &str) -> Option<String> {
+    let parts: Vec<&str> = t.split('/').collect();
+    let ok = |s: &&str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    match parts.as_slice() {
+        [pkg, ty] if ok(pkg) && ok(ty) => Some(format!("{pkg}/msg/{ty}")),
+        [pkg, "msg", ty] if ok(pkg) && ok(ty) => Some(t.to_owned()),
+        _ => None,
+    }
+}
+
+/// A ROS topic name as a user writes it: relative (`comms/rx`) or absolute (`/comms/rx`),
+/// tokens of letters, digits and `_` separated by single `/`, not starting with a digit.
+fn valid_topic_name(topic: &str) -> bool {
+    let body = topic.strip_prefix('/').unwrap_or(topic);
+    !body.is_empty()
+        && body.split('/').all(|t| {
+            !t.is_empty()
+                && !t.starts_with(|c: char| c.is_ascii_digit())
+                && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
+/// Parses `wait_topics`: `;`-separated `topic=type` entries, e.g.
+/// `comms/rx=arnie_interfaces/msg/Packet;/done=std_msgs/msg/String`. Blank entries are
+/// ignored; a topic may appear once. Relative names resolve in the node's namespace.
+///
+/// # Errors
+/// The first entry without `=`, with a malformed topic name, with a malformed
+/// type, or naming a topic twice.
+pub fn parse_wait_topics(spec: &str) -> Result<Vec<WaitTopic>, WaitTopicError> {
+    let mut out: Vec<WaitTopic> = Vec::new();
+    for entry in spec.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+        let err = |reason| WaitTopicError { entry: entry.to_owned(), reason };
+        let (topic, ty) = entry.split_once('=').ok_or_else(|| err("is not topic=type"))?;
+        let (topic, ty) = (topic.trim(), ty.trim());
+        if !valid_topic_name(topic) {
+            return Err(err("needs a topic name (\"comms/rx\", or absolute \"/comms/rx\")"));
+        }
+        let ty = full_type(ty).ok_or_else(|| err("needs a type pkg/msg/Type"))?;
+        let kind = match ty.as_str() {
+            "arnie_interfaces/msg/Packet" => WaitKind::Packet,
+            "arnie_interfaces/msg/Coordinates" => WaitKind::Coordinates,
+            _ => WaitKind::Other(ty),
+        };
+        if out.iter().any(|w| w.topic == topic) {
+            return Err(err("names a topic already listed"));
+        }
+        out.push(WaitTopic { topic: topic.to_owned(), kind });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wait_topics_parse() {
+        let w = parse_wait_topics(
+            " comms/rx=arnie_interfaces/msg/Packet ; /eyes/observations = arnie_interfaces/Coordinates;;/d=std_msgs/String",
+        )
+        .unwrap();
+        assert_eq!(
+            w,
+            [
+                WaitTopic { topic: "comms/rx".into(), kind: WaitKind::Packet },
+                WaitTopic { topic: "/eyes/observations".into(), kind: WaitKind::Coordinates },
+                WaitTopic { topic: "/d".into(), kind: WaitKind::Other("std_msgs/msg/String".into()) },
+            ]
+        );
+        assert_eq!(parse_wait_topics("").unwrap(), []);
+    }
+
+    #[test]
+    fn bad_wait_topics_name_the_entry() {
+        for (spec, reason) in [
+            ("/a", "is not topic=type"),
+            ("a b=std_msgs/String", "needs a topic name (\"comms/rx\", or absolute \"/comms/rx\")"),
+            ("/a//b=std_msgs/String", "needs a topic name (\"comms/rx\", or absolute \"/comms/rx\")"),
+            ("/a=String", "needs a type pkg/msg/Type"),
+            ("/a=std_msgs/srv/String", "needs a type pkg/msg/Type"),
+            ("/a=std_msgs/String;/a=std_msgs/Bool", "names a topic already listed"),
+        ] {
+            let e = parse_wait_topics(spec).unwrap_err();
+            assert_eq!(e.reason, reason, "{spec}");
+        }
+        assert_eq!(
+            parse_wait_topics("/x").unwrap_err().to_string(),
+            "wait_topics: \"/x\" is not topic=type"
+        );
+    }
+}

@@ -1,0 +1,62 @@
+//! MoveTo action server core: minimum-jerk arm moves with obstacle detection and
+//! reverse to start (the original was PYT, in C#). Pure library: no ROS, no clock.
+//!
+//! # Layout
+//! - [`minjerk`]: `plan(start, goal, factor)` returns N + 1 points,
+//!   N = ceil(distance_mm) · factor, the last always exactly `goal` (PYT skipped it:
+//!   `tests/golden.rs`, `pyt_emits_end_point`); sample-time helpers.
+//! - [`executor`]: one move as a state machine stepped once per period with the latest
+//!   measured position: send / wait / done, ±tolerance per axis, hold, reverse to start.
+//! - [`outcome`]: [`Outcome`] and [`Phase`], 1:1 with `MoveTo.action`; [`End`], why a
+//!   move ended (the result message).
+//! - [`config`]: [`RawTrajectoryConfig`] (as written) → [`TrajectoryConfig`] (checked).
+//! - [`goal`]: accept or reject a target (NaN, workspace, no/stale arm position).
+//! - [`legacy`]: the plain target topic: repeats ignored, newest target preempts.
+//! - [`units`]: the one mm ↔ m scale ([`units::MM_PER_M`]).
+//! - [`error`]: [`TrajectoryError`], the crate's one error enum.
+//! - `ros` (feature `ros`, the node's glue; the only module that uses r2r): parameters,
+//!   the `MoveTo` server, the arm position, `/diagnostics` counters.
+//!
+//! Units: millimetres everywhere in this crate; the node converts metres ↔ millimetres
+//! at the topic edge with [`units`]. Frame: `world`.
+//!
+//! # Node loop (sketch for the glue)
+//! ```
+//! use nalgebra::Point3;
+//! use arnie_trajectory::{goal, Action, ArmSample, TrajectoryConfig};
+//!
+//! let config = TrajectoryConfig::default();
+//! let arm = Some(ArmSample { position_mm: Point3::origin(), age_ms: 5 });
+//! let accepted = goal::validate_goal(Point3::new(0.0, 30.0, 0.0), arm, &config)?;
+//! let mut exec = accepted.into_executor(&config)?;
+//! let mut measured = accepted.start_mm; // a perfect arm, one period behind
+//! let end = loop {
+//!     // every period_ms: pass the latest fresh position (None if stale)
+//!     match exec.step(Some(measured)).action {
+//!         Action::Send(p) => measured = p, // publish p (mm → m) on /arm/command
+//!         Action::Wait => {}
+//!         Action::Done(end) => break end,
+//!     }
+//! };
+//! assert_eq!(end.outcome().code(), 0); // REACHED
+//! # Ok::<(), arnie_trajectory::TrajectoryError>(())
+//! ```
+#![deny(missing_docs)]
+
+pub mod config;
+pub mod error;
+pub mod executor;
+pub mod goal;
+pub mod legacy;
+pub mod minjerk;
+pub mod outcome;
+#[cfg(feature = "ros")]
+pub mod ros;
+pub mod units;
+
+pub use config::{RawTrajectoryConfig, TrajectoryConfig};
+pub use error::TrajectoryError;
+pub use executor::{Action, Executor, Feedback, Step};
+pub use goal::{validate_goal, AcceptedGoal, ArmSample};
+pub use legacy::{LegacyTargets, LegacyVerdict};
+pub use outcome::{End, Obstruction, Outcome, Phase};

@@ -1,0 +1,93 @@
+//! The node's ROS parameters ([`TrajectoryParams`]) and their conversion to the library's
+//! checked [`TrajectoryConfig`].
+use node_glue::r2r::RosParams;
+
+use crate::{RawTrajectoryConfig, TrajectoryConfig, TrajectoryError};
+
+/// ROS parameters: flat names with units. Defaults are the library's
+/// [`RawTrajectoryConfig::default`] (the original values), see `impl Default`.
+#[derive(RosParams, Debug)]
+pub(crate) struct TrajectoryParams {
+    /// Time between two set-points on /arm/command [ms] (original: 35)
+    period_ms: i64,
+    /// Set-points per millimetre of path length (original: 1)
+    sample_factor: i64,
+    /// Allowed error on every axis against the previous set-point before it is an obstacle [mm] (original: 25)
+    tracking_tolerance_mm: f64,
+    /// Periods to hold still after an obstacle before reversing to the start (original: 10)
+    reverse_wait_periods: i64,
+    /// Extra periods after the last set-point for the arm to arrive [periods]
+    settle_periods: i64,
+    /// Workspace box, lower x bound for targets, world frame [mm]
+    workspace_min_x_mm: f64,
+    /// Workspace box, lower y bound for targets, world frame [mm]
+    workspace_min_y_mm: f64,
+    /// Workspace box, lower z bound for targets, world frame [mm]
+    workspace_min_z_mm: f64,
+    /// Workspace box, upper x bound for targets, world frame [mm]
+    workspace_max_x_mm: f64,
+    /// Workspace box, upper y bound for targets, world frame [mm]
+    workspace_max_y_mm: f64,
+    /// Workspace box, upper z bound for targets, world frame [mm]
+    workspace_max_z_mm: f64,
+    /// An arm position older than this is stale: goals are rejected, a move waits [ms]
+    position_timeout_ms: i64,
+    /// Consecutive periods without a fresh arm position before a move aborts (help needed)
+    stale_abort_periods: i64,
+}
+
+impl Default for TrajectoryParams {
+    fn default() -> Self {
+        let d = RawTrajectoryConfig::default();
+        TrajectoryParams {
+            period_ms: d.period_ms as i64,
+            sample_factor: i64::from(d.sample_factor),
+            tracking_tolerance_mm: d.tracking_tolerance_mm,
+            reverse_wait_periods: i64::from(d.reverse_wait_periods),
+            settle_periods: i64::from(d.settle_periods),
+            workspace_min_x_mm: d.workspace_min_mm[0],
+            workspace_min_y_mm: d.workspace_min_mm[1],
+            workspace_min_z_mm: d.workspace_min_mm[2],
+            workspace_max_x_mm: d.workspace_max_mm[0],
+            workspace_max_y_mm: d.workspace_max_mm[1],
+            workspace_max_z_mm: d.workspace_max_mm[2],
+            position_timeout_ms: d.position_timeout_ms as i64,
+            stale_abort_periods: i64::from(d.stale_abort_periods),
+        }
+    }
+}
+
+fn invalid(field: &'static str, value: i64) -> TrajectoryError {
+    TrajectoryError::InvalidConfig {
+        field,
+        reason: format!("{value} is negative or too large"),
+    }
+}
+
+impl TrajectoryParams {
+    /// The checked library config; the error names the parameter.
+    pub(crate) fn config(&self) -> Result<TrajectoryConfig, TrajectoryError> {
+        let u64_of = |field, v: i64| u64::try_from(v).map_err(|_| invalid(field, v));
+        let u32_of = |field, v: i64| u32::try_from(v).map_err(|_| invalid(field, v));
+        let raw = RawTrajectoryConfig {
+            period_ms: u64_of("period_ms", self.period_ms)?,
+            sample_factor: u32_of("sample_factor", self.sample_factor)?,
+            tracking_tolerance_mm: self.tracking_tolerance_mm,
+            reverse_wait_periods: u32_of("reverse_wait_periods", self.reverse_wait_periods)?,
+            settle_periods: u32_of("settle_periods", self.settle_periods)?,
+            workspace_min_mm: [
+                self.workspace_min_x_mm,
+                self.workspace_min_y_mm,
+                self.workspace_min_z_mm,
+            ],
+            workspace_max_mm: [
+                self.workspace_max_x_mm,
+                self.workspace_max_y_mm,
+                self.workspace_max_z_mm,
+            ],
+            position_timeout_ms: u64_of("position_timeout_ms", self.position_timeout_ms)?,
+            stale_abort_periods: u32_of("stale_abort_periods", self.stale_abort_periods)?,
+        };
+        TrajectoryConfig::try_from(raw)
+    }
+}

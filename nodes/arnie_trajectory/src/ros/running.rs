@@ -1,0 +1,154 @@
+//! The running move: one step per period, cancel, its end (the `MoveTo` result) and
+//! shutdown; publishing set-points on `/arm/command` and paths on `/trajectory/plan`.
+use node_glue::r2r::{
+    self, arnie_interfaces::action::MoveTo, geometry_msgs::msg::PointStamped,
+    ActionServerCancelRequest,
+};
+use node_glue::{time, topics};
+use nalgebra::Point3;
+
+use super::convert::{feedback, outcome_code, to_point};
+use super::position::latest;
+use super::server::{Server, Source};
+use super::NODE;
+use crate::{Action, End, Feedback, Outcome};
+
+impl Server {
+    pub(super) fn on_cancel(&mut self, request: ActionServerCancelRequest) {
+        let Some(mut a) = self.active.take() else {
+            request.reject();
+            return;
+        };
+        request.accept();
+        let step = a.exec.cancel();
+        let hold = self.best_position(step.feedback.measured_mm);
+        self.send_command(hold);
+        r2r::log_info!(
+            NODE,
+            "goal cancelled; holding at {:?} mm",
+            hold.coords.as_slice()
+        );
+        if let Action::Done(end) = step.action {
+            self.finish(a.source, end, step.feedback);
+        }
+    }
+
+    pub(super) fn on_tick(&mut self) {
+        let Some(a) = self.active.as_mut() else {
+            return;
+        };
+        let measured = latest(&self.arm)
+            .filter(|r| r.at.elapsed() <= a.position_timeout)
+            .map(|r| r.position_mm);
+        let step = a.exec.step(measured);
+        let reverse_plan = (a.exec.is_reversing() && !a.reverse_published).then(|| {
+            a.reverse_published = true;
+            a.exec.path().to_vec()
+        });
+        if let Source::Action { goal, .. } = &a.source {
+            if let Err(e) = goal.publish_feedback(feedback(&step.feedback)) {
+                r2r::log_debug!(NODE, "could not publish feedback: {e}");
+            }
+        }
+        if let Some(path) = reverse_plan {
+            r2r::log_warn!(
+                NODE,
+                "obstacle: reversing to the start ({} set-points)",
+                path.len()
+            );
+            self.publish_plan(&path);
+        }
+        match step.action {
+            Action::Send(p) => self.send_command(p),
+            Action::Wait => {}
+            Action::Done(end) => {
+                if let Some(a) = self.active.take() {
+                    self.finish(a.source, end, step.feedback);
+                }
+            }
+        }
+    }
+
+    /// Answers the goal (or logs a legacy move's end).
+    pub(super) fn finish(&self, source: Source, end: End, fb: Feedback) {
+        let outcome = end.outcome();
+        let message = end.to_string();
+        self.counters.count_end(outcome);
+        let final_mm = self.best_position(fb.measured_mm);
+        let what = match source {
+            Source::Action { .. } => "MoveTo goal",
+            Source::Legacy => "legacy move",
+        };
+        match outcome {
+            Outcome::AbortedHelpNeeded => {
+                r2r::log_error!(NODE, "{what}: {} ({message})", outcome.name())
+            }
+            Outcome::ReversedToStart => {
+                r2r::log_warn!(NODE, "{what}: {} ({message})", outcome.name())
+            }
+            _ => r2r::log_info!(NODE, "{what}: {} ({message})", outcome.name()),
+        }
+        if let Source::Action { mut goal, .. } = source {
+            let result = MoveTo::Result {
+                outcome: outcome_code(outcome),
+                final_position: to_point(final_mm),
+                message,
+            };
+            let sent = match outcome {
+                Outcome::Reached => goal.succeed(result),
+                Outcome::Cancelled => goal.cancel(result),
+                _ => goal.abort(result),
+            };
+            if let Err(e) = sent {
+                r2r::log_warn!(NODE, "could not send the MoveTo result: {e}");
+            }
+        }
+    }
+
+    /// Shutdown: stop the running move where the arm is.
+    pub(super) fn on_shutdown(&mut self) {
+        let Some(mut a) = self.active.take() else {
+            return;
+        };
+        let step = a.exec.cancel();
+        let hold = self.best_position(step.feedback.measured_mm);
+        self.send_command(hold);
+        r2r::log_warn!(
+            NODE,
+            "shutting down during a move; arm holds at {:?} mm",
+            hold.coords.as_slice()
+        );
+        if let Source::Action { mut goal, .. } = a.source {
+            let _ = goal.abort(MoveTo::Result {
+                outcome: outcome_code(Outcome::Cancelled),
+                final_position: to_point(hold),
+                message: format!("{NODE} is shutting down; arm holds its position"),
+            });
+        }
+    }
+
+    fn send_command(&self, p_mm: Point3<f64>) {
+        let msg = PointStamped {
+            header: time::header(topics::WORLD_FRAME),
+            point: to_point(p_mm),
+        };
+        match self.command.publish(&msg) {
+            Ok(()) => self.counters.setpoints_sent.inc(),
+            Err(e) => {
+                self.counters.publish_errors.inc();
+                r2r::log_warn!(NODE, "could not publish {}: {e}", topics::ARM_COMMAND);
+            }
+        }
+    }
+
+    pub(super) fn publish_plan(&self, path_mm: &[Point3<f64>]) {
+        let path = node_glue::msgs::path(
+            time::header(topics::WORLD_FRAME),
+            path_mm.iter().map(|p| to_point(*p)),
+        );
+        if let Err(e) = self.plan.publish(&path) {
+            self.counters.publish_errors.inc();
+            r2r::log_warn!(NODE, "could not publish {}: {e}", topics::TRAJECTORY_PLAN);
+        }
+    }
+}

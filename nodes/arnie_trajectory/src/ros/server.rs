@@ -1,0 +1,294 @@
+//! The control task: [`Server`] owns the running move and handles new `MoveTo` goals and
+//! legacy targets; [`control`] selects over the period tick, goals, targets, the running
+//! goal's cancel requests and shutdown. Stepping and ending a move: `running`.
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use node_glue::r2r::{
+    self, arnie_interfaces::action::MoveTo, geometry_msgs::msg::PointStamped, nav_msgs::msg::Path,
+    ActionServerCancelRequest, ActionServerGoal, ActionServerGoalRequest,
+};
+use node_glue::{topics, Shutdown};
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt};
+use nalgebra::Point3;
+use tokio::time::{Interval, MissedTickBehavior};
+
+use super::convert::{finite, from_point, outcome_code, to_point};
+use super::counters::Counters;
+use super::params::TrajectoryParams;
+use super::position::{latest, Latest};
+use super::NODE;
+use crate::config::MAX_PERIOD_MS;
+use crate::{
+    validate_goal, Action, ArmSample, Executor, LegacyTargets, LegacyVerdict, Outcome,
+    TrajectoryConfig, TrajectoryError,
+};
+
+type Goal = ActionServerGoal<MoveTo::Action>;
+type GoalRequest = ActionServerGoalRequest<MoveTo::Action>;
+type CancelStream = BoxStream<'static, ActionServerCancelRequest>;
+
+/// Who asked for the running move.
+pub(super) enum Source {
+    Action { goal: Goal, cancel: CancelStream },
+    Legacy,
+}
+
+/// The running move.
+pub(super) struct Active {
+    pub(super) exec: Executor,
+    pub(super) source: Source,
+    pub(super) ticker: Interval,
+    pub(super) position_timeout: Duration,
+    /// The way back was published on /trajectory/plan.
+    pub(super) reverse_published: bool,
+}
+
+/// Everything the control task owns.
+pub(crate) struct Server {
+    pub(super) params: Arc<Mutex<TrajectoryParams>>,
+    /// The last valid parameter set (a later invalid `ros2 param set` is not applied).
+    pub(super) config: TrajectoryConfig,
+    pub(super) arm: Latest,
+    pub(super) command: r2r::Publisher<PointStamped>,
+    pub(super) plan: r2r::Publisher<Path>,
+    pub(super) counters: Arc<Counters>,
+    pub(super) legacy: LegacyTargets,
+    pub(super) active: Option<Active>,
+}
+
+/// What the running move waits for: its next period, or a cancel request of its goal.
+enum MoveEvent {
+    Tick,
+    Cancel(ActionServerCancelRequest),
+}
+
+/// The running move's next event; pending forever when idle.
+async fn next_move_event(active: &mut Option<Active>) -> MoveEvent {
+    let Some(a) = active else {
+        return std::future::pending().await;
+    };
+    match &mut a.source {
+        Source::Action { cancel, .. } => tokio::select! {
+            _ = a.ticker.tick() => MoveEvent::Tick,
+            Some(request) = cancel.next() => MoveEvent::Cancel(request),
+        },
+        Source::Legacy => {
+            a.ticker.tick().await;
+            MoveEvent::Tick
+        }
+    }
+}
+
+impl Server {
+    /// The server config from the live parameters (or the last valid one, with a warning).
+    fn refresh_config(&mut self) -> TrajectoryConfig {
+        let fresh = match self.params.lock() {
+            Ok(p) => p.config(),
+            Err(_) => return self.config.clone(),
+        };
+        match fresh {
+            Ok(c) => self.config = c,
+            Err(e) => r2r::log_warn!(
+                NODE,
+                "parameters are invalid ({e}); keeping the last valid ones"
+            ),
+        }
+        self.config.clone()
+    }
+
+    fn arm_sample(&self) -> Option<ArmSample> {
+        latest(&self.arm).map(|r| ArmSample {
+            position_mm: r.position_mm,
+            age_ms: u64::try_from(r.at.elapsed().as_millis()).unwrap_or(u64::MAX),
+        })
+    }
+
+    /// The best known arm position for a result or a hold: the latest finite sample,
+    /// else what the move saw last.
+    pub(super) fn best_position(&self, fallback_mm: Point3<f64>) -> Point3<f64> {
+        latest(&self.arm)
+            .map(|r| r.position_mm)
+            .filter(finite)
+            .unwrap_or(fallback_mm)
+    }
+
+    /// Goal overrides (`period_s`, `sample_factor`; 0 = the server's) applied and checked,
+    /// then the target checked and the path planned from the measured position.
+    /// The error is the reason given to the client.
+    fn plan_goal(
+        &self,
+        config: &TrajectoryConfig,
+        target_mm: Point3<f64>,
+        period_s: f64,
+        sample_factor: u32,
+    ) -> Result<(Executor, TrajectoryConfig), String> {
+        let period_ms = if period_s == 0.0 {
+            None
+        } else {
+            let ms = (period_s * 1000.0).round();
+            if !ms.is_finite() || ms < 1.0 || ms > MAX_PERIOD_MS as f64 {
+                return Err(format!(
+                    "goal period_s = {period_s} s is not in 0.001..={} s (0 = the server's)",
+                    MAX_PERIOD_MS / 1000
+                ));
+            }
+            Some(ms as u64)
+        };
+        let factor = (sample_factor != 0).then_some(sample_factor);
+        let config = config
+            .with_overrides(period_ms, factor)
+            .map_err(|e| match e {
+                TrajectoryError::InvalidConfig { field, reason } => {
+                    format!("goal {field}: {reason} (0 = the server's)")
+                }
+                e => e.to_string(),
+            })?;
+        let plan = validate_goal(target_mm, self.arm_sample(), &config)
+            .and_then(|accepted| accepted.into_executor(&config));
+        plan.map(|exec| (exec, config)).map_err(|e| e.to_string())
+    }
+
+    fn on_goal_request(&mut self, req: GoalRequest) {
+        let config = self.refresh_config();
+        let g = req.goal.clone();
+        let target_mm = from_point(&g.target);
+        let uuid = req.uuid;
+        match self.plan_goal(&config, target_mm, g.period_s, g.sample_factor) {
+            Err(reason) => {
+                r2r::log_warn!(NODE, "rejecting MoveTo goal {uuid}: {reason}");
+                self.counters.goals_rejected.inc();
+                let position = latest(&self.arm)
+                    .map(|r| to_point(r.position_mm))
+                    .unwrap_or_default();
+                match req.accept() {
+                    Ok((mut goal, _cancel)) => {
+                        let result = MoveTo::Result {
+                            outcome: outcome_code(Outcome::Rejected),
+                            final_position: position,
+                            message: reason,
+                        };
+                        if let Err(e) = goal.abort(result) {
+                            r2r::log_warn!(NODE, "could not answer rejected goal {uuid}: {e}");
+                        }
+                    }
+                    Err(e) => r2r::log_warn!(NODE, "could not answer rejected goal {uuid}: {e}"),
+                }
+            }
+            Ok((exec, goal_config)) => {
+                let (goal, cancel) = match req.accept() {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        r2r::log_warn!(NODE, "could not accept goal {uuid}: {e}");
+                        return;
+                    }
+                };
+                self.counters.goals_accepted.inc();
+                r2r::log_info!(
+                    NODE,
+                    "MoveTo goal {uuid}: to {:?} mm, {} set-points every {} ms",
+                    target_mm.coords.as_slice(),
+                    exec.path().len(),
+                    goal_config.period_ms()
+                );
+                self.preempt();
+                self.start(
+                    exec,
+                    &goal_config,
+                    Source::Action {
+                        goal,
+                        cancel: cancel.boxed(),
+                    },
+                );
+            }
+        }
+    }
+
+    fn on_legacy_target(&mut self, msg: PointStamped) {
+        self.counters.legacy_targets.inc();
+        let config = self.refresh_config();
+        let target_mm = from_point(&msg.point);
+        let exec = validate_goal(target_mm, self.arm_sample(), &config)
+            .and_then(|accepted| accepted.into_executor(&config));
+        let exec = match exec {
+            Ok(exec) => exec,
+            Err(reason) => {
+                self.counters.legacy_rejected.inc();
+                r2r::log_warn!(
+                    NODE,
+                    "legacy target on {} rejected: {reason}",
+                    topics::ARM_TARGET
+                );
+                return;
+            }
+        };
+        match self.legacy.offer(target_mm, self.active.is_some()) {
+            LegacyVerdict::Repeat => {
+                self.counters.legacy_repeats.inc();
+                r2r::log_debug!(NODE, "legacy target repeated; ignored");
+            }
+            LegacyVerdict::Start | LegacyVerdict::Preempt => {
+                r2r::log_info!(
+                    NODE,
+                    "legacy target {:?} mm: {} set-points",
+                    target_mm.coords.as_slice(),
+                    exec.path().len()
+                );
+                self.preempt();
+                self.start(exec, &config, Source::Legacy);
+            }
+        }
+    }
+
+    pub(super) fn start(&mut self, exec: Executor, config: &TrajectoryConfig, source: Source) {
+        self.publish_plan(exec.path());
+        let mut ticker = tokio::time::interval(Duration::from_millis(config.period_ms()));
+        ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        self.counters.state.store(1, Ordering::Relaxed);
+        self.active = Some(Active {
+            exec,
+            source,
+            ticker,
+            position_timeout: Duration::from_millis(config.position_timeout_ms()),
+            reverse_published: false,
+        });
+    }
+
+    /// Ends the running move, if any, with `PREEMPTED` (the next move starts at once).
+    pub(super) fn preempt(&mut self) {
+        if let Some(mut a) = self.active.take() {
+            let step = a.exec.preempt();
+            if let Action::Done(end) = step.action {
+                self.finish(a.source, end, step.feedback);
+            }
+        }
+    }
+}
+
+/// The control task: one move at a time, stepped every period.
+pub(crate) async fn control(
+    mut server: Server,
+    mut goals: impl Stream<Item = GoalRequest> + Unpin,
+    mut targets: impl Stream<Item = PointStamped> + Unpin,
+    shutdown: Shutdown,
+) {
+    loop {
+        tokio::select! {
+            _ = shutdown.wait() => {
+                server.on_shutdown();
+                break;
+            }
+            req = goals.next() => match req {
+                Some(req) => server.on_goal_request(req),
+                None => break,
+            },
+            Some(msg) = targets.next() => server.on_legacy_target(msg),
+            event = next_move_event(&mut server.active) => match event {
+                MoveEvent::Tick => server.on_tick(),
+                MoveEvent::Cancel(request) => server.on_cancel(request),
+            },
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! Names of the topics, services and actions shared between nodes (README "Nodes").
+//! Node-private names (e.g. a node's own `~/...` outputs) stay in that node's crate.
+
+/// Measured arm position, `geometry_msgs/PointStamped`, `world`, metres (spine → all).
+pub const ARM_POSITION: &str = "arm/position";
+/// Arm set-points, `geometry_msgs/PointStamped`, `world`, metres (trajectory → spine).
+pub const ARM_COMMAND: &str = "arm/command";
+/// Legacy target topic of the trajectory server, `geometry_msgs/PointStamped`, metres.
+pub const ARM_TARGET: &str = "arm/target";
+/// Everything the eyes see, `arnie_interfaces/Coordinates`, `world`, metres.
+pub const EYES_OBSERVATIONS: &str = "eyes/observations";
+/// `diagnostic_msgs/DiagnosticArray` from every node.
+pub const DIAGNOSTICS: &str = "/diagnostics";
+/// `arnie_interfaces/action/MoveTo`, served by the trajectory server.
+pub const MOVE_TO: &str = "trajectory/move_to";
+/// `nav_msgs/Path`, the path the trajectory server is running.
+pub const TRAJECTORY_PLAN: &str = "trajectory/plan";
+/// `arnie_interfaces/action/RunTask`, served by the brain.
+pub const RUN_TASK: &str = "brain/run_task";
+/// `arnie_interfaces/BrainState`.
+pub const BRAIN_STATE: &str = "brain/state";
+/// `arnie_interfaces/srv/PlanPath`, served by the planner.
+pub const PLAN_PATH: &str = "planner/plan_path";
+/// `nav_msgs/Path`, the planner's last path.
+pub const PLANNER_PATH: &str = "planner/path";
+/// `nav_msgs/OccupancyGrid` the planner plans on.
+pub const MAP: &str = "map";
+/// `arnie_interfaces/Packet` decoded from the comms link.
+pub const COMMS_RX: &str = "comms/rx";
+/// `arnie_interfaces/Packet` to send on the comms link.
+pub const COMMS_TX: &str = "comms/tx";
+/// `arnie_interfaces/srv/SendPacket`.
+pub const COMMS_SEND: &str = "comms/send";
+/// `arnie_interfaces/action/RunStrategy`.
+pub const STRATEGY_RUN: &str = "strategy/run";
+/// `arnie_interfaces/StrategyEvent`.
+pub const STRATEGY_EVENTS: &str = "strategy/events";
+/// The frame of every topic above (REP 103).
+pub const WORLD_FRAME: &str = "world";
+/// `arnie_interfaces/SimTruth`, the simulator's ground truth.
+pub const SIM_TRUTH: &str = "sim/truth";
