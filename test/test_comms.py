@@ -19,7 +19,7 @@ from arnie_interfaces.srv import SendPacket
 from conftest import REFERENCE, ROOT
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 
-PACKETS = ROOT / "nodes" / "comms_bridge" / "packets"
+PACKETS = ROOT / "nodes" / "arnie_comms" / "packets"
 ROBOTIKUTT = REFERENCE / "robotikutt"
 # TestPacket {"foo": 60}, every other field at its default (RobotikUTT's spec example).
 REFERENCE_FRAME = bytes.fromhex("0c 00 3c 01 ff ff 01 00 00 9a 99 19 3f 15")
