@@ -20,9 +20,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// One node process to start.
+/// One process to start: a ROS node (`<node>`) or a plain command (`<executable>`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NodeSpec {
+    /// The ROS package of a `<node>` (its executable is `<prefix>/lib/<pkg>/<exec>`).
+    pub pkg: Option<String>,
+    /// False for `<executable>`: no `--ros-args` are added.
+    pub ros: bool,
     pub exec: String,
     pub name: String,
     pub namespace: String,
@@ -37,6 +41,9 @@ impl NodeSpec {
     /// The command line after the executable: args, then `--ros-args ...`.
     pub fn argv(&self) -> Vec<String> {
         let mut v = self.args.clone();
+        if !self.ros {
+            return v;
+        }
         v.push("--ros-args".into());
         v.extend(["-r".into(), format!("__node:={}", self.name)]);
         if !self.namespace.is_empty() {
@@ -128,6 +135,7 @@ impl Scope<'_> {
                 ["env", name, default @ ..] => std::env::var(name).unwrap_or_else(|_| default.join(" ")),
                 ["dirname"] => self.dir.to_string_lossy().into_owned(),
                 ["find-pkg-share", pkg] => find_pkg_share(pkg).ok_or_else(|| self.err(node, format!("package `{pkg}` not found on AMENT_PREFIX_PATH")))?,
+                ["find-pkg-prefix", pkg] => find_pkg_prefix(pkg).ok_or_else(|| self.err(node, format!("package `{pkg}` not found on AMENT_PREFIX_PATH")))?,
                 _ => return Err(self.err(node, format!("unsupported substitution $({})", &after[..end]))),
             };
             out.push_str(&value);
@@ -160,6 +168,7 @@ impl Scope<'_> {
                     self.vars.insert(name, value);
                 }
                 "node" => out.push(self.node(child)?),
+                "executable" => out.push(self.executable(child)?),
                 "group" => {
                     let mut inner = Scope { vars: self.vars.clone(), given: self.given, dir: self.dir.clone(), file: self.file.clone(), namespace: self.namespace.clone() };
                     if let Some(ns) = self.attr(child, "namespace")? {
@@ -194,13 +203,38 @@ impl Scope<'_> {
         Ok(())
     }
 
+    /// `<executable cmd="program args..." name="..."/>`: a process that is not a ROS node.
+    fn executable(&self, el: roxmltree::Node) -> Result<NodeSpec, Failure> {
+        let cmd = self.required(el, "cmd")?;
+        let mut words = cmd.split_whitespace().map(String::from);
+        let exec = words.next().ok_or_else(|| self.err(el, "`cmd` is empty"))?;
+        let name = self.attr(el, "name")?.unwrap_or_else(|| Path::new(&exec).file_name().unwrap_or_default().to_string_lossy().into_owned());
+        if let Some(c) = el.children().find(|n| n.is_element()) {
+            return Err(self.err(c, "no child elements are supported inside <executable>"));
+        }
+        let shutdown_on_exit = self.attr(el, "on_exit")?.as_deref() == Some("shutdown");
+        Ok(NodeSpec {
+            pkg: None,
+            ros: false,
+            exec,
+            name,
+            namespace: String::new(),
+            args: words.collect(),
+            params: vec![],
+            param_files: vec![],
+            remaps: vec![],
+            shutdown_on_exit,
+        })
+    }
+
     fn node(&self, el: roxmltree::Node) -> Result<NodeSpec, Failure> {
         let exec = self.required(el, "exec")?;
+        let pkg = self.attr(el, "pkg")?;
         let name = self.attr(el, "name")?.unwrap_or_else(|| exec.clone());
         let namespace = join_ns(&self.namespace, &self.attr(el, "namespace")?.unwrap_or_default());
         let args = self.attr(el, "args")?.map(|a| a.split_whitespace().map(String::from).collect()).unwrap_or_default();
         let shutdown_on_exit = self.attr(el, "on_exit")?.as_deref() == Some("shutdown");
-        let mut spec = NodeSpec { exec, name, namespace, args, params: vec![], param_files: vec![], remaps: vec![], shutdown_on_exit };
+        let mut spec = NodeSpec { pkg, ros: true, exec, name, namespace, args, params: vec![], param_files: vec![], remaps: vec![], shutdown_on_exit };
         for c in el.children().filter(|n| n.is_element()) {
             if !self.enabled(c)? {
                 continue;
@@ -222,19 +256,36 @@ impl Scope<'_> {
     }
 }
 
+/// `inner` inside `outer`, absolute as `ros2 launch` makes it (`arm1` -> `/arm1`); empty
+/// for the root namespace.
 fn join_ns(outer: &str, inner: &str) -> String {
-    if inner.starts_with('/') || outer.is_empty() {
-        return inner.to_string();
+    let joined = if inner.starts_with('/') || outer.is_empty() {
+        inner.to_string()
+    } else if inner.is_empty() {
+        outer.to_string()
+    } else {
+        format!("{}/{}", outer.trim_end_matches('/'), inner)
+    };
+    let trimmed = joined.trim_end_matches('/');
+    match trimmed {
+        "" => String::new(),
+        t if t.starts_with('/') => t.to_string(),
+        t => format!("/{t}"),
     }
-    if inner.is_empty() {
-        return outer.to_string();
-    }
-    format!("{}/{}", outer.trim_end_matches('/'), inner)
+}
+
+/// The prefix on `AMENT_PREFIX_PATH` whose ament index lists `pkg` (as ament_index does).
+fn find_pkg_prefix(pkg: &str) -> Option<String> {
+    let ament = std::env::var("AMENT_PREFIX_PATH").ok()?;
+    ament
+        .split(':')
+        .filter(|p| !p.is_empty())
+        .find(|p| Path::new(p).join("share/ament_index/resource_index/packages").join(pkg).exists())
+        .map(String::from)
 }
 
 fn find_pkg_share(pkg: &str) -> Option<String> {
-    let ament = std::env::var("AMENT_PREFIX_PATH").ok()?;
-    ament.split(':').map(|p| Path::new(p).join("share").join(pkg)).find(|p| p.exists()).map(|p| p.to_string_lossy().into_owned())
+    find_pkg_prefix(pkg).map(|p| Path::new(&p).join("share").join(pkg).to_string_lossy().into_owned())
 }
 
 /// Parses `name:=value` launch arguments.
@@ -281,8 +332,13 @@ pub fn start(layout: &Layout, ros: &Ros, specs: &[NodeSpec], extra_env: &[(Strin
     let width = specs.iter().map(|s| s.name.len()).max().unwrap_or(0);
     let mut running = Running { children: Vec::new(), stop: Arc::new(AtomicBool::new(false)) };
     for (i, spec) in specs.iter().enumerate() {
-        let exe = resolve_exec(layout, &spec.exec).ok_or_else(|| {
-            Failure::new(format!("executable `{}` not found in {} or on PATH (run `cargo xtask build`)", spec.exec, layout.bin_dir().display()))
+        let exe = resolve_exec(layout, spec).ok_or_else(|| match &spec.pkg {
+            Some(pkg) => Failure::new(format!(
+                "executable `{}` of package `{pkg}` not found (lib/{pkg}/ on AMENT_PREFIX_PATH, {}; run `cargo xtask build`)",
+                spec.exec,
+                layout.bin_dir().display()
+            )),
+            None => Failure::new(format!("program `{}` not found on PATH", spec.exec)),
         })?;
         let mut c = crate::run::command(layout, ros, &exe.to_string_lossy());
         c.args(spec.argv()).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -369,21 +425,61 @@ impl Running {
     }
 }
 
-fn resolve_exec(layout: &Layout, exec: &str) -> Option<PathBuf> {
+/// Where a process's program is: a `<node>`'s `<prefix>/lib/<pkg>/<exec>` on
+/// `AMENT_PREFIX_PATH` (as `ros2 launch` looks it up; the dev tree in `.ros/install`
+/// links the dev build there), else the dev build folder, else `PATH`.
+fn resolve_exec(layout: &Layout, spec: &NodeSpec) -> Option<PathBuf> {
+    let exec = &spec.exec;
+    if exec.contains('/') {
+        return Some(PathBuf::from(exec));
+    }
+    if let (Some(pkg), Some(ament)) = (&spec.pkg, std::env::var_os("AMENT_PREFIX_PATH")) {
+        if let Some(p) = std::env::split_paths(&ament).map(|d| d.join("lib").join(pkg).join(exec)).find(|p| p.exists()) {
+            return Some(p);
+        }
+    }
     let local = layout.bin_dir().join(exec);
-    if local.exists() {
+    if spec.ros && local.exists() {
         return Some(local);
     }
     std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(exec)).find(|p| p.exists()))
 }
 
-/// `cargo xtask launch FILE [name:=value ...]`.
+/// Gives this process the ROS environment, so substitutions (`$(find-pkg-share)`,
+/// `$(env)`) and executable look-ups see what the launched nodes see.
+pub fn use_ros_env(layout: &Layout, ros: &Ros) {
+    for (k, v) in ros.vars(layout) {
+        // Single-threaded at this point (before any child or reader thread starts).
+        std::env::set_var(k, v);
+    }
+}
+
+/// `FILE`, or `PACKAGE FILE` as `ros2 launch` takes it (the file in the package's share
+/// folder, found by name); the flag says whether the second word was used.
+fn find_launch_file(first: &str, second: Option<&str>) -> Result<(PathBuf, bool), Failure> {
+    if let Some(name) = second.filter(|s| !s.contains(":=")) {
+        let share = find_pkg_share(first).ok_or_else(|| Failure::new(format!("package `{first}` not found on AMENT_PREFIX_PATH")))?;
+        for dir in [Path::new(&share).join("launch"), PathBuf::from(&share)] {
+            let p = dir.join(name);
+            if p.exists() {
+                return Ok((std::fs::canonicalize(&p)?, true));
+            }
+        }
+        return Err(Failure::new(format!("file `{name}` not found in package `{first}` ({share})")));
+    }
+    let file = std::fs::canonicalize(first).map_err(|e| Failure::new(format!("{first}: {e}")))?;
+    Ok((file, false))
+}
+
+/// `cargo xtask launch FILE [name:=value ...]` or `cargo xtask launch PACKAGE FILE [...]`.
 pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
-    let Some(file) = rest.first() else {
-        return Err(Failure::new("usage: cargo xtask launch FILE [name:=value ...]"));
-    };
-    let file = std::fs::canonicalize(file).map_err(|e| Failure::new(format!("{file}: {e}")))?;
-    let specs = parse(&file, &launch_args(&rest[1..])?)?;
+    if rest.is_empty() {
+        return Err(Failure::new("usage: cargo xtask launch FILE|PACKAGE FILE [name:=value ...]"));
+    }
+    use_ros_env(layout, ros);
+    let file = find_launch_file(rest[0].as_str(), rest.get(1).map(String::as_str))?;
+    let skip = if file.1 { 2 } else { 1 };
+    let specs = parse(&file.0, &launch_args(&rest[skip..])?)?;
     let mut running = start(layout, ros, &specs, &[])?;
     stop_on_signals(running.stop.clone());
     let ended_by = running.wait();
@@ -433,7 +529,8 @@ mod tests {
         assert_eq!(specs[0].params, vec![("tick_s".to_string(), "2.5".to_string())]);
         assert_eq!(specs[0].param_files, vec![dir.join("brain.yaml")]);
         assert_eq!(specs[0].remaps, vec![("/a".to_string(), "/b".to_string())]);
-        assert_eq!(specs[1].namespace, "g");
+        assert_eq!(specs[1].namespace, "/g");
+        assert_eq!(specs[0].pkg.as_deref(), Some("brain"));
         assert_eq!(specs[2].params, vec![("rate".to_string(), "5".to_string())]);
         let argv = specs[0].argv();
         assert!(argv.windows(2).any(|w| w == ["-p", "tick_s:=2.5"]), "{argv:?}");
@@ -443,11 +540,33 @@ mod tests {
     }
 
     #[test]
+    fn namespaces_are_absolute_and_executables_get_no_ros_args() {
+        assert_eq!(join_ns("", ""), "");
+        assert_eq!(join_ns("", "arm1"), "/arm1");
+        assert_eq!(join_ns("/arm1", "sub"), "/arm1/sub");
+        assert_eq!(join_ns("/arm1", "/abs/"), "/abs");
+        assert_eq!(join_ns("/arm1", ""), "/arm1");
+        let dir = std::env::temp_dir().join(format!("xtask-launch-exe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = write(
+            &dir,
+            "exe.launch.xml",
+            r#"<launch><arg name="ns" default="left"/><group><push-ros-namespace namespace="$(var ns)"/>
+               <node pkg="p" exec="n"/><executable cmd="ros2 bag record -a" name="rec"/></group></launch>"#,
+        );
+        let specs = parse(&f, &HashMap::new()).unwrap();
+        assert_eq!(specs[0].namespace, "/left");
+        assert!(specs[0].argv().windows(2).any(|w| w == ["-r", "__ns:=/left"]));
+        assert_eq!((specs[1].exec.as_str(), specs[1].name.as_str(), specs[1].ros), ("ros2", "rec", false));
+        assert_eq!(specs[1].argv(), ["bag", "record", "-a"]);
+    }
+
+    #[test]
     fn unknown_elements_and_undeclared_args_are_errors() {
         let dir = std::env::temp_dir().join(format!("xtask-launch-err-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let f = write(&dir, "bad.launch.xml", r#"<launch><executable cmd="ls"/></launch>"#);
-        assert!(parse(&f, &HashMap::new()).unwrap_err().message.contains("unsupported element <executable>"));
+        let f = write(&dir, "bad.launch.xml", r#"<launch><timer period="1"/></launch>"#);
+        assert!(parse(&f, &HashMap::new()).unwrap_err().message.contains("unsupported element <timer>"));
         let f = write(&dir, "bad2.launch.xml", r#"<launch><node pkg="a" exec="b"><param name="x" value="$(var nope)"/></node></launch>"#);
         assert!(parse(&f, &HashMap::new()).unwrap_err().message.contains("`nope` is not declared"));
         let f = write(&dir, "bad3.launch.xml", r#"<launch><arg name="must"/></launch>"#);

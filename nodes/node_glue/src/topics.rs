@@ -39,3 +39,34 @@ pub const STRATEGY_EVENTS: &str = "strategy/events";
 pub const WORLD_FRAME: &str = "world";
 /// `arnie_interfaces/SimTruth`, the simulator's ground truth.
 pub const SIM_TRUTH: &str = "sim/truth";
+
+/// The absolute name of `name` as rcl resolves it in `namespace` (no remapping): an
+/// absolute name stays, a relative one goes under the namespace (`/` or empty = root).
+/// Used where two spellings of one topic must compare equal (`comms/rx` = `/comms/rx`).
+pub fn resolve(namespace: &str, name: &str) -> String {
+    if name.starts_with('/') {
+        return name.to_string();
+    }
+    let ns = namespace.trim_end_matches('/');
+    if ns.is_empty() {
+        format!("/{name}")
+    } else if ns.starts_with('/') {
+        format!("{ns}/{name}")
+    } else {
+        format!("/{ns}/{name}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve;
+
+    #[test]
+    fn names_resolve_like_rcl() {
+        assert_eq!(resolve("", "comms/rx"), "/comms/rx");
+        assert_eq!(resolve("/", "comms/rx"), "/comms/rx");
+        assert_eq!(resolve("/left", "comms/rx"), "/left/comms/rx");
+        assert_eq!(resolve("/left/", "comms/rx"), "/left/comms/rx");
+        assert_eq!(resolve("/left", "/comms/rx"), "/comms/rx");
+    }
+}

@@ -56,7 +56,10 @@ pub struct RosRobot {
     planner: r2r::Client<PlanPath::Service>,
     comms: r2r::Client<SendPacket::Service>,
     position: Arc<Mutex<Option<Point>>>,
+    /// Keyed by resolved (absolute) name, so `comms/rx` and `/comms/rx` are one topic.
     watched: HashMap<String, broadcast::Sender<Arc<Value>>>,
+    /// The node's namespace, to resolve the names strategy files use.
+    namespace: String,
     settings: Mutex<Settings>,
     counters: Arc<Counters>,
     log: String,
@@ -97,6 +100,7 @@ impl RosRobot {
         let positions = node.subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
         tokio::spawn(track_position(positions, position.clone(), counters.clone(), log.to_owned()));
 
+        let namespace = node.namespace()?;
         let mut watched = HashMap::new();
         for w in wait_topics {
             let (tx, _) = broadcast::channel(WAIT_BUFFER);
@@ -117,7 +121,7 @@ impl RosRobot {
                     tokio::spawn(forward(w.topic.clone(), s.map(|m| m.map_err(|e| e.to_string())), t, c, l));
                 }
             }
-            watched.insert(w.topic.clone(), tx);
+            watched.insert(topics::resolve(&namespace, &w.topic), tx);
         }
         Ok(Arc::new(Self {
             moves,
@@ -125,6 +129,7 @@ impl RosRobot {
             comms,
             position,
             watched,
+            namespace,
             settings: Mutex::new(settings),
             counters,
             log: log.to_owned(),
@@ -142,7 +147,7 @@ impl RosRobot {
 
     /// True when `wait_for` steps may watch `topic`.
     pub fn watches(&self, topic: &str) -> bool {
-        self.watched.contains_key(topic)
+        self.watched.contains_key(&topics::resolve(&self.namespace, topic))
     }
 
     /// The watched topics, sorted (for error messages).
@@ -201,7 +206,7 @@ impl RosRobot {
     }
 
     async fn wait(&self, condition: WaitFor) -> Result<(), Error> {
-        let Some(tx) = self.watched.get(&condition.topic) else {
+        let Some(tx) = self.watched.get(&topics::resolve(&self.namespace, &condition.topic)) else {
             return Err(robot_err(format!(
                 "wait_for: {} is not watched (parameter wait_topics: {})",
                 condition.topic,

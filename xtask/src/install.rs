@@ -1,0 +1,358 @@
+//! `cargo xtask install [--prefix DIR] [--debug]`: one cargo build of the workspace, then
+//! an ament install tree, as colcon would lay it out (merged), so that `ros2 run` and
+//! `ros2 launch` find every package:
+//!
+//! ```text
+//! DIR/lib/<pkg>/<exe>                               the node executables
+//! DIR/share/<pkg>/package.xml                       every ROS package
+//! DIR/share/ament_index/resource_index/packages/<pkg>   the ament index markers
+//! DIR/share/arnie_interfaces/...                    the interfaces (CMake + rosidl), with
+//! DIR/lib/..., DIR/lib/python3.11/site-packages/... their libraries and Python modules
+//! DIR/share/arnie_bringup/{launch,params,...}       launch files, parameters, viewer configs
+//! DIR/setup.bash, setup.sh, local_setup.bash, local_setup.sh
+//! ```
+//!
+//! `local_setup.*` put DIR on `AMENT_PREFIX_PATH`, `CMAKE_PREFIX_PATH`, `PATH`,
+//! `LD_LIBRARY_PATH` and `PYTHONPATH`; `setup.*` first bring in the ROS 2 the tree was
+//! built against (the project's wheels, or the sourced /opt/ros/jazzy), then do the same.
+//!
+//! The same code lays the development tree: [`dev_links`] puts symbolic links to the dev
+//! build (`target/debug`) and to the source `launch/` and `params/` into `.ros/install`
+//! (already on `AMENT_PREFIX_PATH` in a `cargo xtask env` shell), so `ros2 run arnie_brain
+//! brain` and `ros2 launch arnie_bringup arnie.launch.xml` work right after a build.
+use crate::env::{python_dirs, Kind, Layout, Ros};
+use crate::run::{self, Failure};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The package that carries the launch files, the parameter files and the viewer configs.
+pub const BRINGUP: &str = "arnie_bringup";
+
+/// One ROS package of the workspace: a folder of `nodes/` with a `package.xml`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Package {
+    /// The ROS package name (`package.xml` `<name>`; the crate has the same name).
+    pub name: String,
+    /// Its folder.
+    pub dir: PathBuf,
+    /// The executables it installs into `lib/<name>/` (the crate's binaries).
+    pub executables: Vec<String>,
+}
+
+/// Every ROS package under `nodes/`, sorted by name, with the binaries cargo builds for it.
+pub fn packages(layout: &Layout) -> Result<Vec<Package>, Failure> {
+    let bins = cargo_binaries(layout)?;
+    let mut out = Vec::new();
+    for entry in fs::read_dir(layout.root.join("nodes"))? {
+        let dir = entry?.path();
+        let xml = dir.join("package.xml");
+        if !xml.exists() {
+            continue; // a plain crate (node_glue), not a ROS package
+        }
+        let text = fs::read_to_string(&xml).map_err(|e| Failure::new(format!("{}: {e}", xml.display())))?;
+        let name = package_name(&text).ok_or_else(|| Failure::new(format!("{}: no <name>", xml.display())))?;
+        let executables = bins.iter().filter(|(crate_name, _)| *crate_name == name).map(|(_, b)| b.clone()).collect();
+        out.push(Package { name, dir, executables });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// `<name>` of a package.xml.
+pub fn package_name(xml: &str) -> Option<String> {
+    let doc = roxmltree::Document::parse(xml).ok()?;
+    let name = doc.root_element().children().find(|n| n.has_tag_name("name"))?.text()?.trim().to_string();
+    (!name.is_empty()).then_some(name)
+}
+
+/// (crate, binary) for every binary target of the workspace (`cargo metadata`).
+fn cargo_binaries(layout: &Layout) -> Result<Vec<(String, String)>, Failure> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["metadata", "--no-deps", "--format-version", "1", "--offline"])
+        .current_dir(&layout.root)
+        .output()?;
+    if !out.status.success() {
+        return Err(Failure::new(format!("cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr))));
+    }
+    let meta: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| Failure::new(format!("cargo metadata: {e}")))?;
+    let mut bins = Vec::new();
+    for p in meta["packages"].as_array().into_iter().flatten() {
+        let krate = p["name"].as_str().unwrap_or_default();
+        for t in p["targets"].as_array().into_iter().flatten() {
+            let is_bin = t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "bin"));
+            if let (true, Some(name)) = (is_bin, t["name"].as_str()) {
+                bins.push((krate.to_string(), name.to_string()));
+            }
+        }
+    }
+    Ok(bins)
+}
+
+/// How files get into the tree.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    /// Copies (an install tree that outlives the checkout).
+    Copy,
+    /// Symbolic links into the build and the sources (the development tree).
+    Link,
+}
+
+/// `cargo xtask install [--prefix DIR] [--debug]`.
+pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
+    let mut prefix = layout.root.join("install");
+    let mut release = true;
+    let mut it = rest.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--prefix" => {
+                let p = it.next().ok_or_else(|| Failure::new("--prefix needs a folder"))?;
+                prefix = PathBuf::from(p);
+            }
+            "--debug" => release = false,
+            other => return Err(Failure::new(format!("install: unknown argument `{other}` (usage: cargo xtask install [--prefix DIR] [--debug])"))),
+        }
+    }
+    if prefix.is_relative() {
+        prefix = std::env::current_dir()?.join(prefix);
+    }
+    let started = std::time::Instant::now();
+    let profile = if release { "release" } else { "debug" };
+    let mut args = vec!["build", "--workspace", "--bins"];
+    if release {
+        args.push("--release");
+    }
+    run::cargo(layout, ros, &args)?;
+    fs::create_dir_all(&prefix)?;
+    if prefix != layout.install {
+        crate::setup::build_interfaces(layout, ros, &prefix)?;
+    }
+    let pkgs = populate(layout, &prefix, &layout.target.join(profile), Mode::Copy)?;
+    write_setup_scripts(layout, ros, &prefix)?;
+    eprintln!(
+        "xtask: install: {} packages ({} build) into {} in {:.0} s\n  source {}/setup.bash\n  ros2 launch {BRINGUP} arnie.launch.xml",
+        pkgs.len() + 2,
+        profile,
+        prefix.display(),
+        started.elapsed().as_secs_f64(),
+        prefix.display()
+    );
+    Ok(())
+}
+
+/// The development tree in `.ros/install` (links; cheap and idempotent; run by set-up).
+pub fn dev_links(layout: &Layout) -> Result<(), Failure> {
+    populate(layout, &layout.install, &layout.bin_dir(), Mode::Link).map(|_| ())
+}
+
+/// Lays out every package of the workspace (not the interfaces) under `prefix`, with the
+/// executables from `bin_dir`. Returns the node packages.
+fn populate(layout: &Layout, prefix: &Path, bin_dir: &Path, mode: Mode) -> Result<Vec<Package>, Failure> {
+    let pkgs = packages(layout)?;
+    let index = prefix.join("share/ament_index/resource_index/packages");
+    fs::create_dir_all(&index)?;
+    for p in pkgs.iter().filter(|p| p.name != BRINGUP) {
+        let lib = prefix.join("lib").join(&p.name);
+        fs::create_dir_all(&lib)?;
+        for exe in &p.executables {
+            let from = bin_dir.join(exe);
+            if mode == Mode::Copy && !from.exists() {
+                return Err(Failure::new(format!("{} was not built", from.display())));
+            }
+            place(&from, &lib.join(exe), mode)?;
+        }
+        share_package(p, prefix, mode)?;
+        fs::write(index.join(&p.name), "")?;
+    }
+    // The bringup package: its own folder (package.xml, viewer configs) plus the
+    // workspace's launch/ and params/.
+    let bringup = pkgs
+        .iter()
+        .find(|p| p.name == BRINGUP)
+        .ok_or_else(|| Failure::new(format!("nodes/{BRINGUP}/package.xml is missing")))?;
+    let share = share_package(bringup, prefix, mode)?;
+    for entry in fs::read_dir(&bringup.dir)? {
+        let path = entry?.path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        if path.is_dir() && name != "cmake" {
+            place(&path, &share.join(&name), mode)?;
+        }
+    }
+    for folder in ["launch", "params"] {
+        place(&layout.root.join(folder), &share.join(folder), mode)?;
+    }
+    fs::write(index.join(BRINGUP), "")?;
+    Ok(pkgs)
+}
+
+/// Data folders of a node package that go to `share/<pkg>/` too (the comms packet
+/// definitions). `nodes/cmake/arnie_cargo.cmake` installs the same list for colcon.
+pub const SHARE_FOLDERS: &[&str] = &["packets"];
+
+/// `share/<pkg>/package.xml`, README.md and the [`SHARE_FOLDERS`] the package has.
+fn share_package(p: &Package, prefix: &Path, mode: Mode) -> Result<PathBuf, Failure> {
+    let share = prefix.join("share").join(&p.name);
+    fs::create_dir_all(&share)?;
+    for file in ["package.xml", "README.md"].iter().chain(if p.name == BRINGUP { &[][..] } else { SHARE_FOLDERS }) {
+        let from = p.dir.join(file);
+        if from.exists() {
+            place(&from, &share.join(file), mode)?;
+        }
+    }
+    Ok(share)
+}
+
+/// Copies (files and folders, recursively) or links `from` to `to`, replacing what is there.
+fn place(from: &Path, to: &Path, mode: Mode) -> Result<(), Failure> {
+    let fail = |e: std::io::Error| Failure::new(format!("{} -> {}: {e}", from.display(), to.display()));
+    match mode {
+        Mode::Link => link_tree(from, to).map_err(fail),
+        Mode::Copy => {
+            remove(to).map_err(fail)?;
+            copy_recursive(from, to).map_err(fail)
+        }
+    }
+}
+
+/// Mirrors `from` at `to`: real folders (`ros2 launch` and ament_index do not follow
+/// linked folders) holding links to the files. Only what changed is touched, and a link is
+/// replaced atomically (rename), so a process reading the tree meanwhile never misses a file.
+fn link_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    if !from.is_dir() {
+        if fs::read_link(to).ok().as_deref() == Some(from) {
+            return Ok(());
+        }
+        if fs::symlink_metadata(to).is_ok_and(|m| m.is_dir()) {
+            fs::remove_dir_all(to)?;
+        }
+        let tmp = to.with_file_name(format!(".{}.{}", to.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
+        let _ = fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(from, &tmp)?;
+        return fs::rename(&tmp, to);
+    }
+    if fs::symlink_metadata(to).is_ok_and(|m| !m.is_dir()) {
+        fs::remove_file(to)?;
+    }
+    fs::create_dir_all(to)?;
+    let mut names = std::collections::HashSet::new();
+    for e in fs::read_dir(from)? {
+        let e = e?;
+        names.insert(e.file_name());
+        link_tree(&e.path(), &to.join(e.file_name()))?;
+    }
+    for e in fs::read_dir(to)? {
+        let e = e?;
+        if !names.contains(&e.file_name()) {
+            remove(&e.path())?;
+        }
+    }
+    Ok(())
+}
+
+fn remove(p: &Path) -> std::io::Result<()> {
+    match fs::symlink_metadata(p) {
+        Ok(m) if m.is_dir() => fs::remove_dir_all(p),
+        Ok(_) => fs::remove_file(p),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+fn copy_recursive(from: &Path, to: &Path) -> std::io::Result<()> {
+    if from.is_dir() {
+        fs::create_dir_all(to)?;
+        for e in fs::read_dir(from)? {
+            let e = e?;
+            copy_recursive(&e.path(), &to.join(e.file_name()))?;
+        }
+        Ok(())
+    } else {
+        fs::copy(from, to).map(|_| ())
+    }
+}
+
+// ---------------------------------------------------------------- setup scripts
+
+/// `local_setup.{sh,bash}` (this tree) and `setup.{sh,bash}` (the ROS underneath, then
+/// this tree). Idempotent: sourcing twice adds nothing twice.
+fn write_setup_scripts(layout: &Layout, ros: &Ros, prefix: &Path) -> Result<(), Failure> {
+    let py = python_dirs(prefix).into_iter().next().unwrap_or_else(|| prefix.join("lib/python3.11/site-packages"));
+    let py_rel = py.strip_prefix(prefix).unwrap_or(&py).to_string_lossy().into_owned();
+    let body = |prefix_expr: &str| {
+        format!(
+            "_arnie_prefix={prefix_expr}\n\
+             {PREPEND}\
+             _arnie_prepend AMENT_PREFIX_PATH \"$_arnie_prefix\"\n\
+             _arnie_prepend CMAKE_PREFIX_PATH \"$_arnie_prefix\"\n\
+             _arnie_prepend PATH \"$_arnie_prefix/bin\"\n\
+             _arnie_prepend LD_LIBRARY_PATH \"$_arnie_prefix/lib\"\n\
+             _arnie_prepend PYTHONPATH \"$_arnie_prefix/{py_rel}\"\n\
+             unset _arnie_prefix\n"
+        )
+    };
+    let fixed = shell_quote(&prefix.to_string_lossy());
+    let header = "# Generated by `cargo xtask install`: puts this install tree on the environment.\n";
+    fs::write(prefix.join("local_setup.sh"), format!("{header}{}", body(&format!("${{AMENT_CURRENT_PREFIX:-{fixed}}}"))))?;
+    fs::write(
+        prefix.join("local_setup.bash"),
+        format!("{header}{}", body(&format!("$(builtin cd \"$(dirname \"${{BASH_SOURCE[0]}}\")\" && pwd) || _arnie_prefix={fixed}"))),
+    )?;
+    let under = underlay(layout, ros);
+    fs::write(
+        prefix.join("setup.sh"),
+        format!("# Generated by `cargo xtask install`: the ROS 2 underneath, then this tree.\n{}{under}. {fixed}/local_setup.sh\n", PREPEND),
+    )?;
+    fs::write(
+        prefix.join("setup.bash"),
+        format!(
+            "# Generated by `cargo xtask install`: the ROS 2 underneath, then this tree.\n{PREPEND}{under}\
+             . \"$(builtin cd \"$(dirname \"${{BASH_SOURCE[0]}}\")\" && pwd)/local_setup.bash\"\n"
+        ),
+    )?;
+    Ok(())
+}
+
+/// A POSIX function that prepends a folder to a `:`-list variable once.
+const PREPEND: &str = "_arnie_prepend() {\n  eval \"_arnie_v=\\${$1:-}\"\n  case \":$_arnie_v:\" in\n    *\":$2:\"*) ;;\n    \"::\") eval \"export $1=\\\"\\$2\\\"\" ;;\n    *) eval \"export $1=\\\"\\$2:\\$_arnie_v\\\"\" ;;\n  esac\n  unset _arnie_v\n}\n";
+
+/// Shell lines that bring in the ROS 2 this tree was built against.
+fn underlay(layout: &Layout, ros: &Ros) -> String {
+    match &ros.kind {
+        Kind::System { prefixes } => {
+            // Deepest first: /opt/ros/jazzy, then overlays above it.
+            let mut s = String::new();
+            for p in prefixes.iter().rev() {
+                let sh = p.join("local_setup.sh");
+                if sh.exists() {
+                    s += &format!("AMENT_CURRENT_PREFIX={q} . {q}/local_setup.sh\n", q = shell_quote(&p.to_string_lossy()));
+                }
+            }
+            s
+        }
+        Kind::Wheels => {
+            // The PyPI wheels in the project's .ros/venv: the variables `cargo xtask env` sets.
+            let mut s = String::from("export ROS_DISTRO=jazzy\nexport RMW_IMPLEMENTATION=\"${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}\"\n");
+            let vars = ros.vars(layout);
+            let get = |k: &str| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
+            let venv = layout.venv.to_string_lossy().into_owned();
+            for var in ["AMENT_PREFIX_PATH", "CMAKE_PREFIX_PATH", "LD_LIBRARY_PATH", "PATH"] {
+                // Only the venv's own entries (not the dev tree, not the target folder).
+                let mut entries: Vec<String> = get(var)
+                    .split(':')
+                    .filter(|e| e.starts_with(&venv) || ros.libpython_dir.as_ref().is_some_and(|d| Path::new(e) == d))
+                    .map(String::from)
+                    .collect();
+                entries.dedup();
+                for e in entries.iter().rev() {
+                    s += &format!("_arnie_prepend {var} {}\n", shell_quote(e));
+                }
+            }
+            s
+        }
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
