@@ -99,44 +99,76 @@ enum Mode {
     Link,
 }
 
-/// `cargo xtask install [--prefix DIR] [--debug]`.
-pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
-    let mut prefix = layout.root.join("install");
-    let mut release = true;
+/// What `cargo xtask install` was asked for.
+#[derive(Debug, PartialEq)]
+struct Options {
+    prefix: PathBuf,
+    release: bool,
+    /// Only this package (colcon: one package per CMake project), no interfaces, no
+    /// setup scripts (colcon writes its own).
+    package: Option<String>,
+    build: bool,
+    install: bool,
+}
+
+const INSTALL_USAGE: &str = "usage: cargo xtask install [--prefix DIR] [--debug] [--package PKG] [--build-only|--no-build]";
+
+fn options(rest: &[String], root: &Path) -> Result<Options, Failure> {
+    let mut o = Options { prefix: root.join("install"), release: true, package: None, build: true, install: true };
     let mut it = rest.iter();
     while let Some(a) = it.next() {
+        let mut value = |what: &str| it.next().cloned().ok_or_else(|| Failure::new(format!("{a} needs {what}\n{INSTALL_USAGE}")));
         match a.as_str() {
-            "--prefix" => {
-                let p = it.next().ok_or_else(|| Failure::new("--prefix needs a folder"))?;
-                prefix = PathBuf::from(p);
-            }
-            "--debug" => release = false,
-            other => return Err(Failure::new(format!("install: unknown argument `{other}` (usage: cargo xtask install [--prefix DIR] [--debug])"))),
+            "--prefix" => o.prefix = PathBuf::from(value("a folder")?),
+            "--package" => o.package = Some(value("a package name")?),
+            "--debug" => o.release = false,
+            "--build-only" => o.install = false,
+            "--no-build" => o.build = false,
+            other => return Err(Failure::new(format!("install: unknown argument `{other}`\n{INSTALL_USAGE}"))),
         }
     }
-    if prefix.is_relative() {
-        prefix = std::env::current_dir()?.join(prefix);
+    Ok(o)
+}
+
+/// `cargo xtask install ...` (see [`INSTALL_USAGE`]).
+pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
+    let mut o = options(rest, &layout.root)?;
+    if o.prefix.is_relative() {
+        o.prefix = std::env::current_dir()?.join(&o.prefix);
     }
     let started = std::time::Instant::now();
-    let profile = if release { "release" } else { "debug" };
-    let mut args = vec!["build", "--workspace", "--bins"];
-    if release {
-        args.push("--release");
+    let profile = if o.release { "release" } else { "debug" };
+    if o.build {
+        let mut args = vec!["build", "--workspace", "--bins"];
+        if o.release {
+            args.push("--release");
+        }
+        run::cargo(layout, ros, &args)?;
     }
-    run::cargo(layout, ros, &args)?;
-    fs::create_dir_all(&prefix)?;
-    if prefix != layout.install {
-        crate::setup::build_interfaces(layout, ros, &prefix)?;
+    if !o.install {
+        return Ok(());
     }
-    let pkgs = populate(layout, &prefix, &layout.target.join(profile), Mode::Copy)?;
-    write_setup_scripts(layout, ros, &prefix)?;
+    fs::create_dir_all(&o.prefix)?;
+    let bin_dir = layout.target.join(profile);
+    if let Some(name) = &o.package {
+        let pkgs = packages(layout)?;
+        let p = pkgs.iter().find(|p| &p.name == name).ok_or_else(|| {
+            Failure::new(format!("no package `{name}` under nodes/ (have: {})", pkgs.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")))
+        })?;
+        install_package(layout, p, &o.prefix, &bin_dir, Mode::Copy)?;
+        return Ok(());
+    }
+    if o.prefix != layout.install {
+        crate::setup::build_interfaces(layout, ros, &o.prefix)?;
+    }
+    let pkgs = populate(layout, &o.prefix, &bin_dir, Mode::Copy)?;
+    write_setup_scripts(layout, ros, &o.prefix)?;
     eprintln!(
-        "xtask: install: {} packages ({} build) into {} in {:.0} s\n  source {}/setup.bash\n  ros2 launch {BRINGUP} arnie.launch.xml",
-        pkgs.len() + 2,
-        profile,
-        prefix.display(),
+        "xtask: install: {} packages ({profile} build) into {} in {:.0} s\n  source {}/setup.bash\n  ros2 launch {BRINGUP} arnie.launch.xml",
+        pkgs.len() + 1, // and arnie_interfaces
+        o.prefix.display(),
         started.elapsed().as_secs_f64(),
-        prefix.display()
+        o.prefix.display()
     );
     Ok(())
 }
@@ -147,12 +179,25 @@ pub fn dev_links(layout: &Layout) -> Result<(), Failure> {
 }
 
 /// Lays out every package of the workspace (not the interfaces) under `prefix`, with the
-/// executables from `bin_dir`. Returns the node packages.
+/// executables from `bin_dir`. Returns the packages.
 fn populate(layout: &Layout, prefix: &Path, bin_dir: &Path, mode: Mode) -> Result<Vec<Package>, Failure> {
     let pkgs = packages(layout)?;
+    if !pkgs.iter().any(|p| p.name == BRINGUP) {
+        return Err(Failure::new(format!("nodes/{BRINGUP}/package.xml is missing")));
+    }
+    for p in &pkgs {
+        install_package(layout, p, prefix, bin_dir, mode)?;
+    }
+    Ok(pkgs)
+}
+
+/// One package: `lib/<pkg>/<exe>`, `share/<pkg>/`, the ament index marker. The bringup
+/// package's share also gets the workspace's `launch/` and `params/` and its own folders
+/// (viewer configs).
+fn install_package(layout: &Layout, p: &Package, prefix: &Path, bin_dir: &Path, mode: Mode) -> Result<(), Failure> {
     let index = prefix.join("share/ament_index/resource_index/packages");
     fs::create_dir_all(&index)?;
-    for p in pkgs.iter().filter(|p| p.name != BRINGUP) {
+    if !p.executables.is_empty() {
         let lib = prefix.join("lib").join(&p.name);
         fs::create_dir_all(&lib)?;
         for exe in &p.executables {
@@ -162,32 +207,26 @@ fn populate(layout: &Layout, prefix: &Path, bin_dir: &Path, mode: Mode) -> Resul
             }
             place(&from, &lib.join(exe), mode)?;
         }
-        share_package(p, prefix, mode)?;
-        fs::write(index.join(&p.name), "")?;
     }
-    // The bringup package: its own folder (package.xml, viewer configs) plus the
-    // workspace's launch/ and params/.
-    let bringup = pkgs
-        .iter()
-        .find(|p| p.name == BRINGUP)
-        .ok_or_else(|| Failure::new(format!("nodes/{BRINGUP}/package.xml is missing")))?;
-    let share = share_package(bringup, prefix, mode)?;
-    for entry in fs::read_dir(&bringup.dir)? {
-        let path = entry?.path();
-        let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        if path.is_dir() && name != "cmake" {
-            place(&path, &share.join(&name), mode)?;
+    let share = share_package(p, prefix, mode)?;
+    if p.name == BRINGUP {
+        for entry in fs::read_dir(&p.dir)? {
+            let path = entry?.path();
+            let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            if path.is_dir() {
+                place(&path, &share.join(&name), mode)?;
+            }
+        }
+        for folder in ["launch", "params"] {
+            place(&layout.root.join(folder), &share.join(folder), mode)?;
         }
     }
-    for folder in ["launch", "params"] {
-        place(&layout.root.join(folder), &share.join(folder), mode)?;
-    }
-    fs::write(index.join(BRINGUP), "")?;
-    Ok(pkgs)
+    fs::write(index.join(&p.name), "")?;
+    Ok(())
 }
 
 /// Data folders of a node package that go to `share/<pkg>/` too (the comms packet
-/// definitions). `nodes/cmake/arnie_cargo.cmake` installs the same list for colcon.
+/// definitions).
 pub const SHARE_FOLDERS: &[&str] = &["packets"];
 
 /// `share/<pkg>/package.xml`, README.md and the [`SHARE_FOLDERS`] the package has.
@@ -355,4 +394,31 @@ fn underlay(layout: &Layout, ros: &Ros) -> String {
 
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(a: &str) -> Result<Options, Failure> {
+        options(&a.split_whitespace().map(String::from).collect::<Vec<_>>(), Path::new("/ws"))
+    }
+
+    #[test]
+    fn install_options() {
+        let o = opts("").unwrap();
+        assert_eq!(o, Options { prefix: "/ws/install".into(), release: true, package: None, build: true, install: true });
+        let o = opts("--prefix /x --debug --package arnie_brain --no-build").unwrap();
+        assert_eq!((o.prefix.to_str(), o.release, o.package.as_deref(), o.build), (Some("/x"), false, Some("arnie_brain"), false));
+        assert!(!opts("--build-only").unwrap().install);
+        assert!(opts("--prefix").unwrap_err().message.contains("--prefix needs a folder"));
+        assert!(opts("--frob").unwrap_err().message.contains("unknown argument `--frob`"));
+    }
+
+    #[test]
+    fn package_names_come_from_package_xml() {
+        assert_eq!(package_name("<package format=\"3\"><name> arnie_brain </name></package>").as_deref(), Some("arnie_brain"));
+        assert_eq!(package_name("<package/>"), None);
+        assert_eq!(package_name("not xml"), None);
+    }
 }

@@ -24,6 +24,13 @@ pub fn setup_quiet(layout: &Layout) -> Result<Ros, Failure> {
 
 pub fn setup(layout: &Layout) -> Result<Ros, Failure> {
     fs::create_dir_all(&layout.dot_ros)?;
+    // `colcon build` in the repo root must not take CMake folders of ours for packages.
+    for dir in [&layout.dot_ros, &layout.target] {
+        fs::create_dir_all(dir)?;
+        if !dir.join("COLCON_IGNORE").exists() {
+            fs::write(dir.join("COLCON_IGNORE"), "")?;
+        }
+    }
     let libclang_dir = ensure_libclang()?;
     let mut ros = match system_ros() {
         Some(prefixes) => {

@@ -120,14 +120,28 @@ impl App {
 
     /// Declares the node's parameters from `defaults` (a `#[derive(RosParams)]` struct),
     /// applies `-p` / `--params-file` overrides, serves `ros2 param get/set/list`, logs
-    /// every value at start and every later change. Returns the live values.
+    /// every value at start and every later change. Returns the live values. Every
+    /// value is accepted: see [`App::parameters_checked`] for checked ones.
     pub fn parameters<P>(&mut self, defaults: P) -> Result<Arc<Mutex<P>>, Error>
     where
-        P: RosParams + fmt::Debug + Send + 'static,
+        P: RosParams + Clone + fmt::Debug + Send + 'static,
+    {
+        self.parameters_checked(defaults, crate::params::Rules::none())
+    }
+
+    /// As [`App::parameters`], with `rules`: the values given at start must pass
+    /// `rules.check` (else the node does not start, naming the reason), and so must every
+    /// later `ros2 param set`, which is refused with the reason otherwise; a parameter in
+    /// `rules.start_only` is refused after start, saying so.
+    pub fn parameters_checked<P>(&mut self, defaults: P, rules: crate::params::Rules<P>) -> Result<Arc<Mutex<P>>, Error>
+    where
+        P: RosParams + Clone + fmt::Debug + Send + 'static,
     {
         use futures::StreamExt;
         let params = Arc::new(Mutex::new(defaults));
-        let (handler, mut changes) = self.node.make_derived_parameter_handler(params.clone())?;
+        let checked = Arc::new(Mutex::new(crate::params::Checked::new(params.clone(), rules)));
+        let (handler, mut changes) = self.node.make_derived_parameter_handler(checked.clone())?;
+        checked.lock().map_err(|_| Error::Setup("parameter table poisoned".into()))?.start().map_err(Error::Parameter)?;
         let _guard = self.runtime.enter();
         tokio::spawn(handler);
         let name = self.name.clone();

@@ -10,12 +10,14 @@
 //! - [`diagnostics`]: publishes `diagnostic_msgs/DiagnosticArray` on `/diagnostics`.
 //! - [`time`]: `builtin_interfaces/Time` stamps and headers.
 //! - [`msgs`]: common messages built from plain values (`nav_msgs/Path`).
+//! - [`params`]: checked parameters (a refused `ros2 param set` says why).
 //!
 //! Errors: set-up failures (bad parameter, rcl errors) are returned as [`Error`] and
 //! turned into one clear log line and exit code 2 by [`main_with`].
 
 pub mod diagnostics;
 pub mod msgs;
+pub mod params;
 pub mod qos;
 pub mod time;
 pub mod topics;

@@ -24,7 +24,7 @@ const STATE_HISTORY: usize = 10;
 /// Period of `/diagnostics`.
 const DIAGNOSTICS_PERIOD: Duration = Duration::from_secs(1);
 
-#[derive(RosParams, Debug)]
+#[derive(RosParams, Clone, Debug)]
 struct BrainParams {
     /// instructions.json run by RunTask goals that name no task, and by autostart; "" = goals must bring their task
     instructions_file: String,

@@ -33,7 +33,7 @@ const COMMAND_QUEUE: usize = 64;
 /// At most one log line per this period for repeated link rejections or failures.
 const LOG_EVERY: Duration = Duration::from_secs(1);
 
-#[derive(RosParams, Debug)]
+#[derive(RosParams, Clone, Debug)]
 struct CommsParams {
     /// Folder of packet definitions, one JSON file per packet (required; e.g. nodes/arnie_comms/packets)
     packets_dir: String,

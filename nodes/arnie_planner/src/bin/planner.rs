@@ -28,7 +28,7 @@ use futures::{Stream, StreamExt};
 use arnie_planner::node::{self, Answer, MapOptions, OccupancyMap, Query, Search};
 use arnie_planner::{Grid, MapFrame, PlanError, Planner};
 
-#[derive(RosParams, Debug)]
+#[derive(RosParams, Clone, Debug)]
 struct PlannerParams {
     /// Map file read at start: a PGM (P2/P5) or PNG (map_server thresholds) or a Moving AI .map; "" = use /map
     map_file: String,

@@ -13,7 +13,7 @@ use node_glue::{main_with, topics, App, Error};
 use arnie_spine::ros::{start, Settings};
 use arnie_spine::{Limits, LoopbackMap, Scale};
 
-#[derive(RosParams, Debug)]
+#[derive(RosParams, Clone, Debug)]
 struct SpineParams {
     /// The Spine config file (original config.json format, plus optional topic/kind/allowedSources)
     config_file: String,

@@ -15,7 +15,7 @@ use arnie_strategy::ros::{parse_wait_topics, Counters, RosRobot, Settings, Setti
 /// History of the `/strategy/events` publisher.
 const EVENT_HISTORY: usize = 100;
 
-#[derive(RosParams, Debug)]
+#[derive(RosParams, Clone, Debug)]
 struct StrategyParams {
     /// Strategy file (JSON) run when a RunStrategy goal names none; "" = goals must name one
     strategy_file: String,

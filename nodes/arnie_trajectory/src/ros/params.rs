@@ -6,7 +6,7 @@ use crate::{RawTrajectoryConfig, TrajectoryConfig, TrajectoryError};
 
 /// ROS parameters: flat names with units. Defaults are the library's
 /// [`RawTrajectoryConfig::default`] (the original values), see `impl Default`.
-#[derive(RosParams, Debug)]
+#[derive(RosParams, Clone, Debug)]
 pub(crate) struct TrajectoryParams {
     /// Time between two set-points on /arm/command [ms] (original: 35)
     period_ms: i64,

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-#[derive(RosParams, Debug)]
+#[derive(RosParams, Clone, Debug)]
 struct SelftestParams {
     /// Factor applied to every relayed value
     gain: f64,
