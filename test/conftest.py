@@ -11,6 +11,7 @@ Run through `cargo xtask test` (or after `eval "$(cargo xtask env)"`: `python3 -
 import fcntl
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -31,6 +32,44 @@ os.environ.setdefault("RCUTILS_COLORIZED_OUTPUT", "0")
 
 import rclpy  # noqa: E402  (after the environment above)
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+
+
+# The ROS 2 command-line tools (`cargo xtask test` installs them into the wheel venv from
+# ../shared/ros2-cli when that folder exists; a real ROS install has its own).
+ROS2 = shutil.which("ros2")
+
+
+def require_ros2():
+    """Skips the test, saying why, when the ros2 command-line tools are not installed."""
+    if ROS2 is None:
+        pytest.skip("the ros2 command-line tools are not installed (cargo xtask test installs them "
+                    "from ../shared/ros2-cli when that folder exists; or source a ROS 2 install)")
+
+
+def free_udp_ports(n):
+    """n distinct free UDP ports on 127.0.0.1 (held together while chosen)."""
+    import socket
+    socks = []
+    for _ in range(n):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def spine_sim_config(path):
+    """params/spine_sim.json with its three UDP ports replaced by free ones, at `path`."""
+    import json
+    config = json.loads((ROOT / "params" / "spine_sim.json").read_text())
+    arm_in, eyes_in, arm_out = free_udp_ports(3)
+    config["interfaces"]["input"]["arm"]["port"] = arm_in
+    config["interfaces"]["input"]["eyes"]["port"] = eyes_in
+    config["interfaces"]["output"]["arm"]["port"] = arm_out
+    path.write_text(json.dumps(config, indent=2))
+    return path
 
 
 def binary(name):
@@ -96,13 +135,39 @@ class Graph:
         self.procs.append(proc)
         return proc
 
+    def launch(self, *cmd, name="launch", env=None):
+        """Starts a launcher (`ros2 launch ...`, `cargo xtask launch ...`) or another
+        command in its own process group; stopped (the whole group) at the end."""
+        log = open(self.tmp / f"{name}-{len(self.procs)}.log", "w+")
+        proc = subprocess.Popen(list(cmd), env=dict(self.env, **(env or {})), stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, cwd=ROOT)
+        proc.log = log
+        proc.name = name
+        proc.group = True
+        self.procs.append(proc)
+        return proc
+
+    def ros2(self, *args, timeout=60.0):
+        """Runs `ros2 ARGS` on this graph's domain; returns the CompletedProcess."""
+        require_ros2()
+        return subprocess.run([ROS2, *args], env=self.env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+    def node_names(self):
+        """Fully qualified names of the nodes this client sees."""
+        return {(ns.rstrip("/") + "/" + n) for n, ns in self.node.get_node_names_and_namespaces()}
+
+    def wait_for_nodes(self, names, timeout=60.0):
+        self.spin_until(lambda: set(names) <= self.node_names(), timeout, f"the nodes {sorted(names)}")
+
     def output(self, proc):
         proc.log.flush()
         proc.log.seek(0)
         return proc.log.read()
 
     def stop(self, proc, timeout=10.0):
-        """SIGINT and wait; returns the exit code (SIGKILL after `timeout`)."""
+        """SIGINT and wait; returns the exit code (SIGKILL after `timeout`). A launcher's
+        whole process group goes too."""
+        proc.must_live = False
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
             try:
@@ -110,6 +175,11 @@ class Graph:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        if getattr(proc, "group", False):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         return proc.returncode
 
     def close(self):

@@ -24,7 +24,6 @@ xtask/scripts/demo_monitor.py; success is what the simulator's ground truth says
 """
 import json
 import math
-import socket
 
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import RunTask
@@ -35,7 +34,7 @@ from nav_msgs.msg import Path
 from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 
-from conftest import ROOT
+from conftest import ROOT, free_udp_ports
 
 PARAMS = ROOT / "params"
 SPINE_SIM = PARAMS / "spine_sim.json"
@@ -49,19 +48,6 @@ TASK_TIMEOUT_S = 90.0  # the demo lights the candle ~20 s after the goal
 
 RELIABLE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-
-
-def free_udp_ports(n):
-    """n distinct free UDP ports on 127.0.0.1 (held together while chosen)."""
-    socks = []
-    for _ in range(n):
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.bind(("127.0.0.1", 0))
-        socks.append(s)
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
 
 
 def close_mm(p, q_mm, tol_mm=1.0):

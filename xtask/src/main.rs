@@ -105,6 +105,9 @@ fn cmd_test(rest: &[String]) -> Result<(), run::Failure> {
     run::cargo(&layout, &ros, &["build", "--workspace", "--bins", "--tests"])?;
     // Rust: unit, property, golden and integration tests of every crate.
     run::cargo(&layout, &ros, &["test", "--workspace"])?;
+    // The ROS 2 command-line tools, so the tests use `ros2 launch`, `ros2 param` ... as a
+    // ROS user does (not on PyPI: from ../shared/ros2-cli when it is there).
+    setup::ros2_cli(&layout, &ros)?;
     // Python: real-graph tests with rclpy as the independent client (test/).
     let mut pytest: Vec<&str> = vec!["-m", "pytest", "test", "-q", "-rs", "-p", "no:cacheprovider"];
     pytest.extend(rest.iter().map(String::as_str));

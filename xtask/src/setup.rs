@@ -231,6 +231,27 @@ fn fixups(layout: &Layout, python: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+// ---------------------------------------------------------------- ros2 CLI
+
+/// The ROS 2 command-line tools in the wheel venv, from `../shared/ros2-cli` (their
+/// sources; not on PyPI) when that folder exists and `ros2` is not there yet. A sourced
+/// ROS install has its own. Without either, the tests that need `ros2` say so and skip.
+pub fn ros2_cli(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
+    let script = layout.root.join("../shared/ros2-cli/install.sh");
+    if ros.kind != Kind::Wheels || !script.exists() {
+        return Ok(());
+    }
+    say("ros2 command-line tools from ../shared/ros2-cli (log in .ros/ros2-cli.log)");
+    let log = fs::File::create(layout.dot_ros.join("ros2-cli.log"))?;
+    let mut c = run::command(layout, ros, "bash");
+    c.arg(&script).arg(&layout.venv).stdout(log.try_clone()?).stderr(log);
+    if !c.status().map(|s| s.success()).unwrap_or(false) {
+        let tail = tail_of(&layout.dot_ros.join("ros2-cli.log"), 15);
+        return Err(Failure::new(format!("installing the ros2 command-line tools failed. Last lines of .ros/ros2-cli.log:\n{tail}")));
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------- interfaces
 
 fn interfaces(layout: &Layout, ros: &Ros) -> Result<(), Failure> {

@@ -1,0 +1,131 @@
+"""The launch files as a ROS user starts them: `ros2 launch arnie_bringup arnie.launch.xml`
+(the dev tree in .ros/install is an ament prefix, as an installed tree is), and `cargo
+xtask launch` (for machines without `ros2 launch`) on the same file.
+
+- both launchers bring up the same nodes, with the same parameters and the same topics,
+  services and actions (`ros2 param dump` and `ros2 node info` compared as text);
+- two arms under two namespaces run side by side: a MoveTo to the left arm moves only the
+  left arm (the right one never gets a set-point);
+- the Eurobot launch file brings up its nodes and the simulated board answers through
+  the comms bridge.
+
+Each launch gets a copy of the simulator's spine config on free UDP ports.
+"""
+import re
+
+import pytest
+from arnie_interfaces.action import MoveTo
+from arnie_interfaces.msg import Packet
+from arnie_interfaces.srv import SendPacket
+from geometry_msgs.msg import Point, PointStamped
+from rclpy.action import ActionClient
+from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+
+from conftest import ROS2, binary, require_ros2, spine_sim_config
+
+ARM_NODES = ["sim", "spine_bridge", "trajectory_server", "brain"]
+EUROBOT_NODES = ["planner", "comms_bridge", "strategy"]
+STARTUP_S = 90.0
+
+
+def launcher_cmd(launcher, file, *args):
+    if launcher == "ros2":
+        require_ros2()
+        return [ROS2, "launch", "arnie_bringup", file, *args]
+    # The project's launcher as `cargo xtask launch` runs it (the binary cargo built).
+    return [binary("xtask"), "launch", "arnie_bringup", file, *args]
+
+
+def any_launcher():
+    """`ros2 launch` where it is installed, else the project's launcher."""
+    return "ros2" if ROS2 else "xtask"
+
+
+def ros2_retry(graph, *args, ok=lambda r: r.returncode == 0, attempts=10):
+    """A ros2 CLI call, repeated while its own discovery has not seen the graph yet."""
+    for _ in range(attempts):
+        r = graph.ros2(*args)
+        if ok(r):
+            return r
+        graph.spin_for(0.5)
+    pytest.fail(f"ros2 {' '.join(args)} failed: {r.returncode}\n{r.stdout}\n{r.stderr}\n" + graph.logs())
+
+
+def snapshot(graph, ns, nodes):
+    """What a user sees of each node: its parameters and its interfaces."""
+    out = {}
+    for n in nodes:
+        fq = f"{ns}/{n}"
+        params = ros2_retry(graph, "param", "dump", "--no-daemon", fq).stdout
+        info = ros2_retry(graph, "node", "info", "--no-daemon", fq,
+                          ok=lambda r: r.returncode == 0 and "Subscribers:" in r.stdout).stdout
+        out[n] = {"params": params, "info": info}
+    return out
+
+
+def test_ros2_launch_and_xtask_launch_bring_up_the_same_nodes(graph, tmp_path):
+    require_ros2()
+    config = spine_sim_config(tmp_path / "spine.json")
+    args = ["namespace:=cmp", f"spine_config:={config}", "tick_period_s:=2.5", "period_ms:=20"]
+    seen = {}
+    for launcher in ("ros2", "xtask"):
+        proc = graph.launch(*launcher_cmd(launcher, "arnie.launch.xml", *args), name=launcher)
+        graph.wait_for_nodes([f"/cmp/{n}" for n in ARM_NODES], STARTUP_S)
+        seen[launcher] = snapshot(graph, "/cmp", ARM_NODES)
+        assert graph.stop(proc, timeout=20.0) == 0, graph.output(proc)
+        graph.spin_until(lambda: not any(n.startswith("/cmp/") for n in graph.node_names()), 30.0, "the nodes gone")
+    for n in ARM_NODES:
+        assert seen["ros2"][n] == seen["xtask"][n], f"{n} differs between ros2 launch and cargo xtask launch"
+    brain = seen["ros2"]["brain"]
+    assert "tick_period_s: 2.5" in brain["params"], brain["params"]
+    assert "/cmp/trajectory/move_to" in brain["info"], brain["info"]
+    assert "period_ms: 20" in seen["ros2"]["trajectory_server"]["params"]
+    assert str(config) in seen["ros2"]["spine_bridge"]["params"]
+    # Relative names: every topic of the node is under the namespace (but /rosout,
+    # /parameter_events and /diagnostics, which are global by convention).
+    topics = re.findall(r"^\s+(/\S+): ", seen["ros2"]["trajectory_server"]["info"], re.M)
+    assert topics and all(t.startswith("/cmp/") or t in ("/rosout", "/parameter_events", "/diagnostics")
+                          for t in topics), topics
+
+
+def test_two_arms_side_by_side_without_crosstalk(graph, tmp_path):
+    launcher = any_launcher()
+    for side in ("left", "right"):
+        config = spine_sim_config(tmp_path / f"spine-{side}.json")
+        graph.launch(*launcher_cmd(launcher, "arnie.launch.xml", f"namespace:={side}", f"spine_config:={config}",
+                                   "period_ms:=10"), name=f"{launcher}-{side}")
+    graph.wait_for_nodes([f"/{side}/{n}" for side in ("left", "right") for n in ARM_NODES], STARTUP_S)
+    positions = {s: graph.collect(PointStamped, f"/{s}/arm/position", qos_profile_sensor_data) for s in ("left", "right")}
+    commands = {s: graph.collect(PointStamped, f"/{s}/arm/command", QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
+                for s in ("left", "right")}
+    client = ActionClient(graph.node, MoveTo, "/left/trajectory/move_to")
+    graph.spin_until(client.server_is_ready, STARTUP_S, "/left/trajectory/move_to")
+    graph.spin_until(lambda: positions["left"] and positions["right"], STARTUP_S, "both arms' positions")
+    graph.wait_for_subscriber("/right/arm/command")
+    target = Point(x=0.03, y=0.02, z=0.04)
+    handle = graph.wait_future(client.send_goal_async(MoveTo.Goal(target=target)), what="the MoveTo goal response")
+    assert handle.accepted
+    result = graph.wait_future(handle.get_result_async(), timeout=60.0, what="the MoveTo result").result
+    assert result.outcome == MoveTo.Result.REACHED, result.message
+    p = positions["left"][-1].point
+    assert abs(p.x - 0.03) < 0.005 and abs(p.y - 0.02) < 0.005 and abs(p.z - 0.04) < 0.005, p
+    assert commands["left"], "the left arm got no set-point"
+    assert not commands["right"], f"the right arm got {len(commands['right'])} set-points of the left arm's move"
+    assert all(abs(m.point.x) < 0.001 and abs(m.point.y) < 0.001 and abs(m.point.z) < 0.001 for m in positions["right"])
+
+
+def test_eurobot_launch_brings_up_its_nodes_and_the_simulated_board(graph, tmp_path):
+    import random
+    link = random.randrange(20000, 30000, 2)
+    launcher = any_launcher()
+    graph.launch(*launcher_cmd(launcher, "eurobot.launch.xml", "namespace:=eurobot", f"link_port:={link}",
+                               f"board_port:={link + 1}"), name=launcher)
+    graph.wait_for_nodes([f"/eurobot/{n}" for n in EUROBOT_NODES], STARTUP_S)
+    rx = graph.collect(Packet, "/eurobot/comms/rx", QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
+    send = graph.node.create_client(SendPacket, "/eurobot/comms/send")
+    graph.spin_until(send.service_is_ready, STARTUP_S, "/eurobot/comms/send")
+    req = SendPacket.Request(packet=Packet(name="Ping", fields_json='{"seq": 7}'), timeout_s=5.0)
+    resp = graph.wait_future(send.call_async(req), what="the SendPacket reply")
+    assert resp.success and resp.has_reply and resp.reply.name == "Pong", resp
+    assert '"seq":7' in resp.reply.fields_json.replace(" ", ""), resp.reply.fields_json
+    graph.spin_until(lambda: any(p.name == "Pong" for p in rx), 20.0, "the board's Pong on /eurobot/comms/rx")
