@@ -71,6 +71,7 @@ pub struct App {
     name: String,
     runtime: tokio::runtime::Runtime,
     shutdown_tx: Arc<watch::Sender<bool>>,
+    qos_watch: crate::qos_check::QosWatch,
 }
 
 impl App {
@@ -87,7 +88,8 @@ impl App {
         let ctx = r2r::Context::create()?;
         let node = r2r::Node::create(ctx, name, "")?;
         let (tx, _rx) = watch::channel(false);
-        Ok(App { node, name: name.to_string(), runtime, shutdown_tx: Arc::new(tx) })
+        let qos_watch = crate::qos_check::QosWatch::new(name);
+        Ok(App { node, name: name.to_string(), runtime, shutdown_tx: Arc::new(tx), qos_watch })
     }
 
     /// The node's name (also the logger name).
@@ -159,7 +161,34 @@ impl App {
 
     /// A `/diagnostics` publisher for this node.
     pub fn diagnostics(&mut self) -> Result<crate::diagnostics::Diagnostics, Error> {
-        Ok(crate::diagnostics::Diagnostics::new(&mut self.node, &self.name)?)
+        let diagnostics = crate::diagnostics::Diagnostics::new(&mut self.node, &self.name)?;
+        Ok(diagnostics.with_qos(self.qos_watch.counters()))
+    }
+
+    /// Subscribes to `topic` (as `node.subscribe`) and checks the QoS of its publishers
+    /// (see [`App::watch_subscription`]).
+    pub fn subscribe<T>(
+        &mut self,
+        topic: &str,
+        qos: r2r::QosProfile,
+    ) -> Result<impl futures::Stream<Item = T> + Unpin + Send + 'static, Error>
+    where
+        T: r2r::WrappedTypesupport + Send + 'static,
+    {
+        let stream = self.node.subscribe::<T>(topic, qos.clone())?;
+        self.watch_subscription(topic, &qos);
+        Ok(stream)
+    }
+
+    /// Checks, every second while the node spins, that each publisher of `topic` offers
+    /// a QoS that `qos` (this node's subscription to it) can match; an incompatible one
+    /// is logged once with both profiles and counted in `incompatible_qos_peers` of the
+    /// node's `/diagnostics` ([`crate::qos_check`]). For subscriptions made on
+    /// [`App::node`] directly; [`App::subscribe`] calls it.
+    pub fn watch_subscription(&mut self, topic: &str, qos: &r2r::QosProfile) {
+        let namespace = self.node.namespace().unwrap_or_default();
+        let resolved = crate::qos_check::resolve(&namespace, &self.name, topic);
+        self.qos_watch.watch(resolved, qos.clone());
     }
 
     /// Spins the node on this thread until SIGINT/SIGTERM or a shutdown request, then
@@ -178,6 +207,7 @@ impl App {
         r2r::log_info!(&self.name, "{} running", self.name);
         while !down.is_set() {
             self.node.spin_once(Duration::from_millis(10));
+            self.qos_watch.poll(&self.node, std::time::Instant::now());
         }
         r2r::log_info!(&self.name, "{} shutting down", self.name);
         // Let tasks see the signal and send their last messages, then stop them.

@@ -55,18 +55,28 @@ impl Status {
 pub struct Diagnostics {
     node_name: String,
     publisher: r2r::Publisher<DiagnosticArray>,
+    qos: Option<std::sync::Arc<crate::qos_check::QosCounters>>,
 }
 
 impl Diagnostics {
     pub fn new(node: &mut r2r::Node, node_name: &str) -> r2r::Result<Self> {
         let publisher = node.create_publisher::<DiagnosticArray>(topics::DIAGNOSTICS, qos::commands())?;
-        Ok(Diagnostics { node_name: node_name.to_string(), publisher })
+        Ok(Diagnostics { node_name: node_name.to_string(), publisher, qos: None })
     }
 
-    /// Publishes one array with all `statuses`.
+    /// Adds the `qos` status (`incompatible_qos_peers`, see [`crate::qos_check`]) to
+    /// every array published.
+    pub fn with_qos(mut self, counters: std::sync::Arc<crate::qos_check::QosCounters>) -> Self {
+        self.qos = Some(counters);
+        self
+    }
+
+    /// Publishes one array with all `statuses` (and the `qos` status, if set).
     pub fn publish(&self, statuses: &[Status]) -> r2r::Result<()> {
+        let qos = self.qos.as_ref().map(|c| c.status());
         let status = statuses
             .iter()
+            .chain(qos.iter())
             .map(|s| DiagnosticStatus {
                 level: s.level as u8,
                 name: format!("{}: {}", self.node_name, s.name),

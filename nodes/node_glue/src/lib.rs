@@ -6,6 +6,9 @@
 //!   (then exits 0). Every node's `main` is `App::new` → create entities → spawn tasks →
 //!   [`App::spin`].
 //! - [`qos`]: the three QoS presets of the project (measurements, commands, latched).
+//! - [`qos_check`]: incompatible QoS never fails silently: every subscription made with
+//!   [`App::subscribe`] (or registered with [`App::watch_subscription`]) is checked
+//!   against its publishers on the graph; a mismatch is logged and counted.
 //! - [`topics`]: the names of the shared topics, one place for all of them.
 //! - [`diagnostics`]: publishes `diagnostic_msgs/DiagnosticArray` on `/diagnostics`.
 //! - [`time`]: `builtin_interfaces/Time` stamps and headers.
@@ -19,6 +22,7 @@ pub mod diagnostics;
 pub mod msgs;
 pub mod params;
 pub mod qos;
+pub mod qos_check;
 pub mod time;
 pub mod topics;
 

@@ -36,7 +36,7 @@ fn main() {
 
 fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters(SelftestParams::default())?;
-    let sub = app.node.subscribe::<Coordinates>("selftest/in", qos::commands())?;
+    let sub = app.subscribe::<Coordinates>("selftest/in", qos::commands())?;
     let publisher = app.node.create_publisher::<Coordinates>("selftest/out", qos::commands())?;
     let goals = app.node.create_action_server::<MoveTo::Action>("selftest/move_to")?;
     let diagnostics = app.diagnostics()?;
