@@ -119,12 +119,8 @@ fn setup(app: &mut App) -> Result<(), Error> {
     let name = app.name().to_owned();
     let counters = Arc::new(Counters::default());
     let inputs = Arc::new(Inputs::default());
-    let positions = app
-        .node
-        .subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
-    let observations = app
-        .node
-        .subscribe::<Coordinates>(topics::EYES_OBSERVATIONS, qos::sensor())?;
+    let positions = app.subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
+    let observations = app.subscribe::<Coordinates>(topics::EYES_OBSERVATIONS, qos::sensor())?;
     let state = app.node.create_publisher::<BrainState>(
         topics::BRAIN_STATE,
         qos::commands().keep_last(STATE_HISTORY),

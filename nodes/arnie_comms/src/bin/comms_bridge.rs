@@ -191,7 +191,7 @@ fn setup(app: &mut App) -> Result<(), Error> {
     r2r::log_info!(&name, "link open: {}", config.transport);
 
     let rx_pub = app.node.create_publisher::<PacketMsg>(topics::COMMS_RX, qos::commands())?;
-    let tx_sub = app.node.subscribe::<PacketMsg>(topics::COMMS_TX, qos::commands())?;
+    let tx_sub = app.subscribe::<PacketMsg>(topics::COMMS_TX, qos::commands())?;
     let requests = app.node.create_service::<SendPacket::Service>(topics::COMMS_SEND, qos::commands())?;
     let diagnostics = app.diagnostics()?;
     let shutdown = app.shutdown();

@@ -199,9 +199,7 @@ fn setup(app: &mut App) -> Result<(), Error> {
 
     // A file map is loaded before anything is served: a bad file stops the node (exit 2).
     let (initial, maps, source) = if map_file.is_empty() {
-        let maps = app
-            .node
-            .subscribe::<OccupancyGrid>(topics::MAP, qos::latched())?;
+        let maps = app.subscribe::<OccupancyGrid>(topics::MAP, qos::latched())?;
         (None, Some(maps), topics::MAP.to_string())
     } else {
         let grid = node::load_map_file(FsPath::new(&map_file), frame, &opts)

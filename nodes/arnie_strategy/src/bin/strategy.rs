@@ -97,6 +97,11 @@ fn setup(app: &mut App) -> Result<(), Error> {
     let _rt = app.handle().enter();
 
     let robot = RosRobot::new(&mut app.node, &wait_topics, settings, counters.clone(), &name)?;
+    // RosRobot subscribes on the node itself: its subscriptions join the QoS check here.
+    app.watch_subscription(topics::ARM_POSITION, &qos::sensor());
+    for w in &wait_topics {
+        app.watch_subscription(&w.topic, &w.kind.qos());
+    }
     // Parameters are read again for every goal: `ros2 param set` applies to the next run.
     let live: Arc<Mutex<StrategyParams>> = params;
     let settings_fn: SettingsFn = Arc::new(move || {

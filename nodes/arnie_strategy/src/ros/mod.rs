@@ -75,6 +75,16 @@ pub enum WaitKind {
     Other(String),
 }
 
+impl WaitKind {
+    /// The QoS its subscription uses (as documented on each variant).
+    pub fn qos(&self) -> r2r::QosProfile {
+        match self {
+            WaitKind::Coordinates => node_glue::qos::sensor(),
+            WaitKind::Packet | WaitKind::Other(_) => node_glue::qos::commands(),
+        }
+    }
+}
+
 /// One entry of the `wait_topics` parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WaitTopic {

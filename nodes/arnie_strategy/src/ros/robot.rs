@@ -107,15 +107,15 @@ impl RosRobot {
             let (c, l, t) = (counters.clone(), log.to_owned(), tx.clone());
             match &w.kind {
                 WaitKind::Packet => {
-                    let s = node.subscribe::<Packet>(&w.topic, qos::commands())?;
+                    let s = node.subscribe::<Packet>(&w.topic, w.kind.qos())?;
                     tokio::spawn(forward(w.topic.clone(), s.map(|p| packet_json(&p)), t, c, l));
                 }
                 WaitKind::Coordinates => {
-                    let s = node.subscribe::<Coordinates>(&w.topic, qos::sensor())?;
+                    let s = node.subscribe::<Coordinates>(&w.topic, w.kind.qos())?;
                     tokio::spawn(forward(w.topic.clone(), s.map(|m| Ok(coordinates_json(&m))), t, c, l));
                 }
                 WaitKind::Other(ty) => {
-                    let s = node.subscribe_untyped(&w.topic, ty, qos::commands()).map_err(|e| {
+                    let s = node.subscribe_untyped(&w.topic, ty, w.kind.qos()).map_err(|e| {
                         node_glue::Error::Setup(format!("wait_topics: cannot subscribe to {} as {ty}: {e}", w.topic))
                     })?;
                     tokio::spawn(forward(w.topic.clone(), s.map(|m| m.map_err(|e| e.to_string())), t, c, l));
