@@ -71,12 +71,10 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let goals = app
         .node
         .create_action_server::<MoveTo::Action>(topics::MOVE_TO)?;
-    let positions = app
-        .node
-        .subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
-    let targets = app
-        .node
-        .subscribe::<PointStamped>(topics::ARM_TARGET, qos::commands())?;
+    let positions = app.subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
+    // Best effort: matches reliable and best-effort publishers alike (the spine's legacy
+    // inputs, rclpy scripts, `ros2 topic pub`), so a legacy target is never lost to QoS.
+    let targets = app.subscribe::<PointStamped>(topics::ARM_TARGET, qos::legacy_commands())?;
     let command = app
         .node
         .create_publisher::<PointStamped>(topics::ARM_COMMAND, qos::commands())?;
