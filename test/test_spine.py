@@ -6,6 +6,8 @@
 - a jump over the output's threshold is dropped (never clamped) and counted;
 - malformed and unauthorised datagrams are counted, never forwarded, never a crash;
 - the ORIGINAL Spine config runs its legacy UDP -> UDP routes on loopback (port offset);
+- an output with `resendIntervalMs` re-sends its last value sent while silent, never a
+  value the radius check dropped;
 - a bad parameter or config is one clear error and exit code 2.
 """
 import json
@@ -348,3 +350,59 @@ def test_bad_parameter_and_bad_config_are_clear_errors(graph, tmp_path):
     path.write_text(json.dumps(bad))
     out = exits_with_2(graph, config_file=str(path), loopback=True)
     assert "interfaces.output.arm" in out and "treshold" in out
+
+
+# ------------------------------------------------------------------ re-send
+def test_resend_repeats_the_last_value_sent_never_a_dropped_one(graph, tmp_path):
+    peer = udp_socket()  # the legacy client behind output "out"
+    in_port = free_port()
+    config = {
+        "host": "127.0.0.1",
+        "transforms": {"default": IDENTITY},
+        "interfaces": {
+            "input": {"in": {"port": in_port, "format": "csv"}},
+            "output": {"out": {"host": "127.0.0.1", "port": peer.getsockname()[1], "format": "csv",
+                               "threshold": 50, "resendIntervalMs": 100}},
+        },
+        "connections": [{"input": "in", "output": "out"}],
+    }
+    path = tmp_path / "spine.json"
+    path.write_text(json.dumps(config))
+    proc = graph.start("spine_bridge", params={"config_file": str(path), "diagnostics_period_ms": 100})
+    diags = Diagnostics(graph)
+    graph.wait_for_publisher("/diagnostics")
+    diags.wait("output.out", "resent", lambda v: v == 0, "== 0")  # nothing sent: nothing to re-send
+    sender = udp_socket()
+    got = []
+
+    def receive(n):
+        target = len(got) + n
+
+        def poll():
+            data = recv_or_none(peer)
+            if data is not None:
+                got.append(data)
+            return len(got) >= target
+        graph.spin_until(poll, what=f"{n} more datagram(s) at the legacy client")
+        return got[target - n:target]
+
+    send(sender, in_port, b"10,20,30")
+    assert receive(1) == [b"10,20,30"]
+    # Silent since: the same value again, and again, counted.
+    assert receive(2) == [b"10,20,30", b"10,20,30"]
+    diags.wait("output.out", "resent", lambda v: v >= 2, ">= 2")
+    assert diags.value("output.out", "forwarded") == 1
+    # 500 mm away: dropped by the radius check, so never re-sent either.
+    send(sender, in_port, b"510,20,30")
+    diags.wait("output.out", "rejected_radius", lambda v: v == 1, "== 1")
+    got.clear()
+    while recv_or_none(peer) is not None:
+        pass
+    assert set(receive(3)) == {b"10,20,30"}
+    # A value within the radius is sent, then re-sent in its turn.
+    send(sender, in_port, b"20,20,30")
+    graph.spin_until(lambda: (recv_or_none(peer) or b"") == b"20,20,30", what="the new value at the client")
+    assert set(receive(2)) == {b"20,20,30"}
+    for s in (peer, sender):
+        s.close()
+    assert graph.stop(proc) == 0

@@ -10,8 +10,12 @@
 //!
 //! Extensions (new, optional, on any interface): `topic` (the ROS topic it maps to),
 //! `kind` (`"point"` = geometry_msgs/PointStamped, `"coordinates"` =
-//! arnie_interfaces/Coordinates, the default) and, on inputs only, `allowedSources`
-//! (`["127.0.0.1", "127.0.0.1:5000"]`: an IP allows any port, `ip:port` only that one).
+//! arnie_interfaces/Coordinates, the default), `qos` (the topic's QoS, see [`TopicQos`];
+//! default: [`TopicQos::default_for_input`] / [`TopicQos::default_for_output`]), on inputs
+//! only `allowedSources` (`["127.0.0.1", "127.0.0.1:5000"]`: an IP allows any port,
+//! `ip:port` only that one), and on outputs only `resendIntervalMs` (re-send the last
+//! value sent when the output has been silent that long; absent or 0 = off, as the
+//! original).
 //!
 //! Unknown keys inside an interface or a connection are errors (a misspelt `threshold`
 //! must not silently disable the radius check); unknown top-level keys are ignored.
@@ -76,6 +80,9 @@ pub struct RawInput {
     /// Extension: allowed source addresses.
     #[serde(default)]
     pub allowed_sources: Option<Vec<String>>,
+    /// Extension: QoS of the published topic (`sensor`, `command` / `reliable`, `latched`).
+    #[serde(default)]
+    pub qos: Option<String>,
 }
 
 /// `interfaces.output.<name>` as written.
@@ -100,6 +107,14 @@ pub struct RawOutput {
     /// Extension: `point` or `coordinates`.
     #[serde(default)]
     pub kind: Option<String>,
+    /// Extension: QoS of the subscription to `topic` (`sensor`, `command` / `reliable`,
+    /// `latched`).
+    #[serde(default)]
+    pub qos: Option<String>,
+    /// Extension: re-send the last value sent after this long without a send \[ms\];
+    /// absent or 0 = off.
+    #[serde(default)]
+    pub resend_interval_ms: Option<i64>,
 }
 
 /// One `connections` entry as written.
@@ -133,6 +148,67 @@ pub enum MsgKind {
     Coordinates,
 }
 
+/// The QoS of an interface's topic (the glue maps it to `node_glue::qos`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TopicQos {
+    /// `"sensor"`: measurements, best effort, keep-last 5. As a subscription (output) it
+    /// accepts reliable and best-effort publishers alike.
+    Sensor,
+    /// `"command"` (or `"reliable"`): commands, reliable, keep-last 10. Reliable
+    /// subscribers (the trajectory server's `/arm/command` peers, rclpy defaults) match it.
+    Command,
+    /// `"latched"`: reliable, transient local, depth 1 (a late subscriber gets the last).
+    Latched,
+}
+
+/// The shortest `resendIntervalMs` accepted \[ms\] (a shorter one would flood the peer).
+pub const MIN_RESEND_INTERVAL_MS: i64 = 10;
+/// The longest `resendIntervalMs` accepted \[ms\] (one hour).
+pub const MAX_RESEND_INTERVAL_MS: i64 = 3_600_000;
+
+/// Topics that carry commands: an input mapped to one of these publishes reliable by
+/// default (compared without a leading `/`, or as the tail of a namespaced name).
+pub const COMMAND_TOPICS: [&str; 2] = ["arm/target", "arm/command"];
+
+impl TopicQos {
+    /// Parses the config value.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "sensor" => Some(TopicQos::Sensor),
+            "command" | "reliable" => Some(TopicQos::Command),
+            "latched" => Some(TopicQos::Latched),
+            _ => None,
+        }
+    }
+
+    /// An input without `qos`: [`TopicQos::Command`] if its topic is one of
+    /// [`COMMAND_TOPICS`] (a legacy target mapped to `arm/target`), else
+    /// [`TopicQos::Sensor`] (measurements).
+    pub fn default_for_input(topic: &str) -> Self {
+        let bare = topic.trim_start_matches('/');
+        let is_command = COMMAND_TOPICS.iter().any(|c| bare == *c || bare.ends_with(&format!("/{c}")));
+        if is_command {
+            TopicQos::Command
+        } else {
+            TopicQos::Sensor
+        }
+    }
+
+    /// An output without `qos`: [`TopicQos::Command`] (its topic carries commands).
+    pub fn default_for_output() -> Self {
+        TopicQos::Command
+    }
+
+    /// The config spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TopicQos::Sensor => "sensor",
+            TopicQos::Command => "command",
+            TopicQos::Latched => "latched",
+        }
+    }
+}
+
 /// The topic an interface maps to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TopicMap {
@@ -140,6 +216,8 @@ pub struct TopicMap {
     pub name: String,
     /// Message kind.
     pub kind: MsgKind,
+    /// QoS (as written, or the default for the interface's role and topic).
+    pub qos: TopicQos,
 }
 
 /// One allowed source of an input.
@@ -209,6 +287,8 @@ pub struct Output {
     pub to_device: Transform,
     /// Topic whose values are written to this output.
     pub topic: Option<TopicMap>,
+    /// Re-send the last value sent after this long without a send \[ms\]; `None` = off.
+    pub resend_interval_ms: Option<u64>,
 }
 
 /// A legacy route, by index into [`Config::inputs`] / [`Config::outputs`].

@@ -14,7 +14,8 @@ use crate::wire::Rejected;
 /// For an output: `received` offers (from inputs or a topic), of which `forwarded`
 /// (sent), `deduplicated` (same as the last value sent), `rejected_radius` (too far
 /// from the last value sent, or too short to measure) and `malformed` (bad values from
-/// a topic, non-finite after the inverse transform, or too long to send).
+/// a topic, non-finite after the inverse transform, or too long to send); `resent`
+/// counts re-sends of the last value sent (`resendIntervalMs`), which are not offers.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Counters {
     /// Messages that arrived.
@@ -31,6 +32,8 @@ pub struct Counters {
     pub unauthorised: u64,
     /// Datagrams skipped because a newer one was waiting (inputs only).
     pub stale_dropped: u64,
+    /// Re-sends of the last value sent (outputs with `resendIntervalMs` only).
+    pub resent: u64,
 }
 
 impl Counters {
@@ -59,6 +62,7 @@ impl Counters {
             (format!("{prefix}.rejected_radius"), self.rejected_radius),
             (format!("{prefix}.unauthorised"), self.unauthorised),
             (format!("{prefix}.stale_dropped"), self.stale_dropped),
+            (format!("{prefix}.resent"), self.resent),
         ];
         for kind in Rejected::KINDS {
             out.push((format!("{prefix}.malformed.{kind}"), self.malformed_of(kind)));
@@ -85,7 +89,7 @@ mod tests {
         assert!(pairs.contains(&("input.arm.received".to_string(), 3)));
         assert!(pairs.contains(&("input.arm.malformed.not_finite".to_string(), 2)));
         assert!(pairs.contains(&("input.arm.malformed.empty".to_string(), 0)));
-        assert_eq!(pairs.len(), 6 + Rejected::KINDS.len());
+        assert_eq!(pairs.len(), 7 + Rejected::KINDS.len());
         assert_eq!(c.malformed_total(), 2);
     }
 }

@@ -54,6 +54,20 @@ pub enum ConfigError {
         /// As written.
         value: String,
     },
+    /// A `qos` other than `sensor` / `command` / `reliable` / `latched`.
+    UnknownQos {
+        /// Field.
+        field: String,
+        /// As written.
+        value: String,
+    },
+    /// A `resendIntervalMs` that is neither 0 (off) nor within the accepted range.
+    BadResendInterval {
+        /// Field.
+        field: String,
+        /// As written.
+        value: i64,
+    },
     /// An empty topic name, or one containing whitespace.
     BadTopic {
         /// Field.
@@ -141,6 +155,8 @@ impl ConfigError {
             | ConfigError::BadHost { field, .. }
             | ConfigError::UnknownFormat { field, .. }
             | ConfigError::UnknownKind { field, .. }
+            | ConfigError::UnknownQos { field, .. }
+            | ConfigError::BadResendInterval { field, .. }
             | ConfigError::BadTopic { field, .. }
             | ConfigError::BadThreshold { field, .. }
             | ConfigError::BadCheckElements { field, .. }
@@ -177,6 +193,16 @@ impl fmt::Display for ConfigError {
             ConfigError::UnknownKind { value, .. } => write!(
                 f,
                 "{field}: unknown kind {value:?}, expected \"point\" or \"coordinates\""
+            ),
+            ConfigError::UnknownQos { value, .. } => write!(
+                f,
+                "{field}: unknown qos {value:?}, expected \"sensor\", \"command\" (or \"reliable\") or \"latched\""
+            ),
+            ConfigError::BadResendInterval { value, .. } => write!(
+                f,
+                "{field}: expected 0 (off) or an integer {}..{} [ms], got {value}",
+                crate::config::MIN_RESEND_INTERVAL_MS,
+                crate::config::MAX_RESEND_INTERVAL_MS
             ),
             ConfigError::BadTopic { value, .. } => {
                 write!(f, "{field}: {value:?} is not a topic name")

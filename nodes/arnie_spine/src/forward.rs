@@ -280,6 +280,19 @@ impl Router {
         routed
     }
 
+    /// The last value `output` actually sent, again (for `resendIntervalMs`): encoded
+    /// as it was sent, counted `resent`, the gate unchanged. `None` if it has sent
+    /// nothing yet (a value the gate dropped is never re-sent) or the id is unknown.
+    pub fn resend(&mut self, output: OutputId) -> Option<Emit> {
+        let (Some(cfg), Some(st)) = (self.config.outputs.get(output.0), self.outputs.get_mut(output.0)) else {
+            return None;
+        };
+        let global = st.gate.last_sent()?.to_vec();
+        let bytes = wire::encode(cfg.format, &cfg.to_device.apply_all(&global));
+        st.counters.resent += 1;
+        Some(Emit { output, to: cfg.addr, bytes, global })
+    }
+
     fn offer(&mut self, output: OutputId, global: &[Item], routed: &mut Routed) {
         let (Some(cfg), Some(st)) = (self.config.outputs.get(output.0), self.outputs.get_mut(output.0))
         else {
@@ -365,6 +378,24 @@ mod tests {
         assert_eq!(r.gate(o).unwrap().last_sent(), None);
         // A finite one goes through.
         assert_eq!(r.on_topic(o, &[vec![0.0, 0.5, 0.0]]).emits.len(), 1);
+    }
+
+    #[test]
+    fn resend_repeats_only_the_last_value_sent() {
+        let mut r = projective();
+        let (i, o) = (r.input_id("in").unwrap(), r.output_id("out").unwrap());
+        assert_eq!(r.resend(o), None); // nothing sent yet
+        let from: SocketAddr = "127.0.0.1:9".parse().unwrap();
+        let sent = r.on_datagram(i, from, b"0,2,3").emits;
+        assert_eq!(sent.len(), 1);
+        let again = r.resend(o).unwrap();
+        assert_eq!(again, sent[0]);
+        // A value the output could not send is not what it re-sends.
+        assert!(r.on_topic(o, &[vec![0.0, 1.0, 0.0]]).emits.is_empty());
+        assert_eq!(r.resend(o).unwrap().bytes, sent[0].bytes);
+        let c = r.output_counters(o).unwrap();
+        assert_eq!((c.resent, c.forwarded), (2, 1));
+        assert_eq!(r.resend(OutputId(7)), None);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use crate::config::{
     parse_host, Config, Connection, Input, LoopbackMap, MsgKind, Output, RawConfig, SourceRule,
-    TopicMap,
+    TopicMap, TopicQos, MAX_RESEND_INTERVAL_MS, MIN_RESEND_INTERVAL_MS,
 };
 use crate::error::ConfigError;
 use crate::transform::Transform;
@@ -59,7 +59,7 @@ pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<
             streamed: ri.streamed,
             format: format(&format!("{base}.format"), &ri.format)?,
             to_global: transform_for(name.as_str()).0,
-            topic: topic(&base, ri.topic.as_deref(), ri.kind.as_deref())?,
+            topic: topic(&base, ri.topic.as_deref(), ri.kind.as_deref(), ri.qos.as_deref(), Role::Input)?,
             allowed_sources,
         });
     }
@@ -94,7 +94,8 @@ pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<
             check_elements,
             to_global,
             to_device,
-            topic: topic(&base, ro.topic.as_deref(), ro.kind.as_deref())?,
+            topic: topic(&base, ro.topic.as_deref(), ro.kind.as_deref(), ro.qos.as_deref(), Role::Output)?,
+            resend_interval_ms: resend_interval(&format!("{base}.resendIntervalMs"), ro.resend_interval_ms)?,
         });
     }
 
@@ -147,7 +148,27 @@ fn format(field: &str, value: &str) -> Result<Format, ConfigError> {
         .map_err(|()| ConfigError::UnknownFormat { field: field.to_string(), value: value.to_string() })
 }
 
-fn topic(base: &str, name: Option<&str>, kind: Option<&str>) -> Result<Option<TopicMap>, ConfigError> {
+fn resend_interval(field: &str, value: Option<i64>) -> Result<Option<u64>, ConfigError> {
+    match value {
+        None | Some(0) => Ok(None),
+        Some(v) if (MIN_RESEND_INTERVAL_MS..=MAX_RESEND_INTERVAL_MS).contains(&v) => Ok(u64::try_from(v).ok()),
+        Some(v) => Err(ConfigError::BadResendInterval { field: field.to_string(), value: v }),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Role {
+    Input,
+    Output,
+}
+
+fn topic(
+    base: &str,
+    name: Option<&str>,
+    kind: Option<&str>,
+    qos: Option<&str>,
+    role: Role,
+) -> Result<Option<TopicMap>, ConfigError> {
     let kind = match kind {
         None | Some("coordinates") => MsgKind::Coordinates,
         Some("point") => MsgKind::Point,
@@ -160,7 +181,19 @@ fn topic(base: &str, name: Option<&str>, kind: Option<&str>) -> Result<Option<To
         Some(n) if n.is_empty() || n.chars().any(char::is_whitespace) => {
             Err(ConfigError::BadTopic { field: format!("{base}.topic"), value: n.to_string() })
         }
-        Some(n) => Ok(Some(TopicMap { name: n.to_string(), kind })),
+        Some(n) => {
+            let qos = match qos {
+                Some(text) => TopicQos::parse(text).ok_or_else(|| ConfigError::UnknownQos {
+                    field: format!("{base}.qos"),
+                    value: text.to_string(),
+                })?,
+                None => match role {
+                    Role::Input => TopicQos::default_for_input(n),
+                    Role::Output => TopicQos::default_for_output(),
+                },
+            };
+            Ok(Some(TopicMap { name: n.to_string(), kind, qos }))
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
 
-use arnie_spine::config::{MsgKind, SourceRule};
+use arnie_spine::config::{MsgKind, SourceRule, TopicQos};
 use arnie_spine::{Config, ConfigError, Format, LoopbackMap, RawConfig};
 
 const REFERENCE: &str =
@@ -131,6 +131,64 @@ fn extensions_are_read() {
     let b = &c.outputs[0];
     assert_eq!(b.topic.as_ref().unwrap().kind, MsgKind::Coordinates);
     assert_eq!(b.check_elements, 2);
+}
+
+#[test]
+fn topic_qos_by_kind_unless_written() {
+    let c = Config::from_json(
+        &patched(|v| {
+            v["interfaces"]["input"]["a"]["topic"] = "eyes/observations".into();
+            v["interfaces"]["input"]["t"] = serde_json::json!({"port": 1, "format": "csv", "topic": "arm/target"});
+            v["interfaces"]["input"]["n"] = serde_json::json!({"port": 2, "format": "csv", "topic": "/left/arm/target"});
+            v["interfaces"]["input"]["s"] =
+                serde_json::json!({"port": 3, "format": "csv", "topic": "arm/target", "qos": "sensor"});
+            v["interfaces"]["input"]["l"] = serde_json::json!({"port": 4, "format": "csv", "topic": "x", "qos": "latched"});
+            v["interfaces"]["input"]["r"] = serde_json::json!({"port": 5, "format": "csv", "topic": "x2", "qos": "reliable"});
+            v["interfaces"]["output"]["b"]["topic"] = "arm/command".into();
+            v["interfaces"]["output"]["o"] =
+                serde_json::json!({"host": "127.0.0.1", "port": 6, "format": "csv", "topic": "y", "qos": "sensor"});
+        }),
+        None,
+    )
+    .unwrap();
+    let qos = |name: &str| {
+        let i = c.inputs.iter().find(|i| i.name == name).map(|i| &i.topic);
+        let o = c.outputs.iter().find(|o| o.name == name).map(|o| &o.topic);
+        i.or(o).unwrap().as_ref().unwrap().qos
+    };
+    assert_eq!(qos("a"), TopicQos::Sensor); // a measurement
+    assert_eq!(qos("t"), TopicQos::Command); // a legacy target: reliable
+    assert_eq!(qos("n"), TopicQos::Command); // the same, namespaced
+    assert_eq!(qos("s"), TopicQos::Sensor); // as written
+    assert_eq!(qos("l"), TopicQos::Latched);
+    assert_eq!(qos("r"), TopicQos::Command);
+    assert_eq!(qos("b"), TopicQos::Command); // an output subscribes to commands
+    assert_eq!(qos("o"), TopicQos::Sensor);
+    assert_err(
+        &patched(|v| {
+            v["interfaces"]["input"]["a"]["topic"] = "x".into();
+            v["interfaces"]["input"]["a"]["qos"] = "fast".into();
+        }),
+        "interfaces.input.a.qos: unknown qos \"fast\", expected \"sensor\", \"command\" (or \"reliable\") or \"latched\"",
+    );
+}
+
+#[test]
+fn resend_interval_is_off_unless_set() {
+    let c = Config::from_json(&reference_text(), None).unwrap();
+    assert!(c.outputs.iter().all(|o| o.resend_interval_ms.is_none()));
+    let with = |ms: i64| Config::from_json(&patched(|v| v["interfaces"]["output"]["b"]["resendIntervalMs"] = ms.into()), None);
+    assert_eq!(with(500).unwrap().outputs[0].resend_interval_ms, Some(500));
+    assert_eq!(with(0).unwrap().outputs[0].resend_interval_ms, None);
+    for bad in [-1, 5, 3_600_001] {
+        assert_eq!(
+            with(bad).unwrap_err().to_string(),
+            format!("interfaces.output.b.resendIntervalMs: expected 0 (off) or an integer 10..3600000 [ms], got {bad}")
+        );
+    }
+    // Inputs have no such key.
+    let e = err(&patched(|v| v["interfaces"]["input"]["a"]["resendIntervalMs"] = 500.into()));
+    assert_eq!(e.field(), "interfaces.input.a.resendIntervalMs", "{e}");
 }
 
 fn assert_err(text: &str, expect: &str) {

@@ -488,6 +488,40 @@ pub async fn run_topic(shared: Arc<Shared>, index: usize, stream: TopicStream, s
     }
 }
 
+/// Output `index`'s `resendIntervalMs`: every `interval` in which the output sent
+/// nothing new, its last value sent goes out again (counted `resent`; the gate, hence the
+/// radius check and de-duplication, is unchanged). A value is so re-sent between one and
+/// two intervals after the output fell silent, then every interval.
+pub async fn run_resend(shared: Arc<Shared>, index: usize, interval: std::time::Duration, shutdown: Shutdown) {
+    let Some(id) = shared.router().output_ids().nth(index) else { return };
+    let forwarded = |shared: &Shared| shared.router().output_counters(id).map_or(0, |c| c.forwarded);
+    let mut seen = forwarded(&shared);
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let down = shutdown.wait();
+    tokio::pin!(down);
+    loop {
+        tokio::select! {
+            biased;
+            _ = &mut down => break,
+            _ = ticks.tick() => {}
+        }
+        let emit = {
+            let mut router = shared.router();
+            let now = router.output_counters(id).map_or(0, |c| c.forwarded);
+            if now != seen {
+                seen = now;
+                None
+            } else {
+                router.resend(id)
+            }
+        };
+        if let Some(emit) = emit {
+            shared.send(&emit).await;
+        }
+    }
+}
+
 /// The next message as items \[mm\], or `Err(frame)` if it is in a foreign frame;
 /// `None` when the subscription ended.
 async fn next_items(stream: &mut TopicStream, shared: &Shared) -> Option<Result<Vec<crate::Item>, String>> {

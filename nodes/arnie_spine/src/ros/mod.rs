@@ -40,7 +40,7 @@ use std::time::Duration;
 
 use node_glue::{App, Error};
 
-use crate::config::MsgKind;
+use crate::config::{MsgKind, TopicQos};
 use crate::{Config, Limits, LoopbackMap, Router, Scale};
 
 /// The node's settings, checked (from the `spine_bridge` parameters).
@@ -98,27 +98,27 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
         publishers.push(match &input.topic {
             None => None,
             Some(t) => Some(match t.kind {
-                MsgKind::Point => bridge::TopicPublisher::Point(
-                    app.node.create_publisher(&t.name, node_glue::qos::sensor())?,
-                ),
-                MsgKind::Coordinates => bridge::TopicPublisher::Coordinates(
-                    app.node.create_publisher(&t.name, node_glue::qos::sensor())?,
-                ),
+                MsgKind::Point => bridge::TopicPublisher::Point(app.node.create_publisher(&t.name, qos(t.qos))?),
+                MsgKind::Coordinates => {
+                    bridge::TopicPublisher::Coordinates(app.node.create_publisher(&t.name, qos(t.qos))?)
+                }
             }),
         });
     }
     let mut subscriptions = Vec::new();
+    let mut resends = Vec::new();
     for (k, output) in router.config().outputs.iter().enumerate() {
         if let Some(t) = &output.topic {
             let stream = match t.kind {
-                MsgKind::Point => bridge::TopicStream::Point(Box::new(
-                    app.node.subscribe(&t.name, node_glue::qos::commands())?,
-                )),
-                MsgKind::Coordinates => bridge::TopicStream::Coordinates(Box::new(
-                    app.node.subscribe(&t.name, node_glue::qos::commands())?,
-                )),
+                MsgKind::Point => bridge::TopicStream::Point(Box::new(app.subscribe(&t.name, qos(t.qos))?)),
+                MsgKind::Coordinates => {
+                    bridge::TopicStream::Coordinates(Box::new(app.subscribe(&t.name, qos(t.qos))?))
+                }
             };
             subscriptions.push((k, stream));
+        }
+        if let Some(ms) = output.resend_interval_ms {
+            resends.push((k, Duration::from_millis(ms)));
         }
     }
     drop(router);
@@ -152,9 +152,21 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
         let down = shutdown.clone();
         tokio::spawn(bridge::run_topic(shared.clone(), k, stream, down));
     }
+    for (k, interval) in resends {
+        tokio::spawn(bridge::run_resend(shared.clone(), k, interval, shutdown.clone()));
+    }
     let mut statuses = status::StatusBuilder::new(shared.clone(), &settings);
     diagnostics.spawn_periodic(settings.diagnostics_period, shutdown, move || statuses.build());
     Ok(())
+}
+
+/// The QoS of a config `qos` value (`node_glue::qos` presets).
+pub fn qos(q: TopicQos) -> r2r::QosProfile {
+    match q {
+        TopicQos::Sensor => node_glue::qos::sensor(),
+        TopicQos::Command => node_glue::qos::commands(),
+        TopicQos::Latched => node_glue::qos::latched(),
+    }
 }
 
 /// Gives the calling thread the real-time policy SCHED_FIFO at `priority` (1..=99).
@@ -194,7 +206,11 @@ fn log_summary(name: &str, settings: &Settings, config: &Config) {
             .filter(|c| c.input == i)
             .filter_map(|c| config.outputs.get(c.output).map(|o| o.name.as_str()))
             .collect();
-        let topic = input.topic.as_ref().map(|t| format!(", publishes {} ({:?})", t.name, t.kind)).unwrap_or_default();
+        let topic = input
+            .topic
+            .as_ref()
+            .map(|t| format!(", publishes {} ({:?}, qos {})", t.name, t.kind, t.qos.as_str()))
+            .unwrap_or_default();
         let sources = match &input.allowed_sources {
             None => String::new(),
             Some(rules) => format!(", {} allowed source rule(s)", rules.len()),
@@ -214,8 +230,13 @@ fn log_summary(name: &str, settings: &Settings, config: &Config) {
             Some(t) => format!(", radius {t} mm over {} value(s)", output.check_elements),
             None => String::new(),
         };
-        let topic = output.topic.as_ref().map(|t| format!(", from topic {} ({:?})", t.name, t.kind)).unwrap_or_default();
-        r2r::log_info!(name, "output {:?}: {} {}{check}{topic}", output.name, output.addr, output.format);
+        let topic = output
+            .topic
+            .as_ref()
+            .map(|t| format!(", from topic {} ({:?}, qos {})", t.name, t.kind, t.qos.as_str()))
+            .unwrap_or_default();
+        let resend = output.resend_interval_ms.map(|ms| format!(", re-sends its last value after {ms} ms silent")).unwrap_or_default();
+        r2r::log_info!(name, "output {:?}: {} {}{check}{topic}{resend}", output.name, output.addr, output.format);
     }
     for clash in config.address_clashes() {
         r2r::log_warn!(name, "address clash: {clash}");
