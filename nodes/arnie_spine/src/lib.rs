@@ -4,7 +4,8 @@
 //!
 //! # Layout
 //! - [`config`]: the original Spine `config.json` (loads unchanged, plus optional
-//!   per-interface `topic`, `kind`, `allowedSources`) → checked [`config::Config`];
+//!   per-interface `topic`, `kind`, `qos`, `allowedSources`, `resendIntervalMs`) →
+//!   checked [`config::Config`];
 //!   [`config::LoopbackMap`] runs a multi-machine file on one machine.
 //! - [`wire`]: the `csv` and `simulink` UDP formats, bytes ⇄ `Vec<Item>`; bad bytes are a
 //!   [`wire::Rejected`] value with a stable `kind()` for counters.

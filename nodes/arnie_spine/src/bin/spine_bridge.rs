@@ -2,8 +2,9 @@
 //!
 //! - forwards the legacy UDP routes of the config file (`connections`);
 //! - publishes every input that has a `topic` (`PointStamped` or `Coordinates`, frame
-//!   `frame_id`, metres, sensor QoS);
-//! - writes every output `topic` (reliable) to its output, through the same gate;
+//!   `frame_id`, metres; QoS by the config's `qos`, default by kind);
+//! - writes every output `topic` to its output, through the same gate; re-sends an
+//!   output's last value while it is silent if the config sets `resendIntervalMs`;
 //! - `/diagnostics`: one status per interface with every counter.
 use std::path::PathBuf;
 use std::time::Duration;
@@ -15,7 +16,7 @@ use arnie_spine::{Limits, LoopbackMap, Scale};
 
 #[derive(RosParams, Clone, Debug)]
 struct SpineParams {
-    /// The Spine config file (original config.json format, plus optional topic/kind/allowedSources)
+    /// The Spine config file (original config.json format, plus optional topic/kind/qos/allowedSources/resendIntervalMs)
     config_file: String,
     /// Map every host of the file to 127.0.0.1 (and shift every port by port_offset), to run a multi-machine file on one machine
     loopback: bool,
