@@ -1,0 +1,104 @@
+//! Chunk compression: none, zstd, lz4 (LZ4 frame format, as the MCAP spec requires).
+
+use std::io::{Read, Write};
+use std::str::FromStr;
+
+/// How chunks are compressed. The MCAP chunk's `compression` field spells it
+/// `""`, `"zstd"` or `"lz4"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compression {
+    /// Uncompressed chunks (rosbag2's own default).
+    None,
+    /// zstd (our default: `--compression zstd`).
+    #[default]
+    Zstd,
+    /// LZ4 frames.
+    Lz4,
+}
+
+impl Compression {
+    /// The chunk record's spelling.
+    pub fn mcap_name(self) -> &'static str {
+        match self {
+            Compression::None => "",
+            Compression::Zstd => "zstd",
+            Compression::Lz4 => "lz4",
+        }
+    }
+
+    /// From the chunk record's spelling; `None` for an unknown one.
+    pub fn from_mcap_name(name: &str) -> Option<Self> {
+        match name {
+            "" => Some(Compression::None),
+            "zstd" => Some(Compression::Zstd),
+            "lz4" => Some(Compression::Lz4),
+            _ => None,
+        }
+    }
+}
+
+impl FromStr for Compression {
+    type Err = String;
+    /// The CLI spelling: `none`, `zstd`, `lz4`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "none" => Ok(Compression::None),
+            "zstd" => Ok(Compression::Zstd),
+            "lz4" => Ok(Compression::Lz4),
+            _ => Err(format!("{s:?} is not one of none, zstd, lz4")),
+        }
+    }
+}
+
+/// Compresses a chunk's records.
+pub(crate) fn compress(c: Compression, data: &[u8]) -> std::io::Result<Vec<u8>> {
+    match c {
+        Compression::None => Ok(data.to_vec()),
+        // Level 1: rosbag2's "zstd_fast" preset; recording must keep up.
+        Compression::Zstd => zstd::bulk::compress(data, 1),
+        Compression::Lz4 => {
+            let mut enc =
+                lz4_flex::frame::FrameEncoder::new(Vec::with_capacity(data.len() / 2 + 64));
+            enc.write_all(data)?;
+            enc.finish().map_err(std::io::Error::other)
+        }
+    }
+}
+
+/// Decompresses a chunk's records; `size` is the chunk's `uncompressed_size`.
+pub(crate) fn decompress(c: Compression, data: &[u8], size: usize) -> std::io::Result<Vec<u8>> {
+    match c {
+        Compression::None => Ok(data.to_vec()),
+        Compression::Zstd => {
+            let out = zstd::bulk::decompress(data, size)?;
+            Ok(out)
+        }
+        Compression::Lz4 => {
+            let mut out = Vec::with_capacity(size);
+            lz4_flex::frame::FrameDecoder::new(data).read_to_end(&mut out)?;
+            Ok(out)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_each() {
+        let data: Vec<u8> = (0..10_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        for c in [Compression::None, Compression::Zstd, Compression::Lz4] {
+            let z = compress(c, &data).unwrap();
+            assert_eq!(decompress(c, &z, data.len()).unwrap(), data, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn garbage_is_an_error() {
+        assert!(decompress(Compression::Zstd, b"not zstd", 100).is_err());
+        assert!(decompress(Compression::Lz4, b"not lz4", 100).is_err());
+    }
+}

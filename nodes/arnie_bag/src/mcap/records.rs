@@ -1,0 +1,633 @@
+//! MCAP records (spec: mcap.dev/spec) as plain structs, with their byte encoding.
+//!
+//! Every record on disk is `opcode: u8, length: u64 (LE), body: [u8; length]`. Bodies are
+//! little-endian fixed fields, strings as `u32 length + UTF-8`, byte arrays and maps with a
+//! `u32` byte length in front. Decoding never panics: a short or inconsistent body is a
+//! [`Malformed`] with the reason.
+
+use std::collections::BTreeMap;
+
+/// The 8 bytes that open and close every MCAP file.
+pub const MAGIC: &[u8; 8] = b"\x89MCAP0\r\n";
+
+/// Record opcodes.
+pub mod op {
+    pub const HEADER: u8 = 0x01;
+    pub const FOOTER: u8 = 0x02;
+    pub const SCHEMA: u8 = 0x03;
+    pub const CHANNEL: u8 = 0x04;
+    pub const MESSAGE: u8 = 0x05;
+    pub const CHUNK: u8 = 0x06;
+    pub const MESSAGE_INDEX: u8 = 0x07;
+    pub const CHUNK_INDEX: u8 = 0x08;
+    pub const ATTACHMENT: u8 = 0x09;
+    pub const ATTACHMENT_INDEX: u8 = 0x0A;
+    pub const STATISTICS: u8 = 0x0B;
+    pub const METADATA: u8 = 0x0C;
+    pub const METADATA_INDEX: u8 = 0x0D;
+    pub const SUMMARY_OFFSET: u8 = 0x0E;
+    pub const DATA_END: u8 = 0x0F;
+}
+
+/// A body that does not decode, with why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Malformed(pub String);
+
+type R<T> = Result<T, Malformed>;
+
+/// Header record: profile (`ros2`) and the writing library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    pub profile: String,
+    pub library: String,
+}
+
+/// Footer record: where the summary section and its offsets start (0 = none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Footer {
+    pub summary_start: u64,
+    pub summary_offset_start: u64,
+    pub summary_crc: u32,
+}
+
+/// Schema record (ros2: name `pkg/msg/Type`, encoding `ros2msg`, data = definition text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schema {
+    pub id: u16,
+    pub name: String,
+    pub encoding: String,
+    pub data: Vec<u8>,
+}
+
+/// Channel record (ros2: one per topic, message encoding `cdr`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Channel {
+    pub id: u16,
+    pub schema_id: u16,
+    pub topic: String,
+    pub message_encoding: String,
+    pub metadata: BTreeMap<String, String>,
+}
+
+/// Message record, data borrowed from the buffer it was decoded from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageRef<'a> {
+    pub channel_id: u16,
+    pub sequence: u32,
+    pub log_time: u64,
+    pub publish_time: u64,
+    pub data: &'a [u8],
+}
+
+/// Chunk record; `records` is the (possibly compressed) inner record stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkRef<'a> {
+    pub message_start_time: u64,
+    pub message_end_time: u64,
+    pub uncompressed_size: u64,
+    pub uncompressed_crc: u32,
+    pub compression: String,
+    pub records: &'a [u8],
+}
+
+/// Message index record: (log_time, offset in the uncompressed chunk) per message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageIndex {
+    pub channel_id: u16,
+    pub records: Vec<(u64, u64)>,
+}
+
+/// Chunk index record (summary section).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkIndex {
+    pub message_start_time: u64,
+    pub message_end_time: u64,
+    pub chunk_start_offset: u64,
+    pub chunk_length: u64,
+    pub message_index_offsets: BTreeMap<u16, u64>,
+    pub message_index_length: u64,
+    pub compression: String,
+    pub compressed_size: u64,
+    pub uncompressed_size: u64,
+}
+
+/// Statistics record (summary section).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Statistics {
+    pub message_count: u64,
+    pub schema_count: u16,
+    pub channel_count: u32,
+    pub attachment_count: u32,
+    pub metadata_count: u32,
+    pub chunk_count: u32,
+    pub message_start_time: u64,
+    pub message_end_time: u64,
+    pub channel_message_counts: BTreeMap<u16, u64>,
+}
+
+/// Metadata record (rosbag2 writes one named `rosbag2`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Metadata {
+    pub name: String,
+    pub metadata: BTreeMap<String, String>,
+}
+
+/// Metadata index record (summary section).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetadataIndex {
+    pub offset: u64,
+    pub length: u64,
+    pub name: String,
+}
+
+/// Summary offset record: where one group of summary records lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SummaryOffset {
+    pub group_opcode: u8,
+    pub group_start: u64,
+    pub group_length: u64,
+}
+
+// ---------------------------------------------------------------- encoding
+
+/// Appends little-endian fields to a record body.
+#[derive(Default)]
+pub struct Enc {
+    pub buf: Vec<u8>,
+}
+
+impl Enc {
+    pub fn u8(&mut self, v: u8) -> &mut Self {
+        self.buf.push(v);
+        self
+    }
+    pub fn u16(&mut self, v: u16) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    pub fn str(&mut self, s: &str) -> &mut Self {
+        self.u32(s.len() as u32);
+        self.buf.extend_from_slice(s.as_bytes());
+        self
+    }
+    pub fn bytes32(&mut self, b: &[u8]) -> &mut Self {
+        self.u32(b.len() as u32);
+        self.buf.extend_from_slice(b);
+        self
+    }
+    pub fn string_map(&mut self, m: &BTreeMap<String, String>) -> &mut Self {
+        let mut inner = Enc::default();
+        for (k, v) in m {
+            inner.str(k).str(v);
+        }
+        self.bytes32(&inner.buf)
+    }
+}
+
+/// Writes `opcode, length, body` into `out`.
+pub fn frame(out: &mut Vec<u8>, opcode: u8, body: &[u8]) {
+    out.push(opcode);
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(body);
+}
+
+impl Header {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut e = Enc::default();
+        e.str(&self.profile).str(&self.library);
+        e.buf
+    }
+}
+
+impl Footer {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut e = Enc::default();
+        e.u64(self.summary_start)
+            .u64(self.summary_offset_start)
+            .u32(self.summary_crc);
+        e.buf
+    }
+}
+
+impl Schema {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut e = Enc::default();
+        e.u16(self.id)
+            .str(&self.name)
+            .str(&self.encoding)
+            .bytes32(&self.data);
+        e.buf
+    }
+}
+
+impl Channel {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut e = Enc::default();
+        e.u16(self.id)
+            .u16(self.schema_id)
+            .str(&self.topic)
+            .str(&self.message_encoding);
+        e.string_map(&self.metadata);
+        e.buf
+    }
+}
+
+/// Encodes a whole Message record (opcode and length included) into `out`.
+pub fn encode_message(
+    out: &mut Vec<u8>,
+    channel_id: u16,
+    sequence: u32,
+    log_time: u64,
+    publish_time: u64,
+    data: &[u8],
+) {
+    out.push(op::MESSAGE);
+    out.extend_from_slice(&((2 + 4 + 8 + 8 + data.len()) as u64).to_le_bytes());
+    out.extend_from_slice(&channel_id.to_le_bytes());
+    out.extend_from_slice(&sequence.to_le_bytes());
+    out.extend_from_slice(&log_time.to_le_bytes());
+    out.extend_from_slice(&publish_time.to_le_bytes());
+    out.extend_from_slice(data);
+}
+
+impl MessageIndex {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut e = Enc::default();
+        e.u16(self.channel_id).u32((self.records.len() * 16) as u32);
+        for (t, o) in &self.records {
+            e.u64(*t).u64(*o);
+        }
+        e.buf
+    }
+}
+
+impl ChunkIndex {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut e = Enc::default();
+        e.u64(self.message_start_time).u64(self.message_end_time);
+        e.u64(self.chunk_start_offset).u64(self.chunk_length);
+        e.u32((self.message_index_offsets.len() * 10) as u32);
+        for (c, o) in &self.message_index_offsets {
+            e.u16(*c).u64(*o);
+        }
+        e.u64(self.message_index_length).str(&self.compression);
+        e.u64(self.compressed_size).u64(self.uncompressed_size);
+        e.buf
+    }
+}
+
+impl Statistics {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut e = Enc::default();
+        e.u64(self.message_count)
+            .u16(self.schema_count)
+            .u32(self.channel_count);
+        e.u32(self.attachment_count)
+            .u32(self.metadata_count)
+            .u32(self.chunk_count);
+        e.u64(self.message_start_time).u64(self.message_end_time);
+        e.u32((self.channel_message_counts.len() * 10) as u32);
+        for (c, n) in &self.channel_message_counts {
+            e.u16(*c).u64(*n);
+        }
+        e.buf
+    }
+}
+
+impl Metadata {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut e = Enc::default();
+        e.str(&self.name).string_map(&self.metadata);
+        e.buf
+    }
+}
+
+impl MetadataIndex {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut e = Enc::default();
+        e.u64(self.offset).u64(self.length).str(&self.name);
+        e.buf
+    }
+}
+
+impl SummaryOffset {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut e = Enc::default();
+        e.u8(self.group_opcode)
+            .u64(self.group_start)
+            .u64(self.group_length);
+        e.buf
+    }
+}
+
+// ---------------------------------------------------------------- decoding
+
+/// Reads little-endian fields from a record body, with bounds checks.
+pub struct Dec<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    what: &'static str,
+}
+
+impl<'a> Dec<'a> {
+    pub fn new(buf: &'a [u8], what: &'static str) -> Self {
+        Dec { buf, pos: 0, what }
+    }
+    fn take(&mut self, n: usize) -> R<&'a [u8]> {
+        if self.buf.len() - self.pos < n {
+            return Err(Malformed(format!("{} record too short", self.what)));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    pub fn u8(&mut self) -> R<u8> {
+        Ok(self.take(1)?[0])
+    }
+    pub fn u16(&mut self) -> R<u16> {
+        let b = self.take(2)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+    pub fn u32(&mut self) -> R<u32> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    pub fn u64(&mut self) -> R<u64> {
+        let b = self.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+    pub fn str(&mut self) -> R<String> {
+        let n = self.u32()? as usize;
+        let b = self.take(n)?;
+        String::from_utf8(b.to_vec())
+            .map_err(|_| Malformed(format!("{} record: string is not UTF-8", self.what)))
+    }
+    pub fn bytes32(&mut self) -> R<&'a [u8]> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+    pub fn bytes64(&mut self) -> R<&'a [u8]> {
+        let n = self.u64()?;
+        let n = usize::try_from(n)
+            .map_err(|_| Malformed(format!("{} record: length too large", self.what)))?;
+        self.take(n)
+    }
+    pub fn rest(&mut self) -> &'a [u8] {
+        let s = &self.buf[self.pos..];
+        self.pos = self.buf.len();
+        s
+    }
+    pub fn string_map(&mut self) -> R<BTreeMap<String, String>> {
+        let inner = self.bytes32()?;
+        let mut d = Dec::new(inner, self.what);
+        let mut m = BTreeMap::new();
+        while d.pos < inner.len() {
+            let k = d.str()?;
+            let v = d.str()?;
+            m.insert(k, v);
+        }
+        Ok(m)
+    }
+}
+
+impl Header {
+    pub fn decode(b: &[u8]) -> R<Self> {
+        let mut d = Dec::new(b, "header");
+        Ok(Header {
+            profile: d.str()?,
+            library: d.str()?,
+        })
+    }
+}
+
+impl Footer {
+    pub fn decode(b: &[u8]) -> R<Self> {
+        let mut d = Dec::new(b, "footer");
+        Ok(Footer {
+            summary_start: d.u64()?,
+            summary_offset_start: d.u64()?,
+            summary_crc: d.u32()?,
+        })
+    }
+}
+
+impl Schema {
+    pub fn decode(b: &[u8]) -> R<Self> {
+        let mut d = Dec::new(b, "schema");
+        Ok(Schema {
+            id: d.u16()?,
+            name: d.str()?,
+            encoding: d.str()?,
+            data: d.bytes32()?.to_vec(),
+        })
+    }
+}
+
+impl Channel {
+    pub fn decode(b: &[u8]) -> R<Self> {
+        let mut d = Dec::new(b, "channel");
+        Ok(Channel {
+            id: d.u16()?,
+            schema_id: d.u16()?,
+            topic: d.str()?,
+            message_encoding: d.str()?,
+            metadata: d.string_map()?,
+        })
+    }
+}
+
+impl<'a> MessageRef<'a> {
+    pub fn decode(b: &'a [u8]) -> R<Self> {
+        let mut d = Dec::new(b, "message");
+        Ok(MessageRef {
+            channel_id: d.u16()?,
+            sequence: d.u32()?,
+            log_time: d.u64()?,
+            publish_time: d.u64()?,
+            data: d.rest(),
+        })
+    }
+}
+
+impl<'a> ChunkRef<'a> {
+    pub fn decode(b: &'a [u8]) -> R<Self> {
+        let mut d = Dec::new(b, "chunk");
+        Ok(ChunkRef {
+            message_start_time: d.u64()?,
+            message_end_time: d.u64()?,
+            uncompressed_size: d.u64()?,
+            uncompressed_crc: d.u32()?,
+            compression: d.str()?,
+            records: d.bytes64()?,
+        })
+    }
+}
+
+impl ChunkIndex {
+    pub fn decode(b: &[u8]) -> R<Self> {
+        let mut d = Dec::new(b, "chunk index");
+        let message_start_time = d.u64()?;
+        let message_end_time = d.u64()?;
+        let chunk_start_offset = d.u64()?;
+        let chunk_length = d.u64()?;
+        let offsets = d.bytes32()?;
+        let mut od = Dec::new(offsets, "chunk index");
+        let mut message_index_offsets = BTreeMap::new();
+        while od.pos < offsets.len() {
+            let c = od.u16()?;
+            let o = od.u64()?;
+            message_index_offsets.insert(c, o);
+        }
+        Ok(ChunkIndex {
+            message_start_time,
+            message_end_time,
+            chunk_start_offset,
+            chunk_length,
+            message_index_offsets,
+            message_index_length: d.u64()?,
+            compression: d.str()?,
+            compressed_size: d.u64()?,
+            uncompressed_size: d.u64()?,
+        })
+    }
+}
+
+impl Statistics {
+    pub fn decode(b: &[u8]) -> R<Self> {
+        let mut d = Dec::new(b, "statistics");
+        let mut s = Statistics {
+            message_count: d.u64()?,
+            schema_count: d.u16()?,
+            channel_count: d.u32()?,
+            attachment_count: d.u32()?,
+            metadata_count: d.u32()?,
+            chunk_count: d.u32()?,
+            message_start_time: d.u64()?,
+            message_end_time: d.u64()?,
+            channel_message_counts: BTreeMap::new(),
+        };
+        let counts = d.bytes32()?;
+        let mut cd = Dec::new(counts, "statistics");
+        while cd.pos < counts.len() {
+            let c = cd.u16()?;
+            let n = cd.u64()?;
+            s.channel_message_counts.insert(c, n);
+        }
+        Ok(s)
+    }
+}
+
+impl Metadata {
+    pub fn decode(b: &[u8]) -> R<Self> {
+        let mut d = Dec::new(b, "metadata");
+        Ok(Metadata {
+            name: d.str()?,
+            metadata: d.string_map()?,
+        })
+    }
+}
+
+impl MetadataIndex {
+    pub fn decode(b: &[u8]) -> R<Self> {
+        let mut d = Dec::new(b, "metadata index");
+        Ok(MetadataIndex {
+            offset: d.u64()?,
+            length: d.u64()?,
+            name: d.str()?,
+        })
+    }
+}
+
+/// Splits a buffer of back-to-back records into `(offset, opcode, body)`. Stops with an
+/// error at the first record that does not fit in the buffer.
+pub fn iter_records(buf: &[u8]) -> impl Iterator<Item = R<(usize, u8, &[u8])>> + '_ {
+    let mut pos = 0usize;
+    let mut failed = false;
+    std::iter::from_fn(move || {
+        if failed || pos >= buf.len() {
+            return None;
+        }
+        if buf.len() - pos < 9 {
+            failed = true;
+            return Some(Err(Malformed(format!("record header cut off at {pos}"))));
+        }
+        let opcode = buf[pos];
+        let mut l = [0u8; 8];
+        l.copy_from_slice(&buf[pos + 1..pos + 9]);
+        let len = u64::from_le_bytes(l);
+        let avail = (buf.len() - pos - 9) as u64;
+        if len > avail {
+            failed = true;
+            return Some(Err(Malformed(format!(
+                "record at {pos} longer than its buffer"
+            ))));
+        }
+        let start = pos;
+        let body = &buf[pos + 9..pos + 9 + len as usize];
+        pos += 9 + len as usize;
+        Some(Ok((start, opcode, body)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip() {
+        let ci = ChunkIndex {
+            message_start_time: 1,
+            message_end_time: 2,
+            chunk_start_offset: 3,
+            chunk_length: 4,
+            message_index_offsets: [(1u16, 10u64), (7, 20)].into_iter().collect(),
+            message_index_length: 5,
+            compression: "zstd".into(),
+            compressed_size: 6,
+            uncompressed_size: 7,
+        };
+        assert_eq!(ChunkIndex::decode(&ci.encode()).unwrap(), ci);
+        let st = Statistics {
+            message_count: 3,
+            schema_count: 1,
+            channel_count: 2,
+            metadata_count: 1,
+            chunk_count: 1,
+            message_start_time: 5,
+            message_end_time: 9,
+            channel_message_counts: [(1u16, 2u64), (2, 1)].into_iter().collect(),
+            ..Default::default()
+        };
+        assert_eq!(Statistics::decode(&st.encode()).unwrap(), st);
+        let ch = Channel {
+            id: 3,
+            schema_id: 1,
+            topic: "/a".into(),
+            message_encoding: "cdr".into(),
+            metadata: [("k".to_string(), "v".to_string())].into_iter().collect(),
+        };
+        assert_eq!(Channel::decode(&ch.encode()).unwrap(), ch);
+    }
+
+    #[test]
+    fn short_bodies_are_errors_not_panics() {
+        assert!(ChunkIndex::decode(&[1, 2, 3]).is_err());
+        assert!(Channel::decode(&[0; 5]).is_err());
+        assert!(Schema::decode(&[0, 0, 255, 255, 255, 255]).is_err());
+        let mut buf = Vec::new();
+        frame(&mut buf, op::SCHEMA, &[1, 2, 3]);
+        buf.truncate(buf.len() - 1);
+        let r: Vec<_> = iter_records(&buf).collect();
+        assert!(r[0].is_err());
+    }
+}

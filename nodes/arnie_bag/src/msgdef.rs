@@ -1,0 +1,395 @@
+//! Message definitions for MCAP schemas, found exactly as rosbag2's
+//! `LocalMessageDefinitionSource` finds them, so a schema we write is byte for byte the
+//! one `ros2 bag record` writes for the same install.
+//!
+//! The algorithm (rosbag2 Jazzy, `local_message_definition_source.cpp`):
+//! - the package's share folder comes from the ament index of `AMENT_PREFIX_PATH`
+//!   (the first prefix holding `share/ament_index/resource_index/packages/<pkg>`);
+//! - the text is the `.msg` file as it is (comments and all);
+//! - its dependencies are the field types found by the regex
+//!   `(?:^|\n)\s*([a-zA-Z0-9_/]+)(?:\[[^\]]*\])?\s+` that are not primitives, a bare
+//!   `Type` meaning `<same package>/Type`, kept in a sorted set;
+//! - each dependency not seen before (over the whole definition) is appended,
+//!   depth-first, as `"\n"`, a line of 80 `=`, `"MSG: <name as written>\n"` and its own
+//!   text with its own dependencies after it;
+//! - when some `.msg` is missing, the whole definition is built again from `.idl`
+//!   files (`IDL: ` delimiters, dependencies from `#include`), encoding `ros2idl`.
+//!
+//! Type hashes (`RIHS01_...`) come from the `.json` type description rosidl installs
+//! beside each `.msg`.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::error::{BagError, Result};
+
+/// How a definition is encoded (the MCAP schema encoding).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DefinitionFormat {
+    /// `ros2msg`: concatenated `.msg` texts.
+    Msg,
+    /// `ros2idl`: concatenated `.idl` texts.
+    Idl,
+}
+
+impl DefinitionFormat {
+    /// The MCAP schema encoding.
+    pub fn encoding(self) -> &'static str {
+        match self {
+            DefinitionFormat::Msg => "ros2msg",
+            DefinitionFormat::Idl => "ros2idl",
+        }
+    }
+    fn ext(self) -> &'static str {
+        match self {
+            DefinitionFormat::Msg => ".msg",
+            DefinitionFormat::Idl => ".idl",
+        }
+    }
+    fn tag(self) -> &'static str {
+        match self {
+            DefinitionFormat::Msg => "MSG: ",
+            DefinitionFormat::Idl => "IDL: ",
+        }
+    }
+}
+
+/// A full definition: what goes into the MCAP schema record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageDefinition {
+    /// `pkg/msg/Type`.
+    pub type_name: String,
+    /// `ros2msg`, `ros2idl`, or empty when unknown (rosbag2 then writes an empty schema).
+    pub encoding: String,
+    /// The concatenated definition text.
+    pub text: String,
+}
+
+impl MessageDefinition {
+    /// rosbag2's `empty_message_definition_for`: no encoding, no text.
+    pub fn empty(type_name: &str) -> Self {
+        MessageDefinition {
+            type_name: type_name.into(),
+            encoding: String::new(),
+            text: String::new(),
+        }
+    }
+}
+
+/// The 80 `=` line that separates definitions.
+pub const SEPARATOR: &str =
+    "================================================================================\n";
+
+const PRIMITIVES: [&str; 14] = [
+    "bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32",
+    "uint32", "int64", "uint64", "string",
+];
+
+/// rosbag2's recursion limit.
+const MAX_DEPTH: i32 = 50;
+
+fn package_type_re() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"^([a-zA-Z0-9_]+)/(?:msg/|srv/)?([a-zA-Z0-9_]+)$").expect("static regex")
+    })
+}
+fn msg_field_re() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"(?:^|\n)\s*([a-zA-Z0-9_/]+)(?:\[[^\]]*\])?\s+").expect("static regex")
+    })
+}
+fn idl_include_re() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r#"(?:^|\n)#include\s+(?:"|<)([a-zA-Z0-9_/]+)\.idl(?:"|>)"#)
+            .expect("static regex")
+    })
+}
+
+/// The field types a `.msg` text depends on, as rosbag2 finds them.
+pub fn msg_dependencies(text: &str, package: &str) -> BTreeSet<String> {
+    let mut deps = BTreeSet::new();
+    for c in msg_field_re().captures_iter(text) {
+        let t = &c[1];
+        if PRIMITIVES.contains(&t) {
+            continue;
+        }
+        if t.contains('/') {
+            deps.insert(t.to_string());
+        } else {
+            deps.insert(format!("{package}/{t}"));
+        }
+    }
+    deps
+}
+
+fn idl_dependencies(text: &str) -> BTreeSet<String> {
+    idl_include_re()
+        .captures_iter(text)
+        .map(|c| c[1].to_string())
+        .collect()
+}
+
+struct Spec {
+    text: String,
+    deps: BTreeSet<String>,
+}
+
+enum Lookup {
+    NotFound,
+    BadName,
+    TooDeep,
+}
+
+/// Finds definitions and type hashes under a list of install prefixes.
+pub struct DefinitionSource {
+    prefixes: Vec<PathBuf>,
+    specs: HashMap<(String, DefinitionFormat), Spec>,
+}
+
+impl DefinitionSource {
+    /// Prefixes from `AMENT_PREFIX_PATH` (empty when unset).
+    pub fn from_env() -> Self {
+        let v = std::env::var_os("AMENT_PREFIX_PATH").unwrap_or_default();
+        Self::new(
+            std::env::split_paths(&v)
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect(),
+        )
+    }
+
+    /// These prefixes, searched in order.
+    pub fn new(prefixes: Vec<PathBuf>) -> Self {
+        DefinitionSource {
+            prefixes,
+            specs: HashMap::new(),
+        }
+    }
+
+    /// The prefixes searched.
+    pub fn prefixes(&self) -> &[PathBuf] {
+        &self.prefixes
+    }
+
+    /// `<prefix>/share/<pkg>` of the first prefix whose ament index lists `pkg` (as
+    /// `ament_index_cpp::get_package_share_directory`); failing that, the first prefix
+    /// that has the folder.
+    pub fn share_dir(&self, package: &str) -> Option<PathBuf> {
+        let marked = self.prefixes.iter().find(|p| {
+            p.join("share/ament_index/resource_index/packages")
+                .join(package)
+                .is_file()
+        });
+        marked
+            .or_else(|| {
+                self.prefixes
+                    .iter()
+                    .find(|p| p.join("share").join(package).is_dir())
+            })
+            .map(|p| p.join("share").join(package))
+    }
+
+    fn load(&mut self, name: &str, format: DefinitionFormat) -> std::result::Result<&Spec, Lookup> {
+        let key = (name.to_string(), format);
+        if !self.specs.contains_key(&key) {
+            let caps = package_type_re().captures(name).ok_or(Lookup::BadName)?;
+            let (pkg, ty) = (caps[1].to_string(), caps[2].to_string());
+            let share = self.share_dir(&pkg).ok_or(Lookup::NotFound)?;
+            let file = share.join("msg").join(format!("{ty}{}", format.ext()));
+            let bytes = std::fs::read(&file).map_err(|_| Lookup::NotFound)?;
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let deps = match format {
+                DefinitionFormat::Msg => msg_dependencies(&text, &pkg),
+                DefinitionFormat::Idl => idl_dependencies(&text),
+            };
+            self.specs.insert(key.clone(), Spec { text, deps });
+        }
+        self.specs.get(&key).ok_or(Lookup::NotFound)
+    }
+
+    fn append(
+        &mut self,
+        name: &str,
+        format: DefinitionFormat,
+        depth: i32,
+        seen: &mut HashSet<String>,
+    ) -> Result<String, Lookup> {
+        if depth <= 0 {
+            return Err(Lookup::TooDeep);
+        }
+        let (mut out, deps) = {
+            let spec = self.load(name, format)?;
+            (spec.text.clone(), spec.deps.clone())
+        };
+        for dep in deps {
+            if seen.insert(dep.clone()) {
+                out.push('\n');
+                out.push_str(SEPARATOR);
+                out.push_str(format.tag());
+                out.push_str(&dep);
+                out.push('\n');
+                out.push_str(&self.append(&dep, format, depth - 1, seen)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The full definition of a message type (`pkg/msg/Type`), `.msg` first, `.idl`
+    /// when a `.msg` is missing.
+    ///
+    /// # Errors
+    /// [`BagError::BadTypeName`] for a name rosbag2 would not look up (it then records
+    /// an empty definition: [`MessageDefinition::empty`]); [`BagError::DefinitionNotFound`]
+    /// when neither form exists.
+    pub fn full_text(&mut self, type_name: &str) -> Result<MessageDefinition> {
+        if !package_type_re().is_match(type_name) {
+            return Err(BagError::BadTypeName {
+                type_name: type_name.into(),
+            });
+        }
+        let mut seen = HashSet::new();
+        match self.append(type_name, DefinitionFormat::Msg, MAX_DEPTH, &mut seen) {
+            Ok(text) => {
+                return Ok(MessageDefinition {
+                    type_name: type_name.into(),
+                    encoding: "ros2msg".into(),
+                    text,
+                })
+            }
+            Err(Lookup::TooDeep) => {
+                return Err(BagError::DefinitionTooDeep {
+                    type_name: type_name.into(),
+                })
+            }
+            Err(Lookup::BadName) => {
+                return Err(BagError::BadTypeName {
+                    type_name: type_name.into(),
+                })
+            }
+            Err(Lookup::NotFound) => {}
+        }
+        let mut seen = HashSet::new();
+        let mut text = format!("{SEPARATOR}IDL: {type_name}\n");
+        match self.append(type_name, DefinitionFormat::Idl, MAX_DEPTH, &mut seen) {
+            Ok(t) => {
+                text.push_str(&t);
+                Ok(MessageDefinition {
+                    type_name: type_name.into(),
+                    encoding: "ros2idl".into(),
+                    text,
+                })
+            }
+            Err(Lookup::BadName) => Err(BagError::BadTypeName {
+                type_name: type_name.into(),
+            }),
+            Err(Lookup::TooDeep) => Err(BagError::DefinitionTooDeep {
+                type_name: type_name.into(),
+            }),
+            Err(Lookup::NotFound) => Err(BagError::DefinitionNotFound {
+                type_name: type_name.into(),
+                searched: self
+                    .prefixes
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(":"),
+            }),
+        }
+    }
+
+    /// The type's `RIHS01_...` hash from `share/<pkg>/msg/<Type>.json`, if installed.
+    pub fn type_hash(&self, type_name: &str) -> Option<String> {
+        let caps = package_type_re().captures(type_name)?;
+        let share = self.share_dir(&caps[1])?;
+        let path = share.join("msg").join(format!("{}.json", &caps[2]));
+        type_hash_from_json(&path, type_name)
+    }
+}
+
+fn type_hash_from_json(path: &Path, type_name: &str) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let hashes = v.get("type_hashes")?.as_array()?;
+    let full = if type_name.split('/').count() == 2 {
+        let (p, t) = type_name.split_once('/')?;
+        format!("{p}/msg/{t}")
+    } else {
+        type_name.to_string()
+    };
+    hashes
+        .iter()
+        .find(|h| h.get("type_name").and_then(|n| n.as_str()) == Some(full.as_str()))
+        .or_else(|| hashes.first())
+        .and_then(|h| h.get("hash_string")?.as_str().map(str::to_string))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dependencies_like_rosbag2() {
+        let text = "# comment Foo bar\nstd_msgs/Header header\nPoint[] points\nuint8 X=1\nstring<=5 s\nfloat64[3] v\n  Quaternion  q # c\nbuiltin_interfaces/Time[<=2] t\n";
+        let d: Vec<_> = msg_dependencies(text, "geometry_msgs")
+            .into_iter()
+            .collect();
+        assert_eq!(
+            d,
+            [
+                "builtin_interfaces/Time",
+                "geometry_msgs/Point",
+                "geometry_msgs/Quaternion",
+                "std_msgs/Header"
+            ]
+        );
+    }
+
+    fn tree() -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        let put = |rel: &str, text: &str| {
+            let p = d.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        put("share/ament_index/resource_index/packages/a", "");
+        put("share/ament_index/resource_index/packages/b", "");
+        put("share/a/msg/Top.msg", "b/Leaf x\nMid m\n");
+        put("share/a/msg/Mid.msg", "b/Leaf y # again\n");
+        put("share/b/msg/Leaf.msg", "int32 v\n");
+        put(
+            "share/b/msg/OnlyIdl.idl",
+            "#include \"b/msg/Leaf.idl\"\nmodule b {};\n",
+        );
+        put(
+            "share/b/msg/Leaf.idl",
+            "module b { struct Leaf { long v; }; };\n",
+        );
+        d
+    }
+
+    #[test]
+    fn full_text_is_depth_first_sorted_each_once() {
+        let d = tree();
+        let mut src = DefinitionSource::new(vec![d.path().into()]);
+        let def = src.full_text("a/msg/Top").unwrap();
+        let sep = SEPARATOR;
+        assert_eq!(def.encoding, "ros2msg");
+        assert_eq!(def.text, format!("b/Leaf x\nMid m\n\n{sep}MSG: a/Mid\nb/Leaf y # again\n\n{sep}MSG: b/Leaf\nint32 v\n"));
+        let idl = src.full_text("b/msg/OnlyIdl").unwrap();
+        assert_eq!(idl.encoding, "ros2idl");
+        assert_eq!(idl.text, format!("{sep}IDL: b/msg/OnlyIdl\n#include \"b/msg/Leaf.idl\"\nmodule b {{}};\n\n{sep}IDL: b/msg/Leaf\nmodule b {{ struct Leaf {{ long v; }}; }};\n"));
+        assert!(matches!(
+            src.full_text("a/msg/Nope"),
+            Err(BagError::DefinitionNotFound { .. })
+        ));
+        assert!(matches!(
+            src.full_text("not a type"),
+            Err(BagError::BadTypeName { .. })
+        ));
+    }
+}

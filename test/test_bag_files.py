@@ -1,0 +1,183 @@
+"""arnie_bag's files checked by independent readers and writers (no ROS graph).
+
+- a bag written by the library (the `write_sample` example: PoseStamped, String, a
+  latched String, BrainState; zstd, lz4, none; split by size) reads in Python `rosbags`
+  (AnyReader: every message deserialised with the schema we stored, QoS, type hashes)
+  and in `mcap` + `mcap-ros2-support` (profile, schema encoding, every message decoded);
+- bags written by `rosbags` (metadata v9 and v8, MCAP) read in `arnie_bag info --json`
+  and copy through `arnie_bag rewrite` message for message;
+- a writer killed with SIGKILL mid-recording leaves a bag `rosbags` cannot open;
+  `arnie_bag reindex` repairs it and `rosbags` reads exactly what was flushed.
+"""
+import json
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import BIN_DIR, ROOT, binary
+from mcap.reader import make_reader
+from mcap_ros2.decoder import DecoderFactory
+from rosbags.highlevel import AnyReader, AnyReaderError
+from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
+from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.typesys import Stores, get_typestore
+
+T0 = 1_700_000_000_000_000_000
+MS = 1_000_000
+
+
+def example(name):
+    """An example binary of arnie_bag (built by `cargo test`; built here if missing)."""
+    path = BIN_DIR / "examples" / name
+    if not path.exists():
+        subprocess.run(["cargo", "build", "-q", "-p", "arnie_bag", "--example", name], cwd=ROOT, check=True)
+    return str(path)
+
+
+def arnie_bag(*args):
+    return subprocess.run([binary("arnie_bag"), *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+def read_rosbags(path):
+    """(topic, log time, raw bytes) of every message, and the connections, via AnyReader."""
+    with AnyReader([Path(path)]) as r:
+        msgs = [(c.topic, t, bytes(raw)) for c, t, raw in r.messages()]
+        decoded = [(c.topic, r.deserialize(raw, c.msgtype)) for c, _, raw in r.messages()]
+        return msgs, decoded, {c.topic: c for c in r.connections}
+
+
+@pytest.mark.parametrize("args", [[], ["--compression", "lz4"], ["--compression", "none"], ["--max-bag-size", "8192"]])
+def test_library_bag_reads_in_rosbags_and_mcap(tmp_path, args):
+    bag = tmp_path / "sample"
+    subprocess.run([example("write_sample"), bag, *args], check=True, capture_output=True, timeout=120)
+    meta = (bag / "metadata.yaml").read_text()
+    assert meta.startswith("rosbag2_bagfile_information:\n  version: 9\n  storage_identifier: mcap\n")
+
+    msgs, decoded, conns = read_rosbags(bag)
+    assert {t: c.msgcount for t, c in conns.items()} == {"/map_info": 1, "/pose": 200, "/chatter": 100, "/brain/state": 20}
+    assert conns["/pose"].msgtype == "geometry_msgs/msg/PoseStamped"
+    assert conns["/pose"].digest == "RIHS01_10f3786d7d40fd2b54367835614bff85d4ad3b5dab62bf8bca0cc232d73b4cd8"
+    assert conns["/map_info"].ext.offered_qos_profiles[0].durability == QosDurability.TRANSIENT_LOCAL
+    assert conns["/pose"].ext.offered_qos_profiles[0].reliability == QosReliability.BEST_EFFORT
+    poses = [m for t, m in decoded if t == "/pose"]
+    assert [round(p.pose.position.x, 6) for p in poses] == [round(k * 0.001, 6) for k in range(200)]
+    assert poses[7].header.frame_id == "world" and poses[7].header.stamp.nanosec == 70_000_000
+    assert [m.data for t, m in decoded if t == "/chatter"][:2] == ["hello 0", "hello 2"]
+    states = [m for t, m in decoded if t == "/brain/state"]
+    assert states[3].tick == 30 and states[3].events == ["tick 30"] and states[3].target.z == 0.3
+    # log_time = receive time, in order.
+    times = [t for _, t, _ in msgs]
+    assert times == sorted(times) and times[0] == T0 and times[-1] == T0 + 199 * 10 * MS
+
+    files = sorted(bag.glob("*.mcap"))
+    if "--max-bag-size" in args:
+        assert len(files) > 1
+    total = 0
+    for f in files:
+        with open(f, "rb") as fh:
+            reader = make_reader(fh, decoder_factories=[DecoderFactory()])
+            summary = reader.get_summary()
+            assert reader.get_header().profile == "ros2"
+            assert {s.encoding for s in summary.schemas.values()} == {"ros2msg"}
+            assert summary.statistics.message_count > 0
+            for ch in summary.channels.values():
+                assert ch.message_encoding == "cdr"
+                assert ch.metadata["offered_qos_profiles"].startswith("- history: keep_last\n")
+            for _schema, channel, message, obj in reader.iter_decoded_messages():
+                assert message.log_time >= T0
+                if channel.topic == "/pose":
+                    assert obj.header.frame_id == "world"
+                total += 1
+            names = [m.name for m in reader.iter_metadata()]
+            assert "rosbag2" in names
+    assert total == 321
+
+
+def write_with_rosbags(path, version):
+    store = get_typestore(Stores.ROS2_JAZZY)
+    String = store.types["std_msgs/msg/String"]
+    Pose = store.types["geometry_msgs/msg/PoseStamped"]
+    Header, Time = store.types["std_msgs/msg/Header"], store.types["builtin_interfaces/msg/Time"]
+    gm = {n: store.types[f"geometry_msgs/msg/{n}"] for n in ("Pose", "Point", "Quaternion")}
+    latched = Qos(QosHistory.KEEP_LAST, 1, QosReliability.RELIABLE, QosDurability.TRANSIENT_LOCAL,
+                  QosTime(0, 0), QosTime(0, 0), QosLiveliness.AUTOMATIC, QosTime(0, 0), False)
+    with Writer(path, version=version, storage_plugin=StoragePlugin.MCAP) as w:
+        c1 = w.add_connection("/chatter", "std_msgs/msg/String", typestore=store, offered_qos_profiles=[latched])
+        c2 = w.add_connection("/pose", "geometry_msgs/msg/PoseStamped", typestore=store)
+        for i in range(40):
+            t = T0 + i * 25 * MS
+            w.write(c1, t, store.serialize_cdr(String(data=f"msg {i}"), "std_msgs/msg/String"))
+            pose = Pose(header=Header(stamp=Time(sec=i, nanosec=5), frame_id="map"),
+                        pose=gm["Pose"](position=gm["Point"](x=float(i), y=0.0, z=1.0),
+                                        orientation=gm["Quaternion"](x=0.0, y=0.0, z=0.0, w=1.0)))
+            w.write(c2, t + 1, store.serialize_cdr(pose, "geometry_msgs/msg/PoseStamped"))
+
+
+@pytest.mark.parametrize("version", [9, 8])
+def test_rosbags_written_bag_reads_in_arnie_bag(tmp_path, version):
+    src = tmp_path / f"from_rosbags_v{version}"
+    write_with_rosbags(src, version)
+
+    info = arnie_bag("info", src, "--json")
+    assert info.returncode == 0, info.stderr
+    j = json.loads(info.stdout)
+    assert j["version"] == version and j["message_count"] == 80 and j["storage_identifier"] == "mcap"
+    topics = {t["name"]: t for t in j["topics"]}
+    assert topics["/chatter"]["type"] == "std_msgs/msg/String" and topics["/chatter"]["message_count"] == 40
+    assert topics["/chatter"]["offered_qos_profiles"][0]["durability"] == "transient_local"
+    assert topics["/pose"]["type_description_hash"].startswith("RIHS01_")
+    text = arnie_bag("info", src)
+    assert "Topic: /pose | Type: geometry_msgs/msg/PoseStamped | Count: 40 | Serialization Format: cdr" in text.stdout
+    assert "Messages:          80" in text.stdout
+
+    out = tmp_path / "copy"
+    r = arnie_bag("rewrite", src, out)
+    assert r.returncode == 0, r.stderr
+    a, _, ca = read_rosbags(src)
+    b, decoded, cb = read_rosbags(out)
+    assert a == b
+    assert cb["/chatter"].ext.offered_qos_profiles[0].durability == QosDurability.TRANSIENT_LOCAL
+    assert [m.pose.position.x for t, m in decoded if t == "/pose"] == [float(i) for i in range(40)]
+    # The bare .mcap of the rosbags bag reads too.
+    bare = arnie_bag("info", next(src.glob("*.mcap")), "--json")
+    assert bare.returncode == 0, bare.stderr
+    assert json.loads(bare.stdout)["message_count"] == 80
+
+
+def test_kill_9_mid_write_then_reindex(tmp_path):
+    bag = tmp_path / "crash"
+    # Flushes every 50 loop steps, then hangs after 175: steps 151..175 sit in the open chunk.
+    p = subprocess.Popen([example("write_sample"), bag, "--messages", "1000", "--flush-every", "50", "--hang-after", "175"],
+                         stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "written 175"
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait(timeout=30)
+    assert p.returncode == -signal.SIGKILL
+    with pytest.raises(AnyReaderError):
+        read_rosbags(bag)
+    info = arnie_bag("rewrite", bag, tmp_path / "x")
+    assert info.returncode == 1 and "truncated" in info.stderr and "reindex" in info.stderr
+    assert len(info.stderr.strip().splitlines()) == 1
+
+    r = arnie_bag("reindex", bag)
+    assert r.returncode == 0, r.stderr
+    assert "recovered 241 messages" in r.stdout
+    _, decoded, conns = read_rosbags(bag)
+    assert {t: c.msgcount for t, c in conns.items()} == {"/map_info": 1, "/pose": 150, "/chatter": 75, "/brain/state": 15}
+    assert [round(m.pose.position.x, 6) for t, m in decoded if t == "/pose"] == [round(k * 0.001, 6) for k in range(150)]
+
+
+def test_bad_input_is_one_line_naming_the_file(tmp_path):
+    missing = arnie_bag("info", tmp_path / "nope")
+    assert missing.returncode == 1 and str(tmp_path / "nope") in missing.stderr
+    d = tmp_path / "bad"
+    d.mkdir()
+    (d / "metadata.yaml").write_text("rosbag2_bagfile_information: [")
+    bad = arnie_bag("info", d)
+    assert bad.returncode == 1 and str(d / "metadata.yaml") in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+    (d / "metadata.yaml").write_text("rosbag2_bagfile_information:\n  version: 9\n  storage_identifier: sqlite3\n")
+    assert "metadata.yaml" in arnie_bag("info", d).stderr
