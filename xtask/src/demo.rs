@@ -1,5 +1,7 @@
 //! `cargo xtask demo`: the full stack (sim + spine + trajectory + brain, from
-//! `launch/arnie.launch.xml`) runs the flame-passing task against the simulated xPC
+//! `launch/arnie.launch.xml`: by `ros2 launch arnie_bringup arnie.launch.xml` where the
+//! ROS 2 tools are installed, else by the project's launcher; `ARNIE_LAUNCHER=xtask`
+//! forces the latter) runs the flame-passing task against the simulated xPC
 //! Targets, with the brain's tick and the trajectory period shortened so it ends within
 //! two minutes. `xtask/scripts/demo_monitor.py` (an rclpy client) starts the task, prints
 //! progress, decides success (the simulated second candle is lit) and draws the run
@@ -17,8 +19,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     run::cargo(layout, ros, &["build", "--workspace", "--bins"])?;
     let mut args: std::collections::HashMap<String, String> = FAST.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     args.extend(launch::launch_args(rest)?);
-    let launch_file = layout.root.join("launch/arnie.launch.xml");
-    let specs = launch::parse(&launch_file, &args)?;
+    launch::use_ros_env(layout, ros);
     let out_dir = layout.root.join("out");
     std::fs::create_dir_all(&out_dir)?;
     let svg = out_dir.join("demo.svg");
@@ -27,9 +28,21 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         ("ROS_DOMAIN_ID".to_string(), domain.clone()),
         ("ROS_AUTOMATIC_DISCOVERY_RANGE".to_string(), "LOCALHOST".to_string()),
     ];
-    eprintln!("xtask: demo: launching {} nodes on ROS_DOMAIN_ID={domain} (localhost only)", specs.len());
-    let mut running = launch::start(layout, ros, &specs, &env)?;
-    launch::stop_on_signals(running.stop.clone());
+    // The real `ros2 launch` where it is installed; the project's launcher otherwise.
+    let running = match launch::ros2_cli(layout, ros) {
+        Some(ros2) => {
+            eprintln!("xtask: demo: ros2 launch arnie_bringup arnie.launch.xml on ROS_DOMAIN_ID={domain} (localhost only)");
+            launch::start_ros2(layout, ros, &ros2, "arnie_bringup", "arnie.launch.xml", &args, &env)?
+        }
+        None => {
+            let file = layout.install.join("share/arnie_bringup/launch/arnie.launch.xml");
+            let specs = launch::parse(&file, &args)?;
+            eprintln!("xtask: demo: launching {} nodes (cargo xtask launch: no ros2 launch here) on ROS_DOMAIN_ID={domain} (localhost only)", specs.len());
+            launch::Launched::Ours(launch::start(layout, ros, &specs, &env)?)
+        }
+    };
+    let stop = running.stop_flag();
+    launch::stop_on_signals(stop.clone());
     let task = args
         .get("task_file")
         .cloned()
@@ -42,7 +55,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     let mut child = monitor.spawn().map_err(|e| Failure::new(format!("cannot start the demo monitor: {e}")))?;
     let status = loop {
-        if running.stop.load(std::sync::atomic::Ordering::SeqCst) {
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
             let _ = child.kill();
             let _ = child.wait();
             break None;

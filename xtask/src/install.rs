@@ -422,3 +422,66 @@ mod tests {
         assert_eq!(package_name("not xml"), None);
     }
 }
+
+// ---------------------------------------------------------------- colcon check
+
+/// colcon for the check, pinned (it is not needed for anything else).
+const COLCON: &str = "colcon-common-extensions==0.3.0";
+
+/// `cargo xtask colcon-check`: `colcon build` of the repo root, as a ROS user runs it,
+/// into `.ros/colcon/{build,install,log}`; then checks that every executable of every
+/// package is installed (`install/<pkg>/lib/<pkg>/<exe>`) and that the project's
+/// `.cargo/config.toml` is untouched, and prints the time. colcon comes from PyPI into the
+/// wheel venv (pinned) when it is not installed.
+pub fn colcon_check(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
+    let colcon = match which_in(layout, ros, "colcon") {
+        Some(c) => c,
+        None if ros.kind == Kind::Wheels => {
+            eprintln!("xtask: colcon-check: installing {COLCON} into .ros/venv");
+            let mut c = run::command(layout, ros, &ros.python.to_string_lossy());
+            c.args(["-m", "pip", "install", "-q", "--disable-pip-version-check", COLCON]);
+            run::status(c, "pip install colcon")?;
+            layout.venv.join("bin/colcon")
+        }
+        None => return Err(Failure::new("colcon is not installed (pip install colcon-common-extensions)")),
+    };
+    let config = layout.root.join(".cargo/config.toml");
+    let before = fs::read(&config)?;
+    let base = layout.dot_ros.join("colcon");
+    let started = std::time::Instant::now();
+    let mut c = run::command(layout, ros, &colcon.to_string_lossy());
+    c.args(["build", "--event-handlers", "console_cohesion+"]);
+    for (flag, dir) in [("--build-base", "build"), ("--install-base", "install"), ("--log-base", "log")] {
+        c.arg(flag).arg(base.join(dir));
+    }
+    run::status(c, "colcon build")?;
+    let took = started.elapsed().as_secs_f64();
+    let mut missing = Vec::new();
+    let mut found = 0;
+    for p in packages(layout)? {
+        for exe in &p.executables {
+            let path = base.join("install").join(&p.name).join("lib").join(&p.name).join(exe);
+            if path.exists() {
+                found += 1;
+            } else {
+                missing.push(path.display().to_string());
+            }
+        }
+    }
+    if fs::read(&config)? != before {
+        return Err(Failure::new(".cargo/config.toml was changed by colcon build"));
+    }
+    if !missing.is_empty() {
+        return Err(Failure::new(format!("colcon build installed no:\n  {}", missing.join("\n  "))));
+    }
+    println!("| check | result |\n| --- | --- |");
+    println!("| colcon build (repo root, every package) | {took:.0} s |");
+    println!("| executables installed | {found}, none missing |");
+    println!("| .cargo/config.toml | untouched |");
+    Ok(())
+}
+
+fn which_in(layout: &Layout, ros: &Ros, program: &str) -> Option<PathBuf> {
+    let path = ros.vars(layout).into_iter().find(|(k, _)| k == "PATH").map(|(_, v)| v)?;
+    std::env::split_paths(&path).map(|d| d.join(program)).find(|p| p.exists())
+}

@@ -373,6 +373,72 @@ pub fn start(layout: &Layout, ros: &Ros, specs: &[NodeSpec], extra_env: &[(Strin
     Ok(running)
 }
 
+/// A launch under way: by this launcher, or by `ros2 launch` (a child in its own process
+/// group) where the ROS 2 tools are installed.
+pub enum Launched {
+    Ours(Running),
+    Ros2 { child: Child, stop: Arc<AtomicBool> },
+}
+
+impl Launched {
+    /// Set by SIGINT/SIGTERM (see [`stop_on_signals`]).
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        match self {
+            Launched::Ours(r) => r.stop.clone(),
+            Launched::Ros2 { stop, .. } => stop.clone(),
+        }
+    }
+
+    /// Stops everything; returns what did not stop cleanly.
+    pub fn shutdown(self, grace: Duration) -> Vec<String> {
+        match self {
+            Launched::Ours(mut r) => r.shutdown(grace),
+            Launched::Ros2 { mut child, .. } => {
+                let pgid = child.id() as libc::pid_t;
+                // SAFETY: signalling our own child's process group.
+                unsafe { libc::kill(-pgid, libc::SIGINT) };
+                let deadline = Instant::now() + grace * 3;
+                while Instant::now() < deadline {
+                    if let Ok(Some(st)) = child.try_wait() {
+                        return if st.success() { vec![] } else { vec![format!("ros2 launch ({st})")] };
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                unsafe { libc::kill(-pgid, libc::SIGKILL) };
+                let _ = child.wait();
+                vec!["ros2 launch (killed)".into()]
+            }
+        }
+    }
+}
+
+/// `ros2` where the ROS environment has it (a ROS install, or the tools from
+/// ../shared/ros2-cli in the wheel venv); `ARNIE_LAUNCHER=xtask` says not to use it.
+pub fn ros2_cli(layout: &Layout, ros: &Ros) -> Option<PathBuf> {
+    if std::env::var("ARNIE_LAUNCHER").as_deref() == Ok("xtask") {
+        return None;
+    }
+    let path = ros.vars(layout).into_iter().find(|(k, _)| k == "PATH").map(|(_, v)| v)?;
+    std::env::split_paths(&path).map(|d| d.join("ros2")).find(|p| p.exists())
+}
+
+/// Starts `ros2 launch PACKAGE FILE args...` with the ROS environment and `extra_env`.
+pub fn start_ros2(layout: &Layout, ros: &Ros, ros2: &Path, package: &str, file: &str, args: &HashMap<String, String>, extra_env: &[(String, String)]) -> Result<Launched, Failure> {
+    let mut c = crate::run::command(layout, ros, &ros2.to_string_lossy());
+    c.args(["launch", package, file]);
+    let mut sorted: Vec<_> = args.iter().collect();
+    sorted.sort();
+    c.args(sorted.into_iter().map(|(k, v)| format!("{k}:={v}")));
+    c.stdin(Stdio::null());
+    for (k, v) in extra_env {
+        c.env(k, v);
+    }
+    use std::os::unix::process::CommandExt;
+    c.process_group(0);
+    let child = c.spawn().map_err(|e| Failure::new(format!("cannot start ros2 launch: {e}")))?;
+    Ok(Launched::Ros2 { child, stop: Arc::new(AtomicBool::new(false)) })
+}
+
 impl Running {
     /// Waits until the stop flag is set or a child with `on_exit="shutdown"` ends;
     /// returns the name of that child, if any.

