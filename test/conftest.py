@@ -214,6 +214,19 @@ class Graph:
     def wait_for_subscriber(self, topic, timeout=20.0):
         self.spin_until(lambda: self.node.count_subscribers(topic) > 0, timeout, f"a subscriber on {topic}")
 
+    def wait_for_action(self, client, name, timeout=20.0):
+        """Waits until `client` can use the action server `name`: its services answer and
+        this client sees its feedback and status publishers, so the first feedback of a
+        goal is not sent before the server's writer has matched our reader."""
+        def ready():
+            return (client.server_is_ready()
+                    and self.node.count_publishers(f"{name}/_action/feedback") > 0
+                    and self.node.count_publishers(f"{name}/_action/status") > 0)
+        self.spin_until(ready, timeout, f"the action server {name} (services, feedback and status)")
+        # The server's writers match our readers when its side processes our endpoint
+        # announcements, about when we see its: a short settle covers the difference.
+        self.spin_for(0.5)
+
     def wait_for_publisher(self, topic, timeout=20.0):
         self.spin_until(lambda: self.node.count_publishers(topic) > 0, timeout, f"a publisher on {topic}")
 

@@ -136,7 +136,7 @@ def collapse(seq):
 def start_node(graph, **params):
     node = graph.start("brain", params_file=ROOT / "params" / "brain.yaml", params=params)
     client = ActionClient(graph.node, RunTask, "/brain/run_task")
-    graph.spin_until(lambda: client.server_is_ready(), what="the /brain/run_task action server")
+    graph.wait_for_action(client, "/brain/run_task")
     graph.wait_for_publisher(STATE)
     return node, client
 

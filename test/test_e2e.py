@@ -131,7 +131,7 @@ class Stack:
         positions through the spine on /arm/position, and both the trajectory server and
         the brain counting those positions."""
         g = self.graph
-        g.spin_until(lambda: self.client.server_is_ready(), STARTUP_TIMEOUT_S, "the brain's /brain/run_task")
+        g.wait_for_action(self.client, "/brain/run_task", STARTUP_TIMEOUT_S)
         g.spin_until(lambda: self.truths, STARTUP_TIMEOUT_S, "/sim/truth")
         g.spin_until(lambda: self.positions, STARTUP_TIMEOUT_S, "/arm/position (sim -> spine over UDP)")
         g.spin_until(lambda: self.count("trajectory_server: move_to", "positions") > 0

@@ -46,7 +46,7 @@ def test_params_file_and_command_line(graph, tmp_path):
     assert list(out[0].items[0].values) == [1.0, 2.0, 4.0]  # gain 0.5 from the file
     # steps: the command line (4) wins over the file (3): the action gives 4 feedbacks.
     client = ActionClient(graph.node, MoveTo, "/selftest/move_to")
-    assert client.wait_for_server(timeout_sec=20.0)
+    graph.wait_for_action(client, "/selftest/move_to")
     feedback = []
     goal = MoveTo.Goal()
     goal.target.x, goal.target.y, goal.target.z = 0.1, 0.2, 0.3
@@ -58,7 +58,7 @@ def test_params_file_and_command_line(graph, tmp_path):
 def test_move_to_round_trip(graph):
     graph.start("arnie_selftest", params={"steps": 5, "step_ms": 10})
     client = ActionClient(graph.node, MoveTo, "/selftest/move_to")
-    assert client.wait_for_server(timeout_sec=20.0), graph.logs()
+    graph.wait_for_action(client, "/selftest/move_to")
     feedback = []
     goal = MoveTo.Goal()
     goal.target.x, goal.target.y, goal.target.z = 0.3, -0.1, 0.05
@@ -75,7 +75,7 @@ def test_move_to_round_trip(graph):
 def test_bad_goal_is_rejected(graph):
     graph.start("arnie_selftest")
     client = ActionClient(graph.node, MoveTo, "/selftest/move_to")
-    assert client.wait_for_server(timeout_sec=20.0)
+    graph.wait_for_action(client, "/selftest/move_to")
     goal = MoveTo.Goal()
     goal.target.x = float("nan")
     handle = graph.wait_future(client.send_goal_async(goal))

@@ -99,7 +99,7 @@ def test_two_arms_side_by_side_without_crosstalk(graph, tmp_path):
     commands = {s: graph.collect(PointStamped, f"/{s}/arm/command", QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
                 for s in ("left", "right")}
     client = ActionClient(graph.node, MoveTo, "/left/trajectory/move_to")
-    graph.spin_until(client.server_is_ready, STARTUP_S, "/left/trajectory/move_to")
+    graph.wait_for_action(client, "/left/trajectory/move_to", STARTUP_S)
     graph.spin_until(lambda: positions["left"] and positions["right"], STARTUP_S, "both arms' positions")
     graph.wait_for_subscriber("/right/arm/command")
     target = Point(x=0.03, y=0.02, z=0.04)

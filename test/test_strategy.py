@@ -127,7 +127,7 @@ def start_node(graph, **params):
     params = dict({"planner_wait_ms": 200, "diagnostics_period_ms": 200}, **params)
     node = graph.start("strategy", params_file=ROOT / "params" / "strategy.yaml", params=params)
     client = ActionClient(graph.node, RunStrategy, "/strategy/run")
-    graph.spin_until(lambda: client.server_is_ready(), what="the /strategy/run action server")
+    graph.wait_for_action(client, "/strategy/run")
     graph.wait_for_publisher(EVENTS)
     return node, client
 

@@ -92,7 +92,7 @@ class Rig:
         self.plans = graph.collect(Path, "/trajectory/plan", latched)
         self.diags = graph.collect(DiagnosticArray, "/diagnostics")
         self.client = ActionClient(graph.node, MoveTo, "/trajectory/move_to")
-        assert self.client.wait_for_server(timeout_sec=20.0), graph.logs()
+        graph.wait_for_action(self.client, "/trajectory/move_to")
         graph.wait_for_subscriber("/arm/position")
         graph.wait_for_publisher("/arm/command")
 
