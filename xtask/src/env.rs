@@ -13,6 +13,8 @@ pub const IDL_PACKAGES: &[&str] = &[
     "unique_identifier_msgs",
     "rcl_interfaces",
     "arnie_interfaces",
+    // /clock of `arnie_bag play --clock` (r2r needs a type generated to publish it raw).
+    "rosgraph_msgs",
 ];
 
 /// The workspace's paths.
