@@ -80,6 +80,33 @@ def binary(name):
     return str(path)
 
 
+# Domains the tests of this session used (their ros2 daemons, if any CLI call started
+# one, are stopped at the end of the session).
+USED_DOMAINS = set()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def stop_ros2_daemons():
+    """A `ros2` CLI call may start a background daemon for its domain; ours are stopped
+    when the session ends, so nothing of the tests outlives them."""
+    yield
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        text = [a.decode(errors="replace") for a in argv]
+        if any("ros2cli.daemon.daemonize" in a for a in text) and "--ros-domain-id" in text:
+            domain = text[text.index("--ros-domain-id") + 1]
+            if domain.isdigit() and int(domain) in USED_DOMAINS:
+                try:
+                    os.kill(int(pid), signal.SIGTERM)
+                except OSError:
+                    pass
+
+
 class DomainLock:
     """Holds one ROS_DOMAIN_ID for the life of a test."""
 
@@ -95,6 +122,7 @@ class DomainLock:
                 f.close()
                 continue
             self.id, self._file = i, f
+            USED_DOMAINS.add(i)
             return
         raise RuntimeError("all ROS domain ids 1..101 are in use")
 
