@@ -22,6 +22,7 @@ pub const USAGE: &str = "usage: arnie_bag <record|play|info|reindex|rewrite> ...
   play BAG [-r|--rate R] [-l|--loop] [--topics T ...] [--exclude-topics T ...]
          [-m|--remap OLD:=NEW ...] [--start-offset S] [--playback-duration S] [-d|--delay S]
          [-p|--start-paused] [--clock [HZ]] [--disable-keyboard-controls]
+         [--wait-for-subscribers]
   info BAG [--json] [-t|--topic-name]
   reindex BAG
   rewrite BAG OUTPUT [--compression none|zstd|lz4] [-b BYTES] [-d SECONDS]
@@ -46,6 +47,9 @@ pub struct PlayArgs {
     pub bag: PathBuf,
     pub options: PlayOptions,
     pub keyboard: bool,
+    /// Before playing, wait until every publisher has at least one subscription
+    /// (`--wait-for-subscribers`, our addition: nothing is published into the void).
+    pub wait_for_subscribers: bool,
 }
 
 /// `rewrite`, checked.
@@ -313,6 +317,7 @@ fn parse_play(a: &mut Args) -> Result<Command> {
     let mut bag = None;
     let mut o = PlayOptions::default();
     let mut keyboard = true;
+    let mut wait_for_subscribers = false;
     while let Some(w) = a.next() {
         match w.as_str() {
             "-r" | "--rate" => {
@@ -369,6 +374,7 @@ fn parse_play(a: &mut Args) -> Result<Command> {
                 o.clock_hz = Some(hz);
             }
             "--disable-keyboard-controls" => keyboard = false,
+            "--wait-for-subscribers" => wait_for_subscribers = true,
             f if f.starts_with('-') && f.len() > 1 => {
                 return Err(BagError::option(f, "unknown option of play"))
             }
@@ -381,6 +387,7 @@ fn parse_play(a: &mut Args) -> Result<Command> {
         bag,
         options: o,
         keyboard,
+        wait_for_subscribers,
     }))
 }
 

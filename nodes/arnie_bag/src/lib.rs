@@ -19,6 +19,7 @@
 //! - [`reindex`]: repairs a bag cut off by a crash.
 //! - [`cli`]: the command line of `arnie_bag`, parsed and checked into options.
 //! - [`yaml`]: a yaml-cpp-compatible emitter and reading helpers.
+//! - `ros` (feature `ros`): the r2r glue of `record` and `play`.
 //!
 //! # Errors
 //! One enum, [`BagError`], one variant per failure; each message is one line naming the
@@ -37,6 +38,8 @@ pub mod player;
 pub mod qos;
 pub mod recorder;
 pub mod reindex;
+#[cfg(feature = "ros")]
+pub mod ros;
 pub mod yaml;
 
 pub use bag::{Bag, BagMessage, BagTopic};

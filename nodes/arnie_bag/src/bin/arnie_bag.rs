@@ -43,8 +43,13 @@ fn main() -> ExitCode {
         Command::Rewrite(r) => Bag::open(&r.bag)
             .and_then(|bag| arnie_bag::recorder::rewrite(&bag, r.output, &r.play))
             .map(|report| println!("{report}")),
+        #[cfg(feature = "ros")]
+        Command::Record(r) => return ExitCode::from(arnie_bag::ros::record(r)),
+        #[cfg(feature = "ros")]
+        Command::Play(p) => return ExitCode::from(arnie_bag::ros::play(p)),
+        #[cfg(not(feature = "ros"))]
         Command::Record(_) | Command::Play(_) => {
-            eprintln!("arnie_bag: record and play need the ROS 2 glue, which this build does not have yet");
+            eprintln!("arnie_bag: record and play need the ROS 2 glue: build with feature `ros`");
             return ExitCode::from(2);
         }
     };

@@ -1,0 +1,28 @@
+//! The ROS 2 side of `arnie_bag record` and `arnie_bag play` (feature `ros`): the only
+//! module that uses r2r. The binary calls [`record`] or [`play`] with the checked
+//! command line and exits with the code they return.
+//!
+//! - `record` ([`record::run`]): polls the graph for topics the [`crate::TopicFilter`]
+//!   takes, subscribes each raw (r2r `subscribe_raw`) with rosbag2's QoS choice
+//!   ([`crate::Qos::adapt_request_to_offers`]) and stores the offered profiles; the spin
+//!   thread drains every subscription after each `spin_once` (so r2r's own 10-deep
+//!   channel never fills and drops) and hands messages to a writer thread (file I/O
+//!   off the spin thread) over a bounded channel whose drops are counted as lost.
+//! - `play` ([`play::run`]): one untyped publisher per played topic with the recorded
+//!   QoS ([`crate::player::play_topics`]), timing from [`crate::Player`] over a monotonic
+//!   clock, keys from a terminal, `/clock`.
+//! - `term`: raw mode for the keyboard (restored at exit), SIGINT/SIGTERM.
+//! - `convert`: QoS profiles between r2r and the library.
+
+mod convert;
+mod play;
+mod record;
+mod term;
+
+pub use play::run as play;
+pub use record::run as record;
+
+/// The recorder's node name.
+pub const RECORDER_NODE: &str = "arnie_bag_recorder";
+/// The player's node name.
+pub const PLAYER_NODE: &str = "arnie_bag_player";

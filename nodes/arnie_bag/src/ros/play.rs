@@ -1,0 +1,195 @@
+//! `arnie_bag play`: untyped publishers, the library's [`Player`] over a monotonic clock,
+//! keys, `/clock`.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use node_glue::App;
+use r2r::qos::{DurabilityPolicy, HistoryPolicy, ReliabilityPolicy};
+use r2r::{PublisherUntyped, QosProfile};
+
+use super::convert;
+use super::term::{on_signals, Keyboard};
+use super::PLAYER_NODE;
+use crate::cli::PlayArgs;
+use crate::player::{play_topics, BagSource, PlayMessage};
+use crate::{Bag, Player, Step};
+
+/// The longest the loop sleeps in one go (keys, signals and `/clock` stay responsive).
+const MAX_SLEEP: Duration = Duration::from_millis(20);
+
+/// `rosgraph_msgs/msg/Clock` as CDR (little endian): header, `int32 sec`, `uint32 nanosec`.
+fn clock_cdr(t_ns: u64) -> [u8; 12] {
+    let sec = i32::try_from(t_ns / 1_000_000_000).unwrap_or(i32::MAX);
+    let nsec = (t_ns % 1_000_000_000) as u32;
+    let mut b = [0u8; 12];
+    b[1] = 1;
+    b[4..8].copy_from_slice(&sec.to_le_bytes());
+    b[8..12].copy_from_slice(&nsec.to_le_bytes());
+    b
+}
+
+/// Plays until the end (or `q`, SIGINT, SIGTERM); returns the exit code.
+pub fn run(args: PlayArgs) -> u8 {
+    let bag = match Bag::open(&args.bag) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("arnie_bag: {e}");
+            return 1;
+        }
+    };
+    let mut app = match App::new(PLAYER_NODE) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("arnie_bag: cannot start: {e}");
+            return 1;
+        }
+    };
+    on_signals(&app);
+    let mut pubs: HashMap<String, PublisherUntyped> = HashMap::new();
+    for t in play_topics(&bag, &args.options) {
+        if !t.qos_from_recording {
+            r2r::log_warn!(
+                PLAYER_NODE,
+                "{}: recorded publishers disagreed on QoS: offering the default",
+                t.name
+            );
+        }
+        match app
+            .node
+            .create_publisher_untyped(&t.name, &t.type_name, convert::to_r2r(&t.qos))
+        {
+            Ok(p) => {
+                pubs.insert(t.name.clone(), p);
+            }
+            Err(e) => r2r::log_warn!(
+                PLAYER_NODE,
+                "not playing {} ({}): cannot publish it: {e} (r2r publishes only types it generated: IDL_PACKAGE_FILTER)",
+                t.name,
+                t.type_name
+            ),
+        }
+    }
+    let clock = match args.options.clock_hz {
+        None => None,
+        Some(_) => {
+            // rclcpp::ClockQoS: keep last 1, best effort.
+            let qos = QosProfile {
+                history: HistoryPolicy::KeepLast,
+                depth: 1,
+                reliability: ReliabilityPolicy::BestEffort,
+                durability: DurabilityPolicy::Volatile,
+                ..QosProfile::default()
+            };
+            match app
+                .node
+                .create_publisher_untyped("/clock", "rosgraph_msgs/msg/Clock", qos)
+            {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    eprintln!("arnie_bag: cannot publish /clock: {e}");
+                    return 1;
+                }
+            }
+        }
+    };
+    let down = app.shutdown();
+    if args.wait_for_subscribers {
+        r2r::log_info!(
+            PLAYER_NODE,
+            "waiting for a subscriber on every played topic"
+        );
+        while !down.is_set()
+            && pubs
+                .values()
+                .any(|p| p.get_inter_process_subscription_count().unwrap_or(0) == 0)
+        {
+            app.node.spin_once(Duration::from_millis(20));
+        }
+    }
+    let epoch = Instant::now();
+    let mono = || u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let mut player = match Player::new(
+        BagSource::new(&bag),
+        bag.metadata().starting_time_ns,
+        args.options.clone(),
+        mono(),
+    ) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("arnie_bag: {e}");
+            return 1;
+        }
+    };
+    let mut keyboard = if args.keyboard {
+        Keyboard::open()
+    } else {
+        None
+    };
+    if keyboard.is_some() {
+        println!("{}", crate::keys::HELP);
+    }
+    let publish = |m: &PlayMessage| {
+        if let Some(p) = pubs.get(&*m.topic) {
+            if let Err(e) = p.publish_raw(&m.data) {
+                r2r::log_warn!(PLAYER_NODE, "{}: publish failed: {e}", m.topic);
+            }
+        }
+    };
+    let clock_period = player.clock_period_ns();
+    let mut next_clock = 0u64;
+    let mut code = 0;
+    while !down.is_set() {
+        let now = mono();
+        if let Some(kb) = keyboard.as_mut() {
+            for k in kb.keys() {
+                match player.on_key(k, now) {
+                    Ok(Some(m)) => publish(&m),
+                    Ok(None) => {}
+                    Err(e) => r2r::log_warn!(PLAYER_NODE, "{e}"),
+                }
+            }
+        }
+        if let (Some(p), Some(period)) = (&clock, clock_period) {
+            if now >= next_clock {
+                let _ = p.publish_raw(&clock_cdr(player.clock_time(now)));
+                next_clock = now.saturating_add(period);
+            }
+        }
+        let wait_until = match player.poll(now) {
+            Ok(Step::Publish(m)) => {
+                publish(&m);
+                continue;
+            }
+            Ok(Step::Wait { until_ns }) => until_ns,
+            Ok(Step::Paused) => now.saturating_add(MAX_SLEEP.as_nanos() as u64),
+            Ok(Step::Finished) => break,
+            Err(e) => {
+                eprintln!("arnie_bag: {e}");
+                code = 1;
+                break;
+            }
+        };
+        let mut until = wait_until.min(now.saturating_add(MAX_SLEEP.as_nanos() as u64));
+        if clock.is_some() && clock_period.is_some() {
+            until = until.min(next_clock.max(now));
+        }
+        // Spin while waiting (services such as parameters, graph events), then sleep
+        // the rest exactly.
+        app.node.spin_once(Duration::ZERO);
+        let left = until.saturating_sub(mono());
+        if left > 0 {
+            std::thread::sleep(Duration::from_nanos(left));
+        }
+    }
+    drop(keyboard);
+    let status = player.status(mono());
+    for (topic, n) in &status.published {
+        println!("  {topic}: {n} published");
+    }
+    // Give reliable subscribers a moment to receive the last messages.
+    for _ in 0..10 {
+        app.node.spin_once(Duration::from_millis(10));
+    }
+    code
+}

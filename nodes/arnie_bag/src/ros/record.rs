@@ -1,0 +1,347 @@
+//! `arnie_bag record`: discovery, raw subscriptions, and a writer thread.
+//!
+//! The spin thread owns the node: it spins, drains every raw subscription right after
+//! each `spin_once` (one take per subscription per spin, so r2r's 10-deep channel, which
+//! drops silently when full, never holds more than one message), stamps each message
+//! with the system time (rosbag2's receive time) and sends it to the writer thread over
+//! a bounded channel. A message that finds that channel full is counted lost for its
+//! topic (printed at exit and stored nowhere else). Messages lost before rcl hands them
+//! over (DDS history overflow) are invisible here, as they are to rosbag2.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use futures::{FutureExt, Stream, StreamExt};
+use node_glue::App;
+
+use super::convert;
+use super::term::{on_signals, Keyboard};
+use super::RECORDER_NODE;
+use crate::cli::RecordArgs;
+use crate::filter::Skip;
+use crate::keys::Key;
+use crate::{DefinitionSource, Qos, RecordReport, Recorder, TopicSpec};
+
+/// Messages waiting for the writer thread before new ones are counted lost.
+const WRITER_QUEUE: usize = 20_000;
+
+enum ToWriter {
+    /// A new topic; its index is the number of topics sent before it.
+    Topic(Box<TopicSpec>),
+    Message {
+        topic: usize,
+        recv_ns: u64,
+        data: Vec<u8>,
+    },
+    Lost {
+        topic: usize,
+        n: u64,
+    },
+}
+
+type RawStream = Box<dyn Stream<Item = Vec<u8>> + Unpin + Send>;
+
+struct Subscribed {
+    index: usize,
+    name: String,
+    stream: RawStream,
+    received: u64,
+    lost: u64,
+}
+
+fn wall_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// Records until SIGINT/SIGTERM; returns the exit code (0, 1 when the bag could not be
+/// created or written).
+pub fn run(args: RecordArgs) -> u8 {
+    let mut app = match App::new(RECORDER_NODE) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("arnie_bag: cannot start: {e}");
+            return 1;
+        }
+    };
+    let recorder = match Recorder::create(args.recorder.clone()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("arnie_bag: {e}");
+            return 1;
+        }
+    };
+    on_signals(&app);
+    let (tx, rx) = sync_channel(WRITER_QUEUE);
+    let writer = std::thread::Builder::new()
+        .name("arnie_bag-writer".into())
+        .spawn(move || write_loop(recorder, rx));
+    let writer = match writer {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("arnie_bag: cannot start the writer thread: {e}");
+            return 1;
+        }
+    };
+    let subs = spin_loop(&mut app, &args, &tx);
+    // The last counts go with a blocking send: the writer is draining.
+    for s in &subs {
+        if s.lost > 0 {
+            let _ = tx.send(ToWriter::Lost {
+                topic: s.index,
+                n: s.lost,
+            });
+        }
+    }
+    drop(tx);
+    let received: u64 = subs.iter().map(|s| s.received).sum();
+    match writer.join() {
+        Ok(Ok(report)) => {
+            println!("{report}");
+            println!("  ({received} received from the graph; lost = writer queue full)");
+            0
+        }
+        Ok(Err(e)) => {
+            eprintln!("arnie_bag: {e}");
+            1
+        }
+        Err(_) => {
+            eprintln!("arnie_bag: the writer thread failed");
+            1
+        }
+    }
+}
+
+fn write_loop(mut rec: Recorder, rx: Receiver<ToWriter>) -> crate::Result<RecordReport> {
+    let start = Instant::now();
+    let mut ids = Vec::new();
+    let mut failed: Option<crate::BagError> = None;
+    loop {
+        let got = rx.recv_timeout(Duration::from_millis(100));
+        let msg = match got {
+            Ok(m) => Some(m),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => None,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        match msg {
+            Some(ToWriter::Topic(spec)) => {
+                let name = spec.name.clone();
+                match rec.add_topic(*spec) {
+                    Ok(id) => ids.push(Some(id)),
+                    Err(e) => {
+                        r2r::log_warn!(RECORDER_NODE, "not recording {name}: {e}");
+                        ids.push(None);
+                    }
+                }
+            }
+            Some(ToWriter::Message {
+                topic,
+                recv_ns,
+                data,
+            }) => {
+                if let Some(Some(id)) = ids.get(topic) {
+                    if failed.is_some() {
+                        rec.count_lost(*id, 1);
+                    } else if let Err(e) = rec.write(*id, recv_ns, 0, &data) {
+                        r2r::log_error!(RECORDER_NODE, "writing stopped: {e}");
+                        rec.count_lost(*id, 1);
+                        failed = Some(e);
+                    }
+                }
+            }
+            Some(ToWriter::Lost { topic, n }) => {
+                if let Some(Some(id)) = ids.get(topic) {
+                    rec.count_lost(*id, n);
+                }
+            }
+            None => {}
+        }
+        if failed.is_none() {
+            let now = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            if let Err(e) = rec.tick(now) {
+                r2r::log_error!(RECORDER_NODE, "writing stopped: {e}");
+                failed = Some(e);
+            }
+        }
+    }
+    let report = rec.finish()?;
+    match failed {
+        Some(e) => {
+            eprintln!("{report}");
+            Err(e)
+        }
+        None => Ok(report),
+    }
+}
+
+/// Spins, discovers, drains; returns the subscriptions with their counts at shutdown.
+fn spin_loop(app: &mut App, args: &RecordArgs, tx: &SyncSender<ToWriter>) -> Vec<Subscribed> {
+    let down = app.shutdown();
+    let mut defs = DefinitionSource::from_env();
+    let mut subs: Vec<Subscribed> = Vec::new();
+    // Topics decided on (subscribed, skipped for good, or refused): never looked at again.
+    let mut done: HashSet<String> = HashSet::new();
+    let mut warned: HashSet<String> = HashSet::new();
+    let mut paused = args.start_paused;
+    let mut keyboard = Keyboard::open();
+    if paused {
+        r2r::log_info!(RECORDER_NODE, "recording paused: press SPACE to start");
+    }
+    let poll_every = Duration::from_millis(args.polling_interval_ms.max(10));
+    let mut next_poll = Instant::now();
+    r2r::log_info!(
+        RECORDER_NODE,
+        "recording to {}",
+        args.recorder.dir.display()
+    );
+    while !down.is_set() {
+        if Instant::now() >= next_poll {
+            discover(app, args, &mut defs, &mut subs, &mut done, &mut warned, tx);
+            next_poll = Instant::now() + poll_every;
+        }
+        app.node.spin_once(Duration::from_millis(10));
+        for s in subs.iter_mut() {
+            while let Some(Some(data)) = s.stream.next().now_or_never() {
+                s.received += 1;
+                if paused {
+                    continue;
+                }
+                let m = ToWriter::Message {
+                    topic: s.index,
+                    recv_ns: wall_ns(),
+                    data,
+                };
+                if let Err(TrySendError::Full(_)) = tx.try_send(m) {
+                    s.lost += 1;
+                    if s.lost.is_power_of_two() {
+                        r2r::log_warn!(
+                            RECORDER_NODE,
+                            "{}: {} lost (writer behind)",
+                            s.name,
+                            s.lost
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(kb) = keyboard.as_mut() {
+            for k in kb.keys() {
+                if k == Key::Space {
+                    paused = !paused;
+                    r2r::log_info!(
+                        RECORDER_NODE,
+                        "recording {}",
+                        if paused { "paused" } else { "resumed" }
+                    );
+                }
+            }
+        }
+    }
+    drop(keyboard);
+    r2r::log_info!(RECORDER_NODE, "stopping: finishing the bag");
+    subs
+}
+
+fn discover(
+    app: &mut App,
+    args: &RecordArgs,
+    defs: &mut DefinitionSource,
+    subs: &mut Vec<Subscribed>,
+    done: &mut HashSet<String>,
+    warned: &mut HashSet<String>,
+    tx: &SyncSender<ToWriter>,
+) {
+    let topics: HashMap<String, Vec<String>> = match app.node.get_topic_names_and_types() {
+        Ok(t) => t,
+        Err(e) => {
+            r2r::log_warn!(RECORDER_NODE, "cannot list topics: {e}");
+            return;
+        }
+    };
+    let mut names: Vec<&String> = topics.keys().collect();
+    names.sort();
+    for name in names {
+        if done.contains(name) {
+            continue;
+        }
+        let type_name = match args.filter.take(name, &topics[name]) {
+            Ok(t) => t,
+            Err(Skip::SeveralTypes(types)) => {
+                if warned.insert(name.clone()) {
+                    r2r::log_warn!(
+                        RECORDER_NODE,
+                        "not recording {name}: several types {types:?}"
+                    );
+                }
+                continue;
+            }
+            Err(Skip::NoType) => continue,
+            Err(_) => {
+                done.insert(name.clone());
+                continue;
+            }
+        };
+        // Subscribe once a publisher is there, so its QoS chooses ours (rosbag2 does the same
+        // when it sees the offers; a topic with only subscribers so far waits).
+        let offers: Vec<Qos> = match app.node.get_publishers_info_by_topic(name, false) {
+            Ok(infos) => infos
+                .iter()
+                .map(|i| convert::from_r2r(&i.qos_profile))
+                .collect(),
+            Err(e) => {
+                r2r::log_warn!(RECORDER_NODE, "cannot read publishers of {name}: {e}");
+                continue;
+            }
+        };
+        if offers.is_empty() {
+            continue;
+        }
+        done.insert(name.clone());
+        let (spec, missing) = TopicSpec::resolve(name, &type_name, offers.clone(), defs);
+        if let Some(e) = missing {
+            r2r::log_warn!(
+                RECORDER_NODE,
+                "not recording {name} ({type_name}): no definition on AMENT_PREFIX_PATH: {e}"
+            );
+            continue;
+        }
+        let (request, compromises) = Qos::adapt_request_to_offers(&offers);
+        for c in &compromises {
+            r2r::log_warn!(
+                RECORDER_NODE,
+                "{name}: {c:?}: subscribing {:?}/{:?}",
+                request.reliability,
+                request.durability
+            );
+        }
+        let stream = match app
+            .node
+            .subscribe_raw(name, &type_name, convert::to_r2r(&request))
+        {
+            Ok(s) => s,
+            Err(e) => {
+                r2r::log_warn!(RECORDER_NODE, "not recording {name} ({type_name}): cannot subscribe: {e} (r2r subscribes only to types it generated: IDL_PACKAGE_FILTER)");
+                continue;
+            }
+        };
+        let index = subs.len();
+        if tx.send(ToWriter::Topic(Box::new(spec))).is_err() {
+            return;
+        }
+        r2r::log_info!(
+            RECORDER_NODE,
+            "recording {name} ({type_name}, {:?}/{:?})",
+            request.reliability,
+            request.durability
+        );
+        subs.push(Subscribed {
+            index,
+            name: name.clone(),
+            stream: Box::new(stream),
+            received: 0,
+            lost: 0,
+        });
+    }
+}
