@@ -222,7 +222,8 @@ impl App {
 /// Refuses what rcl's argument parser would turn into a panic inside r2r: a
 /// `-p name:=` with no value (write `name:=''` for an empty string).
 fn check_ros_args(args: impl Iterator<Item = String>) -> Result<(), Error> {
-    let args: Vec<String> = args.collect();
+    // Only what follows `--ros-args` is rcl's (a program's own `-p` is not a parameter).
+    let args: Vec<String> = args.skip_while(|a| a != "--ros-args").collect();
     for pair in args.windows(2) {
         if pair[0] == "-p" || pair[0] == "--param" {
             match pair[1].split_once(":=") {
@@ -273,6 +274,7 @@ mod tests {
         let e = check_ros_args(args(&["node", "--ros-args", "-p", "truth_log:="])).unwrap_err();
         assert!(e.to_string().contains("truth_log:=''"), "{e}");
         assert!(check_ros_args(args(&["node", "--ros-args", "-p", "gain"])).is_err());
+        assert!(check_ros_args(args(&["arnie_bag", "play", "bag", "-p", "--clock"])).is_ok());
     }
 }
 
