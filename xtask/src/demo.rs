@@ -3,7 +3,8 @@
 //! ROS 2 tools are installed, else by the project's launcher; `ARNIE_LAUNCHER=xtask`
 //! forces the latter) runs the flame-passing task against the simulated xPC
 //! Targets, with the brain's tick and the trajectory period shortened so it ends within
-//! two minutes. `xtask/scripts/demo_monitor.py` (an rclpy client) starts the task, prints
+//! two minutes (`task:=english`: the same task from `params/tasks/flame_passing.txt`, in
+//! plain English). `xtask/scripts/demo_monitor.py` (an rclpy client) starts the task, prints
 //! progress, decides success (the simulated second candle is lit) and draws the run
 //! (`out/demo.svg`). Exit 0 on success, non-zero with a reason otherwise.
 use crate::env::{Layout, Ros};
@@ -19,6 +20,17 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     run::cargo(layout, ros, &["build", "--workspace", "--bins"])?;
     let mut args: std::collections::HashMap<String, String> = FAST.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     args.extend(launch::launch_args(rest)?);
+    // `task:=json` (the default) or `task:=english`: the flame task as instructions JSON
+    // or in plain English (compiled by the brain); `task_file:=PATH` runs any task file.
+    // Not a launch argument.
+    let choice = args.remove("task");
+    let task = match (choice.as_deref(), args.get("task_file")) {
+        (Some(_), Some(_)) => return Err(Failure::new("give task:= or task_file:=, not both")),
+        (_, Some(file)) => file.clone(),
+        (None | Some("json"), None) => layout.root.join("params/tasks/flame_passing.json").to_string_lossy().into_owned(),
+        (Some("english"), None) => layout.root.join("params/tasks/flame_passing.txt").to_string_lossy().into_owned(),
+        (Some(other), None) => return Err(Failure::new(format!("task:={other}: expected task:=json or task:=english"))),
+    };
     launch::use_ros_env(layout, ros);
     let out_dir = layout.root.join("out");
     std::fs::create_dir_all(&out_dir)?;
@@ -43,10 +55,6 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     };
     let stop = running.stop_flag();
     launch::stop_on_signals(stop.clone());
-    let task = args
-        .get("task_file")
-        .cloned()
-        .unwrap_or_else(|| layout.root.join("params/tasks/flame_passing.json").to_string_lossy().into_owned());
     let mut monitor = run::command(layout, ros, &ros.python.to_string_lossy());
     monitor
         .arg(layout.root.join("xtask/scripts/demo_monitor.py"))

@@ -2,6 +2,9 @@
 //! node (`src/bin`, feature `ros`) only wires topics and the action server to it.
 //!
 //! # Layout
+//! The first five modules are the `arnie_instructions` crate's, re-exported (arnie_english
+//! compiles English into the same model, and the node compiles English task files with it:
+//! a crate of their own keeps the packages free of a cycle).
 //! - [`error`]: [`BrainError`], the one error type: why a file was rejected, with its path.
 //! - [`loader`]: stage one, JSON text → raw instructions as written (shapes, types, ranges).
 //! - [`validate`]: stage two, raw → checked [`Instructions`] (names, variables resolved).
@@ -13,7 +16,8 @@
 //! - [`event`]: [`Event`]s and the [`TickOutput`] of a tick.
 //! - [`snapshot`]: [`Snapshot`], the state shaped like `BrainState.msg`.
 //! - `ros` (feature `ros`, the node's glue; the only module that uses r2r): inputs,
-//!   the `MoveTo` client, the `/brain/run_task` server and `/brain/state`.
+//!   the `MoveTo` client, the `/brain/run_task` server (tasks in JSON, or in English
+//!   through arnie_english) and `/brain/state`.
 //!
 //! # Use
 //! ```
@@ -33,16 +37,15 @@
 
 pub mod core;
 pub mod decide;
-pub mod error;
 pub mod event;
-pub mod loader;
-pub mod model;
 #[cfg(feature = "ros")]
 pub mod ros;
 pub mod snapshot;
 pub mod status;
-pub mod validate;
-pub mod vars;
+
+// The instructions model, loader and validator live in `arnie_instructions` (shared with
+// arnie_english without a package cycle); their paths here are unchanged.
+pub use arnie_instructions::{error, load, loader, model, validate, vars};
 
 pub use crate::core::{Brain, Outcome, Status, MAX_ACTIONS, VERIFY_TOLERANCE_MM};
 pub use crate::decide::Observation;
@@ -50,11 +53,3 @@ pub use crate::error::BrainError;
 pub use crate::event::{Event, Mismatch, ResetCause, TickOutput};
 pub use crate::model::Instructions;
 pub use crate::snapshot::{ActiveSnapshot, ScheduledSnapshot, Snapshot, VariableSnapshot};
-
-/// Load and check an instructions file. Never panics, whatever the text.
-///
-/// # Errors
-/// A [`BrainError`] naming the path and the problem of the first fault found.
-pub fn load(text: &str) -> Result<Instructions, BrainError> {
-    validate::validate(&loader::parse(text)?)
-}

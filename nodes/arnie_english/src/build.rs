@@ -13,10 +13,10 @@
 
 use std::collections::BTreeMap;
 
-use arnie_brain::loader::{
+use arnie_instructions::loader::{
     RawAction, RawCheck, RawDecision, RawInstructions, RawNext, RawObject, RawReset, RawValue,
 };
-use arnie_brain::Instructions;
+use arnie_instructions::Instructions;
 
 use crate::diagnostic::{Diagnostic, Kind, Severity};
 use crate::lexer::{self, Sentence as Text};
@@ -321,7 +321,7 @@ impl Cx<'_> {
         if self.diags.iter().any(|d| d.severity == Severity::Error) {
             return None;
         }
-        match arnie_brain::validate::validate(&raw) {
+        match arnie_instructions::validate::validate(&raw) {
             Ok(i) => Some(i),
             Err(e) => {
                 self.diag(

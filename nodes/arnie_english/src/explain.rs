@@ -8,9 +8,9 @@
 //! says all three. The initial action comes first, then the others by name. A name that is
 //! not a plain word, or that is a word of the grammar, is written in double quotes.
 
-use arnie_brain::model::{Action, Check, Decision, Next, ObjectCheck, Step, Value};
-use arnie_brain::vars::{Slot, VarRef};
-use arnie_brain::Instructions;
+use arnie_instructions::model::{Action, Check, Decision, Next, ObjectCheck, Step, Value};
+use arnie_instructions::vars::{Slot, VarRef};
+use arnie_instructions::Instructions;
 
 use crate::words::{count_word, is_reserved, ordinal_word};
 

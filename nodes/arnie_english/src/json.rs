@@ -4,9 +4,9 @@
 //! in their canonical form (`start,0,0`). The brain's loader reads it back to the same
 //! instructions (`tests/roundtrip.rs`).
 
-use arnie_brain::model::{Action, Check, Next, Value};
-use arnie_brain::vars::Slot;
-use arnie_brain::Instructions;
+use arnie_instructions::model::{Action, Check, Next, Value};
+use arnie_instructions::vars::Slot;
+use arnie_instructions::Instructions;
 
 use crate::explain::number;
 
@@ -15,7 +15,7 @@ fn string(s: &str) -> String {
 }
 
 /// The canonical name of a variable: `<action>,<decision>,<object>|arm`.
-pub fn variable_name(i: &Instructions, v: &arnie_brain::vars::VarRef) -> String {
+pub fn variable_name(i: &Instructions, v: &arnie_instructions::vars::VarRef) -> String {
     let slot = match v.slot {
         Slot::Arm => "arm".to_owned(),
         Slot::Object(k) => k.to_string(),

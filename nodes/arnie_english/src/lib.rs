@@ -43,7 +43,7 @@ pub mod lexer;
 pub mod parse;
 pub mod words;
 
-pub use arnie_brain::Instructions;
+pub use arnie_instructions::Instructions;
 pub use build::Options;
 pub use diagnostic::{Diagnostic, Kind, Severity};
 pub use json::to_json;

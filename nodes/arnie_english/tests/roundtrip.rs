@@ -29,6 +29,35 @@ fn project_task_files() {
     }
 }
 
+/// The project's English tasks (`params/tasks/*.txt`) compile, with no warning, to the
+/// instructions of the JSON file of the same name (`flame_passing.txt` → `.json`).
+#[test]
+fn project_english_tasks_match_their_json() {
+    let dir = common::root().join("params/tasks");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no English task in {}", dir.display());
+    for txt in files {
+        let c = arnie_english::compile_with(&common::read(&txt), arnie_english::Options::default());
+        let shown: Vec<String> = c.diagnostics.iter().map(|d| d.to_string()).collect();
+        assert!(shown.is_empty(), "{}: {shown:#?}", txt.display());
+        let json = txt.with_extension("json");
+        let want = arnie_brain::load(&common::read(&json))
+            .unwrap_or_else(|e| panic!("{}: {e}", json.display()));
+        assert_eq!(
+            c.instructions,
+            Some(want),
+            "{} vs {}",
+            txt.display(),
+            json.display()
+        );
+    }
+}
+
 #[test]
 fn reference_instructions_files() {
     let mut files = vec![common::reference().join("instructions.json")];

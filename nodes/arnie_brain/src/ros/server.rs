@@ -1,11 +1,16 @@
 //! [`BrainServer`]: the `/brain/run_task` action server (`RunTask`) and the tick loop.
 //!
-//! A goal names its task: `task_file`, else inline `task_json`, else the node's
-//! `instructions_file` parameter. Every goal is **accepted**; one whose task cannot be
-//! read or does not load (or names an unknown `initial_action`) is then aborted at once
-//! with outcome `REJECTED` and the loader's error in `message`, e.g.
-//! `task_json: actions.start.decisions[0].success.action: unknown action "nope"`
-//! (a plain rejection would tell the client nothing). Such a goal does not disturb the
+//! A goal names its task: `task_file`, else inline `task_json`, else inline
+//! `task_english`, else the node's `instructions_file` parameter. A file whose name ends
+//! in `.txt` is a task in plain English, compiled with `arnie_english` (as is
+//! `task_english`); any other file is instructions JSON. Every goal is **accepted**; one
+//! whose task cannot be read, does not load or does not compile (or names an unknown
+//! `initial_action`) is then aborted at once with outcome `REJECTED` and the loader's
+//! error in `message`, e.g.
+//! `task_json: actions.start.decisions[0].success.action: unknown action "nope"`, or
+//! every diagnostic of the English, one per line, e.g.
+//! `task_english: line 2, column 13: unknown sentence: …` (a plain rejection would tell
+//! the client nothing). Warnings of English that compiles are logged. Such a goal does not disturb the
 //! run in progress.
 //!
 //! A goal that loads **preempts** the run in progress: that run's goal ends `ABORTED`
@@ -102,28 +107,54 @@ impl BrainServer {
     /// message: it names the source and the problem.
     pub fn load(&self, goal: &RunTask::Goal) -> Result<Task, String> {
         let settings = (self.settings)()?;
-        let (name, text) = if !goal.task_file.trim().is_empty() {
-            if !goal.task_json.trim().is_empty() {
+        let inline = [
+            ("task_json", &goal.task_json),
+            ("task_english", &goal.task_english),
+        ];
+        let given: Vec<&str> = inline
+            .iter()
+            .filter(|(_, t)| !t.trim().is_empty())
+            .map(|(n, _)| *n)
+            .collect();
+        let (name, text, english) = if !goal.task_file.trim().is_empty() {
+            if !given.is_empty() {
                 r2r::log_warn!(
                     &self.log,
-                    "goal has task_file and task_json: task_json ignored"
+                    "goal has task_file and {}: ignored",
+                    given.join(" and ")
                 );
             }
             let path = goal.task_file.trim().to_owned();
             let text = read(&path)?;
-            (path, text)
+            let english = is_english_file(&path);
+            (path, text, english)
         } else if !goal.task_json.trim().is_empty() {
-            ("task_json".to_owned(), goal.task_json.clone())
+            if !goal.task_english.trim().is_empty() {
+                r2r::log_warn!(
+                    &self.log,
+                    "goal has task_json and task_english: task_english ignored"
+                );
+            }
+            ("task_json".to_owned(), goal.task_json.clone(), false)
+        } else if !goal.task_english.trim().is_empty() {
+            ("task_english".to_owned(), goal.task_english.clone(), true)
         } else if !settings.instructions_file.trim().is_empty() {
             let path = settings.instructions_file.trim().to_owned();
             let text = read(&path)?;
-            (path, text)
+            let english = is_english_file(&path);
+            (path, text, english)
         } else {
-            return Err("no task: the goal's task_file and task_json and the \
+            return Err(
+                "no task: the goal's task_file, task_json and task_english and the \
                         instructions_file parameter are all empty"
-                .into());
+                    .into(),
+            );
         };
-        let instructions = crate::load(&text).map_err(|e| format!("{name}: {e}"))?;
+        let instructions = if english {
+            self.compile_english(&name, &text)?
+        } else {
+            crate::load(&text).map_err(|e| format!("{name}: {e}"))?
+        };
         let initial = goal.initial_action.trim();
         let brain = if initial.is_empty() {
             Brain::new(instructions)
@@ -143,6 +174,27 @@ impl BrainServer {
             brain,
             settings,
         })
+    }
+
+    /// Compiles a task in English (arnie_english). Warnings are logged; errors make the
+    /// `REJECTED` message: every diagnostic, one per line, each prefixed with the source
+    /// (`task_english: line 2, column 13: unknown sentence: …`).
+    fn compile_english(&self, name: &str, text: &str) -> Result<crate::Instructions, String> {
+        let compiled = arnie_english::compile_with(text, arnie_english::Options::default());
+        let lines: Vec<String> = compiled
+            .diagnostics
+            .iter()
+            .map(|d| format!("{name}: {d}"))
+            .collect();
+        match compiled.instructions {
+            Some(instructions) => {
+                for line in &lines {
+                    r2r::log_warn!(&self.log, "{line}");
+                }
+                Ok(instructions)
+            }
+            None => Err(lines.join("\n")),
+        }
     }
 
     /// Starts `autostart` (a run without a goal) if given, then serves goal requests until
@@ -384,6 +436,13 @@ fn finish_text(brain: &Brain) -> String {
         Status::Cancelled => format!("cancelled after {ticks} ticks"),
         Status::Running => format!("running ({ticks} ticks)"),
     }
+}
+
+/// A task file in English: its name ends in `.txt` (any case); anything else is JSON.
+fn is_english_file(path: &str) -> bool {
+    std::path::Path::new(path)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("txt"))
 }
 
 fn read(path: &str) -> Result<String, String> {

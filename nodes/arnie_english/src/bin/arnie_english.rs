@@ -78,7 +78,7 @@ fn run(args: &Args) -> Result<bool, String> {
         &args.input
     };
     if args.command == "explain" {
-        return match arnie_brain::load(&text) {
+        return match arnie_instructions::load(&text) {
             Ok(i) => write(args.output.as_deref(), &arnie_english::explain(&i)).map(|()| true),
             Err(e) => {
                 eprintln!("{name}: {e}");
