@@ -7,19 +7,25 @@
 - English that does not compile, inline (task_english) and as a .txt file: the goal is
   accepted then aborted with outcome REJECTED and every diagnostic of the compiler, one
   per line, prefixed with the source; a run in progress is not disturbed;
-- an inline task_english goal runs: its MoveTo targets are the English's steps, in metres.
+- an inline task_english goal runs: its MoveTo targets are the English's steps, in metres;
+- ARNIE's own decypher/sample.txt (read from ../shared/reference) lights the candle in
+  params/scenario_sample.json, the flame scenario with the candle where the sample puts
+  it, (-50, 50, 50) mm (params/scenario_flame.json has it at (-95, 30, 45)).
 """
+import json
 import math
 
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import RunTask
 from arnie_interfaces.msg import BrainState
 
-from conftest import ROOT
+from conftest import REFERENCE, ROOT
 from test_brain import STATE, STATE_QOS, ArmPeer, collapse, key, m, result_of, send, start_node
 from test_e2e import Stack, subsequence
 
 TASK_TXT = ROOT / "params" / "tasks" / "flame_passing.txt"
+SAMPLE_TXT = REFERENCE / "arnie" / "decypher" / "sample.txt"
+SAMPLE_SCENARIO = ROOT / "params" / "scenario_sample.json"
 
 # Two errors: a sentence that does not parse (line 3) and an unknown action (line 5).
 BAD_ENGLISH = """Create an action called start.
@@ -47,10 +53,11 @@ home has no reset condition.
 """
 
 
-def test_english_flame_task_lights_the_candle(graph, tmp_path):
-    stack = Stack(graph, tmp_path)
+def run_english_file(stack, graph, path):
+    """The RunTask goal with an English task file, until the candle is lit; then checks
+    that the flame went source -> taper -> candle through the task's three actions."""
     stack.ready()
-    goal = RunTask.Goal(task_file=str(TASK_TXT))
+    goal = RunTask.Goal(task_file=str(path))
     stack.handle = graph.wait_future(
         stack.client.send_goal_async(goal, feedback_callback=lambda fb: stack.feedback.append(fb.feedback.state)),
         what="the RunTask goal response")
@@ -64,11 +71,27 @@ def test_english_flame_task_lights_the_candle(graph, tmp_path):
             first_lit.setdefault(name, i)
     assert first_lit.get("taper", math.inf) < first_lit["candle"], first_lit
     assert subsequence(["start", "lightSelf", "lightOther"], stack.actions()), stack.summary()
-    assert all(s.task == str(TASK_TXT) for s in stack.states if s.active), {s.task for s in stack.states}
+    assert all(s.task == str(path) for s in stack.states if s.active), {s.task for s in stack.states}
 
     result = stack.cancel()
     assert result.status == GoalStatus.STATUS_CANCELED, result
     assert result.result.outcome == RunTask.Result.CANCELLED, result.result
+
+
+def test_english_flame_task_lights_the_candle(graph, tmp_path):
+    run_english_file(Stack(graph, tmp_path), graph, TASK_TXT)
+
+
+def test_decypher_sample_lights_the_candle_in_its_scenario(graph, tmp_path):
+    sample_scenario = json.loads(SAMPLE_SCENARIO.read_text())
+    # The sample's geometry: its lightOther holds the taper at (-50, 50, 50) mm.
+    assert sample_scenario["eyes"]["candle_mm"] == [-50, 50, 50]
+
+    def use_sample_scenario(s):
+        s.clear()
+        s.update(sample_scenario)
+
+    run_english_file(Stack(graph, tmp_path, scenario=use_sample_scenario), graph, SAMPLE_TXT)
 
 
 def test_bad_english_is_rejected_with_the_compilers_messages(graph, tmp_path):
