@@ -26,7 +26,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import time
 
@@ -36,7 +35,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 
-from conftest import REFERENCE, ROOT
+from conftest import REFERENCE, ROOT, free_udp_ports
 
 PARAMS = ROOT / "params"
 SPINE_BRAINJS = PARAMS / "spine_brainjs.json"
@@ -58,19 +57,6 @@ def node_js():
     if node is None:
         pytest.skip("node.js is not installed (`node` not on PATH): the original BrainJS cannot run")
     return node
-
-
-def free_udp_ports(n):
-    """n distinct free UDP ports on 127.0.0.1 (held together while chosen)."""
-    socks = []
-    for _ in range(n):
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.bind(("127.0.0.1", 0))
-        socks.append(s)
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
 
 
 class LabStack:

@@ -10,7 +10,6 @@ subscriber, and DDS says nothing).
   `incompatible_qos_peers`); a compatible one is not.
 """
 import json
-import socket
 
 import pytest
 
@@ -18,21 +17,11 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
+from conftest import free_udp_ports
+
 RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 BEST_EFFORT = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
 IDENTITY = "1 0 0 0;0 1 0 0;0 0 1 0;0 0 0 1"
-
-
-def free_ports(n):
-    socks = []
-    for _ in range(n):
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.bind(("127.0.0.1", 0))
-        socks.append(s)
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
 
 
 class Diag:
@@ -49,7 +38,7 @@ class Diag:
 
 
 def start_spine(graph, tmp_path):
-    arm_in, target_in, custom_in, arm_out, custom_out = free_ports(5)
+    arm_in, target_in, custom_in, arm_out, custom_out = free_udp_ports(5)
     config = {
         "host": "127.0.0.1",
         "transforms": {"default": IDENTITY},

@@ -7,9 +7,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use node_glue::topics;
 use futures::{Stream, StreamExt};
 use nalgebra::Point3;
+use node_glue::topics;
 use r2r::arnie_interfaces::msg::Coordinates;
 use r2r::geometry_msgs::msg::PointStamped;
 

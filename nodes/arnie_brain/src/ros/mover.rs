@@ -21,9 +21,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use node_glue::{time, topics};
 use futures::StreamExt;
 use nalgebra::Point3;
+use node_glue::{time, topics};
 use r2r::arnie_interfaces::action::MoveTo;
 use r2r::geometry_msgs::msg::{Point, PointStamped};
 use r2r::ActionClientGoal;
