@@ -17,6 +17,8 @@ use crate::{Bag, Player, Step};
 
 /// The longest the loop sleeps in one go (keys, signals and `/clock` stay responsive).
 const MAX_SLEEP: Duration = Duration::from_millis(20);
+/// How long the publishers stay after the last message (not after `q` or a signal).
+const END_LINGER: Duration = Duration::from_secs(1);
 
 /// `rosgraph_msgs/msg/Clock` as CDR (little endian): header, `int32 sec`, `uint32 nanosec`.
 fn clock_cdr(t_ns: u64) -> [u8; 12] {
@@ -187,8 +189,15 @@ pub fn run(args: PlayArgs) -> u8 {
     for (topic, n) in &status.published {
         println!("  {topic}: {n} published");
     }
-    // Give reliable subscribers a moment to receive the last messages.
-    for _ in 0..10 {
+    // Keep the publishers a moment: a reliable last message whose packet was dropped is
+    // repaired only at the writer's next heartbeat (r2r gives no wait_for_all_acked).
+    let linger = Instant::now()
+        + if down.is_set() {
+            Duration::ZERO
+        } else {
+            END_LINGER
+        };
+    while Instant::now() < linger {
         app.node.spin_once(Duration::from_millis(10));
     }
     code
