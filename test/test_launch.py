@@ -11,7 +11,6 @@ xtask launch` (for machines without `ros2 launch`) on the same file.
 
 Each launch gets a copy of the simulator's spine config on free UDP ports.
 """
-import re
 
 import pytest
 from arnie_interfaces.action import MoveTo
@@ -41,26 +40,45 @@ def any_launcher():
     return "ros2" if ROS2 else "xtask"
 
 
-def ros2_retry(graph, *args, ok=lambda r: r.returncode == 0, attempts=10):
-    """A ros2 CLI call, repeated while its own discovery has not seen the graph yet."""
-    for _ in range(attempts):
-        r = graph.ros2(*args)
-        if ok(r):
-            return r
-        graph.spin_for(0.5)
-    pytest.fail(f"ros2 {' '.join(args)} failed: {r.returncode}\n{r.stdout}\n{r.stderr}\n" + graph.logs())
+def settled(graph, *args):
+    """The output of a ros2 CLI call once the CLI's own discovery has settled: the same
+    (successful) answer twice in a row, each call spinning 2 s for discovery."""
+    last = None
+    for _ in range(10):
+        r = graph.ros2(*args, "--no-daemon", "--spin-time", "2")
+        if r.returncode == 0 and r.stdout == last:
+            return last
+        last = r.stdout if r.returncode == 0 else None
+    pytest.fail(f"ros2 {' '.join(args)} never gave the same answer twice:\n{r.stdout}\n{r.stderr}\n" + graph.logs())
+
+
+def interfaces(graph, ns, name):
+    """A node's topics, services and clients as this test's graph sees them (what `ros2
+    node info` prints), once discovery has settled: the same answer 1 s apart."""
+    n = graph.node
+
+    def now():
+        return {kind: sorted((t, tuple(types)) for t, types in get(name, ns)) for kind, get in [
+            ("subscribers", n.get_subscriber_names_and_types_by_node),
+            ("publishers", n.get_publisher_names_and_types_by_node),
+            ("services", n.get_service_names_and_types_by_node),
+            ("clients", n.get_client_names_and_types_by_node)]}
+
+    last = None
+    for _ in range(30):
+        current = now()
+        if current == last and current["publishers"]:
+            return current
+        last = current
+        graph.spin_for(1.0)
+    pytest.fail(f"the interfaces of {ns}/{name} never settled: {last}")
 
 
 def snapshot(graph, ns, nodes):
-    """What a user sees of each node: its parameters and its interfaces."""
-    out = {}
-    for n in nodes:
-        fq = f"{ns}/{n}"
-        params = ros2_retry(graph, "param", "dump", "--no-daemon", fq).stdout
-        info = ros2_retry(graph, "node", "info", "--no-daemon", fq,
-                          ok=lambda r: r.returncode == 0 and "Subscribers:" in r.stdout).stdout
-        out[n] = {"params": params, "info": info}
-    return out
+    """What a user sees of each node: its parameters (`ros2 param dump`) and its topics,
+    services and actions."""
+    return {n: {"params": settled(graph, "param", "dump", f"{ns}/{n}"), "interfaces": interfaces(graph, ns, n)}
+            for n in nodes}
 
 
 def test_ros2_launch_and_xtask_launch_bring_up_the_same_nodes(graph, tmp_path):
@@ -78,14 +96,15 @@ def test_ros2_launch_and_xtask_launch_bring_up_the_same_nodes(graph, tmp_path):
         assert seen["ros2"][n] == seen["xtask"][n], f"{n} differs between ros2 launch and cargo xtask launch"
     brain = seen["ros2"]["brain"]
     assert "tick_period_s: 2.5" in brain["params"], brain["params"]
-    assert "/cmp/trajectory/move_to" in brain["info"], brain["info"]
+    assert any(t.startswith("/cmp/trajectory/move_to/_action/") for t, _ in brain["interfaces"]["clients"]), brain
     assert "period_ms: 20" in seen["ros2"]["trajectory_server"]["params"]
     assert str(config) in seen["ros2"]["spine_bridge"]["params"]
     # Relative names: every topic of the node is under the namespace (but /rosout,
     # /parameter_events and /diagnostics, which are global by convention).
-    topics = re.findall(r"^\s+(/\S+): ", seen["ros2"]["trajectory_server"]["info"], re.M)
-    assert topics and all(t.startswith("/cmp/") or t in ("/rosout", "/parameter_events", "/diagnostics")
-                          for t in topics), topics
+    ts = seen["ros2"]["trajectory_server"]["interfaces"]
+    topics = [t for kind in ("subscribers", "publishers") for t, _ in ts[kind]]
+    assert "/cmp/arm/command" in topics and "/cmp/arm/position" in topics, topics
+    assert all(t.startswith("/cmp/") or t in ("/rosout", "/parameter_events", "/diagnostics") for t in topics), topics
 
 
 def test_two_arms_side_by_side_without_crosstalk(graph, tmp_path):
