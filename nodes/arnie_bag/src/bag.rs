@@ -123,15 +123,7 @@ impl Bag {
                 }
             }
         }
-        let topics = metadata
-            .topics_with_message_count
-            .iter()
-            .map(|t| BagTopic {
-                metadata: t.topic_metadata.clone(),
-                message_count: t.message_count,
-                definition: definition_in(&files, &t.topic_metadata.name),
-            })
-            .collect();
+        let topics = bag_topics(&metadata, &files);
         let bag_size = dir_size(&dir);
         Ok(Bag {
             channel_topics: channel_maps(&files),
@@ -151,15 +143,7 @@ impl Bag {
             .unwrap_or_default();
         let metadata = metadata_from_mcap(&file, &name)?;
         let files = vec![file];
-        let topics = metadata
-            .topics_with_message_count
-            .iter()
-            .map(|t| BagTopic {
-                metadata: t.topic_metadata.clone(),
-                message_count: t.message_count,
-                definition: definition_in(&files, &t.topic_metadata.name),
-            })
-            .collect();
+        let topics = bag_topics(&metadata, &files);
         Ok(Bag {
             channel_topics: channel_maps(&files),
             path,
@@ -215,6 +199,19 @@ fn definition_in(files: &[McapFile], topic: &str) -> Option<MessageDefinition> {
             text: String::from_utf8_lossy(&s.data).into_owned(),
         })
     })
+}
+
+/// One [`BagTopic`] per topic of the metadata, with its definition from the files.
+fn bag_topics(metadata: &BagMetadata, files: &[McapFile]) -> Vec<BagTopic> {
+    metadata
+        .topics_with_message_count
+        .iter()
+        .map(|t| BagTopic {
+            metadata: t.topic_metadata.clone(),
+            message_count: t.message_count,
+            definition: definition_in(files, &t.topic_metadata.name),
+        })
+        .collect()
 }
 
 fn channel_maps(files: &[McapFile]) -> Vec<HashMap<u16, Arc<str>>> {

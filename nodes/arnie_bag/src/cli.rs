@@ -161,17 +161,8 @@ pub fn absolute(topic: &str) -> String {
 /// rosbag2's default output folder: `rosbag2_YYYY_MM_DD-HH_MM_SS`, local time.
 pub fn default_output(now_epoch_s: i64, utc_offset_s: i64) -> String {
     let local = now_epoch_s + utc_offset_s;
-    let days = local.div_euclid(86_400);
+    let (y, m, d) = crate::info::civil_from_days(local.div_euclid(86_400));
     let sod = local.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
     format!(
         "rosbag2_{y:04}_{m:02}_{d:02}-{:02}_{:02}_{:02}",
         sod / 3600,
@@ -427,6 +418,14 @@ fn parse_rewrite(a: &mut Args) -> Result<Command> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn default_output_is_rosbag2s_folder_name_in_local_time() {
+        assert_eq!(default_output(1_795_433_420, 0), "rosbag2_2026_11_23-11_30_20");
+        assert_eq!(default_output(951_782_400, 7_200), "rosbag2_2000_02_29-02_00_00");
+        assert_eq!(default_output(0, -3_600), "rosbag2_1969_12_31-23_00_00");
+    }
+
     use super::*;
 
     fn p(s: &str) -> Result<Command> {
