@@ -15,6 +15,9 @@ pub const IDL_PACKAGES: &[&str] = &[
     "arnie_interfaces",
     // /clock of `arnie_bag play --clock` (r2r needs a type generated to publish it raw).
     "rosgraph_msgs",
+    // sim/markers, brain/markers (MarkerArray); Marker nests sensor_msgs/CompressedImage.
+    "visualization_msgs",
+    "sensor_msgs",
 ];
 
 /// The workspace's paths.
