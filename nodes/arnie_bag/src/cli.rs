@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::error::{BagError, Result};
 use crate::filter::TopicFilter;
 use crate::mcap::Compression;
-use crate::player::PlayOptions;
+use crate::player::{PlayOptions, TopicRegex};
 use crate::recorder::RecorderOptions;
 
 /// The usage text.
@@ -19,16 +19,19 @@ pub const USAGE: &str = "usage: arnie_bag <record|play|info|reindex|rewrite> ...
          [-b|--max-bag-size BYTES] [-d|--max-bag-duration SECONDS]
          [--compression none|zstd|lz4] [--start-paused] [-p|--polling-interval MS]
          [--custom-data KEY=VALUE ...] [--no-fsync]
-  play BAG [-r|--rate R] [-l|--loop] [--topics T ...] [--exclude-topics T ...]
+  play BAG [-r|--rate R] [-l|--loop] [--topics T ...] [-e|--regex RE]
+         [-x|--exclude-regex RE] [--exclude-topics T ...]
          [-m|--remap OLD:=NEW ...] [--start-offset S] [--playback-duration S] [-d|--delay S]
          [-p|--start-paused] [--clock [HZ]] [--disable-keyboard-controls]
          [--wait-for-subscribers]
   info BAG [--json] [-t|--topic-name]
   reindex BAG
   rewrite BAG OUTPUT [--compression none|zstd|lz4] [-b BYTES] [-d SECONDS]
-         [--topics T ...] [--exclude-topics T ...]
+         [--topics T ...] [-e|--regex RE] [-x|--exclude-regex RE] [--exclude-topics T ...]
 
 BAG is a bag folder (metadata.yaml + MCAP files) or a single .mcap file.
+record's regexes search the name (as ros2 bag record); play's and rewrite's must match
+the whole name (as ros2 bag play: -e '/arm/.*').
 While playing: SPACE pause/resume, RIGHT next message, UP/DOWN rate +/- 0.1, q quit.";
 
 /// `record`, checked.
@@ -328,6 +331,8 @@ fn parse_play(a: &mut Args) -> Result<Command> {
             "--exclude-topics" => o
                 .exclude_topics
                 .extend(a.values(&w, true)?.iter().map(|t| absolute(t))),
+            "-e" | "--regex" => o.regex = Some(TopicRegex::new(&w, &a.value(&w)?)?),
+            "-x" | "--exclude-regex" => o.exclude_regex = Some(TopicRegex::new(&w, &a.value(&w)?)?),
             "-m" | "--remap" => {
                 for r in a.values(&w, true)? {
                     let (old, new) = r.split_once(":=").ok_or_else(|| {
@@ -399,6 +404,10 @@ fn parse_rewrite(a: &mut Args) -> Result<Command> {
             "--exclude-topics" => play
                 .exclude_topics
                 .extend(a.values(&w, true)?.iter().map(|t| absolute(t))),
+            "-e" | "--regex" => play.regex = Some(TopicRegex::new(&w, &a.value(&w)?)?),
+            "-x" | "--exclude-regex" => {
+                play.exclude_regex = Some(TopicRegex::new(&w, &a.value(&w)?)?)
+            }
             f if f.starts_with('-') && f.len() > 1 => {
                 return Err(BagError::option(f, "unknown option of rewrite"))
             }
@@ -421,8 +430,14 @@ mod tests {
 
     #[test]
     fn default_output_is_rosbag2s_folder_name_in_local_time() {
-        assert_eq!(default_output(1_795_433_420, 0), "rosbag2_2026_11_23-11_30_20");
-        assert_eq!(default_output(951_782_400, 7_200), "rosbag2_2000_02_29-02_00_00");
+        assert_eq!(
+            default_output(1_795_433_420, 0),
+            "rosbag2_2026_11_23-11_30_20"
+        );
+        assert_eq!(
+            default_output(951_782_400, 7_200),
+            "rosbag2_2000_02_29-02_00_00"
+        );
         assert_eq!(default_output(0, -3_600), "rosbag2_1969_12_31-23_00_00");
     }
 
@@ -473,6 +488,13 @@ mod tests {
             o.remap,
             vec![("/a".into(), "/b".into()), ("/c".into(), "/d".into())]
         );
+        let Command::Play(pl) = p("play bag -e /arm/.* -x .*command --exclude-topics y").unwrap()
+        else {
+            panic!()
+        };
+        let o = pl.options;
+        assert!(o.plays("/arm/position") && !o.plays("/arm/command") && !o.plays("/y"));
+        assert!(!o.plays("/eyes/observations"));
         let Command::Play(pl) = p("play bag --clock 100 --topics x").unwrap() else {
             panic!()
         };
@@ -488,6 +510,8 @@ mod tests {
             "play bag --clock -1",
             "play a b",
             "play bag --start-offset -1",
+            "play bag -e (",
+            "play bag --exclude-regex",
         ] {
             assert!(p(bad).is_err(), "{bad}");
         }

@@ -32,6 +32,10 @@ pub struct PlayOptions {
     pub topics: Vec<String>,
     /// `--exclude-topics`.
     pub exclude_topics: Vec<String>,
+    /// `-e/--regex`: also the topics whose whole name this matches.
+    pub regex: Option<TopicRegex>,
+    /// `-x/--exclude-regex`: never the topics whose whole name this matches.
+    pub exclude_regex: Option<TopicRegex>,
     /// `--remap old:=new` (exact topic names).
     pub remap: Vec<(String, String)>,
     /// `--start-offset`: skip this much of the bag's start.
@@ -53,6 +57,8 @@ impl Default for PlayOptions {
             loop_playback: false,
             topics: Vec::new(),
             exclude_topics: Vec::new(),
+            regex: None,
+            exclude_regex: None,
             remap: Vec::new(),
             start_offset_ns: 0,
             playback_duration_ns: None,
@@ -64,10 +70,20 @@ impl Default for PlayOptions {
 }
 
 impl PlayOptions {
-    /// Whether `topic` (its name in the bag) is played.
+    /// Whether `topic` (its name in the bag) is played: as rosbag2's MCAP storage
+    /// filter, selected when no `--topics` and no `--regex` are given, or the topic is
+    /// named, or `--regex` matches it; then not when it is in `--exclude-topics` or
+    /// `--exclude-regex` matches it.
     pub fn plays(&self, topic: &str) -> bool {
-        (self.topics.is_empty() || self.topics.iter().any(|t| t == topic))
-            && !self.exclude_topics.iter().any(|t| t == topic)
+        let selected = (self.topics.is_empty() && self.regex.is_none())
+            || self.topics.iter().any(|t| t == topic)
+            || self.regex.as_ref().is_some_and(|r| r.matches(topic));
+        let excluded = self.exclude_topics.iter().any(|t| t == topic)
+            || self
+                .exclude_regex
+                .as_ref()
+                .is_some_and(|r| r.matches(topic));
+        selected && !excluded
     }
 
     /// The name `topic` is published under.
@@ -76,6 +92,35 @@ impl PlayOptions {
             .iter()
             .find(|(old, _)| old == topic)
             .map_or(topic, |(_, new)| new.as_str())
+    }
+}
+
+/// A topic regex of `play` (`-e`, `-x`). rosbag2's player filters in the storage
+/// plugin with `std::regex_match`: the regex must match the **whole** name (`/arm/.*`,
+/// not `arm`), unlike `record`'s search.
+#[derive(Debug, Clone)]
+pub struct TopicRegex(regex::Regex);
+
+impl TopicRegex {
+    /// Compiles `re` as a whole-name match.
+    ///
+    /// # Errors
+    /// [`BagError::BadOption`] naming `flag` for a regex that does not compile.
+    pub fn new(flag: &str, re: &str) -> Result<Self> {
+        regex::Regex::new(&format!("^(?:{re})$"))
+            .map(TopicRegex)
+            .map_err(|e| BagError::option(flag, format!("bad regex: {e}")))
+    }
+
+    /// Whether the regex matches all of `topic`.
+    pub fn matches(&self, topic: &str) -> bool {
+        self.0.is_match(topic)
+    }
+}
+
+impl PartialEq for TopicRegex {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_str() == other.0.as_str()
     }
 }
 
@@ -595,6 +640,49 @@ mod tests {
         )
         .unwrap();
         assert_eq!(run(&mut p, 0), vec![]);
+    }
+
+    #[test]
+    fn regex_selection_is_rosbag2s_storage_filter() {
+        let re = |r: &str| Some(TopicRegex::new("-e", r).unwrap());
+        let o = |topics: &[&str], regex, exclude_regex, exclude: &[&str]| PlayOptions {
+            topics: topics.iter().map(|t| t.to_string()).collect(),
+            regex,
+            exclude_regex,
+            exclude_topics: exclude.iter().map(|t| t.to_string()).collect(),
+            ..PlayOptions::default()
+        };
+        let played = |o: &PlayOptions| {
+            [
+                "/arm/position",
+                "/arm/command",
+                "/eyes/observations",
+                "/rosout",
+            ]
+            .into_iter()
+            .filter(|t| o.plays(t))
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(played(&o(&[], None, None, &[])).len(), 4);
+        // Whole-name match: `arm` alone matches nothing, `/arm/.*` both arm topics.
+        assert!(played(&o(&[], re("arm"), None, &[])).is_empty());
+        assert_eq!(
+            played(&o(&[], re("/arm/.*"), None, &[])),
+            ["/arm/position", "/arm/command"]
+        );
+        // Named topics and the regex add up; exclusions win over both.
+        assert_eq!(
+            played(&o(&["/rosout"], re("/arm/.*"), re(".*command"), &[])),
+            ["/arm/position", "/rosout"]
+        );
+        assert_eq!(
+            played(&o(&[], None, re("/(rosout|eyes/.*)"), &["/arm/command"])),
+            ["/arm/position"]
+        );
+        assert!(TopicRegex::new("-e", "(").is_err());
+        // The player skips what the regex leaves out.
+        let mut p = Player::new(src(), 100 * S, o(&[], re("/b"), None, &[]), 0).unwrap();
+        assert_eq!(run(&mut p, 0), vec![(S, "/b".to_string(), 101 * S)]);
     }
 
     #[test]
