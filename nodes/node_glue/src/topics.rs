@@ -39,6 +39,10 @@ pub const STRATEGY_EVENTS: &str = "strategy/events";
 pub const WORLD_FRAME: &str = "world";
 /// `arnie_interfaces/SimTruth`, the simulator's ground truth.
 pub const SIM_TRUTH: &str = "sim/truth";
+/// `visualization_msgs/MarkerArray`, the simulator's scene for rviz (latched).
+pub const SIM_MARKERS: &str = "sim/markers";
+/// `visualization_msgs/MarkerArray`, what the brain sees and wants (latched).
+pub const BRAIN_MARKERS: &str = "brain/markers";
 
 /// The absolute name of `name` as rcl resolves it in `namespace` (no remapping): an
 /// absolute name stays, a relative one goes under the namespace (`/` or empty = root).
