@@ -1,0 +1,471 @@
+//! `board_sim`: the simulated Eurobot motor / actuator board at the far end of a comms
+//! link (no ROS). It speaks only the board's packets (`nodes/arnie_comms/packets`,
+//! ids 30-37) and runs [`arnie_table::Board`] on the table of a scenario file.
+//!
+//! ```text
+//! board_sim --scenario FILE --packets DIR [pty] [--link-file PATH] [options]
+//! board_sim --scenario FILE --packets DIR can_udp [--bind ADDR] [--peer ADDR] [--link-file PATH] [options]
+//! options: --truth-log FILE.jsonl  --truth-period-ms N (50)  --corrupt-rate P (0; pty only)
+//!          --seed N  --noise-scale K (1)  --watchdog-ms N
+//! ```
+//! `pty` (the default) opens a pseudo-terminal and plays the board on its master side
+//! with the UART framing; the slave path is the bridge's `serial_port`. `can_udp` binds
+//! `--bind` (default `127.0.0.1:0`) and answers the last sender, or `--peer`. The link is
+//! printed as `board_sim: link <where>` and written to `--link-file` (atomically).
+//!
+//! `--corrupt-rate P` replaces each byte on the wire, in both directions, with
+//! probability P by a different random byte (seeded by `--seed`), to test resync.
+//!
+//! The truth log (JSON lines): a `start` line (scenario, table, start pose), then every
+//! `--truth-period-ms` a `pose` line (`t_ms`, true `robot` pose, board `odom` pose,
+//! speeds, `opponent`), and an `event` line for each board event (watchdog, stop,
+//! collision, actuator start/done, opponent seen, ...). SIGINT / SIGTERM stop it (exit 0,
+//! counters printed); a failing link exits 1, bad arguments or files 2.
+use arnie_comms::link::{Link, LinkConfig, LinkEvent};
+use arnie_comms::transport::{open_pty, CanBus, SerialPort, UdpCan};
+use arnie_comms::uart::{self, Decoder, DecoderConfig};
+use arnie_comms::{Counters, Definitions, Packet};
+use arnie_table::board::{Event, Rng};
+use arnie_table::{wire, Board, Options, Scenario};
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use tokio::time::{sleep_until, Duration, Instant};
+
+const USAGE: &str = "usage:
+  board_sim --scenario FILE --packets DIR [pty] [--link-file PATH] [options]
+  board_sim --scenario FILE --packets DIR can_udp [--bind ADDR] [--peer ADDR] [--link-file PATH] [options]
+options: --truth-log FILE.jsonl --truth-period-ms N --corrupt-rate P --seed N --noise-scale K --watchdog-ms N";
+
+#[derive(Debug)]
+struct Args {
+    scenario: PathBuf,
+    packets: PathBuf,
+    can: Option<(SocketAddr, Option<SocketAddr>)>,
+    link_file: Option<PathBuf>,
+    truth_log: Option<PathBuf>,
+    truth_period_ms: u64,
+    corrupt_rate: f64,
+    opts: Options,
+}
+
+fn main() -> ExitCode {
+    let args = match parse(std::env::args().skip(1)) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("board_sim: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("board_sim: cannot start a runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((code, e)) => {
+            eprintln!("board_sim: {e}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
+    let mut scenario = None;
+    let mut packets = None;
+    let mut mode: Option<String> = None;
+    let mut link_file = None;
+    let mut truth_log = None;
+    let mut truth_period_ms = 50u64;
+    let mut corrupt_rate = 0.0f64;
+    let mut bind: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 0));
+    let mut peer = None;
+    let mut opts = Options::default();
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
+        match arg.as_str() {
+            "-h" | "--help" => return Err("help".into()),
+            "--scenario" => scenario = Some(PathBuf::from(value("--scenario")?)),
+            "--packets" => packets = Some(PathBuf::from(value("--packets")?)),
+            "--link-file" => link_file = Some(PathBuf::from(value("--link-file")?)),
+            "--truth-log" => truth_log = Some(PathBuf::from(value("--truth-log")?)),
+            "--truth-period-ms" => {
+                let v = value("--truth-period-ms")?;
+                truth_period_ms = v
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=60_000).contains(n))
+                    .ok_or_else(|| format!("--truth-period-ms {v:?}: 1 ..= 60000"))?;
+            }
+            "--corrupt-rate" => {
+                let v = value("--corrupt-rate")?;
+                corrupt_rate = v
+                    .parse()
+                    .ok()
+                    .filter(|p: &f64| (0.0..=1.0).contains(p))
+                    .ok_or_else(|| format!("--corrupt-rate {v:?}: a probability 0 ..= 1"))?;
+            }
+            "--seed" => {
+                let v = value("--seed")?;
+                opts.seed = Some(v.parse().map_err(|_| format!("--seed {v:?} is not a number"))?);
+            }
+            "--noise-scale" => {
+                let v = value("--noise-scale")?;
+                opts.noise_scale = v
+                    .parse()
+                    .ok()
+                    .filter(|k: &f64| k.is_finite() && (0.0..=100.0).contains(k))
+                    .ok_or_else(|| format!("--noise-scale {v:?}: 0 ..= 100"))?;
+            }
+            "--watchdog-ms" => {
+                let v = value("--watchdog-ms")?;
+                opts.watchdog_ms = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|n| (1..=65_535).contains(n))
+                        .ok_or_else(|| format!("--watchdog-ms {v:?}: 1 ..= 65535"))?,
+                );
+            }
+            "--bind" => {
+                let v = value("--bind")?;
+                bind = v.parse().map_err(|_| format!("--bind {v:?} is not an address like 127.0.0.1:0"))?;
+            }
+            "--peer" => {
+                let v = value("--peer")?;
+                peer = Some(v.parse().map_err(|_| format!("--peer {v:?} is not an address like 127.0.0.1:5000"))?);
+            }
+            "pty" | "can_udp" if mode.is_none() => mode = Some(arg),
+            other => return Err(format!("unexpected argument {other:?}")),
+        }
+    }
+    let can = match mode.as_deref() {
+        Some("can_udp") => Some((bind, peer)),
+        _ => None,
+    };
+    if can.is_some() && corrupt_rate > 0.0 {
+        return Err("--corrupt-rate is for the UART (pty) link only".into());
+    }
+    Ok(Args {
+        scenario: scenario.ok_or("--scenario FILE is required")?,
+        packets: packets.ok_or("--packets DIR is required")?,
+        can,
+        link_file,
+        truth_log,
+        truth_period_ms,
+        corrupt_rate,
+        opts,
+    })
+}
+
+/// The wire: our own UART loop (so bytes can be corrupted both ways) or a CAN link.
+enum Wire {
+    Uart { port: SerialPort, decoder: Decoder, defs: Arc<Definitions>, counters: Counters },
+    Can(Link),
+}
+
+/// Corrupts bytes in place with probability `rate` each; returns how many.
+fn corrupt(bytes: &mut [u8], rate: f64, rng: &mut Rng) -> u64 {
+    let mut n = 0;
+    if rate <= 0.0 {
+        return 0;
+    }
+    for b in bytes.iter_mut() {
+        if rng.uniform() < rate {
+            *b ^= 1 + (rng.next_u64() % 255) as u8;
+            n += 1;
+        }
+    }
+    n
+}
+
+struct Stats {
+    ignored: u64,
+    corrupted: u64,
+}
+
+impl Wire {
+    async fn send(&mut self, p: &Packet, rate: f64, rng: &mut Rng, stats: &mut Stats) -> Result<(), String> {
+        match self {
+            Wire::Uart { port, counters, .. } => {
+                let mut bytes = uart::encode_packet(p).map_err(|e| e.to_string())?;
+                stats.corrupted += corrupt(&mut bytes, rate, rng);
+                port.write_all(&bytes).await.map_err(|e| e.to_string())?;
+                counters.tx_packets += 1;
+                Ok(())
+            }
+            Wire::Can(link) => link.send(p).await.map(|_| ()).map_err(|e| e.to_string()),
+        }
+    }
+
+    /// Waits for bytes / frames; returns the packets decoded (rejections are counted).
+    async fn recv(
+        &mut self,
+        start: Instant,
+        rate: f64,
+        rng: &mut Rng,
+        stats: &mut Stats,
+    ) -> Result<Vec<Packet>, String> {
+        match self {
+            Wire::Uart { port, decoder, defs, counters } => {
+                let mut buf = [0u8; 512];
+                let n = port.read(&mut buf).await.map_err(|e| e.to_string())?;
+                stats.corrupted += corrupt(&mut buf[..n], rate, rng);
+                let now = ms_since(start);
+                decoder.push(&buf[..n], now);
+                Ok(Self::drain(decoder, defs, counters, now))
+            }
+            Wire::Can(link) => match link.recv().await.map_err(|e| e.to_string())? {
+                LinkEvent::Packet(r) => Ok(vec![r.packet]),
+                LinkEvent::Rejected(_) => Ok(vec![]),
+            },
+        }
+    }
+
+    fn drain(decoder: &mut Decoder, defs: &Definitions, counters: &mut Counters, now: u64) -> Vec<Packet> {
+        let mut out = Vec::new();
+        while let Some(item) = decoder.next(now) {
+            let Ok(frame) = item else { continue };
+            match defs.get(frame.command).map(|d| Packet::decode(d.clone(), frame.payload())) {
+                Some(Ok(p)) => {
+                    counters.rx_packets += 1;
+                    out.push(p);
+                }
+                Some(Err(kind)) => counters.record(kind),
+                None => counters.record(arnie_comms::RejectKind::UnknownCommand),
+            }
+        }
+        out
+    }
+
+    /// Expires a stale partial frame (UART).
+    fn expire(&mut self, now: u64) {
+        if let Wire::Uart { decoder, defs, counters, .. } = self {
+            let _ = Self::drain(decoder, defs, counters, now);
+        }
+    }
+
+    fn counters(&self) -> Counters {
+        match self {
+            Wire::Uart { decoder, counters, .. } => {
+                let mut c = counters.clone();
+                c.merge(decoder.counters());
+                c
+            }
+            Wire::Can(link) => link.counters(),
+        }
+    }
+}
+
+type Failure = (u8, String);
+
+async fn run(args: Args) -> Result<(), Failure> {
+    let stop = stop_signal().map_err(|e| (1, e))?;
+    let scenario = Scenario::load(&args.scenario).map_err(|e| (2, e.to_string()))?;
+    let defs = Definitions::load_dir(&args.packets).map_err(|e| (2, e.to_string()))?;
+    wire::check(&defs).map_err(|e| (2, format!("{}: {e}", args.packets.display())))?;
+    let defs = Arc::new(defs);
+    let mut truth = match &args.truth_log {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| (2, format!("cannot create {}: {e}", p.display())))?,
+        )),
+        None => None,
+    };
+    println!(
+        "board_sim: scenario {:?} from {} ({} obstacles, {} tasks, opponent: {})",
+        scenario.name,
+        args.scenario.display(),
+        scenario.obstacles.len(),
+        scenario.tasks.len(),
+        if scenario.opponent.is_some() { "yes" } else { "no" }
+    );
+    let mut _slave_hold = None;
+    let (mut wire, place) = match args.can {
+        None => {
+            let (master, slave, path) = open_pty().map_err(|e| (1, format!("cannot open a pty: {e}")))?;
+            // Raw mode on the slave before the bridge opens it; held so the master never
+            // reads EIO while the bridge closes and reopens the slave.
+            _slave_hold = Some(SerialPort::open(&path, 115_200).map_err(|e| (1, e.to_string()))?);
+            drop(slave);
+            let port = SerialPort::from_fd(master, "pty master").map_err(|e| (1, e.to_string()))?;
+            let decoder = Decoder::new(DecoderConfig::default()).with_lengths(defs.payload_lengths());
+            (Wire::Uart { port, decoder, defs: defs.clone(), counters: Counters::default() }, path)
+        }
+        Some((bind, peer)) => {
+            let bus = UdpCan::bind(bind, peer).await.map_err(|e| (1, e.to_string()))?;
+            let addr = bus.local_addr().map_err(|e| (1, e.to_string()))?;
+            (Wire::Can(Link::can(CanBus::Udp(bus), defs.clone(), &LinkConfig::default())), addr.to_string())
+        }
+    };
+    let start_line = serde_json::json!({
+        "type": "start",
+        "scenario": args.scenario.display().to_string(),
+        "name": scenario.name,
+        "table": [scenario.table.width_m, scenario.table.height_m],
+        "robot": {"x": scenario.robot.start.x_m, "y": scenario.robot.start.y_m, "theta": scenario.robot.start.theta_rad, "radius": scenario.robot.radius_m},
+        "link": place,
+    });
+    let mut board = Board::new(scenario, args.opts);
+    let mut rng = Rng::new(args.opts.seed.unwrap_or(board.scenario().odometry.seed) ^ 0xc0ff_ee00);
+    let mut stats = Stats { ignored: 0, corrupted: 0 };
+    if let Some(t) = truth.as_mut() {
+        writeln!(t, "{start_line}").map_err(|e| (1, format!("truth log: {e}")))?;
+    }
+    if let Some(file) = &args.link_file {
+        write_atomically(file, &format!("{place}\n"))
+            .map_err(|e| (1, format!("cannot write {}: {e}", file.display())))?;
+    }
+    println!("board_sim: link {place}");
+    let start = Instant::now();
+    let mut next_truth_ms = 0u64;
+    tokio::pin!(stop);
+    loop {
+        let now = ms_since(start);
+        // What is due now: board packets, the truth log, a stale partial frame.
+        wire.expire(now);
+        let outputs = board.advance(now);
+        emit(&mut wire, &defs, &outputs, args.corrupt_rate, &mut rng, &mut stats).await?;
+        log_events(&mut truth, board.take_events())?;
+        if now >= next_truth_ms {
+            next_truth_ms = now + args.truth_period_ms;
+            if let Some(t) = truth.as_mut() {
+                let (tr, od, (v, w)) = (board.truth(), board.odometry(), board.speeds());
+                let opp =
+                    board.opponent().map(|(x, y, th)| serde_json::json!({"x": r4(x), "y": r4(y), "theta": r4(th)}));
+                let line = serde_json::json!({
+                    "type": "pose", "t_ms": now,
+                    "robot": {"x": r4(tr.x), "y": r4(tr.y), "theta": r4(tr.theta)},
+                    "odom": {"x": r4(od.x), "y": r4(od.y), "theta": r4(od.theta)},
+                    "v": r4(v), "w": r4(w), "opponent": opp,
+                });
+                writeln!(t, "{line}").and_then(|_| t.flush()).map_err(|e| (1, format!("truth log: {e}")))?;
+            }
+        }
+        let wake = board.next_deadline_ms().min(next_truth_ms).max(now + 1);
+        let deadline = start + Duration::from_millis(wake);
+        let got = tokio::select! {
+            biased;
+            _ = &mut stop => break,
+            r = wire.recv(start, args.corrupt_rate, &mut rng, &mut stats) => Some(r),
+            _ = sleep_until(deadline) => None,
+        };
+        let Some(got) = got else { continue };
+        let packets = got.map_err(|e| (1, format!("link failed: {e}")))?;
+        for p in packets {
+            match wire::decode(&p) {
+                Some(input) => {
+                    let outputs = board.input(ms_since(start), input);
+                    emit(&mut wire, &defs, &outputs, args.corrupt_rate, &mut rng, &mut stats).await?;
+                }
+                None => stats.ignored += 1,
+            }
+        }
+    }
+    if let Some(t) = truth.as_mut() {
+        let _ = t.flush();
+    }
+    let mut counts: Vec<String> =
+        wire.counters().key_values().into_iter().filter(|(_, v)| v != "0").map(|(k, v)| format!("{k}={v}")).collect();
+    counts.push(format!("ignored={}", stats.ignored));
+    counts.push(format!("corrupted_bytes={}", stats.corrupted));
+    println!("board_sim: stopped; {}", counts.join(" "));
+    Ok(())
+}
+
+async fn emit(
+    wire: &mut Wire,
+    defs: &Definitions,
+    outputs: &[arnie_table::Output],
+    rate: f64,
+    rng: &mut Rng,
+    stats: &mut Stats,
+) -> Result<(), Failure> {
+    for o in outputs {
+        let p = wire::encode(defs, o).map_err(|e| (1, e))?;
+        wire.send(&p, rate, rng, stats).await.map_err(|e| (1, format!("link failed: {e}")))?;
+    }
+    Ok(())
+}
+
+fn log_events(truth: &mut Option<std::io::BufWriter<std::fs::File>>, events: Vec<Event>) -> Result<(), Failure> {
+    for e in events {
+        println!("board_sim: {:>8.3} s {} {}", e.time_ms as f64 / 1000.0, e.kind, e.detail);
+        if let Some(t) = truth.as_mut() {
+            let line = serde_json::json!({"type": "event", "t_ms": e.time_ms, "event": e.kind, "detail": e.detail});
+            writeln!(t, "{line}").map_err(|err| (1, format!("truth log: {err}")))?;
+        }
+    }
+    Ok(())
+}
+
+/// Rounds to 0.1 mm / 0.1 mrad for the log.
+fn r4(v: f64) -> f64 {
+    (v * 10_000.0).round() / 10_000.0
+}
+
+fn ms_since(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Resolves on SIGINT or SIGTERM; the handlers are installed by this call.
+fn stop_signal() -> Result<impl std::future::Future<Output = ()>, String> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("cannot watch SIGINT: {e}"))?;
+    let mut term = signal(SignalKind::terminate()).map_err(|e| format!("cannot watch SIGTERM: {e}"))?;
+    Ok(async move {
+        tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
+    })
+}
+
+/// Writes `text` to a sibling temporary file and renames it over `file`.
+fn write_atomically(file: &Path, text: &str) -> std::io::Result<()> {
+    let mut tmp = file.as_os_str().to_owned();
+    tmp.push(".tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Result<Args, String> {
+        parse(s.split_whitespace().map(String::from))
+    }
+
+    #[test]
+    fn command_lines() {
+        let a = args("--scenario s --packets p --link-file /tmp/x").expect("valid");
+        assert!(a.can.is_none() && a.link_file.is_some() && a.corrupt_rate == 0.0);
+        let a = args("--scenario s --packets p pty --corrupt-rate 0.05 --seed 3").expect("valid");
+        assert_eq!((a.corrupt_rate, a.opts.seed), (0.05, Some(3)));
+        let a = args("--scenario s --packets p can_udp --bind 127.0.0.1:5000").expect("valid");
+        assert!(a.can.is_some());
+        for bad in [
+            "--packets p",
+            "--scenario s",
+            "--scenario s --packets p --corrupt-rate 2",
+            "--scenario s --packets p --corrupt-rate nan",
+            "--scenario s --packets p can_udp --corrupt-rate 0.1",
+            "--scenario s --packets p --noise-scale -1",
+            "--scenario s --packets p --watchdog-ms 0",
+            "--scenario s --packets p serial",
+        ] {
+            assert!(args(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn corruption_rate() {
+        let mut rng = Rng::new(1);
+        let mut bytes = vec![0u8; 100_000];
+        let n = corrupt(&mut bytes, 0.05, &mut rng);
+        assert_eq!(n as usize, bytes.iter().filter(|&&b| b != 0).count(), "every hit changes its byte");
+        assert!((4_000..6_000).contains(&n), "{n}");
+        assert_eq!(corrupt(&mut bytes, 0.0, &mut rng), 0);
+    }
+}
