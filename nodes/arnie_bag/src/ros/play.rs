@@ -145,10 +145,25 @@ pub fn run(args: PlayArgs) -> u8 {
         let now = mono();
         if let Some(kb) = keyboard.as_mut() {
             for k in kb.keys() {
+                let (paused, rate) = (player.is_paused(), player.rate());
                 match player.on_key(k, now) {
                     Ok(Some(m)) => publish(&m),
                     Ok(None) => {}
                     Err(e) => r2r::log_warn!(PLAYER_NODE, "{e}"),
+                }
+                // What the key did, on the terminal it came from (rosbag2's words).
+                if player.is_paused() != paused {
+                    println!(
+                        "{}",
+                        if paused {
+                            "Resuming play."
+                        } else {
+                            "Pausing play."
+                        }
+                    );
+                }
+                if player.rate() != rate {
+                    println!("rate {:.2}", player.rate());
                 }
             }
         }
