@@ -6,6 +6,8 @@
   and in `mcap` + `mcap-ros2-support` (profile, schema encoding, every message decoded);
 - bags written by `rosbags` (metadata v9 and v8, MCAP) read in `arnie_bag info --json`
   and copy through `arnie_bag rewrite` message for message;
+- `info` has the lines of `ros2 bag info`; each bad input of item 8 is one line naming
+  the file (play, rewrite, info), never a panic;
 - a writer killed with SIGKILL mid-recording leaves a bag `rosbags` cannot open;
   `arnie_bag reindex` repairs it and `rosbags` reads exactly what was flushed.
 """
@@ -170,14 +172,96 @@ def test_kill_9_mid_write_then_reindex(tmp_path):
     assert [round(m.pose.position.x, 6) for t, m in decoded if t == "/pose"] == [round(k * 0.001, 6) for k in range(150)]
 
 
+def one_line_error(r, path, *words):
+    """Exit code 1, exactly one line on stderr naming `path` (and `words`), no panic."""
+    err = r.stderr.strip()
+    assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
+    assert len(err.splitlines()) == 1, err
+    assert str(path) in err and all(w in err for w in words), err
+    assert "panicked" not in r.stderr + r.stdout
+
+
 def test_bad_input_is_one_line_naming_the_file(tmp_path):
-    missing = arnie_bag("info", tmp_path / "nope")
-    assert missing.returncode == 1 and str(tmp_path / "nope") in missing.stderr
-    d = tmp_path / "bad"
-    d.mkdir()
+    """Item 8 through the binary: each bad bag is one line naming the file, exit code 1,
+    for every command that opens it (play fails before it joins the graph)."""
+    good = tmp_path / "good"
+    subprocess.run([example("write_sample"), good], check=True, capture_output=True, timeout=120)
+
+    def copy(name):
+        d = tmp_path / name
+        d.mkdir()
+        for f in good.iterdir():
+            (d / f.name.replace("good", name)).write_bytes(f.read_bytes())
+        (d / "metadata.yaml").write_text((good / "metadata.yaml").read_text().replace("good_0.mcap", f"{name}_0.mcap"))
+        return d
+
+    def every_command(bag, path, *words, info=True):
+        for cmd in (["play", bag, "--disable-keyboard-controls"], ["rewrite", bag, tmp_path / "out_never"]) + ((["info", bag],) if info else ()):
+            one_line_error(arnie_bag(*cmd), path, *words)
+        assert not (tmp_path / "out_never").exists()
+
+    # A missing bag.
+    every_command(tmp_path / "nope", tmp_path / "nope")
+    # A folder without metadata.yaml (rosbag2 needs it too; reindex makes one).
+    d = copy("nometa")
+    (d / "metadata.yaml").unlink()
+    every_command(d, d, "reindex")
+    # Unreadable metadata.yaml: broken YAML, and bytes that are not text.
+    d = copy("badyaml")
     (d / "metadata.yaml").write_text("rosbag2_bagfile_information: [")
-    bad = arnie_bag("info", d)
-    assert bad.returncode == 1 and str(d / "metadata.yaml") in bad.stderr
-    assert len(bad.stderr.strip().splitlines()) == 1
-    (d / "metadata.yaml").write_text("rosbag2_bagfile_information:\n  version: 9\n  storage_identifier: sqlite3\n")
-    assert "metadata.yaml" in arnie_bag("info", d).stderr
+    every_command(d, d / "metadata.yaml")
+    (d / "metadata.yaml").write_bytes(b"\xff\xfe\x00garbage\x80")
+    every_command(d, d / "metadata.yaml")
+    # An unknown storage id.
+    d = copy("sqlite")
+    (d / "metadata.yaml").write_text((d / "metadata.yaml").read_text().replace("storage_identifier: mcap", "storage_identifier: sqlite3"))
+    every_command(d, d / "metadata.yaml", "sqlite3", info=False)
+    # (info reads metadata.yaml alone, as `ros2 bag info` does, so it still describes it.)
+    assert "Storage id:        sqlite3\n" in arnie_bag("info", d).stdout
+    # A corrupt bag: the MCAP file is something else. (info reads metadata.yaml alone.)
+    d = copy("corrupt")
+    (d / "corrupt_0.mcap").write_bytes(b"PK\x03\x04 this is a zip file, not MCAP")
+    every_command(d, d / "corrupt_0.mcap", info=False)
+    # A truncated MCAP (cut off by a crash): named, with the way out.
+    d = copy("cut")
+    f = d / "cut_0.mcap"
+    f.write_bytes(f.read_bytes()[: f.stat().st_size // 2])
+    every_command(d, f, "truncated", "reindex", info=False)
+    one_line_error(arnie_bag("info", f), f, "truncated")  # a bare file is read from its summary
+    # A schema that does not match its topic's type in metadata.yaml.
+    d = copy("mismatch")
+    (d / "metadata.yaml").write_text((d / "metadata.yaml").read_text().replace("type: geometry_msgs/msg/PoseStamped", "type: nav_msgs/msg/Path"))
+    every_command(d, d / "mismatch_0.mcap", "/pose", "nav_msgs/msg/Path", "geometry_msgs/msg/PoseStamped", info=False)
+    # The recoverable ones: reindex repairs the cut file and the lost metadata.yaml.
+    for name in ("cut", "nometa"):
+        r = arnie_bag("reindex", tmp_path / name)
+        assert r.returncode == 0, r.stderr
+        assert arnie_bag("info", tmp_path / name).returncode == 0
+        read_rosbags(tmp_path / name)
+
+
+def test_info_layout_is_ros2_bag_info(tmp_path):
+    """`info` prints the lines of `ros2 bag info` in its order and alignment; --json and
+    -t carry the same facts."""
+    bag = tmp_path / "sample"
+    subprocess.run([example("write_sample"), bag, "--max-bag-size", "8192"], check=True, capture_output=True, timeout=120)
+    r = arnie_bag("info", bag)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.split("\n")
+    assert lines[0] == ""
+    labels = ["Files:", "Bag size:", "Storage id:", "ROS Distro:", "Duration:", "Start:", "End:", "Messages:", "Topic information:"]
+    heads = [ln for ln in lines if ln and not ln.startswith(" ")]
+    assert [h.split(":")[0] + ":" for h in heads[: len(labels)]] == labels, heads
+    for ln in heads[: len(labels) - 1]:
+        assert ln[19] != " " and ln[18] == " ", f"values start at column 19: {ln!r}"
+    j = json.loads(arnie_bag("info", bag, "--json").stdout)
+    assert len(j["files"]) > 1 and lines[1] == "Files:             " + j["files"][0]
+    assert lines[2 : 1 + len(j["files"])] == [" " * 19 + f for f in j["files"][1:]]
+    value = {h.split(":")[0]: h[19:] for h in heads}
+    assert value["Storage id"] == "mcap" and value["Messages"] == str(j["message_count"]) == "321"
+    assert value["Duration"] == f"{j['duration_ns'] // 10**9}.{j['duration_ns'] % 10**9:09d}s"
+    assert value["Start"].endswith(f"({j['starting_time_ns'] // 10**9}.{j['starting_time_ns'] % 10**9:09d})")
+    topic_lines = [ln[19:] for ln in lines if "| Serialization Format:" in ln]
+    assert topic_lines == [f"Topic: {t['name']} | Type: {t['type']} | Count: {t['message_count']} | Serialization Format: cdr" for t in j["topics"]]
+    assert arnie_bag("info", bag, "-t").stdout.split() == [t["name"] for t in j["topics"]]
+
