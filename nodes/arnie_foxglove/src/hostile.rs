@@ -1,0 +1,247 @@
+//! Refused client input: counted, and logged at a bounded rate.
+//!
+//! The SDK answers bad input itself (a status message to the client) and reports it
+//! through `tracing`, which forwards to the `log` facade when no `tracing` subscriber is
+//! installed. [`SdkLog`] is that `log` backend: it counts each report by kind in
+//! [`Counters`] and hands a rate-limited line to the node's logger.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// One monotonic counter.
+#[derive(Debug, Default)]
+pub struct Count(AtomicU64);
+
+impl Count {
+    /// Adds one; returns the new value.
+    pub fn inc(&self) -> u64 {
+        self.0.fetch_add(1, Ordering::Relaxed) + 1
+    }
+    /// The count so far.
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Everything `/diagnostics` reports about clients.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Frames the SDK could not parse (not JSON, unknown op, bad binary opcode ...).
+    pub garbage_frames: Count,
+    /// Subscribe or message data naming a channel id that does not exist.
+    pub unknown_channel_ids: Count,
+    /// Subscribe/unsubscribe operations beyond a client's per-second budget.
+    pub storm_ops: Count,
+    /// Client advertisements refused (topic not in `publish_allow`, bad schema or encoding).
+    pub publish_refused: Count,
+    /// Client messages dropped (on a refused channel, or the publisher failed).
+    pub publish_dropped: Count,
+    /// Client messages published on the graph.
+    pub published: Count,
+    /// Parameter requests that failed (node unreachable, refused, bad value).
+    pub parameter_errors: Count,
+    /// Messages handed to the SDK for subscribed clients.
+    pub messages_forwarded: Count,
+    /// Latched messages replayed to late subscribers.
+    pub latched_replayed: Count,
+    /// Times a client's outbox was full (the SDK drops for slow clients).
+    pub outbox_full: Count,
+    /// Other warnings and errors the SDK reported.
+    pub other_sdk_errors: Count,
+}
+
+/// At most `burst` lines per `window`; the rest are counted and summarised on the next
+/// line allowed.
+#[derive(Debug)]
+pub struct RateLimit {
+    burst: u32,
+    window: Duration,
+    start: Option<Instant>,
+    used: u32,
+    suppressed: u64,
+}
+
+impl RateLimit {
+    /// A limiter allowing `burst` lines per `window`.
+    pub fn new(burst: u32, window: Duration) -> Self {
+        RateLimit {
+            burst,
+            window,
+            start: None,
+            used: 0,
+            suppressed: 0,
+        }
+    }
+
+    /// `Some(n)` when a line may be logged at `now` (`n` lines were suppressed since the
+    /// last one logged); `None` when it is suppressed.
+    pub fn allow(&mut self, now: Instant) -> Option<u64> {
+        let start = *self.start.get_or_insert(now);
+        if now.duration_since(start) >= self.window {
+            self.start = Some(now);
+            self.used = 0;
+        }
+        if self.used < self.burst {
+            self.used += 1;
+            Some(std::mem::take(&mut self.suppressed))
+        } else {
+            self.suppressed += 1;
+            None
+        }
+    }
+}
+
+/// What one SDK report was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Report {
+    /// A frame that did not parse.
+    Garbage,
+    /// An unknown channel id.
+    UnknownChannel,
+    /// A slow client's outbox was full.
+    OutboxFull,
+    /// Connections, start, stop: informational.
+    Info,
+    /// Any other warning or error.
+    Other,
+}
+
+/// Classifies one SDK log message (the texts of foxglove 0.30's `connected_client.rs`).
+pub fn classify(level: log::Level, message: &str) -> Report {
+    let lower = message.to_ascii_lowercase();
+    if lower.contains("invalid message") {
+        Report::Garbage
+    } else if lower.contains("unknown channel") {
+        Report::UnknownChannel
+    } else if lower.contains("outbox for client") {
+        Report::OutboxFull
+    } else if level <= log::Level::Warn {
+        Report::Other
+    } else {
+        Report::Info
+    }
+}
+
+/// Where [`SdkLog`] writes its lines: (level, text).
+pub type LineSink = Box<dyn Fn(log::Level, &str) + Send + Sync>;
+
+/// The `log` backend that counts the SDK's reports of bad client input.
+pub struct SdkLog {
+    counters: Arc<Counters>,
+    limit: Mutex<RateLimit>,
+    sink: LineSink,
+}
+
+impl SdkLog {
+    /// Counts into `counters`; at most 10 lines per 10 s go to `sink`.
+    pub fn new(counters: Arc<Counters>, sink: LineSink) -> Self {
+        SdkLog {
+            counters,
+            limit: Mutex::new(RateLimit::new(10, Duration::from_secs(10))),
+            sink,
+        }
+    }
+
+    /// Counts and (rate-limited) logs one message.
+    pub fn report(&self, level: log::Level, message: &str, now: Instant) {
+        let kind = classify(level, message);
+        match kind {
+            Report::Garbage => self.counters.garbage_frames.inc(),
+            Report::UnknownChannel => self.counters.unknown_channel_ids.inc(),
+            Report::OutboxFull => self.counters.outbox_full.inc(),
+            Report::Other => self.counters.other_sdk_errors.inc(),
+            Report::Info => {
+                (self.sink)(level, message);
+                return;
+            }
+        };
+        let allowed = self
+            .limit
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .allow(now);
+        if let Some(suppressed) = allowed {
+            if suppressed > 0 {
+                (self.sink)(
+                    level,
+                    &format!("{message} ({suppressed} similar lines suppressed)"),
+                );
+            } else {
+                (self.sink)(level, message);
+            }
+        }
+    }
+
+    /// Installs `self` as the process's `log` backend (once; later calls do nothing).
+    pub fn install(self) -> bool {
+        let ok = log::set_boxed_logger(Box::new(self)).is_ok();
+        if ok {
+            log::set_max_level(log::LevelFilter::Info);
+        }
+        ok
+    }
+}
+
+impl log::Log for SdkLog {
+    fn enabled(&self, metadata: &log::Metadata) -> bool {
+        metadata.target().starts_with("foxglove") && metadata.level() <= log::Level::Info
+    }
+
+    fn log(&self, record: &log::Record) {
+        if self.enabled(record.metadata()) {
+            self.report(record.level(), &record.args().to_string(), Instant::now());
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_limit_suppresses_and_summarises() {
+        let mut r = RateLimit::new(2, Duration::from_secs(1));
+        let t = Instant::now();
+        assert_eq!(r.allow(t), Some(0));
+        assert_eq!(r.allow(t), Some(0));
+        assert_eq!(r.allow(t), None);
+        assert_eq!(r.allow(t), None);
+        assert_eq!(r.allow(t + Duration::from_secs(1)), Some(2));
+    }
+
+    #[test]
+    fn sdk_reports_are_counted_by_kind_and_lines_bounded() {
+        let counters = Arc::new(Counters::default());
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let l2 = lines.clone();
+        let log = SdkLog::new(
+            counters.clone(),
+            Box::new(move |_, m| l2.lock().unwrap().push(m.to_string())),
+        );
+        let t = Instant::now();
+        for _ in 0..100 {
+            log.report(
+                log::Level::Error,
+                "Invalid message from 127.0.0.1:5: expected value",
+                t,
+            );
+        }
+        log.report(
+            log::Level::Error,
+            "Client 127.0.0.1:5 attempted to subscribe to unknown channel: 99",
+            t,
+        );
+        log.report(log::Level::Info, "Registered client 127.0.0.1:5", t);
+        assert_eq!(counters.garbage_frames.get(), 100);
+        assert_eq!(counters.unknown_channel_ids.get(), 1);
+        let lines = lines.lock().unwrap();
+        assert_eq!(
+            lines.len(),
+            11,
+            "10 rate-limited lines and the info line: {lines:?}"
+        );
+    }
+}

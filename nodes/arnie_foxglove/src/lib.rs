@@ -1,0 +1,44 @@
+//! Serves the ROS 2 graph to Foxglove over WebSocket with the official `foxglove` SDK
+//! (protocol `foxglove.sdk.v1`).
+//!
+//! Every topic of the graph (allowlist and denylist by regex) is advertised with its
+//! `ros2msg` schema, the full concatenated definition built by the bag recorder's code
+//! ([`arnie_bag::msgdef`]: one implementation for bags and the live bridge), message
+//! encoding `cdr`. Raw CDR flows only while some client subscribes; latched topics are
+//! replayed to a client that subscribes late; parameters are read and set through the
+//! nodes' own parameter services; clients publish only on an allowlist of topics.
+//!
+//! This crate is the library with no ROS: time and inputs are passed in. The r2r glue is
+//! the `ros` module (feature `ros`); the binary `arnie_foxglove` only calls it.
+//!
+//! # Layout
+//! - [`config`]: the node's settings checked once ([`Config`]): bind address, topic and
+//!   publish allowlists/denylists compiled into regexes.
+//! - [`schema`]: a topic's Foxglove schema from the bag recorder's definition source.
+//! - [`demand`]: which topics some client subscribes to now (subscribe on the first,
+//!   drop after the last), and the per-client subscribe-storm detector.
+//! - [`latched`]: the last messages of transient-local topics, for late subscribers.
+//! - [`params`]: Foxglove parameters ⇄ `rcl_interfaces` values and `/node.param` names.
+//! - [`hostile`]: counters of refused client input and a rate-limited logger; the
+//!   SDK's own reports of bad frames and unknown channel ids are counted through `log`.
+//! - `ros` (feature `ros`): discovery, raw subscriptions, publishers, parameter clients.
+//!
+//! # Errors
+//! Configuration errors are [`config::ConfigError`] (one line naming the parameter);
+//! everything a client sends that is refused is counted and logged, never a panic.
+
+pub mod config;
+pub mod demand;
+pub mod hostile;
+pub mod latched;
+pub mod params;
+#[cfg(feature = "ros")]
+pub mod ros;
+pub mod schema;
+
+pub use config::Config;
+
+/// The WebSocket subprotocol the SDK speaks.
+pub const SUBPROTOCOL: &str = "foxglove.sdk.v1";
+/// The message encoding of every channel (raw CDR as rmw serializes it).
+pub const MESSAGE_ENCODING: &str = "cdr";

@@ -1,0 +1,1032 @@
+//! The r2r glue: the node, discovery, raw subscriptions on demand, client publishers and
+//! parameter service clients.
+//!
+//! One thread owns the node and spins it (as `arnie_bag record` does); between spins it
+//! polls the graph (every `discovery_ms`), reconciles the raw subscriptions with what
+//! clients want ([`Demand`]) and runs the commands the SDK's callbacks send it (they run
+//! on the SDK's tokio tasks and never touch the node). Each raw subscription is drained
+//! by a tokio task that hands the CDR bytes to the topic's Foxglove channel (and to the
+//! latched cache), so a message reaches the WebSocket without waiting for the loop.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use arnie_bag::qos::{Durability, Qos, Reliability};
+use foxglove::websocket::{
+    AnyClient, Capability, ChannelView, Client, ClientChannel, ClientChannelId, ClientId,
+    GetParametersResponder, Parameter, ParameterHandler, ServerListener, SetParametersResponder,
+    Status,
+};
+use foxglove::{ChannelBuilder, ChannelId, Context, PartialMetadata, RawChannel, WebSocketServer};
+use futures::StreamExt;
+use node_glue::diagnostics::Status as DiagStatus;
+use node_glue::App;
+use r2r::qos::{DurabilityPolicy, ReliabilityPolicy};
+use r2r::rcl_interfaces::msg::{
+    Parameter as RosParameter, ParameterType as RosType, ParameterValue as RosMsgValue,
+};
+use r2r::rcl_interfaces::srv::{GetParameters, ListParameters, SetParameters};
+use r2r::{QosProfile, RosParams};
+
+use crate::config::{ros_type_name, Config, Settings};
+use crate::demand::{Change, Demand, StormGuard};
+use crate::hostile::{Counters, RateLimit, SdkLog};
+use crate::latched::LastMessages;
+use crate::params::{from_foxglove, join_name, split_name, to_foxglove, RosValue};
+use crate::schema::Schemas;
+
+/// The node's name.
+pub const NODE: &str = "arnie_foxglove";
+
+/// Client messages kept for a publisher that is still being created.
+const PENDING_LIMIT: usize = 64;
+/// How long a parameter request waits for a node's parameter services.
+const PARAM_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The node's parameters (read once at start).
+#[derive(RosParams, Debug, Clone)]
+struct Params {
+    /// Address to bind: 127.0.0.1 = this machine only; 0.0.0.0 = every interface (anyone on the network sees every topic and may set parameters)
+    address: String,
+    /// TCP port of the WebSocket server (0 = any free port)
+    port: i64,
+    /// Regex of the topics advertised (whole name; empty = all)
+    topic_allow: String,
+    /// Regex of the topics never advertised (whole name; empty = none)
+    topic_deny: String,
+    /// Regex of the topics a client may publish on (whole name; empty = none)
+    publish_allow: String,
+    /// Messages kept per latched topic for clients that subscribe late
+    latched_depth: i64,
+    /// Subscribe/unsubscribe operations per client and second counted as a storm above this
+    storm_ops_per_s: i64,
+    /// Graph polling period for new and gone topics [ms]
+    discovery_ms: i64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        let s = Settings::default();
+        Params {
+            address: s.address,
+            port: s.port,
+            topic_allow: s.topic_allow,
+            topic_deny: s.topic_deny,
+            publish_allow: s.publish_allow,
+            latched_depth: s.latched_depth,
+            storm_ops_per_s: s.storm_ops_per_s,
+            discovery_ms: 500,
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn wall_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// One advertised topic.
+struct Topic {
+    name: String,
+    type_name: String,
+    channel: Arc<RawChannel>,
+    /// A raw subscription exists now (set and cleared by the spin thread under the demand lock).
+    active: AtomicBool,
+    /// Every publisher was transient-local when the subscription was made.
+    latched: AtomicBool,
+    cache: Mutex<LastMessages>,
+}
+
+/// A client's advertised channel that was accepted.
+enum Slot {
+    /// The spin thread is creating the publisher; messages wait here.
+    Pending(Vec<Vec<u8>>),
+    Ready(r2r::PublisherUntyped),
+}
+
+/// What the SDK's callbacks ask of the spin thread.
+enum Cmd {
+    Advertise {
+        key: (ClientId, ClientChannelId),
+        topic: String,
+        type_name: String,
+    },
+    Unadvertise(r2r::PublisherUntyped),
+    GetParams {
+        names: Vec<String>,
+        responder: GetParametersResponder,
+    },
+    SetParams {
+        params: Vec<Parameter>,
+        client: AnyClient,
+        responder: SetParametersResponder,
+    },
+}
+
+/// State shared by the spin thread and the SDK's callbacks.
+struct Shared {
+    config: Config,
+    counters: Arc<Counters>,
+    demand: Mutex<Demand>,
+    dirty: AtomicBool,
+    storm: Mutex<StormGuard<ClientId>>,
+    topics: RwLock<HashMap<ChannelId, Arc<Topic>>>,
+    slots: Mutex<HashMap<(ClientId, ClientChannelId), Slot>>,
+    cmds: Mutex<Sender<Cmd>>,
+    refusals: Mutex<RateLimit>,
+}
+
+impl Shared {
+    fn send(&self, cmd: Cmd) {
+        // The spin thread is gone only at shutdown.
+        let _ = lock(&self.cmds).send(cmd);
+    }
+
+    /// Logs a refusal, at most a few lines per 10 s.
+    fn refuse_log(&self, what: &str) {
+        if let Some(suppressed) = lock(&self.refusals).allow(Instant::now()) {
+            if suppressed > 0 {
+                r2r::log_warn!(NODE, "{what} ({suppressed} similar refusals not logged)");
+            } else {
+                r2r::log_warn!(NODE, "{what}");
+            }
+        }
+    }
+
+    fn storm_check(&self, client: &Client) {
+        if lock(&self.storm).op(client.id(), Instant::now()) {
+            self.counters.storm_ops.inc();
+            self.refuse_log(&format!(
+                "client {:?}: more than {} subscribe/unsubscribe per second (served; counted as storm_ops)",
+                client.id(),
+                self.config.storm_ops_per_s
+            ));
+        }
+    }
+
+    fn topic(&self, id: ChannelId) -> Option<Arc<Topic>> {
+        self.topics
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&id)
+            .cloned()
+    }
+}
+
+struct Listener(Arc<Shared>);
+
+impl ServerListener for Listener {
+    fn on_subscribe(&self, client: Client, channel: ChannelView) {
+        let s = &self.0;
+        s.storm_check(&client);
+        let Some(topic) = s.topic(channel.id()) else {
+            return;
+        };
+        let replay = {
+            let mut demand = lock(&s.demand);
+            if demand.subscribe(&topic.name) == Change::First {
+                s.dirty.store(true, Ordering::Release);
+            }
+            // Under the demand lock: the spin thread clears `active` under it before it
+            // drops a subscription, so an active one stays for this client.
+            topic.active.load(Ordering::Acquire) && topic.latched.load(Ordering::Acquire)
+        };
+        if replay {
+            let cached: Vec<(u64, Vec<u8>)> = lock(&topic.cache).iter().cloned().collect();
+            for (t, data) in cached {
+                topic.channel.log_with_meta_to_sink(
+                    &data,
+                    PartialMetadata { log_time: Some(t) },
+                    client.sink_id(),
+                );
+                s.counters.latched_replayed.inc();
+            }
+        }
+    }
+
+    fn on_unsubscribe(&self, client: Client, channel: ChannelView) {
+        let s = &self.0;
+        s.storm_check(&client);
+        let Some(topic) = s.topic(channel.id()) else {
+            return;
+        };
+        if lock(&s.demand).unsubscribe(&topic.name) == Change::Last {
+            s.dirty.store(true, Ordering::Release);
+        }
+    }
+
+    fn on_client_advertise(&self, client: Client, ch: &ClientChannel) {
+        let s = &self.0;
+        let refusal = if !s.config.may_publish(&ch.topic) {
+            Some(format!(
+                "publishing on {} is not allowed (publish_allow)",
+                ch.topic
+            ))
+        } else if ch.encoding != crate::MESSAGE_ENCODING {
+            Some(format!(
+                "{}: encoding `{}` refused: only cdr",
+                ch.topic, ch.encoding
+            ))
+        } else if ros_type_name(&ch.schema_name).is_none() {
+            Some(format!(
+                "{}: schema name `{}` is not a ROS message type",
+                ch.topic, ch.schema_name
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = refusal {
+            s.counters.publish_refused.inc();
+            client.send_status(Status::error(why.clone()));
+            s.refuse_log(&format!("client {:?}: {why}", client.id()));
+            return;
+        }
+        let type_name = ros_type_name(&ch.schema_name).unwrap_or_default();
+        let key = (client.id(), ch.id);
+        lock(&s.slots).insert(key, Slot::Pending(Vec::new()));
+        s.send(Cmd::Advertise {
+            key,
+            topic: ch.topic.clone(),
+            type_name,
+        });
+    }
+
+    fn on_client_unadvertise(&self, client: Client, ch: &ClientChannel) {
+        let slot = lock(&self.0.slots).remove(&(client.id(), ch.id));
+        if let Some(Slot::Ready(p)) = slot {
+            self.0.send(Cmd::Unadvertise(p));
+        }
+    }
+
+    fn on_message_data(&self, client: Client, ch: &ClientChannel, payload: &[u8]) {
+        let s = &self.0;
+        let mut slots = lock(&s.slots);
+        match slots.get_mut(&(client.id(), ch.id)) {
+            Some(Slot::Ready(p)) => match p.publish_raw(payload) {
+                Ok(()) => {
+                    s.counters.published.inc();
+                }
+                Err(e) => {
+                    s.counters.publish_dropped.inc();
+                    s.refuse_log(&format!("{}: publish failed: {e}", ch.topic));
+                }
+            },
+            Some(Slot::Pending(q)) if q.len() < PENDING_LIMIT => q.push(payload.to_vec()),
+            _ => {
+                drop(slots);
+                s.counters.publish_dropped.inc();
+                s.refuse_log(&format!(
+                    "client {:?}: message on refused channel {} ({}) dropped",
+                    client.id(),
+                    ch.id,
+                    ch.topic
+                ));
+            }
+        }
+    }
+
+    fn on_client_disconnect(&self) {}
+}
+
+struct ParamHandler(Arc<Shared>);
+
+impl ParameterHandler for ParamHandler {
+    fn get(
+        &self,
+        _client: AnyClient,
+        names: Vec<String>,
+        _id: Option<String>,
+        responder: GetParametersResponder,
+    ) {
+        self.0.send(Cmd::GetParams { names, responder });
+    }
+
+    fn set(
+        &self,
+        client: AnyClient,
+        params: Vec<Parameter>,
+        _id: Option<String>,
+        responder: SetParametersResponder,
+    ) {
+        self.0.send(Cmd::SetParams {
+            params,
+            client,
+            responder,
+        });
+    }
+}
+
+/// The parameter service clients of one node.
+#[derive(Clone)]
+struct ParamClients {
+    list: Arc<r2r::Client<ListParameters::Service>>,
+    get: Arc<r2r::Client<GetParameters::Service>>,
+    set: Arc<r2r::Client<SetParameters::Service>>,
+}
+
+/// Everything the spin thread owns.
+struct Bridge {
+    shared: Arc<Shared>,
+    ctx: Arc<Context>,
+    schemas: Schemas,
+    /// Topic name -> advertised topic.
+    by_name: HashMap<String, Arc<Topic>>,
+    /// Topics not advertised (several types, no definition): warned once.
+    skipped: HashSet<String>,
+    /// Raw subscriptions: topic -> the task draining it.
+    subs: HashMap<String, tokio::task::JoinHandle<()>>,
+    param_clients: HashMap<String, ParamClients>,
+    rt: tokio::runtime::Handle,
+}
+
+fn to_qos(q: &QosProfile) -> Qos {
+    Qos {
+        reliability: match q.reliability {
+            ReliabilityPolicy::Reliable => Reliability::Reliable,
+            ReliabilityPolicy::BestEffort => Reliability::BestEffort,
+            _ => Reliability::SystemDefault,
+        },
+        durability: match q.durability {
+            DurabilityPolicy::TransientLocal => Durability::TransientLocal,
+            DurabilityPolicy::Volatile => Durability::Volatile,
+            _ => Durability::SystemDefault,
+        },
+        ..Qos::default()
+    }
+}
+
+/// rosbag2's request as an r2r profile: keep-last (10, or the latched depth), the chosen
+/// reliability and durability.
+fn request_profile(q: &Qos, latched_depth: usize) -> QosProfile {
+    let mut p = QosProfile::default().keep_last(10);
+    p.reliability = match q.reliability {
+        Reliability::BestEffort => ReliabilityPolicy::BestEffort,
+        _ => ReliabilityPolicy::Reliable,
+    };
+    if q.durability == Durability::TransientLocal {
+        p.durability = DurabilityPolicy::TransientLocal;
+        p.depth = latched_depth.max(10);
+    } else {
+        p.durability = DurabilityPolicy::Volatile;
+    }
+    p
+}
+
+impl Bridge {
+    /// Advertises new topics, closes gone ones.
+    fn discover(&mut self, node: &r2r::Node) {
+        let graph = match node.get_topic_names_and_types() {
+            Ok(g) => g,
+            Err(e) => {
+                r2r::log_warn!(NODE, "cannot list topics: {e}");
+                return;
+            }
+        };
+        let mut names: Vec<&String> = graph.keys().collect();
+        names.sort();
+        for name in names {
+            if self.by_name.contains_key(name)
+                || self.skipped.contains(name)
+                || !self.shared.config.advertises(name)
+            {
+                continue;
+            }
+            let types = &graph[name];
+            if types.len() != 1 {
+                self.skipped.insert(name.clone());
+                r2r::log_warn!(NODE, "not advertising {name}: several types {types:?}");
+                continue;
+            }
+            let type_name = &types[0];
+            let schema = match self.schemas.schema(type_name) {
+                Ok(s) => s,
+                Err(e) => {
+                    self.skipped.insert(name.clone());
+                    r2r::log_warn!(NODE, "not advertising {name} ({type_name}): {e}");
+                    continue;
+                }
+            };
+            let channel = ChannelBuilder::new(name.as_str())
+                .message_encoding(crate::MESSAGE_ENCODING)
+                .schema(schema)
+                .context(&self.ctx)
+                .build_raw();
+            let channel = match channel {
+                Ok(c) => c,
+                Err(e) => {
+                    self.skipped.insert(name.clone());
+                    r2r::log_warn!(NODE, "not advertising {name}: {e}");
+                    continue;
+                }
+            };
+            let topic = Arc::new(Topic {
+                name: name.clone(),
+                type_name: type_name.clone(),
+                channel: channel.clone(),
+                active: AtomicBool::new(false),
+                latched: AtomicBool::new(false),
+                cache: Mutex::new(LastMessages::new(self.shared.config.latched_depth)),
+            });
+            self.shared
+                .topics
+                .write()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(channel.id(), topic.clone());
+            self.by_name.insert(name.clone(), topic);
+            r2r::log_info!(NODE, "advertising {name} ({type_name})");
+        }
+        let gone: Vec<String> = self
+            .by_name
+            .keys()
+            .filter(|n| !graph.contains_key(*n))
+            .cloned()
+            .collect();
+        for name in gone {
+            if let Some(topic) = self.by_name.remove(&name) {
+                {
+                    let mut demand = lock(&self.shared.demand);
+                    demand.forget(&name);
+                    topic.active.store(false, Ordering::Release);
+                }
+                if let Some(task) = self.subs.remove(&name) {
+                    task.abort();
+                }
+                self.shared
+                    .topics
+                    .write()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&topic.channel.id());
+                topic.channel.close();
+                r2r::log_info!(NODE, "{name} left the graph: unadvertised");
+            }
+        }
+        self.skipped.retain(|n| graph.contains_key(n));
+    }
+
+    /// Subscribes to the topics clients want, drops the others. Returns false when some
+    /// wanted topic has no publisher yet (retried at the next poll).
+    fn reconcile(&mut self, node: &mut r2r::Node) -> bool {
+        let mut complete = true;
+        let demand = lock(&self.shared.demand);
+        let wanted = demand.wanted();
+        let drop_now: Vec<String> = self
+            .subs
+            .keys()
+            .filter(|n| !wanted.contains(*n))
+            .cloned()
+            .collect();
+        for name in drop_now {
+            if let Some(topic) = self.by_name.get(&name) {
+                topic.active.store(false, Ordering::Release);
+            }
+            if let Some(task) = self.subs.remove(&name) {
+                // The stream goes with the task; r2r destroys the subscription at its next message.
+                task.abort();
+                r2r::log_info!(NODE, "{name}: no client left: unsubscribed");
+            }
+        }
+        for name in wanted {
+            if self.subs.contains_key(&name) {
+                continue;
+            }
+            let Some(topic) = self.by_name.get(&name).cloned() else {
+                continue;
+            };
+            let offers: Vec<Qos> = match node.get_publishers_info_by_topic(&name, false) {
+                Ok(infos) => infos.iter().map(|i| to_qos(&i.qos_profile)).collect(),
+                Err(e) => {
+                    r2r::log_warn!(NODE, "cannot read publishers of {name}: {e}");
+                    continue;
+                }
+            };
+            if offers.is_empty() {
+                complete = false;
+                continue;
+            }
+            let (request, compromises) = Qos::adapt_request_to_offers(&offers);
+            for c in &compromises {
+                r2r::log_warn!(
+                    NODE,
+                    "{name}: {c:?}: subscribing {:?}/{:?}",
+                    request.reliability,
+                    request.durability
+                );
+            }
+            let stream = match node.subscribe_raw(
+                &name,
+                &topic.type_name,
+                request_profile(&request, self.shared.config.latched_depth),
+            ) {
+                Ok(s) => s,
+                Err(e) => {
+                    r2r::log_warn!(
+                        NODE,
+                        "cannot subscribe to {name} ({}): {e}",
+                        topic.type_name
+                    );
+                    continue;
+                }
+            };
+            let latched = request.durability == Durability::TransientLocal;
+            topic.latched.store(latched, Ordering::Release);
+            *lock(&topic.cache) = LastMessages::new(self.shared.config.latched_depth);
+            topic.active.store(true, Ordering::Release);
+            let counters = self.shared.counters.clone();
+            let t = topic.clone();
+            let mut stream = stream;
+            let task = self.rt.spawn(async move {
+                while let Some(data) = stream.next().await {
+                    let now = wall_ns();
+                    if latched {
+                        lock(&t.cache).push(now, &data);
+                    }
+                    t.channel.log_with_meta(
+                        &data,
+                        PartialMetadata {
+                            log_time: Some(now),
+                        },
+                    );
+                    counters.messages_forwarded.inc();
+                }
+            });
+            self.subs.insert(name.clone(), task);
+            r2r::log_info!(
+                NODE,
+                "{name}: subscribed for clients ({:?}/{:?})",
+                request.reliability,
+                request.durability
+            );
+        }
+        drop(demand);
+        complete
+    }
+
+    fn param_clients(&mut self, node: &mut r2r::Node, name: &str) -> Option<ParamClients> {
+        if let Some(c) = self.param_clients.get(name) {
+            return Some(c.clone());
+        }
+        let qos = QosProfile::services_default();
+        let made = (|| -> r2r::Result<ParamClients> {
+            Ok(ParamClients {
+                list: Arc::new(node.create_client::<ListParameters::Service>(
+                    &format!("{name}/list_parameters"),
+                    qos.clone(),
+                )?),
+                get: Arc::new(node.create_client::<GetParameters::Service>(
+                    &format!("{name}/get_parameters"),
+                    qos.clone(),
+                )?),
+                set: Arc::new(node.create_client::<SetParameters::Service>(
+                    &format!("{name}/set_parameters"),
+                    qos.clone(),
+                )?),
+            })
+        })();
+        match made {
+            Ok(c) => {
+                self.param_clients.insert(name.to_string(), c.clone());
+                Some(c)
+            }
+            Err(e) => {
+                r2r::log_warn!(NODE, "cannot create parameter clients for {name}: {e}");
+                None
+            }
+        }
+    }
+
+    /// Every node on the graph (each publishes /rosout), fully qualified.
+    fn nodes(node: &r2r::Node) -> Vec<String> {
+        let mut out: Vec<String> = node
+            .get_publishers_info_by_topic("/rosout", false)
+            .map(|infos| {
+                infos
+                    .iter()
+                    .map(|i| {
+                        let ns = i.node_namespace.trim_end_matches('/');
+                        format!("{ns}/{}", i.node_name)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn run(&mut self, node: &mut r2r::Node, cmd: Cmd) {
+        match cmd {
+            Cmd::Advertise {
+                key,
+                topic,
+                type_name,
+            } => {
+                let made =
+                    node.create_publisher_untyped(&topic, &type_name, node_glue::qos::commands());
+                let mut slots = lock(&self.shared.slots);
+                match made {
+                    Ok(p) => {
+                        if let Some(Slot::Pending(q)) = slots.get(&key) {
+                            for m in q {
+                                match p.publish_raw(m) {
+                                    Ok(()) => self.shared.counters.published.inc(),
+                                    Err(_) => self.shared.counters.publish_dropped.inc(),
+                                };
+                            }
+                            slots.insert(key, Slot::Ready(p));
+                            r2r::log_info!(
+                                NODE,
+                                "client {:?} publishes on {topic} ({type_name})",
+                                key.0
+                            );
+                        }
+                        // Else the client unadvertised meanwhile: `p` is dropped unused.
+                    }
+                    Err(e) => {
+                        slots.remove(&key);
+                        self.shared.counters.publish_refused.inc();
+                        self.shared
+                            .refuse_log(&format!("cannot publish on {topic} ({type_name}): {e}"));
+                    }
+                }
+            }
+            Cmd::Unadvertise(p) => node.destroy_publisher_untyped(p),
+            Cmd::GetParams { names, responder } => {
+                let by_node = self.group(
+                    node,
+                    names.iter().map(|n| (n.clone(), ())),
+                    names.is_empty(),
+                );
+                let counters = self.shared.counters.clone();
+                self.rt.spawn(async move {
+                    let mut out = Vec::new();
+                    for (name, (clients, wanted)) in by_node {
+                        let params: Vec<String> = wanted.into_iter().map(|(p, ())| p).collect();
+                        match get_params(&name, &clients, params).await {
+                            Ok(mut p) => out.append(&mut p),
+                            Err(e) => {
+                                counters.parameter_errors.inc();
+                                r2r::log_warn!(NODE, "parameters of {name}: {e}");
+                            }
+                        }
+                    }
+                    responder.respond(out);
+                });
+            }
+            Cmd::SetParams {
+                params,
+                client,
+                responder,
+            } => {
+                let mut values = Vec::new();
+                for p in &params {
+                    match from_foxglove(p) {
+                        Ok(v) => values.push((p.name.clone(), v)),
+                        Err(e) => {
+                            self.shared.counters.parameter_errors.inc();
+                            client.send_error(format!("parameter refused: {e}"));
+                        }
+                    }
+                }
+                let by_node = self.group(node, values.into_iter(), false);
+                let counters = self.shared.counters.clone();
+                self.rt.spawn(async move {
+                    let mut out = Vec::new();
+                    for (name, (clients, values)) in by_node {
+                        let names: Vec<String> = values.iter().map(|(p, _)| p.clone()).collect();
+                        match set_params(&name, &clients, values).await {
+                            Ok(refused) => {
+                                for r in refused {
+                                    counters.parameter_errors.inc();
+                                    client.send_error(r);
+                                }
+                            }
+                            Err(e) => {
+                                counters.parameter_errors.inc();
+                                client.send_error(format!("parameters of {name}: {e}"));
+                            }
+                        }
+                        if let Ok(mut p) = get_params(&name, &clients, names).await {
+                            out.append(&mut p);
+                        }
+                    }
+                    responder.respond(out);
+                });
+            }
+        }
+    }
+
+    /// Groups `/node.param` keyed items by node (every node when `all`), with its clients.
+    #[allow(clippy::type_complexity)]
+    fn group<V>(
+        &mut self,
+        node: &mut r2r::Node,
+        items: impl Iterator<Item = (String, V)>,
+        all: bool,
+    ) -> BTreeMap<String, (ParamClients, Vec<(String, V)>)> {
+        let mut by: BTreeMap<String, Vec<(String, V)>> = BTreeMap::new();
+        if all {
+            for n in Self::nodes(node) {
+                by.entry(n).or_default();
+            }
+        }
+        for (full, v) in items {
+            match split_name(&full) {
+                Some((n, p)) => by
+                    .entry(n.to_string())
+                    .or_default()
+                    .push((p.to_string(), v)),
+                None => {
+                    self.shared.counters.parameter_errors.inc();
+                    self.shared
+                        .refuse_log(&format!("parameter name `{full}` is not /node.parameter"));
+                }
+            }
+        }
+        by.into_iter()
+            .filter_map(|(n, items)| self.param_clients(node, &n).map(|c| (n, (c, items))))
+            .collect()
+    }
+}
+
+async fn ready<T: 'static + Send>(client: &r2r::Client<T>) -> Result<(), String>
+where
+    T: r2r::WrappedServiceTypeSupport,
+{
+    let avail = r2r::Node::is_available(client).map_err(|e| e.to_string())?;
+    match tokio::time::timeout(PARAM_TIMEOUT, avail).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("parameter services not available".into()),
+    }
+}
+
+async fn call<T, F>(fut: F) -> Result<T, String>
+where
+    F: std::future::Future<Output = r2r::Result<T>>,
+{
+    match tokio::time::timeout(PARAM_TIMEOUT, fut).await {
+        Ok(Ok(r)) => Ok(r),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("no answer".into()),
+    }
+}
+
+/// `names` of node `name` (all of them when empty) as Foxglove parameters.
+async fn get_params(
+    name: &str,
+    c: &ParamClients,
+    mut names: Vec<String>,
+) -> Result<Vec<Parameter>, String> {
+    if names.is_empty() {
+        ready(&c.list).await?;
+        let req = ListParameters::Request {
+            prefixes: vec![],
+            depth: 0,
+        };
+        let list = call(c.list.request(&req).map_err(|e| e.to_string())?).await?;
+        names = list.result.names;
+    }
+    ready(&c.get).await?;
+    let req = GetParameters::Request {
+        names: names.clone(),
+    };
+    let got = call(c.get.request(&req).map_err(|e| e.to_string())?).await?;
+    Ok(names
+        .into_iter()
+        .zip(got.values.iter())
+        .filter(|(_, v)| v.type_ != RosType::PARAMETER_NOT_SET as u8)
+        .map(|(p, v)| to_foxglove(join_name(name, &p), &from_msg(v)))
+        .collect())
+}
+
+/// Sets `values` on node `name`; returns the refusals (one line each).
+async fn set_params(
+    name: &str,
+    c: &ParamClients,
+    values: Vec<(String, RosValue)>,
+) -> Result<Vec<String>, String> {
+    ready(&c.set).await?;
+    let parameters: Vec<RosParameter> = values
+        .iter()
+        .map(|(p, v)| RosParameter {
+            name: p.clone(),
+            value: to_msg(v),
+        })
+        .collect();
+    let res = call(
+        c.set
+            .request(&SetParameters::Request { parameters })
+            .map_err(|e| e.to_string())?,
+    )
+    .await?;
+    Ok(values
+        .iter()
+        .zip(res.results.iter())
+        .filter(|(_, r)| !r.successful)
+        .map(|((p, _), r)| format!("{}: refused: {}", join_name(name, p), r.reason))
+        .collect())
+}
+
+fn from_msg(v: &RosMsgValue) -> RosValue {
+    match v.type_ {
+        1 => RosValue::Bool(v.bool_value),
+        2 => RosValue::Integer(v.integer_value),
+        3 => RosValue::Double(v.double_value),
+        4 => RosValue::String(v.string_value.clone()),
+        5 => RosValue::ByteArray(v.byte_array_value.clone()),
+        6 => RosValue::BoolArray(v.bool_array_value.clone()),
+        7 => RosValue::IntegerArray(v.integer_array_value.clone()),
+        8 => RosValue::DoubleArray(v.double_array_value.clone()),
+        9 => RosValue::StringArray(v.string_array_value.clone()),
+        _ => RosValue::NotSet,
+    }
+}
+
+fn to_msg(v: &RosValue) -> RosMsgValue {
+    let mut m = RosMsgValue::default();
+    match v {
+        RosValue::NotSet => m.type_ = 0,
+        RosValue::Bool(b) => (m.type_, m.bool_value) = (1, *b),
+        RosValue::Integer(i) => (m.type_, m.integer_value) = (2, *i),
+        RosValue::Double(d) => (m.type_, m.double_value) = (3, *d),
+        RosValue::String(s) => (m.type_, m.string_value) = (4, s.clone()),
+        RosValue::ByteArray(b) => (m.type_, m.byte_array_value) = (5, b.clone()),
+        RosValue::BoolArray(b) => (m.type_, m.bool_array_value) = (6, b.clone()),
+        RosValue::IntegerArray(i) => (m.type_, m.integer_array_value) = (7, i.clone()),
+        RosValue::DoubleArray(d) => (m.type_, m.double_array_value) = (8, d.clone()),
+        RosValue::StringArray(s) => (m.type_, m.string_array_value) = (9, s.clone()),
+    }
+    m
+}
+
+/// Runs the node until SIGINT/SIGTERM; returns the exit code (0; 2 when it cannot start).
+pub fn main() -> i32 {
+    let mut app = match App::new(NODE) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{NODE}: cannot start: {e}");
+            return 2;
+        }
+    };
+    match run(&mut app) {
+        Ok(()) => 0,
+        Err(e) => {
+            r2r::log_error!(NODE, "cannot start: {e}");
+            eprintln!("{NODE}: cannot start: {e}");
+            2
+        }
+    }
+}
+
+fn run(app: &mut App) -> Result<(), node_glue::Error> {
+    use node_glue::Error;
+    let live = app.parameters(Params::default())?;
+    let p = lock(&live).clone();
+    let settings = Settings {
+        address: p.address.clone(),
+        port: p.port,
+        topic_allow: p.topic_allow.clone(),
+        topic_deny: p.topic_deny.clone(),
+        publish_allow: p.publish_allow.clone(),
+        latched_depth: p.latched_depth,
+        storm_ops_per_s: p.storm_ops_per_s,
+    };
+    let config = Config::new(&settings).map_err(|e| Error::Parameter(e.to_string()))?;
+    if !(10..=60_000).contains(&p.discovery_ms) {
+        return Err(Error::Parameter(format!(
+            "discovery_ms: {} is not in 10..=60000",
+            p.discovery_ms
+        )));
+    }
+    let counters = Arc::new(Counters::default());
+    SdkLog::new(
+        counters.clone(),
+        Box::new(|level, line| match level {
+            log::Level::Error | log::Level::Warn => r2r::log_warn!(NODE, "foxglove: {line}"),
+            _ => r2r::log_info!(NODE, "foxglove: {line}"),
+        }),
+    )
+    .install();
+    let (tx, rx): (Sender<Cmd>, Receiver<Cmd>) = channel();
+    let shared = Arc::new(Shared {
+        storm: Mutex::new(StormGuard::new(config.storm_ops_per_s)),
+        config: config.clone(),
+        counters: counters.clone(),
+        demand: Mutex::new(Demand::default()),
+        dirty: AtomicBool::new(false),
+        topics: RwLock::new(HashMap::new()),
+        slots: Mutex::new(HashMap::new()),
+        cmds: Mutex::new(tx),
+        refusals: Mutex::new(RateLimit::new(10, Duration::from_secs(10))),
+    });
+    let ctx = Context::new();
+    let rt = app.handle();
+    let server = WebSocketServer::new()
+        .name(NODE)
+        .bind(config.address.to_string(), config.port)
+        .capabilities([Capability::ClientPublish, Capability::Parameters])
+        .supported_encodings([crate::MESSAGE_ENCODING])
+        .listener(Arc::new(Listener(shared.clone())))
+        .parameter_handler(Arc::new(ParamHandler(shared.clone())))
+        .context(&ctx)
+        .tokio_runtime(&rt);
+    let handle = app.block_on(server.start()).map_err(|e| {
+        Error::Setup(format!(
+            "cannot serve on {}:{}: {e}",
+            config.address, config.port
+        ))
+    })?;
+    let url = format!("ws://{}:{}", config.address, handle.port());
+    r2r::log_info!(NODE, "serving the ROS graph to Foxglove on {url} (open Foxglove, Open connection, Foxglove WebSocket, {url})");
+    if config.exposed() {
+        r2r::log_warn!(NODE, "bound to {}: every machine that reaches this port sees every advertised topic, may set parameters and publish on {:?}", config.address, settings.publish_allow);
+    }
+    let handle = Arc::new(handle);
+    let diagnostics = app.diagnostics()?;
+    {
+        let _enter = rt.enter();
+        let (c, h, s) = (counters.clone(), handle.clone(), shared.clone());
+        diagnostics.spawn_periodic(Duration::from_secs(1), app.shutdown(), move || {
+            let channels = s.topics.read().map_or(0, |t| t.len());
+            let active = s.topics.read().map_or(0, |t| {
+                t.values()
+                    .filter(|t| t.active.load(Ordering::Relaxed))
+                    .count()
+            });
+            vec![
+                DiagStatus::ok("clients", format!("{} connected", h.client_count()))
+                    .with("clients", h.client_count())
+                    .with("channels_advertised", channels)
+                    .with("ros_subscriptions", active)
+                    .with("messages_forwarded", c.messages_forwarded.get())
+                    .with("latched_replayed", c.latched_replayed.get())
+                    .with("published", c.published.get())
+                    .with("publish_refused", c.publish_refused.get())
+                    .with("publish_dropped", c.publish_dropped.get())
+                    .with("garbage_frames", c.garbage_frames.get())
+                    .with("unknown_channel_ids", c.unknown_channel_ids.get())
+                    .with("storm_ops", c.storm_ops.get())
+                    .with("outbox_full", c.outbox_full.get())
+                    .with("parameter_errors", c.parameter_errors.get())
+                    .with("other_sdk_errors", c.other_sdk_errors.get()),
+            ]
+        });
+        let trigger = app.shutdown_trigger();
+        rt.spawn(async move {
+            use tokio::signal::unix::{signal, SignalKind};
+            let (Ok(mut int), Ok(mut term)) = (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+            ) else {
+                return;
+            };
+            tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
+            trigger();
+        });
+    }
+    let mut bridge = Bridge {
+        shared: shared.clone(),
+        ctx,
+        schemas: Schemas::from_env(),
+        by_name: HashMap::new(),
+        skipped: HashSet::new(),
+        subs: HashMap::new(),
+        param_clients: HashMap::new(),
+        rt: rt.clone(),
+    };
+    let down = app.shutdown();
+    let poll = Duration::from_millis(p.discovery_ms as u64);
+    let mut next_poll = Instant::now();
+    let mut retry = false;
+    while !down.is_set() {
+        app.node.spin_once(Duration::from_millis(5));
+        while let Ok(cmd) = rx.try_recv() {
+            bridge.run(&mut app.node, cmd);
+        }
+        let now = Instant::now();
+        let polling = now >= next_poll;
+        if polling {
+            bridge.discover(&app.node);
+            next_poll = now + poll;
+        }
+        if shared.dirty.swap(false, Ordering::AcqRel) || (polling && retry) {
+            retry = !bridge.reconcile(&mut app.node);
+        }
+    }
+    r2r::log_info!(NODE, "shutting down");
+    if let Ok(h) = Arc::try_unwrap(handle) {
+        let _ = h.stop();
+    }
+    for (_, t) in bridge.subs.drain() {
+        t.abort();
+    }
+    Ok(())
+}

@@ -1,0 +1,294 @@
+"""arnie_foxglove on a real graph, seen by a headless Foxglove client (Python `websockets`,
+subprotocol foxglove.sdk.v1), with rclpy as the independent publisher and subscriber.
+
+One bridge, one graph, several clients:
+- serverInfo and the advertisements: every allowed topic with its ros2msg schema (the
+  full definition, checked against the .msg files of the install) and encoding cdr; a
+  denied topic is never advertised;
+- subscriptions: a PointStamped published by rclpy at 50 Hz and a latched String arrive
+  as CDR and decode (rosbags) to the values published; a topic no client subscribes to
+  has no subscription of the bridge on the graph; after the last unsubscribe the
+  bridge's subscription goes; a client that subscribes late gets the latched message;
+- parameters: get and set through a node's parameter services (rclpy's);
+- client publishing: allowed on /fx/cmd (reaches rclpy), refused elsewhere (a status
+  message, counted on /diagnostics);
+- hostile input: garbage frames, unknown channel ids, a subscribe storm: the bridge
+  stays up, counts them on /diagnostics, and another client keeps receiving.
+"""
+import asyncio
+import json
+import os
+import socket
+import struct
+from pathlib import Path
+
+import pytest
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import Point, PointStamped
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
+
+websockets = pytest.importorskip("websockets")
+from rosbags.typesys import Stores, get_typestore  # noqa: E402
+
+TYPES = get_typestore(Stores.ROS2_JAZZY)
+TIMEOUT = 40.0  # generous: the machine may be loaded; never a timing assertion
+
+
+def free_tcp_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def msg_file(type_name):
+    """The .msg text of pkg/msg/Type from the install (as the recorder reads it)."""
+    pkg, _, name = type_name.split("/")
+    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
+        p = Path(prefix) / "share" / pkg / "msg" / f"{name}.msg"
+        if p.exists():
+            return p.read_text()
+    pytest.fail(f"{type_name}: no .msg on AMENT_PREFIX_PATH")
+
+
+class Client:
+    """A minimal foxglove.sdk.v1 client: JSON control messages, binary message data."""
+
+    def __init__(self, ws):
+        self.ws = ws
+        self.server_info = None
+        self.channels = {}  # topic -> advertised channel
+        self.advertised_topics = set()
+        self.messages = []  # (subscription id, payload)
+        self.statuses = []
+        self.params = {}
+        self.param_replies = []
+
+    @classmethod
+    async def connect(cls, url):
+        ws = await websockets.connect(url, subprotocols=["foxglove.sdk.v1"], max_size=None)
+        assert ws.subprotocol == "foxglove.sdk.v1"
+        c = cls(ws)
+        c.task = asyncio.ensure_future(c._read())
+        return c
+
+    async def _read(self):
+        try:
+            async for frame in self.ws:
+                if isinstance(frame, bytes):
+                    if frame[0] == 0x01:  # MessageData: u32 subscription, u64 time, payload
+                        sub, _ = struct.unpack_from("<IQ", frame, 1)
+                        self.messages.append((sub, frame[13:]))
+                    continue
+                m = json.loads(frame)
+                op = m.get("op")
+                if op == "serverInfo":
+                    self.server_info = m
+                elif op == "advertise":
+                    for ch in m["channels"]:
+                        self.channels[ch["topic"]] = ch
+                        self.advertised_topics.add(ch["topic"])
+                elif op == "unadvertise":
+                    for cid in m["channelIds"]:
+                        for t, ch in list(self.channels.items()):
+                            if ch["id"] == cid:
+                                del self.channels[t]
+                elif op == "status":
+                    self.statuses.append(m)
+                elif op == "parameterValues":
+                    self.param_replies.append(m)
+        except websockets.ConnectionClosed:
+            pass
+
+    async def send(self, obj):
+        await self.ws.send(json.dumps(obj) if isinstance(obj, dict) else obj)
+
+    async def close(self):
+        await self.ws.close()
+        self.task.cancel()
+
+
+async def until(graph, predicate, what, timeout=TIMEOUT):
+    """Waits (spinning the rclpy client node) until predicate() holds."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end:
+        if predicate():
+            return
+        graph.executor.spin_once(timeout_sec=0)
+        for p in graph.procs:
+            if p.poll() is not None:
+                pytest.fail(f"{p.name} exited with {p.returncode} while waiting for {what}:\n{graph.output(p)}")
+        await asyncio.sleep(0.01)
+    pytest.fail(f"timed out waiting for {what}\n" + graph.logs())
+
+
+def decode(payload, type_name):
+    return TYPES.deserialize_cdr(bytes(payload), type_name)
+
+
+def test_foxglove_bridge(graph):
+    asyncio.run(scenario(graph))
+
+
+async def scenario(g):
+    port = free_tcp_port()
+    bridge = g.start("arnie_foxglove", params={
+        "port": port, "topic_allow": "/fx/.*", "topic_deny": "/fx/hidden",
+        "publish_allow": "/fx/cmd", "discovery_ms": 200, "storm_ops_per_s": 100})
+    node = g.node
+    point_pub = node.create_publisher(PointStamped, "/fx/point", 10)
+    latched_qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    latched_pub = node.create_publisher(String, "/fx/latched", latched_qos)
+    latched_pub.publish(String(data="hello latched"))
+    hidden_pub = node.create_publisher(String, "/fx/hidden", 10)
+    quiet_pub = node.create_publisher(String, "/fx/quiet", 10)
+    commands = g.collect(Point, "/fx/cmd")
+    diagnostics = g.collect(DiagnosticArray, "/diagnostics")
+    node.declare_parameter("gain", 1.0)
+    published = {}  # x -> y of every PointStamped sent
+
+    async def publish_forever():
+        i = 0
+        while True:
+            i += 1
+            m = PointStamped()
+            m.header.frame_id = "world"
+            m.point = Point(x=float(i), y=2.0 * i, z=0.5)
+            published[float(i)] = 2.0 * i
+            point_pub.publish(m)
+            hidden_pub.publish(String(data="secret"))
+            quiet_pub.publish(String(data="quiet"))
+            await asyncio.sleep(0.02)
+
+    publisher = asyncio.ensure_future(publish_forever())
+    await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
+    url = f"ws://127.0.0.1:{port}"
+
+    async def connect():
+        loop = asyncio.get_running_loop()
+        end = loop.time() + TIMEOUT
+        while True:
+            try:
+                return await Client.connect(url)
+            except OSError:
+                if loop.time() > end:
+                    pytest.fail("the bridge never accepted a connection\n" + g.logs())
+                await asyncio.sleep(0.1)
+
+    c1 = await connect()
+    try:
+        # serverInfo and advertisements
+        await until(g, lambda: c1.server_info is not None, "serverInfo")
+        info = c1.server_info
+        assert "clientPublish" in info["capabilities"] and "parameters" in info["capabilities"], info
+        assert "cdr" in info.get("supportedEncodings", []), info
+        await until(g, lambda: {"/fx/point", "/fx/latched", "/fx/quiet"} <= set(c1.channels), "the advertisements")
+        ch = c1.channels["/fx/point"]
+        assert ch["encoding"] == "cdr" and ch["schemaEncoding"] == "ros2msg", ch
+        assert ch["schemaName"] == "geometry_msgs/msg/PointStamped", ch
+        schema = ch["schema"]
+        assert schema.startswith(msg_file("geometry_msgs/msg/PointStamped")), schema
+        assert "\nMSG: std_msgs/Header\n" + msg_file("std_msgs/msg/Header") in schema, schema
+        assert "MSG: geometry_msgs/Point\n" in schema and "MSG: builtin_interfaces/Time\n" in schema, schema
+
+        # nothing is subscribed on the graph until a client subscribes
+        assert node.count_subscribers("/fx/point") == 0
+        await c1.send({"op": "subscribe", "subscriptions": [
+            {"id": 1, "channelId": c1.channels["/fx/point"]["id"]},
+            {"id": 2, "channelId": c1.channels["/fx/latched"]["id"]}]})
+        await until(g, lambda: sum(1 for s, _ in c1.messages if s == 1) >= 10, "10 PointStamped messages")
+        await until(g, lambda: any(s == 2 for s, _ in c1.messages), "the latched message")
+        for sub, payload in c1.messages:
+            if sub == 1:
+                p = decode(payload, "geometry_msgs/msg/PointStamped")
+                assert p.header.frame_id == "world"
+                assert published.get(p.point.x) == p.point.y and p.point.z == 0.5, p
+            else:
+                assert sub == 2, f"a message on subscription {sub} never asked for"
+                assert decode(payload, "std_msgs/msg/String").data == "hello latched"
+        # the topic nobody subscribes to: no subscription of the bridge on the graph
+        assert node.count_subscribers("/fx/quiet") == 0
+
+        # a second client subscribes late to the latched topic: replayed to it
+        c2 = await connect()
+        await until(g, lambda: "/fx/latched" in c2.channels and "/fx/point" in c2.channels, "c2's advertisements")
+        await c2.send({"op": "subscribe", "subscriptions": [
+            {"id": 7, "channelId": c2.channels["/fx/latched"]["id"]},
+            {"id": 8, "channelId": c2.channels["/fx/point"]["id"]}]})
+        await until(g, lambda: any(s == 7 for s, _ in c2.messages), "the latched message replayed to c2")
+        assert decode(next(p for s, p in c2.messages if s == 7), "std_msgs/msg/String").data == "hello latched"
+
+        # parameters through the nodes' parameter services (rclpy's node answers)
+        await c1.send({"op": "getParameters", "parameterNames": ["/arnie_test_client.gain"], "id": "g1"})
+        await until(g, lambda: any(r.get("id") == "g1" for r in c1.param_replies), "getParameters reply")
+        reply = next(r for r in c1.param_replies if r.get("id") == "g1")
+        assert reply["parameters"] == [{"name": "/arnie_test_client.gain", "type": "float64", "value": 1.0}], reply
+        await c1.send({"op": "setParameters", "parameters": [{"name": "/arnie_test_client.gain", "value": 2.5}], "id": "s1"})
+        await until(g, lambda: node.get_parameter("gain").value == 2.5, "gain set to 2.5 through the bridge")
+        assert node.get_parameter("gain").type_ == Parameter.Type.DOUBLE
+
+        # client publishing: allowed topic reaches rclpy, a disallowed one is refused
+        await c1.send({"op": "advertise", "channels": [
+            {"id": 1, "topic": "/fx/cmd", "encoding": "cdr", "schemaName": "geometry_msgs/msg/Point"},
+            {"id": 2, "topic": "/fx/forbidden", "encoding": "cdr", "schemaName": "geometry_msgs/msg/Point"}]})
+        await until(g, lambda: any("/fx/forbidden" in s["message"] and s["level"] == 2 for s in c1.statuses),
+                    "the refusal of /fx/forbidden")
+        await until(g, lambda: node.count_publishers("/fx/cmd") > 0, "the bridge's publisher on /fx/cmd")
+        assert node.count_publishers("/fx/forbidden") == 0
+        cdr = bytes(TYPES.serialize_cdr(TYPES.types["geometry_msgs/msg/Point"](x=1.5, y=2.5, z=3.5),
+                                        "geometry_msgs/msg/Point"))
+        loop = asyncio.get_running_loop()
+        end = loop.time() + TIMEOUT
+        while not commands and loop.time() < end:
+            await c1.send(b"\x01" + struct.pack("<I", 1) + cdr)
+            await c1.send(b"\x01" + struct.pack("<I", 2) + cdr)  # refused channel: dropped
+            await asyncio.sleep(0.1)
+            g.executor.spin_once(timeout_sec=0)
+        assert commands, "no client message reached the rclpy subscriber\n" + g.logs()
+        assert (commands[0].x, commands[0].y, commands[0].z) == (1.5, 2.5, 3.5)
+
+        # the last unsubscribe drops the bridge's subscription (c2 still has /fx/point)
+        await c1.send({"op": "unsubscribe", "subscriptionIds": [1]})
+
+        # hostile client: garbage, unknown channel ids, a subscribe storm
+        c3 = await connect()
+        await until(g, lambda: "/fx/point" in c3.channels, "c3's advertisements")
+        await c3.send("this is not json")
+        await c3.send(b"\xff\x00garbage")
+        await c3.send({"op": "subscribe", "subscriptions": [{"id": 1, "channelId": 987654}]})
+        await c3.send(b"\x01" + struct.pack("<I", 4242) + b"\x00\x01\x00\x00")
+        point_id = c3.channels["/fx/point"]["id"]
+        for i in range(2000):
+            await c3.send({"op": "subscribe", "subscriptions": [{"id": 100 + i, "channelId": point_id}]})
+            await c3.send({"op": "unsubscribe", "subscriptionIds": [100 + i]})
+        # c2 keeps receiving after the storm
+        before = sum(1 for s, _ in c2.messages if s == 8)
+        await until(g, lambda: sum(1 for s, _ in c2.messages if s == 8) >= before + 10, "c2 still receiving after the storm")
+
+        def counters():
+            for arr in diagnostics:
+                for st in arr.status:
+                    if st.name == "arnie_foxglove: clients":
+                        yield {kv.key: kv.value for kv in st.values}
+
+        def counted():
+            return any(int(c["garbage_frames"]) >= 2 and int(c["unknown_channel_ids"]) >= 2 and int(c["storm_ops"]) > 0
+                       and int(c["publish_refused"]) >= 1 and int(c["publish_dropped"]) >= 1 for c in counters())
+        await until(g, counted, "the hostile input counted on /diagnostics")
+        assert bridge.poll() is None
+
+        # after c2 unsubscribes too, nobody wants /fx/point: the bridge's subscription goes
+        await c2.send({"op": "unsubscribe", "subscriptionIds": [8]})
+        await until(g, lambda: node.count_subscribers("/fx/point") == 0, "the bridge unsubscribing /fx/point")
+        assert "/fx/hidden" not in c1.advertised_topics | c2.advertised_topics | c3.advertised_topics
+        await c3.close()
+        await c2.close()
+    finally:
+        publisher.cancel()
+        await c1.close()
+    log = g.output(bridge)
+    assert "refused" in log or "not allowed" in log, log[-3000:]
