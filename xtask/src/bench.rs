@@ -15,6 +15,7 @@ const BENCHES: &[(&str, &str, &[&str])] = &[
     ("planner", "planner: JPS and A* vs the pathfinding crate and PathFinding.js", &["bench", "-p", "arnie_planner", "--no-default-features", "--bench", "compare"]),
     ("comms", "comms: frames encoded / decoded per second", &["bench", "-p", "arnie_comms", "--no-default-features", "--bench", "codec"]),
     ("brain", "brain: instructions loading and ticks", &["bench", "-p", "arnie_brain", "--no-default-features", "--bench", "tick"]),
+    ("foxglove", "arnie_foxglove on a real graph: added latency publish -> WebSocket client at 1 kHz, messages/s to 1 and 4 clients", &["build", "--release", "-p", "arnie_foxglove", "--bins"]),
 ];
 
 pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
@@ -36,6 +37,11 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             // spine_bench starts the release spine_bridge itself, so both are built first.
             let bench = layout.target.join("release/spine_bench");
             result = run::status(run::command(layout, ros, &bench.to_string_lossy()), "spine_bench");
+        }
+        if result.is_ok() && *name == "foxglove" {
+            // foxglove_bench starts the release arnie_foxglove itself (own domain, free port).
+            let bench = layout.target.join("release/foxglove_bench");
+            result = run::status(run::command(layout, ros, &bench.to_string_lossy()), "foxglove_bench");
         }
         if let Err(f) = result {
             eprintln!("xtask: bench {name}: {}", f.message);

@@ -54,6 +54,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         }
     };
     let stop = running.stop_flag();
+    foxglove_hint(args.get("foxglove").map(String::as_str));
     launch::stop_on_signals(stop.clone());
     let mut monitor = run::command(layout, ros, &ros.python.to_string_lossy());
     monitor
@@ -85,5 +86,14 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         }
         Some(st) => Err(Failure::new(format!("the flame-passing task did not succeed ({st}); see the demo lines above and {}", svg.display()))),
         None => Err(Failure::new("interrupted")),
+    }
+}
+
+/// Where to watch the running demo in Foxglove (`foxglove:=true` starts arnie_foxglove).
+fn foxglove_hint(foxglove: Option<&str>) {
+    if foxglove == Some("true") {
+        eprintln!("xtask: demo: watch it live in Foxglove: Open connection -> Foxglove WebSocket -> ws://127.0.0.1:8765 (layout: nodes/arnie_bringup/foxglove/arnie_layout.json)");
+    } else {
+        eprintln!("xtask: demo: to watch it live in Foxglove, run with foxglove:=true and open ws://127.0.0.1:8765");
     }
 }
