@@ -182,5 +182,9 @@ mod tests {
             let (c, row) = r.cell_of(t.x_m, t.y_m).expect("on the table");
             assert!(!r.is_blocked(c, row), "{}", t.name);
         }
+        // The planner's map file is this raster, byte for byte (regenerate with
+        // `table_map --scenario params/eurobot/table.json --resolution 0.02 --pgm params/eurobot/table.pgm`).
+        let pgm = std::fs::read(path.with_file_name("table.pgm")).expect("params/eurobot/table.pgm");
+        assert!(pgm == r.to_pgm(), "params/eurobot/table.pgm is stale: regenerate it with table_map");
     }
 }

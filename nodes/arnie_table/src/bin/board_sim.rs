@@ -1,9 +1,11 @@
 //! `board_sim`: the simulated Eurobot motor / actuator board at the far end of a comms
-//! link (no ROS). It speaks only the board's packets (`nodes/arnie_comms/packets`,
-//! ids 30-37) and runs [`arnie_table::Board`] on the table of a scenario file.
+//! link (no ROS). It speaks the board's packets (`nodes/arnie_comms/packets`, ids
+//! 30-37) and runs [`arnie_table::Board`] on the table of a scenario file. Of the other
+//! packets, a link test whose definition names a reply (Ping → Pong) is answered as
+//! `comms_sim` does; the rest are counted as `ignored`.
 //!
 //! ```text
-//! board_sim --scenario FILE --packets DIR [pty] [--link-file PATH] [options]
+//! board_sim --scenario FILE --packets DIR [pty] [--link-file PATH] [--link-symlink PATH] [options]
 //! board_sim --scenario FILE --packets DIR can_udp [--bind ADDR] [--peer ADDR] [--link-file PATH] [options]
 //! options: --truth-log FILE.jsonl  --truth-period-ms N (50)  --corrupt-rate P (0; pty only)
 //!          --seed N  --noise-scale K (1)  --watchdog-ms N
@@ -11,7 +13,9 @@
 //! `pty` (the default) opens a pseudo-terminal and plays the board on its master side
 //! with the UART framing; the slave path is the bridge's `serial_port`. `can_udp` binds
 //! `--bind` (default `127.0.0.1:0`) and answers the last sender, or `--peer`. The link is
-//! printed as `board_sim: link <where>` and written to `--link-file` (atomically).
+//! printed as `board_sim: link <where>` and written to `--link-file` (atomically);
+//! `--link-symlink PATH` (pty) also points the symlink PATH at the pty slave, replaced
+//! atomically, so a restarted board keeps one serial port path.
 //!
 //! `--corrupt-rate P` replaces each byte on the wire, in both directions, with
 //! probability P by a different random byte (seeded by `--seed`), to test resync.
@@ -35,7 +39,7 @@ use std::sync::Arc;
 use tokio::time::{sleep_until, Duration, Instant};
 
 const USAGE: &str = "usage:
-  board_sim --scenario FILE --packets DIR [pty] [--link-file PATH] [options]
+  board_sim --scenario FILE --packets DIR [pty] [--link-file PATH] [--link-symlink PATH] [options]
   board_sim --scenario FILE --packets DIR can_udp [--bind ADDR] [--peer ADDR] [--link-file PATH] [options]
 options: --truth-log FILE.jsonl --truth-period-ms N --corrupt-rate P --seed N --noise-scale K --watchdog-ms N";
 
@@ -45,6 +49,7 @@ struct Args {
     packets: PathBuf,
     can: Option<(SocketAddr, Option<SocketAddr>)>,
     link_file: Option<PathBuf>,
+    link_symlink: Option<PathBuf>,
     truth_log: Option<PathBuf>,
     truth_period_ms: u64,
     corrupt_rate: f64,
@@ -80,6 +85,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut packets = None;
     let mut mode: Option<String> = None;
     let mut link_file = None;
+    let mut link_symlink = None;
     let mut truth_log = None;
     let mut truth_period_ms = 50u64;
     let mut corrupt_rate = 0.0f64;
@@ -93,6 +99,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
             "--scenario" => scenario = Some(PathBuf::from(value("--scenario")?)),
             "--packets" => packets = Some(PathBuf::from(value("--packets")?)),
             "--link-file" => link_file = Some(PathBuf::from(value("--link-file")?)),
+            "--link-symlink" => link_symlink = Some(PathBuf::from(value("--link-symlink")?)),
             "--truth-log" => truth_log = Some(PathBuf::from(value("--truth-log")?)),
             "--truth-period-ms" => {
                 let v = value("--truth-period-ms")?;
@@ -155,6 +162,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
         packets: packets.ok_or("--packets DIR is required")?,
         can,
         link_file,
+        link_symlink,
         truth_log,
         truth_period_ms,
         corrupt_rate,
@@ -319,6 +327,10 @@ async fn run(args: Args) -> Result<(), Failure> {
         write_atomically(file, &format!("{place}\n"))
             .map_err(|e| (1, format!("cannot write {}: {e}", file.display())))?;
     }
+    if let (Some(link), None) = (&args.link_symlink, args.can) {
+        symlink_atomically(Path::new(&place), link)
+            .map_err(|e| (1, format!("cannot point {} at {place}: {e}", link.display())))?;
+    }
     println!("board_sim: link {place}");
     let start = Instant::now();
     let mut next_truth_ms = 0u64;
@@ -360,6 +372,14 @@ async fn run(args: Args) -> Result<(), Failure> {
                 Some(input) => {
                     let outputs = board.input(ms_since(start), input);
                     emit(&mut wire, &defs, &outputs, args.corrupt_rate, &mut rng, &mut stats).await?;
+                }
+                // Not a board command: a link test whose definition names a reply
+                // (Ping → Pong) is answered as comms_sim does; anything else is ignored.
+                None if p.definition().reply.is_some() => {
+                    let reply = arnie_comms::sim::Simulator::new(defs.clone()).respond(&p);
+                    wire.send(&reply, args.corrupt_rate, &mut rng, &mut stats)
+                        .await
+                        .map_err(|e| (1, format!("link failed: {e}")))?;
                 }
                 None => stats.ignored += 1,
             }
@@ -419,6 +439,16 @@ fn stop_signal() -> Result<impl std::future::Future<Output = ()>, String> {
     Ok(async move {
         tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
     })
+}
+
+/// Points the symlink `link` at `target`, replacing it atomically (a stable serial port
+/// path across board restarts, whose pty slave changes).
+fn symlink_atomically(target: &Path, link: &Path) -> std::io::Result<()> {
+    let mut tmp = link.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink(target, &tmp)?;
+    std::fs::rename(&tmp, link)
 }
 
 /// Writes `text` to a sibling temporary file and renames it over `file`.
