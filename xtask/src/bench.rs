@@ -16,6 +16,7 @@ const BENCHES: &[(&str, &str, &[&str])] = &[
     ("comms", "comms: frames encoded / decoded per second", &["bench", "-p", "arnie_comms", "--no-default-features", "--bench", "codec"]),
     ("brain", "brain: instructions loading and ticks", &["bench", "-p", "arnie_brain", "--no-default-features", "--bench", "tick"]),
     ("foxglove", "arnie_foxglove on a real graph: added latency publish -> WebSocket client at 1 kHz, messages/s to 1 and 4 clients", &["build", "--release", "-p", "arnie_foxglove", "--bins"]),
+    ("bag", "arnie_bag on a real graph: recording 1 kHz + the demo's topics without loss (60 s), recorder CPU, playback timing error at -r 1 / -r 4", &["build", "--release", "-p", "arnie_bag", "--bins"]),
 ];
 
 pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
@@ -37,6 +38,12 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             // spine_bench starts the release spine_bridge itself, so both are built first.
             let bench = layout.target.join("release/spine_bench");
             result = run::status(run::command(layout, ros, &bench.to_string_lossy()), "spine_bench");
+        }
+        if result.is_ok() && *name == "bag" {
+            // bag_bench starts the release arnie_bag itself (record, then play); options:
+            // target/release/bag_bench --duration S --demo-duration S --rate HZ.
+            let bench = layout.target.join("release/bag_bench");
+            result = run::status(run::command(layout, ros, &bench.to_string_lossy()), "bag_bench");
         }
         if result.is_ok() && *name == "foxglove" {
             // foxglove_bench starts the release arnie_foxglove itself (own domain, free port).

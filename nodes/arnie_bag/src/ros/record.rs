@@ -23,6 +23,8 @@ use crate::filter::Skip;
 use crate::keys::Key;
 use crate::{DefinitionSource, Qos, RecordReport, Recorder, TopicSpec};
 
+/// Keep-last depth of each recording subscription (1 s of a 1 kHz topic).
+const READER_DEPTH: u64 = 1000;
 /// Messages waiting for the writer thread before new ones are counted lost.
 const WRITER_QUEUE: usize = 20_000;
 
@@ -307,7 +309,11 @@ fn discover(
             );
             continue;
         }
-        let (request, compromises) = Qos::adapt_request_to_offers(&offers);
+        let (mut request, compromises) = Qos::adapt_request_to_offers(&offers);
+        // rosbag2's choice of reliability and durability, but a deep reader history: a
+        // spin loop held up by a busy CPU then finds a 1 kHz stream's messages still
+        // waiting instead of overwritten (history depth is not part of QoS matching).
+        request.depth = request.depth.max(READER_DEPTH);
         for c in &compromises {
             r2r::log_warn!(
                 RECORDER_NODE,
