@@ -16,6 +16,8 @@
 //!   spine's own config (the sim is its mirror image).
 //! - [`world`]: [`World`], all of the above plus the lossy arm link; datagrams in,
 //!   datagrams and events out, and the ground truth ([`world::Truth`]).
+//! - [`markers`]: [`markers::SceneMarkers`], the scene as rviz markers (plain values).
+//! - `ros` (feature `ros`): the node's glue that is more than wiring (`sim/markers`).
 //!
 //! # Frames and units
 //! Millimetres throughout. The models live in the global frame; the wire is in each
@@ -53,7 +55,10 @@
 pub mod arm;
 mod error;
 pub mod eyes;
+pub mod markers;
 pub mod rng;
+#[cfg(feature = "ros")]
+pub mod ros;
 pub mod scenario;
 pub mod wiring;
 pub mod world;

@@ -7,13 +7,16 @@
 //!   "arm":  { "start_mm": [0, 0, 0], "max_speed_mm_s": 200, "max_accel_mm_s2": 1000,
 //!             "position_rate_hz": 50, "loss_probability": 0.0, "jitter_ms": 0,
 //!             "obstacles": [ { "name": "table", "min_mm": [-500, -500, -100],
-//!                              "max_mm": [500, 500, -20] } ] },
+//!                              "max_mm": [500, 500, -20] } ],
+//!             "workspace": { "min_mm": [-200, -100, -20], "max_mm": [200, 200, 200] } },
 //!   "eyes": { "rate_hz": 20, "confidence": 90, "light_radius_mm": 10, "hold_s": 1.0,
 //!             "taper_offset_mm": [0, 0, 0], "source_mm": [60, 40, 30],
 //!             "source_lit_at_s": 0, "candle_mm": [-95, 30, 45] } }
 //! ```
 //! `loss_probability` and `jitter_ms` apply to both directions of the arm link (targets
-//! in, encoder positions out); the eyes link is perfect. Unknown keys are errors (a
+//! in, encoder positions out); the eyes link is perfect. `workspace` (optional) is the
+//! box the arm works in, drawn on `sim/markers`; the sim does not enforce it (the
+//! trajectory server's `workspace_*` parameters check targets). Unknown keys are errors (a
 //! misspelt `hold_s` must not silently keep the default).
 
 use std::path::Path;
@@ -53,6 +56,18 @@ pub struct RawArm {
     pub jitter_ms: f64,
     /// Boxes the arm cannot enter.
     pub obstacles: Vec<Obstacle>,
+    /// The box the arm works in (drawn, not enforced); absent = none.
+    pub workspace: Option<Workspace>,
+}
+
+/// The box the arm works in [mm, global] (`arm.workspace`): drawn on `sim/markers`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Workspace {
+    /// Lowest corner [mm].
+    pub min_mm: [f64; 3],
+    /// Highest corner [mm] (above `min_mm` on every axis).
+    pub max_mm: [f64; 3],
 }
 
 impl Default for RawArm {
@@ -65,6 +80,7 @@ impl Default for RawArm {
             loss_probability: 0.0,
             jitter_ms: 0.0,
             obstacles: Vec::new(),
+            workspace: None,
         }
     }
 }
@@ -117,6 +133,8 @@ pub struct ArmSpec {
     pub position_period_s: f64,
     /// Obstacles.
     pub obstacles: Vec<Obstacle>,
+    /// The box the arm works in (drawn, not enforced).
+    pub workspace: Option<Workspace>,
 }
 
 /// The checked arm link.
@@ -230,9 +248,22 @@ impl RawScenario {
                 return Err(SimError::StartInObstacle { field });
             }
         }
+        if let Some(w) = &a.workspace {
+            let lo = vector("arm.workspace.min_mm", w.min_mm)?;
+            let hi = vector("arm.workspace.max_mm", w.max_mm)?;
+            if (0..3).any(|i| lo[i] >= hi[i]) {
+                return Err(SimError::EmptyBox { field: "arm.workspace".into() });
+            }
+        }
         Ok(Scenario {
             seed: self.seed,
-            arm: ArmSpec { start_mm, limits, position_period_s, obstacles: a.obstacles.clone() },
+            arm: ArmSpec {
+                start_mm,
+                limits,
+                position_period_s,
+                obstacles: a.obstacles.clone(),
+                workspace: a.workspace,
+            },
             link: LinkSpec { loss_probability, jitter_s },
             eyes: EyesSpec {
                 period_s: 1.0 / positive("eyes.rate_hz", e.rate_hz)?,
@@ -323,6 +354,18 @@ mod tests {
         .unwrap_err();
         assert_eq!(e, SimError::StartInObstacle { field: "arm.obstacles[0]".into() });
         assert!(e.to_string().contains("arm.start_mm"));
+    }
+
+    #[test]
+    fn workspace_is_optional_and_checked() {
+        assert_eq!(Scenario::default().arm.workspace, None);
+        let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/../../params/scenario_flame.json");
+        let w = Scenario::load(Path::new(shipped)).unwrap().arm.workspace.unwrap();
+        assert!((0..3).all(|i| w.min_mm[i] < w.max_mm[i]));
+        let e = Scenario::from_json(r#"{"arm": {"workspace": {"min_mm": [0,0,0], "max_mm": [1,1,0]}}}"#).unwrap_err();
+        assert_eq!(e, SimError::EmptyBox { field: "arm.workspace".into() });
+        let e = Scenario::from_json(r#"{"arm": {"workspace": {"min_mm": [0,0,0]}}}"#).unwrap_err();
+        assert!(matches!(e, SimError::Json { ref field, .. } if field.starts_with("arm.workspace")), "{e}");
     }
 
     #[test]

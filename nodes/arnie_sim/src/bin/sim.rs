@@ -20,6 +20,7 @@ use node_glue::diagnostics::Status;
 use node_glue::r2r::{self, arnie_interfaces::msg::SimTruth, geometry_msgs::msg::Point, RosParams};
 use node_glue::{main_with, qos, time, topics, App, Error, Shutdown};
 use arnie_sim::wiring::InterfaceNames;
+use arnie_sim::markers::SceneMarkers;
 use arnie_sim::world::{Arrival, Truth};
 use arnie_sim::{Dest, Event, Scenario, Wiring, World};
 use arnie_spine::{Config, LoopbackMap, Scale};
@@ -50,6 +51,8 @@ struct SimParams {
     step_ms: i64,
     /// /sim/truth publications per second [Hz]
     truth_rate_hz: f64,
+    /// sim/markers (rviz scene) publications per second [Hz]; 0 = off
+    markers_rate_hz: f64,
 }
 
 impl Default for SimParams {
@@ -64,6 +67,7 @@ impl Default for SimParams {
             port_offset: 0,
             step_ms: 5,
             truth_rate_hz: 10.0,
+            markers_rate_hz: 10.0,
         }
     }
 }
@@ -97,6 +101,9 @@ fn setup(app: &mut App) -> Result<(), Error> {
     }
     if !(p.truth_rate_hz.is_finite() && p.truth_rate_hz > 0.0 && p.truth_rate_hz <= 1000.0) {
         return Err(Error::Parameter(format!("truth_rate_hz must be in (0, 1000], got {}", p.truth_rate_hz)));
+    }
+    if !(p.markers_rate_hz.is_finite() && (0.0..=100.0).contains(&p.markers_rate_hz)) {
+        return Err(Error::Parameter(format!("markers_rate_hz must be in [0, 100], got {}", p.markers_rate_hz)));
     }
 
     let config = Config::load(Path::new(&p.spine_config), Some(LoopbackMap { port_offset }))
@@ -137,12 +144,17 @@ fn setup(app: &mut App) -> Result<(), Error> {
     eyes_std.set_nonblocking(true)?;
 
     let truth_pub = app.node.create_publisher::<SimTruth>(SIM_TRUTH, qos::latched())?;
+    let markers_pub = match p.markers_rate_hz > 0.0 {
+        true => Some(arnie_sim::ros::markers::publisher(&mut app.node)?),
+        false => None,
+    };
     let diagnostics = app.diagnostics()?;
     let shutdown = app.shutdown();
     let _rt = app.handle().enter();
     let arm_sock = Arc::new(UdpSocket::from_std(arm_std)?);
     let eyes_sock = UdpSocket::from_std(eyes_std)?;
 
+    let scene = SceneMarkers::new(scenario.clone(), 0.0);
     let world = Arc::new(Mutex::new(World::new(scenario, &wiring)));
     let glue = Arc::new(GlueCounters::default());
     let log_tx = match p.truth_log.as_str() {
@@ -164,6 +176,12 @@ fn setup(app: &mut App) -> Result<(), Error> {
     ));
     let period = Duration::from_secs_f64(1.0 / p.truth_rate_hz);
     tokio::spawn(publish_truth(world.clone(), truth_pub, period, log_tx, name.clone(), shutdown.clone()));
+    if let Some(publisher) = markers_pub {
+        let period = Duration::from_secs_f64(1.0 / p.markers_rate_hz);
+        let scene = scene.with_lifetime_s(arnie_sim::ros::markers::lifetime_s(period));
+        let (world, name, shutdown) = (world.clone(), name.clone(), shutdown.clone());
+        tokio::spawn(arnie_sim::ros::markers::run(publisher, world, scene, period, name, shutdown));
+    }
 
     diagnostics.spawn_periodic(Duration::from_millis(500), shutdown, move || {
         let w = lock(&world);
