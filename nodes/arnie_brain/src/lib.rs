@@ -15,6 +15,7 @@
 //! - [`status`]: [`Status`] of a run and its `RunTask` [`Outcome`].
 //! - [`event`]: [`Event`]s and the [`TickOutput`] of a tick.
 //! - [`snapshot`]: [`Snapshot`], the state shaped like `BrainState.msg`.
+//! - [`markers`]: what the brain sees and wants as rviz markers (plain values).
 //! - `ros` (feature `ros`, the node's glue; the only module that uses r2r): inputs,
 //!   the `MoveTo` client, the `/brain/run_task` server (tasks in JSON, or in English
 //!   through arnie_english) and `/brain/state`.
@@ -38,6 +39,7 @@
 pub mod core;
 pub mod decide;
 pub mod event;
+pub mod markers;
 #[cfg(feature = "ros")]
 pub mod ros;
 pub mod snapshot;

@@ -16,7 +16,7 @@ use node_glue::r2r::{
 };
 use node_glue::{main_with, qos, topics, App, Error};
 use arnie_brain::ros::{
-    inputs, BrainServer, CommandMode, Counters, Inputs, Mover, Scale, Settings, SettingsFn,
+    inputs, markers, BrainServer, CommandMode, Counters, Inputs, Mover, Scale, Settings, SettingsFn,
 };
 
 /// History of the `/brain/state` publisher (reliable).
@@ -44,6 +44,8 @@ struct BrainParams {
     m_per_unit: f64,
     /// Where targets go, read at start: "move_to" (MoveTo goals) or "topic" (legacy /arm/target)
     command_mode: String,
+    /// brain/markers (observations, target, variables, actions for rviz) publications per second, read at start [Hz]; 0 = off
+    markers_rate_hz: f64,
 }
 
 impl Default for BrainParams {
@@ -58,6 +60,7 @@ impl Default for BrainParams {
             verify_tolerance_mm: 25.0,
             m_per_unit: 0.001,
             command_mode: "move_to".into(),
+            markers_rate_hz: 10.0,
         }
     }
 }
@@ -102,7 +105,7 @@ fn main() {
 
 fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters(BrainParams::default())?;
-    let (settings, mode, autostart) = {
+    let (settings, mode, autostart, markers_rate_hz) = {
         let p = params
             .lock()
             .map_err(|_| Error::Setup("parameters poisoned".into()))?;
@@ -111,8 +114,14 @@ fn setup(app: &mut App) -> Result<(), Error> {
             Settings::try_from(&*p).map_err(Error::Parameter)?,
             mode,
             p.autostart,
+            p.markers_rate_hz,
         )
     };
+    if !(markers_rate_hz.is_finite() && (0.0..=100.0).contains(&markers_rate_hz)) {
+        return Err(Error::Parameter(format!(
+            "markers_rate_hz must be in [0, 100], got {markers_rate_hz}"
+        )));
+    }
     if autostart && settings.instructions_file.trim().is_empty() {
         return Err(Error::Parameter("autostart needs instructions_file".into()));
     }
@@ -128,6 +137,10 @@ fn setup(app: &mut App) -> Result<(), Error> {
     let goals = app
         .node
         .create_action_server::<RunTask::Action>(topics::RUN_TASK)?;
+    let markers = match markers_rate_hz > 0.0 {
+        true => Some(markers::publisher(&mut app.node)?),
+        false => None,
+    };
     let diagnostics = app.diagnostics()?;
     let shutdown = app.shutdown();
     let _rt = app.handle().enter();
@@ -164,10 +177,10 @@ fn setup(app: &mut App) -> Result<(), Error> {
         Settings::try_from(&*p).map_err(|e| format!("parameter {e}"))
     });
     let server = BrainServer::new(
-        inputs,
+        inputs.clone(),
         mover,
         state,
-        settings_fn,
+        settings_fn.clone(),
         counters.clone(),
         shutdown.clone(),
         &name,
@@ -181,6 +194,18 @@ fn setup(app: &mut App) -> Result<(), Error> {
             .load(&RunTask::Goal::default())
             .map_err(|e| Error::Setup(format!("instructions_file {e}")))?;
         first = autostart.then_some(task);
+    }
+    if let Some(publisher) = markers {
+        let period = Duration::from_secs_f64(1.0 / markers_rate_hz);
+        tokio::spawn(markers::run(
+            publisher,
+            server.clone(),
+            inputs,
+            settings_fn,
+            period,
+            name.clone(),
+            shutdown.clone(),
+        ));
     }
     tokio::spawn(server.serve(goals, first));
 

@@ -78,6 +78,14 @@ impl Inputs {
     }
 }
 
+impl Inputs {
+    /// The latest observations if they arrived at most `max_age` ago, else none
+    /// (`brain/markers`, which runs beside the tick).
+    pub fn seen_now(&self, max_age: Duration) -> Vec<Seen> {
+        self.seen(Instant::now(), max_age)
+    }
+}
+
 /// A point if all three coordinates are finite.
 pub fn finite_point(x: f64, y: f64, z: f64) -> Option<Point3<f64>> {
     [x, y, z]

@@ -9,12 +9,14 @@
 //!   a run; publishes `/brain/state` every tick.
 //! - [`state`]: [`crate::Snapshot`] → `arnie_interfaces/BrainState`.
 //! - [`counters`]: the node's `/diagnostics` counters.
+//! - [`markers`]: `brain/markers`, what the brain sees and wants, for rviz.
 //!
 //! Units: the library works in the units of instructions.json (mm, legacy frame); topics
 //! are in metres, frame `world`. [`Scale`] converts, once, at this edge.
 
 pub mod counters;
 pub mod inputs;
+pub mod markers;
 pub mod mover;
 pub mod server;
 pub mod state;
@@ -41,6 +43,11 @@ impl Scale {
     /// `None` unless `m_per_unit` is finite and > 0.
     pub fn new(m_per_unit: f64) -> Option<Self> {
         (m_per_unit.is_finite() && m_per_unit > 0.0).then_some(Scale { m_per_unit })
+    }
+
+    /// Metres per instructions unit.
+    pub fn m_per_unit(&self) -> f64 {
+        self.m_per_unit
     }
 
     /// Metres → instructions units.

@@ -40,8 +40,8 @@ use tokio::task::JoinHandle;
 
 use super::inputs::Seen;
 use super::state::state_msg;
-use super::{Counters, Inputs, Mover, Settings, SettingsFn};
-use crate::{Brain, Event, Observation, Outcome, Status};
+use super::{Counters, Inputs, Mover, Scale, Settings, SettingsFn};
+use crate::{Brain, Event, Observation, Outcome, Snapshot, Status};
 
 type Goal = ActionServerGoal<RunTask::Action>;
 type Cancels = BoxStream<'static, ActionServerCancelRequest>;
@@ -78,6 +78,8 @@ pub struct BrainServer {
     counters: Arc<Counters>,
     shutdown: node_glue::Shutdown,
     running: tokio::sync::Mutex<Option<Running>>,
+    /// The state after the last tick of the last run, with its scale (`brain/markers`).
+    last: Mutex<Option<(Snapshot, Scale)>>,
     log: String,
 }
 
@@ -99,8 +101,19 @@ impl BrainServer {
             counters,
             shutdown,
             running: tokio::sync::Mutex::new(None),
+            last: Mutex::new(None),
             log: log.to_owned(),
         })
+    }
+
+    /// The state after the last tick of the last run (kept after it ends), with that
+    /// run's scale; `None` before the first run.
+    pub fn last_state(&self) -> Option<(Snapshot, Scale)> {
+        self.last.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn remember(&self, snap: &Snapshot, scale: Scale) {
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some((snap.clone(), scale));
     }
 
     /// Loads the task a goal names (see the module doc). The error is the `REJECTED`
@@ -349,6 +362,7 @@ impl BrainServer {
                 .go(s.scale.to_m(t));
         }
         let snap = task.brain.state();
+        self.remember(&snap, s.scale);
         if snap.paused {
             self.counters.paused_ticks.inc();
         }
@@ -397,6 +411,7 @@ impl BrainServer {
             };
             self.publish(&msg);
         }
+        self.remember(&task.brain.state(), task.settings.scale);
         r2r::log_info!(&self.log, "{}: {message}", task.name);
         self.counters.set_last(format!("{}: {message}", task.name));
         self.counters.set_running(String::new());
