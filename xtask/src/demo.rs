@@ -5,8 +5,9 @@
 //! Targets, with the brain's tick and the trajectory period shortened so it ends within
 //! two minutes (`task:=english`: the same task from `params/tasks/flame_passing.txt`, in
 //! plain English). `xtask/scripts/demo_monitor.py` (an rclpy client) starts the task, prints
-//! progress, decides success (the simulated second candle is lit) and draws the run
-//! (`out/demo.svg`). Exit 0 on success, non-zero with a reason otherwise.
+//! progress, decides success (the simulated second candle is lit) and records the run
+//! (`out/demo_run.json`); [`crate::picture`] draws it (`out/demo.svg`, `out/demo.png`).
+//! Exit 0 on success, non-zero with a reason otherwise.
 use crate::env::{Layout, Ros};
 use crate::launch;
 use crate::run::{self, Failure};
@@ -35,6 +36,14 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     let out_dir = layout.root.join("out");
     std::fs::create_dir_all(&out_dir)?;
     let svg = out_dir.join("demo.svg");
+    let png = out_dir.join("demo.png");
+    let record = out_dir.join("demo_run.json");
+    // The simulator's scenario (where the flames are) for the picture.
+    let scenario = match (args.get("scenario"), args.get("params")) {
+        (Some(s), _) => std::path::PathBuf::from(s),
+        (None, Some(p)) => std::path::Path::new(p).join("scenario_flame.json"),
+        (None, None) => layout.root.join("params/scenario_flame.json"),
+    };
     let domain = std::env::var("ROS_DOMAIN_ID").unwrap_or_else(|_| (std::process::id() % 90 + 10).to_string());
     let env = vec![
         ("ROS_DOMAIN_ID".to_string(), domain.clone()),
@@ -56,11 +65,13 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     let stop = running.stop_flag();
     foxglove_hint(args.get("foxglove").map(String::as_str));
     launch::stop_on_signals(stop.clone());
+    // A record left by an earlier run must not be drawn as this one's.
+    let _ = std::fs::remove_file(&record);
     let mut monitor = run::command(layout, ros, &ros.python.to_string_lossy());
     monitor
         .arg(layout.root.join("xtask/scripts/demo_monitor.py"))
-        .args(["--task-file", &task, "--svg"])
-        .arg(&svg)
+        .args(["--task-file", &task, "--record"])
+        .arg(&record)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     let mut child = monitor.spawn().map_err(|e| Failure::new(format!("cannot start the demo monitor: {e}")))?;
     let status = loop {
@@ -79,12 +90,22 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     if !unclean.is_empty() {
         eprintln!("xtask: demo: not stopped cleanly: {}", unclean.join(", "));
     }
+    // The picture of the run, also (especially) when it failed; a picture that cannot be
+    // drawn fails a successful run and is only reported after a failed one.
+    if let Some(st) = &status {
+        if let Err(e) = crate::picture::draw(&record, Some(&scenario), &svg, &png) {
+            if st.success() {
+                return Err(e);
+            }
+            eprintln!("xtask: demo: no picture: {}", e.message);
+        }
+    }
     match status {
         Some(st) if st.success() => {
-            eprintln!("xtask: demo: done in {wall:.0} s (build included); picture: {}", svg.display());
+            eprintln!("xtask: demo: done in {wall:.0} s (build included); picture: {} and {}", png.display(), svg.display());
             Ok(())
         }
-        Some(st) => Err(Failure::new(format!("the flame-passing task did not succeed ({st}); see the demo lines above and {}", svg.display()))),
+        Some(st) => Err(Failure::new(format!("the flame-passing task did not succeed ({st}); see the demo lines above and {}", png.display()))),
         None => Err(Failure::new("interrupted")),
     }
 }

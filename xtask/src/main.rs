@@ -11,6 +11,7 @@
 //! - `launch` runs a ROS 2 XML launch file without `ros2 launch`.
 //! - `colcon-check` `colcon build` of the repo, checked (colcon is slow: not in `test`).
 //! - `bench`  runs the benchmarks and prints their tables.
+//! - `picture` redraws the demo's picture from its run record ([`picture`]).
 //!
 //! Layout: [`env`] knows where everything is and which variables a ROS shell needs;
 //! [`setup`] makes it so (idempotent, stamp files); [`run`] runs child commands with
@@ -21,6 +22,7 @@ mod demo;
 mod env;
 mod install;
 mod launch;
+mod picture;
 mod run;
 mod setup;
 
@@ -39,7 +41,10 @@ const USAGE: &str = "usage: cargo xtask <setup|env|build|install|test|demo|launc
   colcon-check     `colcon build` of the repo (into .ros/colcon), checks every executable
                    is installed and .cargo/config.toml untouched, prints the time
   launch FILE      run a ROS 2 XML launch file (arg:=value ... accepted)
-  bench            setup, build (release), run the benchmarks and print tables";
+  bench            setup, build (release), run the benchmarks and print tables
+  picture [RUN_JSON [SCENARIO]]
+                   redraw out/demo.svg and out/demo.png from the demo's run record
+                   (default out/demo_run.json and params/scenario_flame.json)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -73,6 +78,7 @@ fn main() -> ExitCode {
             let ros = setup::setup(&l)?;
             launch::cmd(&l, &ros, rest)
         }),
+        "picture" => env::Layout::discover().and_then(|l| cmd_picture(&l, rest)),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(())
@@ -86,6 +92,17 @@ fn main() -> ExitCode {
             ExitCode::from(f.code)
         }
     }
+}
+
+fn cmd_picture(layout: &env::Layout, rest: &[String]) -> Result<(), run::Failure> {
+    let out = layout.root.join("out");
+    let record = rest.first().map(std::path::PathBuf::from).unwrap_or_else(|| out.join("demo_run.json"));
+    let scenario = rest.get(1).map(std::path::PathBuf::from).unwrap_or_else(|| layout.root.join("params/scenario_flame.json"));
+    let (svg, png) = (out.join("demo.svg"), out.join("demo.png"));
+    std::fs::create_dir_all(&out)?;
+    picture::draw(&record, Some(&scenario), &svg, &png)?;
+    eprintln!("xtask: picture: {} and {}", svg.display(), png.display());
+    Ok(())
 }
 
 fn cmd_env() -> Result<(), run::Failure> {

@@ -1,0 +1,88 @@
+//! Colours as `#rrggbb` and a palette that prints and reads well.
+
+use std::fmt;
+
+/// An sRGB colour; `Display` writes `#rrggbb`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Colour(pub u8, pub u8, pub u8);
+
+impl Colour {
+    pub const BLACK: Colour = Colour(0, 0, 0);
+    pub const WHITE: Colour = Colour(255, 255, 255);
+    pub const GREY: Colour = Colour(127, 127, 127);
+    pub const LIGHT_GREY: Colour = Colour(210, 210, 210);
+    pub const BLUE: Colour = Colour(31, 119, 180);
+    pub const ORANGE: Colour = Colour(255, 127, 14);
+    pub const GREEN: Colour = Colour(44, 160, 44);
+    pub const RED: Colour = Colour(214, 39, 40);
+    pub const PURPLE: Colour = Colour(148, 103, 189);
+    pub const BROWN: Colour = Colour(140, 86, 75);
+
+    /// The i-th colour of [`PALETTE`] (wraps around).
+    pub fn palette(i: usize) -> Colour {
+        PALETTE[i % PALETTE.len()]
+    }
+
+    /// The i-th colour of [`PASTELS`] (wraps around): backgrounds such as shaded spans.
+    pub fn pastel(i: usize) -> Colour {
+        PASTELS[i % PASTELS.len()]
+    }
+
+    /// Parses `#rrggbb` or `rrggbb`; `None` otherwise.
+    pub fn hex(s: &str) -> Option<Colour> {
+        let h = s.strip_prefix('#').unwrap_or(s);
+        if h.len() != 6 || !h.is_ascii() {
+            return None;
+        }
+        let byte = |i: usize| u8::from_str_radix(&h[i..i + 2], 16).ok();
+        Some(Colour(byte(0)?, byte(2)?, byte(4)?))
+    }
+}
+
+impl fmt::Display for Colour {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
+    }
+}
+
+/// Ten distinct line colours (matplotlib's "tab10").
+pub const PALETTE: [Colour; 10] = [
+    Colour(31, 119, 180),
+    Colour(255, 127, 14),
+    Colour(44, 160, 44),
+    Colour(214, 39, 40),
+    Colour(148, 103, 189),
+    Colour(140, 86, 75),
+    Colour(227, 119, 194),
+    Colour(127, 127, 127),
+    Colour(188, 189, 34),
+    Colour(23, 190, 207),
+];
+
+/// Light background colours (for spans and areas under text).
+pub const PASTELS: [Colour; 8] = [
+    Colour(174, 199, 232),
+    Colour(255, 187, 120),
+    Colour(152, 223, 138),
+    Colour(255, 152, 150),
+    Colour(197, 176, 213),
+    Colour(196, 156, 148),
+    Colour(247, 182, 210),
+    Colour(219, 219, 141),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trips() {
+        assert_eq!(Colour::hex("#1f77b4"), Some(Colour::BLUE));
+        assert_eq!(Colour::hex("d62728"), Some(Colour::RED));
+        assert_eq!(Colour::BLUE.to_string(), "#1f77b4");
+        assert_eq!(Colour::hex("#12345"), None);
+        assert_eq!(Colour::hex("#gg0000"), None);
+        assert_eq!(Colour::hex("#ééé"), None);
+        assert_eq!(Colour::palette(10), Colour::palette(0));
+    }
+}
