@@ -86,10 +86,20 @@ impl App {
             .build()?;
         check_ros_args(std::env::args())?;
         let ctx = r2r::Context::create()?;
-        let node = r2r::Node::create(ctx, name, "")?;
+        let mut node = r2r::Node::create(ctx, name, "")?;
+        let sim = use_sim_time(&node)?;
+        crate::time::install(&mut node, sim, runtime.handle())?;
+        if sim {
+            r2r::log_info!(name, "use_sim_time: the ROS clock follows /clock (timers wait for the first one)");
+        }
         let (tx, _rx) = watch::channel(false);
         let qos_watch = crate::qos_check::QosWatch::new(name);
         Ok(App { node, name: name.to_string(), runtime, shutdown_tx: Arc::new(tx), qos_watch })
+    }
+
+    /// The node's ROS clock (`use_sim_time` honoured; see [`crate::time`]).
+    pub fn clock(&self) -> Option<crate::time::RosClock> {
+        crate::time::clock()
     }
 
     /// The node's name (also the logger name).
@@ -216,6 +226,22 @@ impl App {
         }
         self.runtime.shutdown_timeout(Duration::from_millis(500));
         0
+    }
+}
+
+/// The `use_sim_time` parameter (`-p use_sim_time:=true`, or a params file), declared
+/// with its default `false` when not given, as every ROS 2 node has it. Read only at start.
+fn use_sim_time(node: &r2r::Node) -> Result<bool, Error> {
+    let mut params = node.params.lock().map_err(|_| Error::Setup("parameter table poisoned".into()))?;
+    match params.get(crate::params::USE_SIM_TIME).map(|p| &p.value) {
+        None => {
+            let mut p = r2r::Parameter::new(r2r::ParameterValue::Bool(false));
+            p.description = "Follow /clock (simulated or replayed time); read only at start";
+            params.insert(crate::params::USE_SIM_TIME.to_string(), p);
+            Ok(false)
+        }
+        Some(r2r::ParameterValue::Bool(b)) => Ok(*b),
+        Some(other) => Err(Error::Parameter(format!("use_sim_time must be true or false, not {other:?}"))),
     }
 }
 

@@ -92,14 +92,14 @@ impl Diagnostics {
         self.publisher.publish(&DiagnosticArray { header: time::header(""), status })
     }
 
-    /// Spawns a task that publishes `make()` every `period` until shutdown.
+    /// Spawns a task that publishes `make()` every `period` of the node's ROS clock
+    /// ([`crate::time::interval`]: with `use_sim_time`, on `/clock`) until shutdown.
     pub fn spawn_periodic<F>(self, period: std::time::Duration, shutdown: crate::Shutdown, mut make: F)
     where
         F: FnMut() -> Vec<Status> + Send + 'static,
     {
         tokio::spawn(async move {
-            let mut interval = tokio::time::interval(period);
-            interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+            let mut interval = time::interval(period);
             loop {
                 tokio::select! {
                     _ = shutdown.wait() => break,

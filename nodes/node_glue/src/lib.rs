@@ -11,7 +11,8 @@
 //!   against its publishers on the graph; a mismatch is logged and counted.
 //! - [`topics`]: the names of the shared topics, one place for all of them.
 //! - [`diagnostics`]: publishes `diagnostic_msgs/DiagnosticArray` on `/diagnostics`.
-//! - [`time`]: `builtin_interfaces/Time` stamps and headers.
+//! - [`time`]: the node's ROS clock (`use_sim_time` honoured: `/clock`): stamps, headers,
+//!   sleeps and intervals.
 //! - [`msgs`]: common messages built from plain values (`nav_msgs/Path`).
 //! - [`params`]: checked parameters (a refused `ros2 param set` says why).
 //!

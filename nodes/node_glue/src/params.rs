@@ -10,6 +10,9 @@ use r2r::indexmap::IndexMap;
 use r2r::{Parameter, ParameterValue, RosParams};
 use std::sync::{Arc, Mutex};
 
+/// The parameter every node has ([`crate::time`]): read only at start.
+pub const USE_SIM_TIME: &str = "use_sim_time";
+
 /// The rules a node gives its parameters.
 pub struct Rules<P> {
     /// The whole set must pass this after any change (the node's own validation: the
@@ -52,7 +55,7 @@ impl<P: RosParams + Clone> Checked<P> {
 
     fn trial(&self, name: &str, value: &ParameterValue) -> r2r::Result<P> {
         let refuse = |msg: String| r2r::Error::ParameterValueConv { name: name.to_string(), msg };
-        if self.started && self.rules.start_only.contains(&name) {
+        if name == USE_SIM_TIME || (self.started && self.rules.start_only.contains(&name)) {
             return Err(refuse("is read only at start; restart the node to change it".into()));
         }
         let mut copy = self.shared.lock().unwrap_or_else(|e| e.into_inner()).clone();
