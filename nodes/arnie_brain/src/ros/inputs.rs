@@ -1,11 +1,13 @@
 //! The latest arm position and observations, each with the instant it arrived.
 //!
-//! Age is measured from arrival (monotonic clock), not from the header stamp: the
-//! publisher's clock may differ, and what matters is how old the value is *here*.
+//! Age is measured from arrival on the node's ROS clock (`node_glue::time`: system time,
+//! or `/clock` with `use_sim_time`, so a replay at `-r 4` ages values in replayed time),
+//! not from the header stamp: the publisher's clock may differ, and what matters is how
+//! old the value is *here*.
 //! Values stay in metres; the tick converts them with the run's [`super::Scale`].
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use nalgebra::Point3;
@@ -25,7 +27,8 @@ pub struct Seen {
 #[derive(Debug, Clone)]
 struct Stamped<T> {
     value: T,
-    at: Instant,
+    /// Arrival, ROS time since the epoch.
+    at: Duration,
 }
 
 /// Shared by the subscription tasks (writers) and the tick loop (reader).
@@ -35,9 +38,9 @@ pub struct Inputs {
     seen: Mutex<Option<Stamped<Vec<Seen>>>>,
 }
 
-fn fresh<T: Clone>(v: &Option<Stamped<T>>, now: Instant, max_age: Duration) -> Option<T> {
+fn fresh<T: Clone>(v: &Option<Stamped<T>>, now: Duration, max_age: Duration) -> Option<T> {
     v.as_ref()
-        .filter(|s| now.saturating_duration_since(s.at) <= max_age)
+        .filter(|s| now.saturating_sub(s.at) <= max_age)
         .map(|s| s.value.clone())
 }
 
@@ -46,7 +49,7 @@ impl Inputs {
     pub fn set_arm(&self, p_m: Point3<f64>) {
         *self.arm.lock().unwrap_or_else(|e| e.into_inner()) = Some(Stamped {
             value: p_m,
-            at: Instant::now(),
+            at: node_glue::time::now_duration(),
         });
     }
 
@@ -54,12 +57,12 @@ impl Inputs {
     pub fn set_seen(&self, seen: Vec<Seen>) {
         *self.seen.lock().unwrap_or_else(|e| e.into_inner()) = Some(Stamped {
             value: seen,
-            at: Instant::now(),
+            at: node_glue::time::now_duration(),
         });
     }
 
-    /// The arm position (metres) if it arrived at most `max_age` before `now`.
-    pub fn arm_m(&self, now: Instant, max_age: Duration) -> Option<Point3<f64>> {
+    /// The arm position (metres) if it arrived at most `max_age` before `now` (ROS time).
+    pub fn arm_m(&self, now: Duration, max_age: Duration) -> Option<Point3<f64>> {
         fresh(
             &self.arm.lock().unwrap_or_else(|e| e.into_inner()),
             now,
@@ -67,8 +70,9 @@ impl Inputs {
         )
     }
 
-    /// The latest observations if they arrived at most `max_age` before `now`, else none.
-    pub fn seen(&self, now: Instant, max_age: Duration) -> Vec<Seen> {
+    /// The latest observations if they arrived at most `max_age` before `now` (ROS time),
+    /// else none.
+    pub fn seen(&self, now: Duration, max_age: Duration) -> Vec<Seen> {
         fresh(
             &self.seen.lock().unwrap_or_else(|e| e.into_inner()),
             now,
@@ -82,7 +86,7 @@ impl Inputs {
     /// The latest observations if they arrived at most `max_age` ago, else none
     /// (`brain/markers`, which runs beside the tick).
     pub fn seen_now(&self, max_age: Duration) -> Vec<Seen> {
-        self.seen(Instant::now(), max_age)
+        self.seen(node_glue::time::now_duration(), max_age)
     }
 }
 
@@ -206,14 +210,14 @@ mod tests {
     #[test]
     fn old_values_are_stale() {
         let inputs = Inputs::default();
-        let t0 = Instant::now();
+        let t0 = node_glue::time::now_duration();
         assert_eq!(inputs.arm_m(t0, Duration::from_secs(1)), None);
         inputs.set_arm(Point3::new(0.0, 0.1, 0.0));
         inputs.set_seen(vec![Seen {
             position_m: Point3::origin(),
             confidence: None,
         }]);
-        let now = Instant::now();
+        let now = node_glue::time::now_duration();
         assert!(inputs.arm_m(now, Duration::from_secs(1)).is_some());
         assert_eq!(inputs.seen(now, Duration::from_secs(1)).len(), 1);
         let later = now + Duration::from_secs(2);

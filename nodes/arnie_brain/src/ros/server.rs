@@ -16,7 +16,8 @@
 //! A goal that loads **preempts** the run in progress: that run's goal ends `ABORTED`
 //! with message `preempted`, its `MoveTo` goal is cancelled, then the new run starts.
 //!
-//! A run ticks every `tick_period` (the first tick at once): arm position and
+//! A run ticks every `tick_period` of the node's ROS clock (the first tick at once; with
+//! `use_sim_time`, ticks follow `/clock`, the first at the first `/clock`): arm position and
 //! observations that are fresh enough go into [`Brain::tick`], the target goes to the
 //! [`Mover`], `/brain/state` and the goal's feedback carry the new state, every event is
 //! logged. It ends:
@@ -28,7 +29,6 @@
 //! The autostart run (`autostart`, the `instructions_file`) is a run without a goal.
 
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
@@ -297,7 +297,8 @@ impl BrainServer {
             Some((g, c)) => (Some(g), c),
             None => (None, futures::stream::pending().boxed()),
         };
-        let mut interval = tokio::time::interval(task.settings.tick_period);
+        // The node's ROS clock: with use_sim_time the run ticks on /clock (a replayed bag).
+        let mut interval = node_glue::time::interval(task.settings.tick_period);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut cancel_open = true;
         let end = loop {
@@ -330,7 +331,7 @@ impl BrainServer {
     /// One tick of `task`: inputs → brain → mover, state published. Returns the state.
     fn tick(&self, task: &mut Task) -> BrainState {
         let s = &task.settings;
-        let now = Instant::now();
+        let now = node_glue::time::now_duration();
         let arm = self
             .inputs
             .arm_m(now, s.position_timeout)
@@ -399,7 +400,7 @@ impl BrainServer {
         if outcome != Outcome::Finished {
             let cancelled = task.brain.cancel();
             let s = &task.settings;
-            let arm = self.inputs.arm_m(Instant::now(), s.position_timeout);
+            let arm = self.inputs.arm_m(node_glue::time::now_duration(), s.position_timeout);
             self.mover
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())

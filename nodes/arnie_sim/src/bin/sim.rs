@@ -14,7 +14,7 @@ use std::net::{SocketAddr, UdpSocket as StdUdpSocket};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use node_glue::diagnostics::Status;
 use node_glue::r2r::{self, arnie_interfaces::msg::SimTruth, geometry_msgs::msg::Point, RosParams};
@@ -253,7 +253,8 @@ struct Sockets {
     dests: Dests,
 }
 
-/// The fixed-step physics: catches up on the wall clock, sends what the world emits.
+/// The fixed-step physics: catches up on the node's ROS clock (wall time, or `/clock` with
+/// `use_sim_time`), sends what the world emits.
 async fn physics(
     world: Arc<Mutex<World>>,
     step: Duration,
@@ -264,16 +265,17 @@ async fn physics(
     shutdown: Shutdown,
 ) {
     let dt_s = step.as_secs_f64();
-    let start = Instant::now();
+    let mut start = None;
     let mut done: u64 = 0;
-    let mut interval = tokio::time::interval(step);
+    let mut interval = time::interval(step);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        tokio::select! {
+        let now = tokio::select! {
             _ = shutdown.wait() => return,
-            _ = interval.tick() => {}
-        }
-        let due = (start.elapsed().as_secs_f64() / dt_s) as u64;
+            now = interval.tick() => now,
+        };
+        let start = *start.get_or_insert(now);
+        let due = (now.saturating_sub(start).as_secs_f64() / dt_s) as u64;
         let n = due.saturating_sub(done).min(MAX_CATCH_UP_STEPS);
         done = due;
         let mut datagrams = Vec::new();
@@ -330,8 +332,7 @@ async fn publish_truth(
     name: String,
     shutdown: Shutdown,
 ) {
-    let mut interval = tokio::time::interval(period);
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut interval = time::interval(period);
     loop {
         tokio::select! {
             _ = shutdown.wait() => return,

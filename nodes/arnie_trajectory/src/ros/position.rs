@@ -1,6 +1,7 @@
-//! Position tracking: the latest `/arm/position` and when it arrived.
+//! Position tracking: the latest `/arm/position` and when it arrived (the node's ROS
+//! clock, `node_glue::time`: with `use_sim_time`, `/clock`).
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::Duration;
 
 use node_glue::r2r::geometry_msgs::msg::PointStamped;
 use futures::{Stream, StreamExt};
@@ -13,7 +14,8 @@ use super::counters::Counters;
 #[derive(Clone, Copy)]
 pub(crate) struct Received {
     pub(crate) position_mm: Point3<f64>,
-    pub(crate) at: Instant,
+    /// Arrival, ROS time since the epoch.
+    pub(crate) at: Duration,
 }
 
 pub(crate) type Latest = Arc<Mutex<Option<Received>>>;
@@ -38,7 +40,7 @@ pub(crate) async fn track_position(
         if let Ok(mut slot) = arm.lock() {
             *slot = Some(Received {
                 position_mm,
-                at: Instant::now(),
+                at: node_glue::time::now_duration(),
             });
         }
     }

@@ -38,7 +38,7 @@ impl Server {
             return;
         };
         let measured = latest(&self.arm)
-            .filter(|r| r.at.elapsed() <= a.position_timeout)
+            .filter(|r| node_glue::time::now_duration().saturating_sub(r.at) <= a.position_timeout)
             .map(|r| r.position_mm);
         let step = a.exec.step(measured);
         let reverse_plan = (a.exec.is_reversing() && !a.reverse_published).then(|| {

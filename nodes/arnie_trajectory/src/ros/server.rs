@@ -13,7 +13,8 @@ use node_glue::{topics, Shutdown};
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use nalgebra::Point3;
-use tokio::time::{Interval, MissedTickBehavior};
+use node_glue::time::Interval;
+use tokio::time::MissedTickBehavior;
 
 use super::convert::{finite, from_point, outcome_code, to_point};
 use super::counters::Counters;
@@ -102,7 +103,7 @@ impl Server {
     fn arm_sample(&self) -> Option<ArmSample> {
         latest(&self.arm).map(|r| ArmSample {
             position_mm: r.position_mm,
-            age_ms: u64::try_from(r.at.elapsed().as_millis()).unwrap_or(u64::MAX),
+            age_ms: u64::try_from(node_glue::time::now_duration().saturating_sub(r.at).as_millis()).unwrap_or(u64::MAX),
         })
     }
 
@@ -244,7 +245,8 @@ impl Server {
 
     pub(super) fn start(&mut self, exec: Executor, config: &TrajectoryConfig, source: Source) {
         self.publish_plan(exec.path());
-        let mut ticker = tokio::time::interval(Duration::from_millis(config.period_ms()));
+        // The node's ROS clock: with use_sim_time, set-points follow /clock.
+        let mut ticker = node_glue::time::interval(Duration::from_millis(config.period_ms()));
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
         self.counters.state.store(1, Ordering::Relaxed);
         self.active = Some(Active {
