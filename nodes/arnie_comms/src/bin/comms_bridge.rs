@@ -382,13 +382,24 @@ async fn serve_send(
     while let Some(req) = requests.next().await {
         let msg = &req.message;
         let checked = reply_timeout(msg.timeout_s, default_timeout)
-            .and_then(|timeout| builder.packet(&msg.packet).map(|p| (p, timeout)).map_err(|e| e.to_string()));
+            .map_err(|e| (SendPacket::Response::REJECTED as u8, e))
+            .and_then(|timeout| {
+                builder.packet(&msg.packet).map(|p| (p, timeout)).map_err(|e| {
+                    let code = match e {
+                        arnie_comms::Error::UnknownName(_) | arnie_comms::Error::UnknownId(_) => {
+                            SendPacket::Response::UNKNOWN_PACKET as u8
+                        }
+                        _ => SendPacket::Response::INVALID_FIELDS as u8,
+                    };
+                    (code, e.to_string())
+                })
+            });
         let (packet, timeout) = match checked {
             Ok(ok) => ok,
-            Err(e) => {
+            Err((code, e)) => {
                 counters.send_rejected.fetch_add(1, Ordering::Relaxed);
                 r2r::log_warn!(&name, "{}: packet {} refused: {e}", topics::COMMS_SEND, label(&msg.packet));
-                respond(req, failure(e), &name);
+                respond(req, failure(code, e), &name);
                 continue;
             }
         };
@@ -399,11 +410,11 @@ async fn serve_send(
             let request = packet.name().to_string();
             let (done, outcome) = oneshot::channel();
             let response = if commands.send(Command::Request { packet, timeout, done }).await.is_err() {
-                failure("the bridge is shutting down".into())
+                failure(SendPacket::Response::LINK_DOWN as u8, "the bridge is shutting down".into())
             } else {
                 match outcome.await {
                     Ok(outcome) => response(&request, outcome, &defs),
-                    Err(_) => failure("the bridge is shutting down".into()),
+                    Err(_) => failure(SendPacket::Response::LINK_DOWN as u8, "the bridge is shutting down".into()),
                 }
             };
             respond(req, response, &name);
@@ -422,20 +433,22 @@ fn reply_timeout(timeout_s: f64, default: Duration) -> Result<Duration, String> 
     Ok(Duration::from_secs_f64(timeout_s))
 }
 
-fn failure(message: String) -> SendPacket::Response {
-    SendPacket::Response { success: false, message, has_reply: false, reply: PacketMsg::default() }
+fn failure(outcome: u8, message: String) -> SendPacket::Response {
+    SendPacket::Response { outcome, success: false, message, has_reply: false, reply: PacketMsg::default() }
 }
 
 /// `success` means: written, and (when the definition names a reply) answered in time.
 fn response(request: &str, outcome: Outcome, defs: &Definitions) -> SendPacket::Response {
     match outcome {
         Outcome::Sent { raw } => SendPacket::Response {
+            outcome: SendPacket::Response::OK as u8,
             success: true,
             message: format!("sent {request} ({} bytes); it has no reply", raw.len()),
             has_reply: false,
             reply: PacketMsg::default(),
         },
         Outcome::Reply { reply, .. } => SendPacket::Response {
+            outcome: SendPacket::Response::OK as u8,
             success: true,
             message: format!("sent {request}, reply {}", reply.packet.name()),
             has_reply: true,
@@ -443,9 +456,9 @@ fn response(request: &str, outcome: Outcome, defs: &Definitions) -> SendPacket::
         },
         Outcome::NoReply { reply_id, timeout, .. } => {
             let reply = defs.get(reply_id).map_or_else(|| format!("command {reply_id}"), |d| d.name.clone());
-            failure(format!("sent {request}, but no {reply} within {} ms", timeout.as_millis()))
+            failure(SendPacket::Response::TIMEOUT as u8, format!("sent {request}, but no {reply} within {} ms", timeout.as_millis()))
         }
-        Outcome::NotSent(e) => failure(format!("{request} not sent: {e}")),
+        Outcome::NotSent(e) => failure(SendPacket::Response::LINK_DOWN as u8, format!("{request} not sent: {e}")),
     }
 }
 

@@ -273,7 +273,13 @@ impl StrategyServer {
         let message = format!("{file}: {}", report.message);
         r2r::log_info!(&self.log, "{message}; done: [{}]; failed: [{}]", report.done.join(", "), report.failed.join(", "));
         self.counters.set_last(message.clone());
-        let result = RunStrategy::Result { points: report.points, done: report.done, failed: report.failed, message };
+        let outcome = match (report.end, cancelled) {
+            (_, true) => RunStrategy::Result::CANCELLED as u8,
+            (EndReason::AllDone, false) => RunStrategy::Result::FINISHED as u8,
+            (EndReason::MatchTimer, false) => RunStrategy::Result::MATCH_OVER as u8,
+            (EndReason::Stopped, false) => RunStrategy::Result::FAILED as u8,
+        };
+        let result = RunStrategy::Result { outcome, points: report.points, done: report.done, failed: report.failed, message };
         *self.running.lock().unwrap_or_else(|e| e.into_inner()) = None;
         // Free before the result goes out: a client may send its next goal at once.
         self.busy.store(false, Ordering::Release);
