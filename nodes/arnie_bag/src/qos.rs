@@ -352,8 +352,12 @@ pub fn profiles_from_yaml_text(text: &str) -> Result<Vec<Qos>, String> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
-    let y = yaml::parse(text)?;
-    profiles_from_yaml(&y)
+    match yaml::parse(text)? {
+        // The text holds the list itself: a string in the string is not one (and
+        // following it would recurse until the stack overflows; found by fuzzing).
+        Yaml::String(_) => Err("offered_qos_profiles text is not a list".into()),
+        y => profiles_from_yaml(&y),
+    }
 }
 
 /// Reads a profile list from a YAML node: a sequence, or a string holding one.
@@ -449,5 +453,16 @@ mod tests {
         let (q, same) = Qos::adapt_offer_to_recorded_offers(&[latched(), Qos::default()]);
         assert!(!same);
         assert_eq!(q, Qos::default());
+    }
+
+    /// Fuzzing regression: a plain string as the profile list recursed until the stack
+    /// overflowed (`offered_qos_profiles: x` in metadata.yaml crashed the reader).
+    #[test]
+    fn a_string_that_is_not_a_list_is_an_error() {
+        for text in ["x", "\"x\"", "'[]'"] {
+            assert!(profiles_from_yaml_text(text).is_err(), "{text}");
+        }
+        assert!(profiles_from_yaml(&Yaml::String("hello".into())).is_err());
+        assert!(profiles_from_yaml_text("[]").unwrap().is_empty());
     }
 }
