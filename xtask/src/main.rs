@@ -11,6 +11,7 @@
 //! - `launch` runs a ROS 2 XML launch file without `ros2 launch`.
 //! - `colcon-check` `colcon build` of the repo, checked (colcon is slow: not in `test`).
 //! - `bench`  runs the benchmarks and prints their tables.
+//! - `fuzz`   coverage-guided fuzzing of the decoders of outside input ([`fuzz`]).
 //! - `picture` redraws the demo's picture from its run record ([`picture`]).
 //!
 //! Layout: [`env`] knows where everything is and which variables a ROS shell needs;
@@ -20,8 +21,10 @@
 mod bench;
 mod demo;
 mod env;
+mod fuzz;
 mod install;
 mod launch;
+mod noros;
 mod picture;
 mod run;
 mod setup;
@@ -42,6 +45,8 @@ const USAGE: &str = "usage: cargo xtask <setup|env|build|install|test|demo|launc
                    is installed and .cargo/config.toml untouched, prints the time
   launch FILE      run a ROS 2 XML launch file (arg:=value ... accepted)
   bench            setup, build (release), run the benchmarks and print tables
+  fuzz [TARGET ...] [--time SECONDS] [--smoke] [--list]
+                   libFuzzer on the libraries (fuzz/), 600 s per target (--smoke: 20 s)
   picture [RUN_JSON [SCENARIO]]
                    redraw out/demo.svg and out/demo.png from the demo's run record
                    (default out/demo_run.json and params/scenario_flame.json)";
@@ -79,6 +84,7 @@ fn main() -> ExitCode {
             launch::cmd(&l, &ros, rest)
         }),
         "picture" => env::Layout::discover().and_then(|l| cmd_picture(&l, rest)),
+        "fuzz" => env::Layout::discover().and_then(|l| fuzz::cmd(&l, rest)),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(())
@@ -129,6 +135,8 @@ fn cmd_test(rest: &[String]) -> Result<(), run::Failure> {
     run::cargo(&layout, &ros, &["build", "--workspace", "--bins", "--tests"])?;
     // Rust: unit, property, golden and integration tests of every crate.
     run::cargo(&layout, &ros, &["test", "--workspace"])?;
+    // The same libraries without the `ros` feature (own target folder: target/noros).
+    noros::test(&layout, &ros)?;
     // The ROS 2 command-line tools, so the tests use `ros2 launch`, `ros2 param` ... as a
     // ROS user does (not on PyPI: from ../shared/ros2-cli when it is there).
     setup::ros2_cli(&layout, &ros)?;

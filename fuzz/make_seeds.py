@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Writes the committed seed corpora, corpus/<target>/, from the project's own files.
+
+Run from the repo root: `python3 fuzz/make_seeds.py [BAG_DIR]`. BAG_DIR holds bags
+written by the project's example (`write_sample b_none --compression none --messages 4`,
+and zstd/lz4, in a ROS shell): the bag seeds are taken from there when given.
+Nothing here comes from ../shared/reference (`cargo xtask fuzz` copies those at run time).
+"""
+import json, shutil, struct, sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "fuzz" / "corpus"
+
+
+def put(target, name, data):
+    d = OUT / target
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_bytes(data if isinstance(data, bytes) else data.encode())
+
+
+def xor(b):
+    x = 0
+    for c in b:
+        x ^= c
+    return x
+
+
+def frame(cmd, payload):
+    size = len(payload) + 1
+    head = bytes([size]) if size < 0x80 else bytes([0x80 | size >> 8, size & 0xFF])
+    body = head + bytes([cmd]) + payload
+    return body + bytes([xor(body)])
+
+
+SIZES = {"int8": 1, "uint8": 1, "bool": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "float": 4, "float64": 8}
+defs = {}
+for name in ["arm_status", "motor_target", "ping", "pong", "set_led"]:
+    text = (ROOT / "nodes/arnie_comms/packets" / f"{name}.json").read_text()
+    put("comms_definitions", name, text)
+    d = json.loads(text)
+    defs[name] = (d["id"], sum(SIZES[f["type"]] for f in d["data"].values()))
+
+# UART: control byte (odd: with the definitions' lengths) + frames of each packet.
+stream = b"".join(frame(i, bytes(range(1, n + 1))) for i, n in defs.values())
+put("comms_uart", "all_packets", b"\x21" + stream)
+put("comms_uart", "noise_between", b"\x40" + b"\x00\x07" + stream[:9] + b"\xff" + stream)
+put("comms_uart", "long_frame", b"\x10" + frame(20, bytes(200)))
+
+# CAN over UDP: [len][datagram: id u32 le (bit 31 extended), dlc, 8 data bytes].
+def dgram(ident, data, ext):
+    return struct.pack("<IB", ident | (1 << 31 if ext else 0), len(data)) + data
+
+one = dgram(1 << 5 | 3, b"\x01\x02\x03", False)
+pages = [dgram(20 << 23 | 2 << 18 | (1 << 17 if p == 2 else 0) | p, bytes([p] * 8), True) for p in range(3)]
+put("comms_can", "single", bytes([len(one)]) + one)
+put("comms_can", "paged", b"".join(bytes([len(p)]) + p for p in pages))
+
+# Spine: the library's own examples.
+put("spine_wire", "csv", "1,2,3;4,5,6\n")
+put("spine_wire", "csv_one", "-2,1,3")
+put("spine_wire", "simulink", struct.pack("<6d", 1, 2, 3, -4.5, 0.25, 1e3))
+for f in ["spine_sim.json", "spine_brainjs.json"]:
+    put("spine_config", f, (ROOT / "params" / f).read_text())
+
+# Instructions, English, strategy: the project's task files and fixtures.
+put("instructions", "flame_passing.json", (ROOT / "params/tasks/flame_passing.json").read_text())
+put("instructions", "golden_sample.json", (ROOT / "nodes/arnie_english/tests/golden/sample.json").read_text())
+put("english", "flame_passing.txt", (ROOT / "params/tasks/flame_passing.txt").read_text())
+put("english", "home.txt", "Create an action called home.\nThe first step is to move to 0, 0, 0.\n"
+    "home has no decisions.\nhome has no reset condition.\n")
+put("strategy", "demo_strategy.json", (ROOT / "nodes/arnie_strategy/examples/demo_strategy.json").read_text())
+
+# Planner: the demo PGM, and small maps in every format.
+put("planner_maps", "demo.pgm", (ROOT / "params/maps/demo.pgm").read_bytes())
+put("planner_maps", "ascii", ".#.\n.#.\n...\n")
+put("planner_maps", "movingai.map", "type octile\nheight 3\nwidth 4\nmap\n....\n.@@.\n.T..\n")
+put("planner_maps", "p2.pgm", "P2\n# a comment\n3 2\n255\n0 255 255\n255 128 0\n")
+put("planner_maps", "test.scen", "version 1\n0\tm.map\t4\t3\t0\t0\t3\t2\t3.82842712\n")
+
+# Bags: files written by the project's example write_sample.
+if len(sys.argv) > 1:
+    bags = Path(sys.argv[1])
+    for c in ["none", "zstd", "lz4"]:
+        mcap = (bags / f"b_{c}" / f"b_{c}_0.mcap").read_bytes()
+        put("bag_mcap", f"{c}.mcap", mcap)
+        if c != "lz4":
+            put("bag_reindex", f"{c}_cut.mcap", mcap[: len(mcap) * 2 // 3])
+    put("bag_reindex", "lz4_whole.mcap", (bags / "b_lz4" / "b_lz4_0.mcap").read_bytes())
+    put("bag_metadata", "metadata.yaml", (bags / "b_none" / "metadata.yaml").read_text())
+    put("bag_metadata", "split_metadata.yaml", (bags / "b_split" / "metadata.yaml").read_text())
