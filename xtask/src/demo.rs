@@ -12,6 +12,8 @@ use crate::env::{Layout, Ros};
 use crate::launch;
 use crate::run::{self, Failure};
 use std::time::{Duration, Instant};
+#[path = "demo_bag.rs"]
+mod bag;
 
 /// Launch arguments that make the demo fast; `name:=value` on the command line wins.
 const FAST: &[(&str, &str)] = &[("tick_period_s", "2.0"), ("period_ms", "10")];
@@ -62,6 +64,8 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             launch::Launched::Ours(launch::start(layout, ros, &specs, &env)?)
         }
     };
+    // The run is recorded to out/demo_bag (arnie_bag record --all, replacing an old bag).
+    let recorder = bag::start(layout, ros, &out_dir, &env)?;
     let stop = running.stop_flag();
     foxglove_hint(args.get("foxglove").map(String::as_str));
     launch::stop_on_signals(stop.clone());
@@ -86,6 +90,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         std::thread::sleep(Duration::from_millis(50));
     };
     let unclean = running.shutdown(Duration::from_secs(5));
+    recorder.finish(layout, ros, &task);
     let wall = started.elapsed().as_secs_f64();
     if !unclean.is_empty() {
         eprintln!("xtask: demo: not stopped cleanly: {}", unclean.join(", "));
