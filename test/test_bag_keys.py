@@ -7,6 +7,8 @@ client.
   pauses (the /clock bag time moves, then stands still), ↑/↓ change the rate by 0.1
   (the /clock bag time runs several times faster after ↑ x18 from -r 0.2 and slower
   again after ↓ x15), q ends playback with exit code 0 and the terminal mode restored;
+- `record --start-paused` on a terminal records nothing until space, and picks up a
+  topic that appears after it started (discovery polling);
 - `-e/--regex` and `-x/--exclude-regex` select topics as rosbag2's player does (the
   whole name must match).
 
@@ -20,7 +22,9 @@ import threading
 import time
 
 from conftest import binary
+from rclpy.duration import Duration
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.serialization import deserialize_message
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
 from test_bag import PLAY_WHEN_MATCHED, RELIABLE, raw_collect, read_bag, same_bytes
@@ -45,10 +49,11 @@ def write_tick_bag(path):
 
 
 class PtyPlayer:
-    """`arnie_bag play ...` with a pseudo-terminal as stdin/stdout/stderr; its output
-    is copied to a log file the graph shows on failure."""
+    """`arnie_bag play ...` (or `record ...` with command="record") with a
+    pseudo-terminal as stdin/stdout/stderr; its output is copied to a log file the graph
+    shows on failure."""
 
-    def __init__(self, graph, *args):
+    def __init__(self, graph, *args, command="play"):
         self.master, slave = os.openpty()
         self.saved_mode = termios.tcgetattr(slave)
         self.slave = slave
@@ -56,10 +61,10 @@ class PtyPlayer:
         self.sink = open(path, "wb")
         self.text = b""
         self.lock = threading.Lock()
-        self.proc = subprocess.Popen([binary("arnie_bag"), "play", *map(str, args)], env=graph.env,
+        self.proc = subprocess.Popen([binary("arnie_bag"), command, *map(str, args)], env=graph.env,
                                      stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
         self.proc.log = open(path, "r")
-        self.proc.name = "arnie_bag play (pty)"
+        self.proc.name = f"arnie_bag {command} (pty)"
         graph.procs.append(self.proc)
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -169,3 +174,31 @@ def test_play_regex_and_exclude_regex_select_whole_names(graph, tmp_path):
     out = graph.output(play)
     assert "/pose: 40 published" in out and "/chatter" not in out, out
     same_bytes(pose, [raw for t, _, raw in expected if t == "/pose"], PoseStamped)
+
+
+def test_record_start_paused_space_and_a_late_topic(graph, tmp_path):
+    node = graph.node
+    early = node.create_publisher(String, "/early", RELIABLE)
+    bag = tmp_path / "paused"
+    p = PtyPlayer(graph, "-a", "-x", "^/(rosout|parameter_events)$", "-o", bag, "--start-paused", command="record")
+    graph.wait_for_subscriber("/early")
+    graph.spin_for(0.5)
+    early.publish(String(data="while paused"))
+    assert early.wait_for_all_acked(Duration(seconds=20.0))
+    # Acknowledged = in the recorder's reader; its loop takes it within a spin (10 ms).
+    graph.spin_for(1.0)
+    p.press(SPACE)
+    graph.spin_until(lambda: "recording resumed" in p.output(), timeout=30.0, what="recording resumed after space")
+    late = node.create_publisher(String, "/late", RELIABLE)
+    graph.wait_for_subscriber("/late")
+    graph.spin_for(0.5)
+    early.publish(String(data="recorded"))
+    late.publish(String(data="late topic"))
+    assert early.wait_for_all_acked(Duration(seconds=20.0)) and late.wait_for_all_acked(Duration(seconds=20.0))
+    graph.spin_for(0.5)
+    assert graph.stop(p.proc, timeout=30.0) == 0, p.output()
+    msgs, _ = read_bag(bag)
+    got = {}
+    for topic, _, raw in msgs:
+        got.setdefault(topic, []).append(deserialize_message(raw, String).data)
+    assert got == {"/early": ["recorded"], "/late": ["late topic"]}, (got, p.output())
