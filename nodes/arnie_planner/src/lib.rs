@@ -10,8 +10,10 @@
 //!   A*, Dijkstra; four diagonal modes.
 //! - [`simplify`]: keep turning points, any-angle smoothing with an exact line-of-sight
 //!   check, path lengths.
+//! - [`marks`]: [`MarkedMap`], obstacles marked at run time (`UpdateMap`: discs, ttl).
 //! - [`node`]: the node's ROS-free half: parameter values → settings, map files and
 //!   `OccupancyGrid` fields → grid (yaw-0 check), one `PlanPath` query answered in metres.
+//! - `ros` (feature `ros`): the node's map glue: marks (`planner/update_map`), `map` republished.
 //! - [`error`]: [`PlanError`] (one variant per `PlanPath.srv` error code) and [`MapError`].
 //!
 //! ```
@@ -23,13 +25,16 @@
 //! assert_eq!(path.length_cells, 6.0);
 //! ```
 //!
-//! No module here uses ROS: the node binary converts messages at its edge.
+//! No module here uses ROS except `ros` (feature `ros`): the node converts messages at its edge.
 
 pub mod error;
 pub mod formats;
 pub mod grid;
 pub mod inflate;
+pub mod marks;
 pub mod node;
+#[cfg(feature = "ros")]
+pub mod ros;
 pub mod search;
 pub mod simplify;
 
@@ -37,5 +42,6 @@ pub use error::{MapError, PlanError};
 pub use formats::{parse_scen, OccupancyOptions, PgmOptions, Scenario};
 pub use grid::{Cell, Grid, MapFrame};
 pub use inflate::inflate;
+pub use marks::{Mark, MarkError, MarkedMap};
 pub use search::{Algorithm, DiagonalMode, PathResult, Planner};
 pub use simplify::{has_line_of_sight, path_length, simplify, smooth};

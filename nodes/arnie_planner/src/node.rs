@@ -290,6 +290,24 @@ pub fn grid_from_occupancy(map: &OccupancyMap<'_>, opts: &MapOptions) -> Result<
 /// # Errors
 /// [`MapRejected::Io`], [`MapRejected::Invalid`].
 pub fn load_map_file(path: &Path, frame: MapFrame, opts: &MapOptions) -> Result<Grid, MapRejected> {
+    Ok(opts.inflate(load_map_file_raw(path, frame, opts)?)?)
+}
+
+/// As [`load_map_file`], without the inflation (the map as drawn). A `.json` file is a
+/// Eurobot table scenario (`arnie_table`, e.g. `params/eurobot/table.json`): rasterised
+/// at `frame.resolution_m` with the table's edge ring blocked, origin at the table's
+/// lower-left corner (the scenario's frame; `frame`'s origin is not used), so the
+/// planner and the simulated board read the same obstacles.
+///
+/// # Errors
+/// [`MapRejected::Io`], [`MapRejected::Invalid`].
+pub fn load_map_file_raw(path: &Path, frame: MapFrame, opts: &MapOptions) -> Result<Grid, MapRejected> {
+    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+        let scenario = arnie_table::Scenario::load(path).map_err(|e| MapRejected::Io { path: path.display().to_string(), reason: e.to_string() })?;
+        let r = scenario.rasterise(frame.resolution_m, true).map_err(|e| MapError::BadHeader { what: e })?;
+        let table = MapFrame::new(r.resolution_m, r.origin_x_m, r.origin_y_m)?;
+        return Ok(Grid::from_blocked(r.width, r.height, r.blocked)?.with_frame(table));
+    }
     let bytes = std::fs::read(path).map_err(|e| MapRejected::Io {
         path: path.display().to_string(),
         reason: e.to_string(),
@@ -312,7 +330,7 @@ pub fn load_map_file(path: &Path, frame: MapFrame, opts: &MapOptions) -> Result<
         })?;
         Grid::from_movingai(text)?
     };
-    Ok(opts.inflate(grid.with_frame(frame))?)
+    Ok(grid.with_frame(frame))
 }
 
 /// One `PlanPath` request, world metres.
@@ -664,5 +682,24 @@ mod tests {
             Err(MapRejected::Io { .. })
         ));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_table_scenario_is_a_map_file() {
+        let table = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../params/eurobot/table.json");
+        let frame = MapFrame::new(0.02, 5.0, 5.0).unwrap();
+        let g = load_map_file_raw(&table, frame, &opts()).unwrap();
+        assert_eq!((g.width(), g.height()), (150, 100));
+        assert_eq!((g.frame().origin_x_m, g.frame().origin_y_m), (0.0, 0.0), "the table's own frame");
+        // The table's edge ring is blocked, its centre free, the alcove wall (x 2.0-2.1, y 1.2-1.55) blocked.
+        assert!(g.is_blocked(g.world_to_cell(0.01, 1.0).unwrap()));
+        assert!(g.is_free(g.world_to_cell(0.3, 1.0).unwrap()));
+        assert!(g.is_blocked(g.world_to_cell(2.05, 1.4).unwrap()));
+        let inflated = load_map_file(&table, frame, &MapOptions::new(50, true, 0.15).unwrap()).unwrap();
+        assert!(inflated.blocked_count() > g.blocked_count());
+        let bad = std::env::temp_dir().join(format!("planner-bad-table-{}.json", std::process::id()));
+        std::fs::write(&bad, "{}").unwrap();
+        assert!(load_map_file_raw(&bad, frame, &opts()).unwrap_err().to_string().contains("planner-bad-table"));
+        std::fs::remove_file(&bad).unwrap();
     }
 }

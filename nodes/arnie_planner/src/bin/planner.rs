@@ -5,7 +5,9 @@
 //!   transient-local); every accepted map replaces the grid and the planner;
 //! - service `/planner/plan_path` (`arnie_interfaces/srv/PlanPath`), world metres;
 //! - publishes the last path on `/planner/path` (`nav_msgs/Path`, latched) and counters
-//!   on `/diagnostics`.
+//!   on `/diagnostics`;
+//! - service `planner/update_map` (`arnie_interfaces/srv/UpdateMap`): marks with a ttl,
+//!   and a file map republished on `map` (latched) for rviz: [`arnie_planner::ros`].
 //!
 //! One task owns the [`Planner`] and takes maps and requests in turn, so there is no
 //! lock around it; the search runs in `block_in_place`, off the spin thread and without
@@ -18,7 +20,7 @@ use std::time::{Duration, Instant};
 use node_glue::diagnostics::{Level, Status};
 use node_glue::r2r::{
     self,
-    arnie_interfaces::srv::PlanPath,
+    arnie_interfaces::srv::{PlanPath, UpdateMap},
     geometry_msgs::msg::Point,
     nav_msgs::msg::{OccupancyGrid, Path},
     RosParams, ServiceRequest,
@@ -26,6 +28,7 @@ use node_glue::r2r::{
 use node_glue::{main_with, qos, time, topics, App, Error, Shutdown};
 use futures::{Stream, StreamExt};
 use arnie_planner::node::{self, Answer, MapOptions, OccupancyMap, Query, Search};
+use arnie_planner::ros::{MapState, UPDATE_MAP};
 use arnie_planner::{Grid, MapFrame, PlanError, Planner};
 
 #[derive(RosParams, Clone, Debug)]
@@ -107,6 +110,10 @@ struct Counters {
     maps_received: AtomicU64,
     map_updates: AtomicU64,
     maps_rejected: AtomicU64,
+    /// UpdateMap requests answered.
+    update_requests: AtomicU64,
+    /// Marks live after the last update or plan.
+    marks: AtomicU64,
     /// f64 bits of the last search time [s].
     last_plan_time_s: AtomicU64,
     last_expansions: AtomicU64,
@@ -151,6 +158,8 @@ impl Counters {
             .with("maps_received", self.maps_received.load(Ordering::Relaxed))
             .with("map_updates", self.map_updates.load(Ordering::Relaxed))
             .with("maps_rejected", self.maps_rejected.load(Ordering::Relaxed))
+            .with("update_requests", self.update_requests.load(Ordering::Relaxed))
+            .with("marks", self.marks.load(Ordering::Relaxed))
             .with("last_map_error", last_error)
             .with(
                 "last_plan_time_s",
@@ -169,7 +178,7 @@ fn main() {
 
 fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters(PlannerParams::default())?;
-    let (map_file, frame, opts, search, diagnostics_period) = {
+    let (map_file, frame, opts, search, diagnostics_period, frame_id) = {
         let p = params
             .lock()
             .map_err(|_| Error::Setup("parameters poisoned".into()))?;
@@ -189,6 +198,7 @@ fn setup(app: &mut App) -> Result<(), Error> {
             opts,
             search,
             Duration::from_millis(p.diagnostics_period_ms as u64),
+            p.frame_id.clone(),
         )
     };
     let name = app.name().to_owned();
@@ -198,12 +208,20 @@ fn setup(app: &mut App) -> Result<(), Error> {
     let counters = Arc::new(Counters::default());
 
     // A file map is loaded before anything is served: a bad file stops the node (exit 2).
-    let (initial, maps, source) = if map_file.is_empty() {
+    let (initial, maps, source, map_state) = if map_file.is_empty() {
         let maps = app.subscribe::<OccupancyGrid>(topics::MAP, qos::latched())?;
-        (None, Some(maps), topics::MAP.to_string())
+        (None, Some(maps), topics::MAP.to_string(), MapState::new(None, &frame_id, &name))
     } else {
-        let grid = node::load_map_file(FsPath::new(&map_file), frame, &opts)
+        let raw = node::load_map_file_raw(FsPath::new(&map_file), frame, &opts)
             .map_err(|e| Error::Setup(format!("map_file {map_file}: {e}")))?;
+        let grid = opts
+            .inflate(raw.clone())
+            .map_err(|e| Error::Setup(format!("map_file {map_file}: {e}")))?;
+        let map_pub = app
+            .node
+            .create_publisher::<OccupancyGrid>(topics::MAP, qos::latched())?;
+        let mut state = MapState::new(Some(map_pub), &frame_id, &name);
+        state.set_map(raw, grid.clone(), opts.robot_radius_m);
         r2r::log_info!(
             &name,
             "loaded {map_file}: {}x{} cells, {} blocked (after inflation)",
@@ -213,8 +231,11 @@ fn setup(app: &mut App) -> Result<(), Error> {
         );
         counters.map_updates.fetch_add(1, Ordering::Relaxed);
         counters.map_size.store(map_size(&grid), Ordering::Relaxed);
-        (Some(Planner::new(&grid)), None, format!("file {map_file}"))
+        (Some(Planner::new(&grid)), None, format!("file {map_file}"), state)
     };
+    let updates = app
+        .node
+        .create_service::<UpdateMap::Service>(UPDATE_MAP, qos::commands())?;
     let requests = app
         .node
         .create_service::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?;
@@ -227,13 +248,14 @@ fn setup(app: &mut App) -> Result<(), Error> {
 
     let task = PlannerTask {
         planner: initial,
+        map_state,
         params,
         counters: counters.clone(),
         path_pub,
         log: name,
         fallback_logged: search.fell_back(),
     };
-    tokio::spawn(task.run(maps, requests, shutdown.clone()));
+    tokio::spawn(task.run(maps, requests, updates, shutdown.clone()));
     diagnostics.spawn_periodic(diagnostics_period, shutdown, move || {
         counters.statuses(&source)
     });
@@ -247,6 +269,8 @@ fn map_size(grid: &Grid) -> u64 {
 /// Owns the planner: every map and every request passes through [`PlannerTask::run`].
 struct PlannerTask {
     planner: Option<Planner>,
+    /// The map as drawn and its marks (`planner/update_map`); rebuilds `planner` on a change.
+    map_state: MapState,
     params: Arc<Mutex<PlannerParams>>,
     counters: Arc<Counters>,
     path_pub: r2r::Publisher<Path>,
@@ -260,6 +284,7 @@ impl PlannerTask {
         mut self,
         maps: Option<impl Stream<Item = OccupancyGrid> + Unpin>,
         mut requests: impl Stream<Item = ServiceRequest<PlanPath::Service>> + Unpin,
+        mut updates: impl Stream<Item = ServiceRequest<UpdateMap::Service>> + Unpin,
         shutdown: Shutdown,
     ) {
         let mut maps = maps.map(|m| m.fuse());
@@ -277,6 +302,13 @@ impl PlannerTask {
                     Some(req) => self.on_request(req),
                     None => break,
                 },
+                Some(req) = updates.next() => {
+                    self.counters.update_requests.fetch_add(1, Ordering::Relaxed);
+                    if let Some(p) = tokio::task::block_in_place(|| self.map_state.on_update(req)) {
+                        self.planner = Some(p);
+                    }
+                    self.counters.marks.store(self.map_state.marks() as u64, Ordering::Relaxed);
+                }
             }
         }
     }
@@ -309,11 +341,16 @@ impl PlannerTask {
         };
         // Inflating and indexing a large map takes a while: keep the runtime's other
         // tasks running meanwhile.
+        // The map as drawn (no inflation) is kept for the marks; the planner searches it inflated.
+        let raw_opts = MapOptions { robot_radius_m: 0.0, ..opts.clone() };
         let built = tokio::task::block_in_place(|| {
-            node::grid_from_occupancy(&map, &opts).map(|g| (Planner::new(&g), g))
+            let raw = node::grid_from_occupancy(&map, &raw_opts)?;
+            let g = opts.inflate(raw.clone()).map_err(node::MapRejected::from)?;
+            Ok::<_, node::MapRejected>((Planner::new(&g), g, raw))
         });
         match built {
-            Ok((planner, grid)) => {
+            Ok((planner, grid, raw)) => {
+                self.map_state.set_map(raw, grid.clone(), opts.robot_radius_m);
                 r2r::log_info!(
                     &self.log,
                     "new map {}x{} at {} m/cell, origin ({}, {}): {} cells blocked (after inflation by {} m)",
@@ -345,6 +382,11 @@ impl PlannerTask {
 
     fn on_request(&mut self, req: ServiceRequest<PlanPath::Service>) {
         self.counters.requests.fetch_add(1, Ordering::Relaxed);
+        // Marks whose ttl is up are forgotten before the search.
+        if let Some(p) = tokio::task::block_in_place(|| self.map_state.expire()) {
+            self.planner = Some(p);
+            self.counters.marks.store(self.map_state.marks() as u64, Ordering::Relaxed);
+        }
         let m = &req.message;
         let query = Query {
             start_m: (m.start.x, m.start.y),

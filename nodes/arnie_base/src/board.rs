@@ -1,0 +1,210 @@
+//! The motor board's packets (`nodes/arnie_comms/packets`, ids 30-37, table in its
+//! README.md) ⇄ the navigator's units. Packets travel as `arnie_interfaces/Packet`
+//! (`name` + `fields_json`) through `comms_bridge`; this module only builds and reads the
+//! JSON, in millimetres and milliradians on the wire, metres and radians here.
+use serde_json::{json, Value};
+
+use crate::geom::{normalize, Pose2};
+
+/// `DriveSpeed` (id 30): speeds, no reply.
+pub const DRIVE_SPEED: &str = "DriveSpeed";
+/// `Stop` (id 31): brake; the board answers `Ack`.
+pub const STOP: &str = "Stop";
+/// `Odometry` (id 33), 50 Hz.
+pub const ODOMETRY: &str = "Odometry";
+/// `ObstacleReport` (id 34), per sensor while something is in range.
+pub const OBSTACLE_REPORT: &str = "ObstacleReport";
+/// `Ack` (id 37).
+pub const ACK: &str = "Ack";
+
+/// `DriveSpeed` fields: `v` [m/s], `w` [rad/s], rounded to mm/s and mrad/s and
+/// saturated to the i16 range; `watchdog_ms` 0 = the board's default.
+pub fn drive_speed(seq: u16, v: f64, w: f64, watchdog_ms: u16) -> String {
+    let mm = |x: f64| (x * 1000.0).round().clamp(i16::MIN as f64, i16::MAX as f64) as i16;
+    let (v, w) = (
+        if v.is_finite() { v } else { 0.0 },
+        if w.is_finite() { w } else { 0.0 },
+    );
+    json!({"seq": seq, "linear_mm_s": mm(v), "angular_mrad_s": mm(w), "watchdog_ms": watchdog_ms})
+        .to_string()
+}
+
+/// `Stop` fields.
+pub fn stop(seq: u16) -> String {
+    json!({ "seq": seq }).to_string()
+}
+
+/// A packet from the board, in navigator units.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FromBoard {
+    /// `Odometry`.
+    Odometry {
+        /// Board counter.
+        seq: u16,
+        /// Board clock [ms].
+        time_ms: u32,
+        /// Pose (map frame).
+        pose: Pose2,
+        /// [m/s]
+        v: f64,
+        /// [rad/s]
+        w: f64,
+        /// Seq of the last `DriveSpeed` applied.
+        cmd_seq: u16,
+        /// Bit 0 moving, 1 watchdog stop, 2 stopped by Stop, 3 actuator busy, 4 obstacle.
+        flags: u8,
+    },
+    /// `ObstacleReport`.
+    Obstacle {
+        /// Sensor index.
+        sensor: u8,
+        /// From the robot's edge [m].
+        distance_m: f64,
+        /// Relative to the heading [rad].
+        bearing_rad: f64,
+        /// The hit point (map frame) [m].
+        hit: (f64, f64),
+    },
+    /// `Ack`.
+    Ack {
+        /// The acknowledged packet's id.
+        command: u8,
+        /// Its seq.
+        seq: u16,
+        /// 0 ok, 1 busy, 2 invalid.
+        status: u8,
+    },
+    /// Any other packet (not the base's business).
+    Other,
+}
+
+/// Why a board packet could not be read (counted by the node).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BadPacket(pub String);
+
+impl std::fmt::Display for BadPacket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn num(v: &Value, key: &str, name: &str) -> Result<f64, BadPacket> {
+    v.get(key)
+        .and_then(Value::as_f64)
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| {
+            BadPacket(format!(
+                "{name}: field {key} missing or not a finite number"
+            ))
+        })
+}
+
+fn int<T: TryFrom<u64>>(v: &Value, key: &str, name: &str) -> Result<T, BadPacket> {
+    v.get(key)
+        .and_then(Value::as_u64)
+        .and_then(|x| T::try_from(x).ok())
+        .ok_or_else(|| BadPacket(format!("{name}: field {key} missing or out of range")))
+}
+
+/// Reads a packet from `comms/rx` (`name`, `fields_json`).
+///
+/// # Errors
+/// [`BadPacket`] when a board packet's fields are missing or not numbers.
+pub fn parse(name: &str, fields_json: &str) -> Result<FromBoard, BadPacket> {
+    if ![ODOMETRY, OBSTACLE_REPORT, ACK].contains(&name) {
+        return Ok(FromBoard::Other);
+    }
+    let v: Value = serde_json::from_str(fields_json)
+        .map_err(|e| BadPacket(format!("{name}: fields_json: {e}")))?;
+    Ok(match name {
+        ODOMETRY => FromBoard::Odometry {
+            seq: int(&v, "seq", name)?,
+            time_ms: int(&v, "time_ms", name)?,
+            pose: Pose2::new(
+                num(&v, "x_mm", name)? / 1000.0,
+                num(&v, "y_mm", name)? / 1000.0,
+                normalize(num(&v, "theta_mrad", name)? / 1000.0),
+            ),
+            v: num(&v, "linear_mm_s", name)? / 1000.0,
+            w: num(&v, "angular_mrad_s", name)? / 1000.0,
+            cmd_seq: int(&v, "cmd_seq", name)?,
+            flags: int(&v, "flags", name)?,
+        },
+        OBSTACLE_REPORT => FromBoard::Obstacle {
+            sensor: int(&v, "sensor", name)?,
+            distance_m: num(&v, "distance_mm", name)? / 1000.0,
+            bearing_rad: num(&v, "bearing_mrad", name)? / 1000.0,
+            hit: (
+                num(&v, "x_mm", name)? / 1000.0,
+                num(&v, "y_mm", name)? / 1000.0,
+            ),
+        },
+        _ => FromBoard::Ack {
+            command: int(&v, "command", name)?,
+            seq: int(&v, "seq", name)?,
+            status: int(&v, "status", name)?,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_are_in_mm_and_mrad() {
+        let v: Value = serde_json::from_str(&drive_speed(7, 0.25, -1.5, 0)).unwrap();
+        assert_eq!(
+            v,
+            json!({"seq": 7, "linear_mm_s": 250, "angular_mrad_s": -1500, "watchdog_ms": 0})
+        );
+        let v: Value = serde_json::from_str(&drive_speed(1, 100.0, f64::NAN, 300)).unwrap();
+        assert_eq!(
+            (v["linear_mm_s"].as_i64(), v["angular_mrad_s"].as_i64()),
+            (Some(32767), Some(0))
+        );
+        assert_eq!(stop(3), r#"{"seq":3}"#);
+    }
+
+    #[test]
+    fn board_packets_read_in_metres() {
+        let odo = parse(ODOMETRY, r#"{"seq":1,"time_ms":20,"x_mm":300.0,"y_mm":1000.0,"theta_mrad":1570.0,"linear_mm_s":100.0,"angular_mrad_s":0.0,"cmd_seq":4,"flags":1}"#).unwrap();
+        match odo {
+            FromBoard::Odometry {
+                pose, v, cmd_seq, ..
+            } => {
+                assert!(
+                    (pose.x - 0.3).abs() < 1e-12
+                        && (pose.y - 1.0).abs() < 1e-12
+                        && (pose.theta - 1.57).abs() < 1e-12
+                );
+                assert_eq!((v, cmd_seq), (0.1, 4));
+            }
+            o => panic!("{o:?}"),
+        }
+        let obs = parse(OBSTACLE_REPORT, r#"{"seq":1,"sensor":0,"distance_mm":120,"bearing_mrad":-300,"x_mm":1500.0,"y_mm":900.0}"#).unwrap();
+        assert_eq!(
+            obs,
+            FromBoard::Obstacle {
+                sensor: 0,
+                distance_m: 0.12,
+                bearing_rad: -0.3,
+                hit: (1.5, 0.9)
+            }
+        );
+        assert_eq!(
+            parse(ACK, r#"{"command":31,"seq":2,"status":0}"#).unwrap(),
+            FromBoard::Ack {
+                command: 31,
+                seq: 2,
+                status: 0
+            }
+        );
+        assert_eq!(parse("Pong", "garbage").unwrap(), FromBoard::Other);
+        assert!(parse(ODOMETRY, r#"{"seq":1}"#)
+            .unwrap_err()
+            .0
+            .contains("time_ms"));
+        assert!(parse(ACK, "not json").is_err());
+    }
+}

@@ -1,0 +1,212 @@
+//! [`BaseConfig`]: the follower's and the state machine's settings, checked once
+//! ([`BaseConfig::check`]); the node's ROS parameters convert into it.
+use std::fmt;
+
+/// Everything the navigator needs to know. Units are in the names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BaseConfig {
+    /// Top linear speed commanded [m/s].
+    pub max_speed_mps: f64,
+    /// Lowest linear speed commanded while driving (so the robot never creeps) [m/s].
+    pub min_speed_mps: f64,
+    /// Top turn rate commanded [rad/s].
+    pub max_turn_rps: f64,
+    /// Lowest turn rate commanded while turning in place [rad/s].
+    pub min_turn_rps: f64,
+    /// Deceleration the speed profile plans with (v = sqrt(2 a d) before a stop) [m/s²].
+    pub decel_mps2: f64,
+    /// Heading gain while driving: w = k · heading error [1/s].
+    pub heading_gain: f64,
+    /// Turn gain in place: w = k · heading error [1/s].
+    pub turn_gain: f64,
+    /// Heading error above which the robot stops and turns in place [rad].
+    pub turn_in_place_above_rad: f64,
+    /// Goal reached within this distance [m].
+    pub goal_tolerance_m: f64,
+    /// An intermediate waypoint is passed within this distance [m].
+    pub waypoint_tolerance_m: f64,
+    /// Final heading reached within this error [rad] (goals with `use_heading`).
+    pub heading_tolerance_rad: f64,
+    /// No odometry for this long: motors stopped, goal LINK_LOST [s].
+    pub link_timeout_s: f64,
+    /// The robot must get this much closer to the goal (along the path) ... [m]
+    pub progress_min_m: f64,
+    /// ... within this long while commanded to move, else it counts as blocked [s].
+    pub progress_timeout_s: f64,
+    /// Failures (obstacle reports, no progress, failed re-plans) tolerated per goal; one
+    /// more returns BLOCKED.
+    pub max_failures: u32,
+    /// An obstacle report closer than this (from the robot's edge) stops the robot [m].
+    pub obstacle_stop_distance_m: f64,
+    /// Only obstacles within this angle of the direction of travel count [rad].
+    pub obstacle_cone_rad: f64,
+    /// Radius of the disc marked on the planner's map for an obstacle [m].
+    pub obstacle_radius_m: f64,
+    /// The marks expire after this long (a passing opponent is forgotten) [s]; 0 = never.
+    pub mark_ttl_s: f64,
+    /// The robot's radius (the planner's inflation): marks are kept at least this far
+    /// plus their radius from the robot's centre, so the start cell stays free [m].
+    pub robot_radius_m: f64,
+    /// Sensor hits within this distance of the known map (walls, fixed obstacles) are
+    /// not obstacles to mark [m].
+    pub known_obstacle_margin_m: f64,
+    /// Wait this long after a failure before planning again (the opponent may move) [s].
+    pub replan_delay_s: f64,
+    /// Feedback at most this often [s].
+    pub feedback_period_s: f64,
+}
+
+impl Default for BaseConfig {
+    fn default() -> Self {
+        BaseConfig {
+            max_speed_mps: 0.5,
+            min_speed_mps: 0.05,
+            max_turn_rps: 2.0,
+            min_turn_rps: 0.3,
+            decel_mps2: 0.8,
+            heading_gain: 3.0,
+            turn_gain: 4.0,
+            turn_in_place_above_rad: 0.35,
+            goal_tolerance_m: 0.03,
+            waypoint_tolerance_m: 0.05,
+            heading_tolerance_rad: 0.05,
+            link_timeout_s: 0.5,
+            progress_min_m: 0.02,
+            progress_timeout_s: 2.0,
+            max_failures: 3,
+            obstacle_stop_distance_m: 0.2,
+            obstacle_cone_rad: 0.6,
+            obstacle_radius_m: 0.2,
+            mark_ttl_s: 5.0,
+            robot_radius_m: 0.15,
+            known_obstacle_margin_m: 0.06,
+            replan_delay_s: 0.5,
+            feedback_period_s: 0.1,
+        }
+    }
+}
+
+/// A setting that cannot be used: `field` names it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError {
+    /// The setting (the ROS parameter of the same name).
+    pub field: &'static str,
+    /// Why.
+    pub reason: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.reason)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn range(field: &'static str, v: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(())
+    } else {
+        Err(ConfigError {
+            field,
+            reason: format!("{v} is not in {lo}..={hi}"),
+        })
+    }
+}
+
+impl BaseConfig {
+    /// Checks every setting's range (and `min_* <= max_*`).
+    ///
+    /// # Errors
+    /// The first bad setting.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        range("max_speed_mps", self.max_speed_mps, 0.01, 5.0)?;
+        range("min_speed_mps", self.min_speed_mps, 0.0, self.max_speed_mps)?;
+        range("max_turn_rps", self.max_turn_rps, 0.05, 20.0)?;
+        range("min_turn_rps", self.min_turn_rps, 0.0, self.max_turn_rps)?;
+        range("decel_mps2", self.decel_mps2, 0.01, 20.0)?;
+        range("heading_gain", self.heading_gain, 0.0, 100.0)?;
+        range("turn_gain", self.turn_gain, 0.01, 100.0)?;
+        range(
+            "turn_in_place_above_rad",
+            self.turn_in_place_above_rad,
+            0.01,
+            3.2,
+        )?;
+        range("goal_tolerance_m", self.goal_tolerance_m, 0.001, 1.0)?;
+        range(
+            "waypoint_tolerance_m",
+            self.waypoint_tolerance_m,
+            0.001,
+            1.0,
+        )?;
+        range(
+            "heading_tolerance_rad",
+            self.heading_tolerance_rad,
+            0.001,
+            1.0,
+        )?;
+        range("link_timeout_s", self.link_timeout_s, 0.02, 60.0)?;
+        range("progress_min_m", self.progress_min_m, 0.0, 10.0)?;
+        range("progress_timeout_s", self.progress_timeout_s, 0.05, 600.0)?;
+        if self.max_failures > 1000 {
+            return Err(ConfigError {
+                field: "max_failures",
+                reason: format!("{} is not in 0..=1000", self.max_failures),
+            });
+        }
+        range(
+            "obstacle_stop_distance_m",
+            self.obstacle_stop_distance_m,
+            0.0,
+            10.0,
+        )?;
+        range(
+            "obstacle_cone_rad",
+            self.obstacle_cone_rad,
+            0.0,
+            std::f64::consts::PI,
+        )?;
+        range("obstacle_radius_m", self.obstacle_radius_m, 0.001, 5.0)?;
+        range("mark_ttl_s", self.mark_ttl_s, 0.0, 3600.0)?;
+        range("robot_radius_m", self.robot_radius_m, 0.0, 5.0)?;
+        range(
+            "known_obstacle_margin_m",
+            self.known_obstacle_margin_m,
+            0.0,
+            1.0,
+        )?;
+        range("replan_delay_s", self.replan_delay_s, 0.0, 60.0)?;
+        range("feedback_period_s", self.feedback_period_s, 0.0, 60.0)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_pass_and_bad_values_name_their_field() {
+        BaseConfig::default().check().unwrap();
+        let bad = BaseConfig {
+            min_speed_mps: 1.0,
+            ..BaseConfig::default()
+        };
+        assert_eq!(bad.check().unwrap_err().field, "min_speed_mps");
+        let bad = BaseConfig {
+            link_timeout_s: f64::NAN,
+            ..BaseConfig::default()
+        };
+        assert_eq!(bad.check().unwrap_err().field, "link_timeout_s");
+        let bad = BaseConfig {
+            max_failures: 5000,
+            ..BaseConfig::default()
+        };
+        assert!(bad
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("max_failures"));
+    }
+}

@@ -1,0 +1,29 @@
+//! The Eurobot base controller (`arnie_base`): a `NavigateTo` action server that asks the
+//! planner for a path, follows it with turn-and-drive segments, and commands the motor
+//! board through comms packets. The library has no ROS: time and inputs are passed in.
+//!
+//! Layout:
+//! - [`geom`]: [`Pose2`], angles, polylines (metres, radians, map frame).
+//! - [`config`]: [`BaseConfig`], checked once ([`BaseConfig::check`]).
+//! - [`follower`]: [`Follower`], turn-and-drive along a polyline (the controller's choice
+//!   and why: its module doc).
+//! - [`navigator`]: [`Navigator`], the state machine: goals, plans, obstacle reports,
+//!   no progress, marks, re-plans, the link watchdog; everything it wants done comes out
+//!   as [`Output`]s.
+//! - [`board`]: the motor board's packets (names and fields) ⇄ [`Output`]s and events.
+//! - `ros` (feature `ros`): the r2r glue of the node.
+pub mod board;
+pub mod config;
+pub mod follower;
+pub mod geom;
+pub mod navigator;
+#[cfg(feature = "ros")]
+pub mod ros;
+
+pub use config::{BaseConfig, ConfigError};
+pub use follower::{Follower, Step};
+pub use geom::Pose2;
+pub use navigator::{
+    Feedback, Finish, Goal, KnownObstacles, NavCounters, Navigator, Outcome, Output, Phase,
+    PlanFailure, PlanReply, Refused,
+};

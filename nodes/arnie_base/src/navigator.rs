@@ -1,0 +1,844 @@
+//! [`Navigator`]: the base's state machine. Every input comes in as a method call with
+//! the time `now` [s, any monotonic clock]; every effect goes out as [`Output`]s that the
+//! glue carries out (packets to the board, planner and map requests, action feedback and
+//! results). Nothing here reads a clock or does I/O, so tests drive it to the tick.
+//!
+//! ```text
+//!  goal ──► Planning ──path──► Following ──arrived──► REACHED
+//!              │                   │ obstacle ahead / no progress
+//!              │no path            ▼
+//!              ▼               Stop + mark ──► Waiting (replan_delay_s, mark answered)
+//!      REJECTED / NO_PATH          ▲   │ > max_failures: BLOCKED
+//!                                  └───┘ re-plan (a failed re-plan is one more failure)
+//!  any state: no odometry for link_timeout_s → Stop, LINK_LOST; cancel → Stop, CANCELLED;
+//!  a newer goal → PREEMPTED.
+//! ```
+use crate::config::BaseConfig;
+use crate::follower::{Follower, Step};
+use crate::geom::{normalize, Pose2};
+
+/// A `NavigateTo` goal (map frame).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Goal {
+    /// [m]
+    pub x: f64,
+    /// [m]
+    pub y: f64,
+    /// Final heading [rad], if one is wanted.
+    pub heading: Option<f64>,
+}
+
+/// How a goal ended (the `NavigateTo` result's `outcome` constants, same order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// At the goal (and heading).
+    Reached = 0,
+    /// Blocked more than `max_failures` times.
+    Blocked = 1,
+    /// The planner found no path.
+    NoPath = 2,
+    /// Cancelled by the client.
+    Cancelled = 3,
+    /// No odometry for `link_timeout_s`.
+    LinkLost = 4,
+    /// Refused before moving.
+    Rejected = 5,
+    /// Replaced by a newer goal.
+    Preempted = 6,
+}
+
+impl Outcome {
+    /// The result's `outcome` constant.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// Lower-case name for logs and /diagnostics.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Reached => "reached",
+            Outcome::Blocked => "blocked",
+            Outcome::NoPath => "no_path",
+            Outcome::Cancelled => "cancelled",
+            Outcome::LinkLost => "link_lost",
+            Outcome::Rejected => "rejected",
+            Outcome::Preempted => "preempted",
+        }
+    }
+
+    /// Every outcome, in code order.
+    pub const ALL: [Outcome; 7] = [
+        Outcome::Reached,
+        Outcome::Blocked,
+        Outcome::NoPath,
+        Outcome::Cancelled,
+        Outcome::LinkLost,
+        Outcome::Rejected,
+        Outcome::Preempted,
+    ];
+}
+
+/// The feedback's `phase` constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Waiting for a path.
+    Planning = 0,
+    /// Turning in place.
+    Turning = 1,
+    /// Driving along the path.
+    Driving = 2,
+    /// Stopped after a failure, waiting to re-plan.
+    Stopped = 3,
+}
+
+/// The end of a goal.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finish {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Where the robot was (the last odometry; zero if none).
+    pub pose: Pose2,
+    /// Paths planned after the first one.
+    pub replans: u32,
+    /// Distance driven for this goal [m].
+    pub driven_m: f64,
+    /// Why, for a person.
+    pub message: String,
+}
+
+/// The feedback of the running goal.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Feedback {
+    /// What the base is doing.
+    pub phase: Phase,
+    /// Current pose.
+    pub pose: Pose2,
+    /// Path length left [m] (straight-line distance while there is no path).
+    pub distance_left_m: f64,
+    /// Paths planned after the first one.
+    pub replans: u32,
+}
+
+/// Why the planner gave no path (the `PlanPath` error codes, plus "no answer").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanFailure {
+    /// The planner has no map.
+    NoMap,
+    /// The start is off the map.
+    StartOutside,
+    /// The goal is off the map.
+    GoalOutside,
+    /// The start is in an obstacle.
+    StartBlocked,
+    /// The goal is in an obstacle.
+    GoalBlocked,
+    /// No path.
+    NoPath,
+    /// The planner refused the request.
+    InvalidRequest,
+    /// The planner did not answer (not running, timed out).
+    Unavailable,
+}
+
+impl PlanFailure {
+    /// From a `PlanPath` `error_code` (0 = OK is not a failure: `None`).
+    pub fn from_code(code: u16) -> Option<PlanFailure> {
+        Some(match code {
+            0 => return None,
+            1 => PlanFailure::NoMap,
+            2 => PlanFailure::StartOutside,
+            3 => PlanFailure::GoalOutside,
+            4 => PlanFailure::StartBlocked,
+            5 => PlanFailure::GoalBlocked,
+            6 => PlanFailure::NoPath,
+            7 => PlanFailure::InvalidRequest,
+            _ => PlanFailure::Unavailable,
+        })
+    }
+}
+
+/// The planner's answer to an [`Output::Plan`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlanReply {
+    /// A path from the start to the goal (cell centres, map frame).
+    Path(Vec<(f64, f64)>),
+    /// No path, and why.
+    Failed(PlanFailure, String),
+}
+
+/// What the glue must do, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    /// Command the board: linear speed [m/s] and turn rate [rad/s].
+    Motion {
+        /// [m/s]
+        v: f64,
+        /// [rad/s]
+        w: f64,
+    },
+    /// Stop the motors now.
+    Stop,
+    /// Ask the planner for a path; answer with [`Navigator::on_plan`] and this `id`.
+    Plan {
+        /// Request id.
+        id: u64,
+        /// From [m].
+        start: (f64, f64),
+        /// To [m].
+        goal: (f64, f64),
+    },
+    /// Mark discs on the planner's map; answer with [`Navigator::on_marked`] and `id`.
+    Mark {
+        /// Request id.
+        id: u64,
+        /// Disc centres [m].
+        centers: Vec<(f64, f64)>,
+        /// Disc radius [m].
+        radius_m: f64,
+        /// Forget after [s] (0 = never).
+        ttl_s: f64,
+    },
+    /// Publish feedback for goal `goal`.
+    Feedback {
+        /// The goal's id (given to [`Navigator::start`]).
+        goal: u64,
+        /// The feedback.
+        feedback: Feedback,
+    },
+    /// Goal `goal` is over.
+    Done {
+        /// The goal's id.
+        goal: u64,
+        /// Its result.
+        finish: Finish,
+    },
+}
+
+/// The map's own obstacles (walls, fixed obstacles), to tell a sensor hit on them from
+/// one on an unknown obstacle (the opponent). Cells row-major, row 0 = TOP (the
+/// planner's and the scenario raster's layout), origin = lower-left corner.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KnownObstacles {
+    /// [cells]
+    pub width: usize,
+    /// [cells]
+    pub height: usize,
+    /// [m/cell]
+    pub resolution_m: f64,
+    /// Lower-left corner [m].
+    pub origin_m: (f64, f64),
+    /// `blocked[row * width + col]`, row 0 = top.
+    pub blocked: Vec<bool>,
+}
+
+impl KnownObstacles {
+    /// Whether a blocked cell's centre lies within `margin_m` of `p`, or `p` is off the
+    /// map (the table's edge is a wall).
+    pub fn near(&self, p: (f64, f64), margin_m: f64) -> bool {
+        let res = self.resolution_m;
+        let col = ((p.0 - self.origin_m.0) / res).floor();
+        let row_up = ((p.1 - self.origin_m.1) / res).floor();
+        if !(col >= 0.0 && row_up >= 0.0 && col < self.width as f64 && row_up < self.height as f64)
+        {
+            return true;
+        }
+        let reach = (margin_m / res).ceil() as i64 + 1;
+        let (c, r) = (col as i64, self.height as i64 - 1 - row_up as i64);
+        for y in (r - reach).max(0)..=(r + reach).min(self.height as i64 - 1) {
+            for x in (c - reach).max(0)..=(c + reach).min(self.width as i64 - 1) {
+                if !self.blocked[y as usize * self.width + x as usize] {
+                    continue;
+                }
+                let cx = self.origin_m.0 + (x as f64 + 0.5) * res;
+                let cy = self.origin_m.1 + ((self.height as i64 - 1 - y) as f64 + 0.5) * res;
+                if (cx - p.0).hypot(cy - p.1) <= margin_m + res * 0.5 {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+/// A goal refused before it started (the running goal, if any, goes on).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refused {
+    /// [`Outcome::Rejected`] or [`Outcome::LinkLost`].
+    pub outcome: Outcome,
+    /// Why.
+    pub message: String,
+}
+
+#[derive(Clone, Debug)]
+enum State {
+    Planning {
+        request: u64,
+    },
+    Following {
+        follower: Follower,
+        best_left_m: f64,
+        best_turn_rad: f64,
+        progress_at: f64,
+    },
+    Waiting {
+        until: f64,
+        mark: Option<u64>,
+        last_failure: String,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct Active {
+    id: u64,
+    goal: Goal,
+    state: State,
+    failures: u32,
+    /// Plans asked for (the first one included).
+    plans: u32,
+    driven_m: f64,
+    last_feedback: Option<f64>,
+}
+
+/// Counters for /diagnostics.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NavCounters {
+    /// Goals accepted (started).
+    pub goals: u64,
+    /// Goals refused before they started.
+    pub refused: u64,
+    /// Finished goals by outcome (index = outcome code).
+    pub outcomes: [u64; 7],
+    /// Obstacle reports that stopped the robot.
+    pub obstacle_stops: u64,
+    /// Times the robot made no progress.
+    pub no_progress: u64,
+    /// Plans asked for after the first of a goal.
+    pub replans: u64,
+    /// Mark requests the planner refused or did not answer.
+    pub mark_failures: u64,
+    /// Odometry samples received.
+    pub odometry: u64,
+    /// Odometry samples with a non-finite field (ignored).
+    pub odometry_rejected: u64,
+    /// Obstacle reports with a non-finite value (ignored).
+    pub obstacles_rejected: u64,
+    /// Obstacle reports on the known map (walls, fixed obstacles: ignored).
+    pub obstacles_known: u64,
+    /// Plan answers that came for an old request (ignored).
+    pub stale_replies: u64,
+}
+
+/// The state machine (see the module doc).
+#[derive(Clone, Debug)]
+pub struct Navigator {
+    cfg: BaseConfig,
+    pose: Option<Pose2>,
+    /// Time of the last odometry.
+    odom_at: Option<f64>,
+    active: Option<Active>,
+    next_request: u64,
+    counters: NavCounters,
+    known: Option<KnownObstacles>,
+}
+
+impl Navigator {
+    /// A navigator with `cfg` (checked by the caller with [`BaseConfig::check`]).
+    pub fn new(cfg: BaseConfig) -> Self {
+        Navigator {
+            cfg,
+            pose: None,
+            odom_at: None,
+            active: None,
+            next_request: 1,
+            counters: NavCounters::default(),
+            known: None,
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &BaseConfig {
+        &self.cfg
+    }
+
+    /// New settings (applied from the next step on).
+    pub fn set_config(&mut self, cfg: BaseConfig) {
+        self.cfg = cfg;
+    }
+
+    /// The last odometry pose.
+    pub fn pose(&self) -> Option<Pose2> {
+        self.pose
+    }
+
+    /// The running goal's id.
+    pub fn active_goal(&self) -> Option<u64> {
+        self.active.as_ref().map(|a| a.id)
+    }
+
+    /// The counters.
+    pub fn counters(&self) -> &NavCounters {
+        &self.counters
+    }
+
+    fn request_id(&mut self) -> u64 {
+        let id = self.next_request;
+        self.next_request += 1;
+        id
+    }
+
+    fn odometry_fresh(&self, now: f64) -> bool {
+        matches!(self.odom_at, Some(t) if now - t <= self.cfg.link_timeout_s)
+    }
+
+    /// Starts goal `id`. A goal with a non-finite value is refused ([`Outcome::Rejected`]),
+    /// and so is any goal while there is no fresh odometry ([`Outcome::LinkLost`]); the
+    /// running goal then goes on. Otherwise the running goal ends PREEMPTED and a path is
+    /// asked for. Goals off the map or in an obstacle are refused by the planner's
+    /// answer (see [`Navigator::on_plan`]).
+    ///
+    /// # Errors
+    /// [`Refused`] with the reason.
+    pub fn start(&mut self, id: u64, goal: Goal, now: f64) -> Result<Vec<Output>, Refused> {
+        let finite =
+            goal.x.is_finite() && goal.y.is_finite() && goal.heading.map_or(true, f64::is_finite);
+        if !finite {
+            self.counters.refused += 1;
+            return Err(Refused {
+                outcome: Outcome::Rejected,
+                message: format!(
+                    "goal ({}, {}{}) is not finite",
+                    goal.x,
+                    goal.y,
+                    goal.heading
+                        .map(|h| format!(", heading {h}"))
+                        .unwrap_or_default()
+                ),
+            });
+        }
+        let Some(pose) = self.pose.filter(|_| self.odometry_fresh(now)) else {
+            self.counters.refused += 1;
+            let message = match self.odom_at {
+                None => "no odometry from the motor board yet".to_string(),
+                Some(t) => format!(
+                    "no odometry from the motor board for {:.2} s (link_timeout_s {})",
+                    now - t,
+                    self.cfg.link_timeout_s
+                ),
+            };
+            return Err(Refused {
+                outcome: Outcome::LinkLost,
+                message,
+            });
+        };
+        let mut out = Vec::new();
+        if self.active.is_some() {
+            self.finish(
+                &mut out,
+                Outcome::Preempted,
+                "replaced by a newer goal".into(),
+            );
+        }
+        let request = self.request_id();
+        self.counters.goals += 1;
+        self.active = Some(Active {
+            id,
+            goal: Goal {
+                heading: goal.heading.map(normalize),
+                ..goal
+            },
+            state: State::Planning { request },
+            failures: 0,
+            plans: 1,
+            driven_m: 0.0,
+            last_feedback: None,
+        });
+        out.push(Output::Plan {
+            id: request,
+            start: (pose.x, pose.y),
+            goal: (goal.x, goal.y),
+        });
+        self.feedback(&mut out, now, true);
+        Ok(out)
+    }
+
+    /// Cancels the running goal: Stop, CANCELLED.
+    pub fn cancel(&mut self, now: f64) -> Vec<Output> {
+        let _ = now;
+        let mut out = Vec::new();
+        if self.active.is_some() {
+            out.push(Output::Stop);
+            self.finish(&mut out, Outcome::Cancelled, "cancelled".into());
+        }
+        out
+    }
+
+    /// The planner's answer to request `id`.
+    pub fn on_plan(&mut self, id: u64, reply: PlanReply, now: f64) -> Vec<Output> {
+        let mut out = Vec::new();
+        let Some(a) = self.active.as_mut() else {
+            self.counters.stale_replies += 1;
+            return out;
+        };
+        if !matches!(a.state, State::Planning { request } if request == id) {
+            self.counters.stale_replies += 1;
+            return out;
+        }
+        let first = a.plans == 1;
+        match reply {
+            PlanReply::Path(mut points) => {
+                // The path runs between cell centres: drop the start cell's, end exactly at the goal.
+                if points.len() >= 2 {
+                    points.remove(0);
+                }
+                match points.last_mut() {
+                    Some(last) => *last = (a.goal.x, a.goal.y),
+                    None => points.push((a.goal.x, a.goal.y)),
+                }
+                a.state = State::Following {
+                    follower: Follower::new(points, a.goal.heading),
+                    best_left_m: f64::INFINITY,
+                    best_turn_rad: f64::INFINITY,
+                    progress_at: now,
+                };
+                self.control(&mut out, now);
+            }
+            PlanReply::Failed(why, message) => {
+                let message = if message.is_empty() {
+                    format!("{why:?}")
+                } else {
+                    message
+                };
+                if first {
+                    let outcome = match why {
+                        PlanFailure::GoalOutside
+                        | PlanFailure::GoalBlocked
+                        | PlanFailure::InvalidRequest => Outcome::Rejected,
+                        _ => Outcome::NoPath,
+                    };
+                    self.finish(&mut out, outcome, format!("planner: {message}"));
+                } else {
+                    self.fail(&mut out, now, format!("re-plan failed: {message}"), None);
+                }
+            }
+        }
+        out
+    }
+
+    /// The planner's answer to mark request `id` (`ok` false: refused or no answer).
+    pub fn on_marked(&mut self, id: u64, ok: bool, now: f64) -> Vec<Output> {
+        if !ok {
+            self.counters.mark_failures += 1;
+        }
+        if let Some(Active {
+            state: State::Waiting { mark, .. },
+            ..
+        }) = self.active.as_mut()
+        {
+            if *mark == Some(id) {
+                *mark = None;
+            }
+        }
+        self.tick(now)
+    }
+
+    /// An odometry sample (map frame) received at `now`: the control step.
+    pub fn on_odometry(&mut self, pose: Pose2, now: f64) -> Vec<Output> {
+        let mut out = Vec::new();
+        if !pose.is_finite() {
+            self.counters.odometry_rejected += 1;
+            return out;
+        }
+        self.counters.odometry += 1;
+        if let (Some(prev), Some(a)) = (self.pose, self.active.as_mut()) {
+            a.driven_m += prev.distance_to((pose.x, pose.y));
+        }
+        self.pose = Some(pose);
+        self.odom_at = Some(now);
+        self.control(&mut out, now);
+        out
+    }
+
+    /// The board reports an obstacle: `distance_m` from the robot's EDGE along a sensor
+    /// ray at `bearing_rad` from its heading, hitting the world point `hit` (map frame).
+    /// Hits on the known map (walls, fixed obstacles: [`KnownObstacles`]) are ignored.
+    /// Only while driving, only ahead (within `obstacle_cone_rad`) and closer than
+    /// `obstacle_stop_distance_m` does it stop the robot; the mark's disc is centred
+    /// `obstacle_radius_m` behind the hit point along the ray.
+    pub fn on_obstacle(
+        &mut self,
+        distance_m: f64,
+        bearing_rad: f64,
+        hit: (f64, f64),
+        now: f64,
+    ) -> Vec<Output> {
+        let mut out = Vec::new();
+        let (Some(pose), Some(a)) = (self.pose, self.active.as_ref()) else {
+            return out;
+        };
+        if !(distance_m.is_finite()
+            && bearing_rad.is_finite()
+            && hit.0.is_finite()
+            && hit.1.is_finite())
+        {
+            self.counters.obstacles_rejected += 1;
+            return out;
+        }
+        if self
+            .known
+            .as_ref()
+            .is_some_and(|k| k.near(hit, self.cfg.known_obstacle_margin_m))
+        {
+            self.counters.obstacles_known += 1;
+            return out;
+        }
+        let driving = matches!(&a.state, State::Following { follower, .. } if !follower_turning(follower, &pose, &self.cfg));
+        if !driving
+            || distance_m > self.cfg.obstacle_stop_distance_m
+            || normalize(bearing_rad).abs() > self.cfg.obstacle_cone_rad
+        {
+            return out;
+        }
+        self.counters.obstacle_stops += 1;
+        let r = self.cfg.obstacle_radius_m;
+        let ray = pose.bearing_to(hit);
+        let centre = (pose.distance_to(hit) + r).max(r + self.cfg.robot_radius_m + 0.05);
+        let at = Pose2::new(pose.x, pose.y, ray).ahead(centre, 0.0);
+        self.fail(
+            &mut out,
+            now,
+            format!(
+                "obstacle {distance_m:.2} m ahead at ({:.2}, {:.2})",
+                hit.0, hit.1
+            ),
+            Some(at),
+        );
+        out
+    }
+
+    /// The map's own obstacles: sensor hits near them are not marked.
+    pub fn set_known_obstacles(&mut self, known: Option<KnownObstacles>) {
+        self.known = known;
+    }
+
+    /// Time passes: the link watchdog, the progress check, re-planning after a wait.
+    pub fn tick(&mut self, now: f64) -> Vec<Output> {
+        let mut out = Vec::new();
+        if self.active.is_none() {
+            return out;
+        }
+        if !self.odometry_fresh(now) {
+            out.push(Output::Stop);
+            let since = self
+                .odom_at
+                .map(|t| format!("{:.2} s", now - t))
+                .unwrap_or_else(|| "ever".into());
+            self.finish(&mut out, Outcome::LinkLost, format!("no odometry from the motor board for {since} (link_timeout_s {}): motors stopped", self.cfg.link_timeout_s));
+            return out;
+        }
+        let pose = self.pose.unwrap_or_default();
+        let replan = match self.active.as_ref().map(|a| &a.state) {
+            Some(State::Waiting {
+                until, mark: None, ..
+            }) => now >= *until,
+            _ => false,
+        };
+        if replan {
+            let request = self.request_id();
+            let a = self.active.as_mut().expect("checked above");
+            a.state = State::Planning { request };
+            a.plans += 1;
+            self.counters.replans += 1;
+            out.push(Output::Plan {
+                id: request,
+                start: (pose.x, pose.y),
+                goal: (a.goal.x, a.goal.y),
+            });
+        } else {
+            self.check_progress(&mut out, now);
+        }
+        self.feedback(&mut out, now, false);
+        out
+    }
+
+    fn check_progress(&mut self, out: &mut Vec<Output>, now: f64) {
+        let cfg = &self.cfg;
+        let Some(pose) = self.pose else { return };
+        let Some(Active {
+            state:
+                State::Following {
+                    follower,
+                    best_left_m,
+                    best_turn_rad,
+                    progress_at,
+                },
+            ..
+        }) = self.active.as_mut()
+        else {
+            return;
+        };
+        let left = follower.remaining_m(&pose);
+        let turn = follower.aim_error(&pose).abs();
+        if left < *best_left_m - cfg.progress_min_m || turn < *best_turn_rad - 0.05 {
+            *best_left_m = best_left_m.min(left);
+            *best_turn_rad = best_turn_rad.min(turn);
+            *progress_at = now;
+            return;
+        }
+        if now - *progress_at > cfg.progress_timeout_s {
+            let (t, r) = (
+                progress_at.to_owned(),
+                cfg.robot_radius_m + cfg.obstacle_radius_m + 0.05,
+            );
+            self.counters.no_progress += 1;
+            let at = pose.ahead(r, 0.0);
+            self.fail(
+                out,
+                now,
+                format!(
+                    "no progress for {:.2} s (at {:.2} m from the goal)",
+                    now - t,
+                    left
+                ),
+                Some(at),
+            );
+        }
+    }
+
+    /// The follower's step from the current pose, or the end of the goal.
+    fn control(&mut self, out: &mut Vec<Output>, now: f64) {
+        if self.active.is_none() {
+            return;
+        }
+        if !self.odometry_fresh(now) {
+            self.tick_into(out, now);
+            return;
+        }
+        let Some(pose) = self.pose else { return };
+        let cfg = self.cfg.clone();
+        let step = match self.active.as_mut().map(|a| &mut a.state) {
+            Some(State::Following { follower, .. }) => follower.step(&pose, &cfg),
+            _ => {
+                self.tick_into(out, now);
+                return;
+            }
+        };
+        match step {
+            Step::Arrived => {
+                out.push(Output::Stop);
+                self.finish(out, Outcome::Reached, "reached".into());
+                return;
+            }
+            Step::Turn { w, .. } => out.push(Output::Motion { v: 0.0, w }),
+            Step::Drive { v, w } => out.push(Output::Motion { v, w }),
+        }
+        self.check_progress(out, now);
+        self.feedback(out, now, false);
+    }
+
+    fn tick_into(&mut self, out: &mut Vec<Output>, now: f64) {
+        let more = self.tick(now);
+        out.extend(more);
+    }
+
+    /// One more failure: stop, mark `mark_at` (if any), wait and re-plan; BLOCKED after
+    /// `max_failures`.
+    fn fail(&mut self, out: &mut Vec<Output>, now: f64, why: String, mark_at: Option<(f64, f64)>) {
+        let Some(a) = self.active.as_mut() else {
+            return;
+        };
+        a.failures += 1;
+        out.push(Output::Stop);
+        if a.failures > self.cfg.max_failures {
+            let n = a.failures;
+            self.finish(
+                out,
+                Outcome::Blocked,
+                format!(
+                    "blocked {n} times (max_failures {}); last: {why}",
+                    self.cfg.max_failures
+                ),
+            );
+            return;
+        }
+        let mark = mark_at.map(|c| {
+            let id = self.next_request;
+            self.next_request += 1;
+            out.push(Output::Mark {
+                id,
+                centers: vec![c],
+                radius_m: self.cfg.obstacle_radius_m,
+                ttl_s: self.cfg.mark_ttl_s,
+            });
+            id
+        });
+        if let Some(a) = self.active.as_mut() {
+            a.state = State::Waiting {
+                until: now + self.cfg.replan_delay_s,
+                mark,
+                last_failure: why,
+            };
+        }
+        self.feedback(out, now, true);
+    }
+
+    fn feedback(&mut self, out: &mut Vec<Output>, now: f64, force: bool) {
+        let pose = self.pose.unwrap_or_default();
+        let period = self.cfg.feedback_period_s;
+        let Some(a) = self.active.as_mut() else {
+            return;
+        };
+        if !force && matches!(a.last_feedback, Some(t) if now - t < period) {
+            return;
+        }
+        a.last_feedback = Some(now);
+        let (phase, left) = match &a.state {
+            State::Planning { .. } => (Phase::Planning, pose.distance_to((a.goal.x, a.goal.y))),
+            State::Waiting { .. } => (Phase::Stopped, pose.distance_to((a.goal.x, a.goal.y))),
+            State::Following { follower, .. } => {
+                let phase = if follower_turning(follower, &pose, &self.cfg) {
+                    Phase::Turning
+                } else {
+                    Phase::Driving
+                };
+                (phase, follower.remaining_m(&pose))
+            }
+        };
+        out.push(Output::Feedback {
+            goal: a.id,
+            feedback: Feedback {
+                phase,
+                pose,
+                distance_left_m: left,
+                replans: a.plans.saturating_sub(1),
+            },
+        });
+    }
+
+    fn finish(&mut self, out: &mut Vec<Output>, outcome: Outcome, message: String) {
+        let Some(a) = self.active.take() else { return };
+        self.counters.outcomes[outcome.code() as usize] += 1;
+        let message = match (&a.state, outcome) {
+            (
+                State::Waiting { last_failure, .. },
+                Outcome::LinkLost | Outcome::Cancelled | Outcome::Preempted,
+            ) => format!("{message} (while waiting after: {last_failure})"),
+            _ => message,
+        };
+        out.push(Output::Done {
+            goal: a.id,
+            finish: Finish {
+                outcome,
+                pose: self.pose.unwrap_or_default(),
+                replans: a.plans.saturating_sub(1),
+                driven_m: a.driven_m,
+                message,
+            },
+        });
+    }
+}
+
+/// Whether the follower turns in place from `pose` (without stepping it).
+fn follower_turning(f: &Follower, pose: &Pose2, cfg: &BaseConfig) -> bool {
+    let mut probe = f.clone();
+    matches!(probe.step(pose, cfg), Step::Turn { .. })
+}

@@ -1,0 +1,717 @@
+//! The ROS 2 side of the `arnie_base` node (feature `ros`): the only module that uses
+//! r2r. The binary only calls [`setup`].
+//!
+//! - serves `arnie_interfaces/action/NavigateTo` on `base/navigate_to`;
+//! - subscribes `comms/rx` (`arnie_interfaces/Packet`: Odometry, ObstacleReport, Ack from
+//!   the motor board through `comms_bridge`) and `map` (`nav_msgs/OccupancyGrid`,
+//!   latched: the planner's map; cells of value 100 are the map's own obstacles, whose
+//!   sensor hits are ignored; 99 = the planner's temporary marks);
+//! - publishes `comms/tx` (DriveSpeed at the odometry rate while following a path, Stop),
+//!   `odom` (`nav_msgs/Odometry`, header `frame_id` = the map frame: the board's odometry
+//!   IS the map frame, see README.md) and `base/pose` (`geometry_msgs/PoseStamped`), both
+//!   for every odometry packet; counters on `/diagnostics`;
+//! - calls `planner/plan_path` and `planner/update_map`.
+//!
+//! One task owns the [`Navigator`] and selects over: goals, the running goal's cancel
+//! requests, board packets, maps, planner answers (from helper tasks), the watchdog tick
+//! and shutdown. Time for the navigator is the monotonic clock since start (the link
+//! watchdog is about real time, also under `use_sim_time`).
+mod params;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt};
+use node_glue::diagnostics::{Counter, Level, Status};
+use node_glue::r2r::{
+    self,
+    arnie_interfaces::{action::NavigateTo, msg::Packet, srv::PlanPath, srv::UpdateMap},
+    geometry_msgs::msg::{Point, Pose, PoseStamped, Quaternion},
+    nav_msgs::msg::{OccupancyGrid, Odometry},
+    ActionServerCancelRequest, ActionServerGoal, ActionServerGoalRequest,
+};
+use node_glue::{qos, time, topics, App, Error, Shutdown};
+use tokio::sync::mpsc;
+
+use crate::board::{self, FromBoard};
+use crate::{KnownObstacles, Navigator, Outcome, Output, PlanFailure, PlanReply, Pose2};
+use params::BaseParams;
+
+/// The node's name (and the log target).
+pub const NODE: &str = "arnie_base";
+/// The action.
+pub const NAVIGATE_TO: &str = "base/navigate_to";
+/// The planner's map update service.
+pub const UPDATE_MAP: &str = "planner/update_map";
+/// Odometry out.
+pub const ODOM: &str = "odom";
+/// The robot's pose out.
+pub const BASE_POSE: &str = "base/pose";
+
+type Goal = ActionServerGoal<NavigateTo::Action>;
+type GoalRequest = ActionServerGoalRequest<NavigateTo::Action>;
+type CancelStream = BoxStream<'static, ActionServerCancelRequest>;
+
+/// The glue's counters (the navigator's are copied in after each event).
+#[derive(Default)]
+struct Counters {
+    nav: Mutex<crate::NavCounters>,
+    drive_sent: Counter,
+    stops_sent: Counter,
+    publish_errors: Counter,
+    bad_packets: Counter,
+    acks: Counter,
+    acks_not_ok: Counter,
+    obstacle_reports: Counter,
+    maps: Counter,
+    plan_requests: Counter,
+    mark_requests: Counter,
+    /// 0 idle, 1 navigating.
+    busy: std::sync::atomic::AtomicBool,
+}
+
+impl Counters {
+    fn status(&self) -> Status {
+        let nav = self.nav.lock().map(|n| n.clone()).unwrap_or_default();
+        let busy = self.busy.load(std::sync::atomic::Ordering::Relaxed);
+        let mut s = Status::ok("navigate_to", if busy { "navigating" } else { "idle" });
+        if nav.odometry == 0 {
+            s.level = Level::Warn;
+            s.message = "no odometry from the motor board yet".into();
+        }
+        let mut s = s
+            .with("odometry", nav.odometry)
+            .with("odometry_rejected", nav.odometry_rejected)
+            .with("goals", nav.goals)
+            .with("goals_refused", nav.refused);
+        for o in Outcome::ALL {
+            s = s.with(o.name(), nav.outcomes[o.code() as usize]);
+        }
+        s.with("obstacle_stops", nav.obstacle_stops)
+            .with("obstacles_known", nav.obstacles_known)
+            .with("obstacles_rejected", nav.obstacles_rejected)
+            .with("no_progress", nav.no_progress)
+            .with("replans", nav.replans)
+            .with("mark_failures", nav.mark_failures)
+            .with("stale_replies", nav.stale_replies)
+            .with("drive_sent", self.drive_sent.get())
+            .with("stops_sent", self.stops_sent.get())
+            .with("publish_errors", self.publish_errors.get())
+            .with("bad_packets", self.bad_packets.get())
+            .with("obstacle_reports", self.obstacle_reports.get())
+            .with("acks", self.acks.get())
+            .with("acks_not_ok", self.acks_not_ok.get())
+            .with("maps", self.maps.get())
+            .with("plan_requests", self.plan_requests.get())
+            .with("mark_requests", self.mark_requests.get())
+    }
+}
+
+/// Creates the node's action server, subscriptions, publishers, clients and tasks
+/// (`node_glue::main_with(NODE, setup)`).
+///
+/// # Errors
+/// Invalid parameters, or a ROS entity that could not be created.
+pub fn setup(app: &mut App) -> Result<(), Error> {
+    let rules = node_glue::params::Rules {
+        check: |p: &BaseParams| p.config().map(|_| ()),
+        start_only: &[
+            "frame_id",
+            "child_frame_id",
+            "tick_ms",
+            "diagnostics_period_ms",
+        ],
+    };
+    let params = app.parameters_checked(BaseParams::default(), rules)?;
+    let p = params
+        .lock()
+        .map_err(|_| Error::Setup("parameter table poisoned".into()))?
+        .clone();
+    let config = p.config().map_err(Error::Parameter)?;
+    let goals = app
+        .node
+        .create_action_server::<NavigateTo::Action>(NAVIGATE_TO)?;
+    let rx = app.subscribe::<Packet>(topics::COMMS_RX, qos::commands())?;
+    let maps = app.subscribe::<OccupancyGrid>(topics::MAP, qos::latched())?;
+    let tx = app
+        .node
+        .create_publisher::<Packet>(topics::COMMS_TX, qos::commands())?;
+    let odom = app
+        .node
+        .create_publisher::<Odometry>(ODOM, qos::commands())?;
+    let pose = app
+        .node
+        .create_publisher::<PoseStamped>(BASE_POSE, qos::commands())?;
+    let planner = Arc::new(
+        app.node
+            .create_client::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?,
+    );
+    let marker = Arc::new(
+        app.node
+            .create_client::<UpdateMap::Service>(UPDATE_MAP, qos::commands())?,
+    );
+    let diagnostics = app.diagnostics()?;
+    let shutdown = app.shutdown();
+    let counters = Arc::new(Counters::default());
+    let _rt = app.handle().enter();
+    let (events_tx, events) = mpsc::unbounded_channel();
+    let control = Control {
+        nav: Navigator::new(config),
+        params,
+        t0: Instant::now(),
+        tx,
+        odom,
+        pose,
+        planner,
+        marker,
+        events_tx,
+        counters: counters.clone(),
+        active: None,
+        next_goal: 1,
+        seq: 0,
+        frame_id: p.frame_id.clone(),
+        child_frame_id: p.child_frame_id.clone(),
+        watchdog_ms: p.watchdog_ms as u16,
+        planner_timeout: Duration::from_secs_f64(p.planner_timeout_s),
+    };
+    tokio::spawn(control.run(
+        goals,
+        rx,
+        maps,
+        events,
+        Duration::from_millis(p.tick_ms as u64),
+        shutdown.clone(),
+    ));
+    diagnostics.spawn_periodic(
+        Duration::from_millis(p.diagnostics_period_ms as u64),
+        shutdown,
+        move || vec![counters.status()],
+    );
+    Ok(())
+}
+
+/// Answers from the helper tasks that call the planner.
+enum Event {
+    Plan(u64, PlanReply),
+    Marked(u64, bool),
+}
+
+struct ActiveGoal {
+    id: u64,
+    goal: Goal,
+    cancel: CancelStream,
+}
+
+struct Control {
+    nav: Navigator,
+    params: Arc<Mutex<BaseParams>>,
+    t0: Instant,
+    tx: r2r::Publisher<Packet>,
+    odom: r2r::Publisher<Odometry>,
+    pose: r2r::Publisher<PoseStamped>,
+    planner: Arc<r2r::Client<PlanPath::Service>>,
+    marker: Arc<r2r::Client<UpdateMap::Service>>,
+    events_tx: mpsc::UnboundedSender<Event>,
+    counters: Arc<Counters>,
+    active: Option<ActiveGoal>,
+    next_goal: u64,
+    /// The seq of the last DriveSpeed / Stop sent (one counter for both: Stop wants a new
+    /// DriveSpeed seq after it).
+    seq: u16,
+    frame_id: String,
+    child_frame_id: String,
+    watchdog_ms: u16,
+    planner_timeout: Duration,
+}
+
+enum Step {
+    Shutdown,
+    Goal(GoalRequest),
+    Packet(Packet),
+    Map(OccupancyGrid),
+    Event(Event),
+    Cancel(ActionServerCancelRequest),
+    Tick,
+    Closed,
+}
+
+async fn next_cancel(active: &mut Option<ActiveGoal>) -> ActionServerCancelRequest {
+    match active {
+        Some(a) => match a.cancel.next().await {
+            Some(r) => r,
+            None => std::future::pending().await,
+        },
+        None => std::future::pending().await,
+    }
+}
+
+impl Control {
+    fn now(&self) -> f64 {
+        self.t0.elapsed().as_secs_f64()
+    }
+
+    async fn run(
+        mut self,
+        mut goals: impl Stream<Item = GoalRequest> + Unpin,
+        mut rx: impl Stream<Item = Packet> + Unpin,
+        mut maps: impl Stream<Item = OccupancyGrid> + Unpin,
+        mut events: mpsc::UnboundedReceiver<Event>,
+        tick: Duration,
+        shutdown: Shutdown,
+    ) {
+        let mut ticker = tokio::time::interval(tick);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            let step = tokio::select! {
+                _ = shutdown.wait() => Step::Shutdown,
+                g = goals.next() => g.map_or(Step::Closed, Step::Goal),
+                Some(p) = rx.next() => Step::Packet(p),
+                Some(m) = maps.next() => Step::Map(m),
+                Some(e) = events.recv() => Step::Event(e),
+                c = next_cancel(&mut self.active) => Step::Cancel(c),
+                _ = ticker.tick() => Step::Tick,
+            };
+            let now = self.now();
+            let outs = match step {
+                Step::Shutdown | Step::Closed => break,
+                Step::Goal(req) => {
+                    self.on_goal(req);
+                    Vec::new()
+                }
+                Step::Packet(p) => self.on_packet(&p, now),
+                Step::Map(m) => {
+                    self.on_map(&m);
+                    Vec::new()
+                }
+                Step::Event(Event::Plan(id, reply)) => self.nav.on_plan(id, reply, now),
+                Step::Event(Event::Marked(id, ok)) => self.nav.on_marked(id, ok, now),
+                Step::Cancel(request) => {
+                    if self.active.is_some() {
+                        request.accept();
+                        r2r::log_info!(NODE, "goal cancelled");
+                        self.nav.cancel(now)
+                    } else {
+                        request.reject();
+                        Vec::new()
+                    }
+                }
+                Step::Tick => self.nav.tick(now),
+            };
+            self.apply(outs);
+            if let Ok(mut n) = self.counters.nav.lock() {
+                *n = self.nav.counters().clone();
+            }
+            self.counters
+                .busy
+                .store(self.active.is_some(), std::sync::atomic::Ordering::Relaxed);
+        }
+        if let Some(a) = self.active.take() {
+            self.send_stop();
+            let mut goal = a.goal;
+            let _ = goal.abort(NavigateTo::Result {
+                outcome: Outcome::Cancelled.code(),
+                pose: pose_msg(&self.nav.pose().unwrap_or_default()),
+                replans: 0,
+                driven_m: 0.0,
+                message: format!("{NODE} is shutting down; motors stopped"),
+            });
+        }
+    }
+
+    /// Live parameters (checked by node_glue before they are stored) for the next goal.
+    fn refresh_config(&mut self) {
+        let fresh = self
+            .params
+            .lock()
+            .map_err(|_| "poisoned".to_string())
+            .and_then(|p| p.config());
+        match fresh {
+            Ok(c) => self.nav.set_config(c),
+            Err(e) => r2r::log_warn!(
+                NODE,
+                "parameters are invalid ({e}); keeping the last valid ones"
+            ),
+        }
+    }
+
+    fn on_goal(&mut self, req: GoalRequest) {
+        self.refresh_config();
+        let g = req.goal.clone();
+        let goal = crate::Goal {
+            x: g.x,
+            y: g.y,
+            heading: g.use_heading.then_some(g.theta),
+        };
+        let id = self.next_goal;
+        self.next_goal += 1;
+        let now = self.now();
+        match self.nav.start(id, goal, now) {
+            Err(refused) => {
+                r2r::log_warn!(
+                    NODE,
+                    "refusing NavigateTo ({}, {}): {}",
+                    g.x,
+                    g.y,
+                    refused.message
+                );
+                match req.accept() {
+                    Ok((mut handle, _cancel)) => {
+                        let result = NavigateTo::Result {
+                            outcome: refused.outcome.code(),
+                            pose: pose_msg(&self.nav.pose().unwrap_or_default()),
+                            replans: 0,
+                            driven_m: 0.0,
+                            message: refused.message,
+                        };
+                        if let Err(e) = handle.abort(result) {
+                            r2r::log_warn!(NODE, "could not answer a refused goal: {e}");
+                        }
+                    }
+                    Err(e) => r2r::log_warn!(NODE, "could not answer a refused goal: {e}"),
+                }
+            }
+            Ok(outs) => {
+                let (handle, cancel) = match req.accept() {
+                    Ok(a) => a,
+                    Err(e) => {
+                        r2r::log_warn!(NODE, "could not accept a goal: {e}");
+                        let outs = self.nav.cancel(now);
+                        self.apply(outs);
+                        return;
+                    }
+                };
+                r2r::log_info!(
+                    NODE,
+                    "NavigateTo ({:.3}, {:.3}){}",
+                    g.x,
+                    g.y,
+                    if g.use_heading {
+                        format!(" heading {:.3}", g.theta)
+                    } else {
+                        String::new()
+                    }
+                );
+                // Ends the previous goal (PREEMPTED) before the new one is the active one.
+                self.apply(outs);
+                self.active = Some(ActiveGoal {
+                    id,
+                    goal: handle,
+                    cancel: cancel.boxed(),
+                });
+            }
+        }
+    }
+
+    fn on_packet(&mut self, p: &Packet, now: f64) -> Vec<Output> {
+        match board::parse(&p.name, &p.fields_json) {
+            Ok(FromBoard::Odometry { pose, v, w, .. }) => {
+                self.publish_odometry(&pose, v, w);
+                self.nav.on_odometry(pose, now)
+            }
+            Ok(FromBoard::Obstacle {
+                distance_m,
+                bearing_rad,
+                hit,
+                ..
+            }) => {
+                self.counters.obstacle_reports.inc();
+                self.nav.on_obstacle(distance_m, bearing_rad, hit, now)
+            }
+            Ok(FromBoard::Ack {
+                status,
+                command,
+                seq,
+            }) => {
+                self.counters.acks.inc();
+                if status != 0 {
+                    self.counters.acks_not_ok.inc();
+                    r2r::log_warn!(
+                        NODE,
+                        "board answered command {command} seq {seq} with status {status}"
+                    );
+                }
+                Vec::new()
+            }
+            Ok(FromBoard::Other) => Vec::new(),
+            Err(e) => {
+                self.counters.bad_packets.inc();
+                r2r::log_warn!(NODE, "bad board packet: {e}");
+                Vec::new()
+            }
+        }
+    }
+
+    fn on_map(&mut self, m: &OccupancyGrid) {
+        self.counters.maps.inc();
+        let (w, h) = (m.info.width as usize, m.info.height as usize);
+        let res = f64::from(m.info.resolution);
+        if w == 0 || h == 0 || m.data.len() != w * h || !(res.is_finite() && res > 0.0) {
+            r2r::log_warn!(
+                NODE,
+                "map ignored: {w}x{h} cells, {} values, resolution {res}",
+                m.data.len()
+            );
+            return;
+        }
+        let blocked = m
+            .data
+            .chunks(w)
+            .rev()
+            .flatten()
+            .map(|&v| v == 100)
+            .collect();
+        let res = res.to_string().parse().unwrap_or(res);
+        self.nav.set_known_obstacles(Some(KnownObstacles {
+            width: w,
+            height: h,
+            resolution_m: res,
+            origin_m: (m.info.origin.position.x, m.info.origin.position.y),
+            blocked,
+        }));
+    }
+
+    fn apply(&mut self, outs: Vec<Output>) {
+        for o in outs {
+            match o {
+                Output::Motion { v, w } => {
+                    self.seq = self.seq.wrapping_add(1);
+                    let fields = board::drive_speed(self.seq, v, w, self.watchdog_ms);
+                    if self.send(board::DRIVE_SPEED, fields) {
+                        self.counters.drive_sent.inc();
+                    }
+                }
+                Output::Stop => self.send_stop(),
+                Output::Plan { id, start, goal } => {
+                    self.counters.plan_requests.inc();
+                    let (client, tx, timeout) = (
+                        self.planner.clone(),
+                        self.events_tx.clone(),
+                        self.planner_timeout,
+                    );
+                    tokio::spawn(async move {
+                        let reply = plan(&client, start, goal, timeout).await;
+                        let _ = tx.send(Event::Plan(id, reply));
+                    });
+                }
+                Output::Mark {
+                    id,
+                    centers,
+                    radius_m,
+                    ttl_s,
+                } => {
+                    self.counters.mark_requests.inc();
+                    r2r::log_info!(
+                        NODE,
+                        "marking {:?} (radius {radius_m} m, ttl {ttl_s} s) on the planner's map",
+                        centers
+                    );
+                    let (client, tx, timeout) = (
+                        self.marker.clone(),
+                        self.events_tx.clone(),
+                        self.planner_timeout,
+                    );
+                    tokio::spawn(async move {
+                        let ok = mark(&client, centers, radius_m, ttl_s, timeout).await;
+                        let _ = tx.send(Event::Marked(id, ok));
+                    });
+                }
+                Output::Feedback { goal, feedback } => {
+                    if let Some(a) = self.active.as_mut().filter(|a| a.id == goal) {
+                        let fb = NavigateTo::Feedback {
+                            phase: feedback.phase as u8,
+                            pose: pose_msg(&feedback.pose),
+                            distance_left_m: feedback.distance_left_m,
+                            replans: feedback.replans,
+                        };
+                        if let Err(e) = a.goal.publish_feedback(fb) {
+                            r2r::log_debug!(NODE, "could not publish feedback: {e}");
+                        }
+                    }
+                }
+                Output::Done { goal, finish } => {
+                    let Some(a) = self.active.take_if(|a| a.id == goal) else {
+                        continue;
+                    };
+                    let log = format!(
+                        "NavigateTo: {} after {:.2} m, {} re-plans: {}",
+                        finish.outcome.name(),
+                        finish.driven_m,
+                        finish.replans,
+                        finish.message
+                    );
+                    match finish.outcome {
+                        Outcome::Reached => r2r::log_info!(NODE, "{log}"),
+                        _ => r2r::log_warn!(NODE, "{log}"),
+                    }
+                    let result = NavigateTo::Result {
+                        outcome: finish.outcome.code(),
+                        pose: pose_msg(&finish.pose),
+                        replans: finish.replans,
+                        driven_m: finish.driven_m,
+                        message: finish.message,
+                    };
+                    let mut handle = a.goal;
+                    let sent = match finish.outcome {
+                        Outcome::Reached => handle.succeed(result),
+                        Outcome::Cancelled => handle.cancel(result),
+                        _ => handle.abort(result),
+                    };
+                    if let Err(e) = sent {
+                        r2r::log_warn!(NODE, "could not send the NavigateTo result: {e}");
+                    }
+                }
+            }
+        }
+    }
+
+    fn send_stop(&mut self) {
+        self.seq = self.seq.wrapping_add(1);
+        if self.send(board::STOP, board::stop(self.seq)) {
+            self.counters.stops_sent.inc();
+        }
+    }
+
+    fn send(&self, name: &str, fields_json: String) -> bool {
+        let msg = Packet {
+            stamp: time::now(),
+            name: name.into(),
+            fields_json,
+            ..Default::default()
+        };
+        match self.tx.publish(&msg) {
+            Ok(()) => true,
+            Err(e) => {
+                self.counters.publish_errors.inc();
+                r2r::log_warn!(
+                    NODE,
+                    "could not publish {name} on {}: {e}",
+                    topics::COMMS_TX
+                );
+                false
+            }
+        }
+    }
+
+    fn publish_odometry(&self, p: &Pose2, v: f64, w: f64) {
+        let header = time::header(&self.frame_id);
+        let mut msg = Odometry {
+            header: header.clone(),
+            child_frame_id: self.child_frame_id.clone(),
+            ..Default::default()
+        };
+        msg.pose.pose = pose_msg(p);
+        msg.twist.twist.linear.x = v;
+        msg.twist.twist.angular.z = w;
+        let stamped = PoseStamped {
+            header,
+            pose: msg.pose.pose.clone(),
+        };
+        if self.odom.publish(&msg).is_err() || self.pose.publish(&stamped).is_err() {
+            self.counters.publish_errors.inc();
+        }
+    }
+}
+
+fn pose_msg(p: &Pose2) -> Pose {
+    let (s, c) = (p.theta / 2.0).sin_cos();
+    Pose {
+        position: Point {
+            x: p.x,
+            y: p.y,
+            z: 0.0,
+        },
+        orientation: Quaternion {
+            x: 0.0,
+            y: 0.0,
+            z: s,
+            w: c,
+        },
+    }
+}
+
+fn point(p: (f64, f64)) -> Point {
+    Point {
+        x: p.0,
+        y: p.1,
+        z: 0.0,
+    }
+}
+
+/// One `plan_path` call (waits for the service, then for the answer, within `timeout`).
+async fn plan(
+    client: &r2r::Client<PlanPath::Service>,
+    start: (f64, f64),
+    goal: (f64, f64),
+    timeout: Duration,
+) -> PlanReply {
+    let call = async {
+        r2r::Node::is_available(client)?.await?;
+        let req = PlanPath::Request {
+            start: point(start),
+            goal: point(goal),
+            simplify: true,
+            smooth: true,
+        };
+        client.request(&req)?.await
+    };
+    match tokio::time::timeout(timeout, call).await {
+        Err(_) => PlanReply::Failed(
+            PlanFailure::Unavailable,
+            format!(
+                "the planner ({}) did not answer within {:.1} s",
+                topics::PLAN_PATH,
+                timeout.as_secs_f64()
+            ),
+        ),
+        Ok(Err(e)) => PlanReply::Failed(
+            PlanFailure::Unavailable,
+            format!("the planner ({}): {e}", topics::PLAN_PATH),
+        ),
+        Ok(Ok(resp)) => match PlanFailure::from_code(resp.error_code) {
+            None => PlanReply::Path(
+                resp.path
+                    .poses
+                    .iter()
+                    .map(|p| (p.pose.position.x, p.pose.position.y))
+                    .collect(),
+            ),
+            Some(why) => PlanReply::Failed(why, resp.error_msg),
+        },
+    }
+}
+
+/// One `update_map` call; true when the planner answered OK.
+async fn mark(
+    client: &r2r::Client<UpdateMap::Service>,
+    centers: Vec<(f64, f64)>,
+    radius_m: f64,
+    ttl_s: f64,
+    timeout: Duration,
+) -> bool {
+    let call = async {
+        r2r::Node::is_available(client)?.await?;
+        let req = UpdateMap::Request {
+            centers: centers.into_iter().map(point).collect(),
+            radius_m,
+            clear: false,
+            ttl_s,
+        };
+        client.request(&req)?.await
+    };
+    match tokio::time::timeout(timeout, call).await {
+        Ok(Ok(resp)) if resp.outcome == 0 /* UpdateMap OK */ => true,
+        Ok(Ok(resp)) => {
+            r2r::log_warn!(NODE, "{UPDATE_MAP} refused the mark: {}", resp.message);
+            false
+        }
+        Ok(Err(e)) => {
+            r2r::log_warn!(NODE, "{UPDATE_MAP}: {e}");
+            false
+        }
+        Err(_) => {
+            r2r::log_warn!(NODE, "{UPDATE_MAP} did not answer within {:.1} s", timeout.as_secs_f64());
+            false
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! The planner node's map glue (feature `ros`): the map with its run-time marks
+//! ([`MapState`]), the `planner/update_map` service and the `map` republication.
+//! The binary (`src/bin/planner.rs`) owns one [`MapState`] in its planner task, next to
+//! the [`Planner`], so maps, marks and plans are handled in turn without a lock.
+//!
+//! - `planner/update_map` (`arnie_interfaces/srv/UpdateMap`): mark (or with `clear`,
+//!   unmark) discs, optional `ttl_s`; answered `OK` with `cells_changed`, `NO_MAP`, or
+//!   `INVALID_REQUEST` with the reason. A change rebuilds the planner and republishes `map`.
+//! - Marks expire when their time is up; expiry is checked before each plan (and at each
+//!   update), time being the node's monotonic clock since start.
+//! - `map` (`nav_msgs/OccupancyGrid`, reliable + transient-local, so rviz draws it): with
+//!   a map FILE only (a map received on `map` is not echoed back onto it): 100 = the
+//!   file's obstacles, 99 = marks, 0 = free; frame `frame_id`.
+use std::time::Instant;
+
+use node_glue::r2r::{
+    self,
+    arnie_interfaces::srv::UpdateMap,
+    geometry_msgs::msg::{Point, Pose, Quaternion},
+    nav_msgs::msg::{MapMetaData, OccupancyGrid},
+    ServiceRequest,
+};
+use node_glue::time;
+
+use crate::{Grid, MarkedMap, Planner};
+
+/// `UpdateMap.srv` outcome constants (r2r gives them as bindgen types).
+const OK: u8 = 0;
+const NO_MAP: u8 = 1;
+const INVALID_REQUEST: u8 = 2;
+
+/// The planner's service name for map updates.
+pub const UPDATE_MAP: &str = "planner/update_map";
+
+/// The map with its marks, and where it is republished.
+pub struct MapState {
+    map: Option<MarkedMap>,
+    publisher: Option<r2r::Publisher<OccupancyGrid>>,
+    frame_id: String,
+    t0: Instant,
+    log: String,
+    /// Update requests answered, by outcome (OK, NO_MAP, INVALID_REQUEST).
+    pub updates: [u64; 3],
+    /// Marks forgotten at their ttl.
+    pub expired: u64,
+}
+
+impl MapState {
+    /// No map yet; `publisher` = republish on `map` (file maps), in `frame_id`.
+    pub fn new(
+        publisher: Option<r2r::Publisher<OccupancyGrid>>,
+        frame_id: &str,
+        log: &str,
+    ) -> Self {
+        MapState {
+            map: None,
+            publisher,
+            frame_id: frame_id.into(),
+            t0: Instant::now(),
+            log: log.into(),
+            updates: [0; 3],
+            expired: 0,
+        }
+    }
+
+    fn now(&self) -> f64 {
+        self.t0.elapsed().as_secs_f64()
+    }
+
+    /// A new map (`raw` as drawn, `base` inflated): marks are dropped; republished.
+    pub fn set_map(&mut self, raw: Grid, base: Grid, robot_radius_m: f64) {
+        self.map = Some(MarkedMap::new(raw, base, robot_radius_m));
+        self.publish();
+    }
+
+    /// Number of live marks.
+    pub fn marks(&self) -> usize {
+        self.map.as_ref().map_or(0, |m| m.marks().len())
+    }
+
+    /// Forgets expired marks; `Some(planner)` for the changed map.
+    pub fn expire(&mut self) -> Option<Planner> {
+        let now = self.now();
+        let map = self.map.as_mut()?;
+        let before = map.marks().len();
+        if !map.expire(now) {
+            return None;
+        }
+        self.expired += (before - map.marks().len()) as u64;
+        let planner = Planner::new(&map.grid());
+        self.publish();
+        Some(planner)
+    }
+
+    /// Answers one `UpdateMap` request; `Some(planner)` when the searched grid changed.
+    pub fn on_update(&mut self, req: ServiceRequest<UpdateMap::Service>) -> Option<Planner> {
+        let now = self.now();
+        let rebuilt = self.expire();
+        let m = &req.message;
+        let centers: Vec<(f64, f64)> = m.centers.iter().map(|c| (c.x, c.y)).collect();
+        let (resp, planner) = match self.map.as_mut() {
+            None => (
+                UpdateMap::Response {
+                    outcome: NO_MAP,
+                    message: "no map loaded".into(),
+                    cells_changed: 0,
+                },
+                None,
+            ),
+            Some(map) => {
+                match map.update(&centers, m.radius_m, m.clear, m.ttl_s, now) {
+                    Err(e) => (
+                        UpdateMap::Response {
+                            outcome: INVALID_REQUEST,
+                            message: e.to_string(),
+                            cells_changed: 0,
+                        },
+                        None,
+                    ),
+                    Ok(n) => {
+                        let what = if m.clear { "cleared" } else { "marked" };
+                        r2r::log_info!(&self.log, "{what} {} disc(s) of {} m (ttl {} s): {n} cells changed, {} marks live", centers.len(), m.radius_m, m.ttl_s, map.marks().len());
+                        let planner = (n > 0).then(|| Planner::new(&map.grid()));
+                        (
+                            UpdateMap::Response {
+                                outcome: OK,
+                                message: String::new(),
+                                cells_changed: n,
+                            },
+                            planner,
+                        )
+                    }
+                }
+            }
+        };
+        if let Some(slot) = self.updates.get_mut(usize::from(resp.outcome)) {
+            *slot += 1;
+        }
+        if resp.outcome != OK {
+            r2r::log_warn!(&self.log, "update_map refused: {}", resp.message);
+        }
+        if let Err(e) = req.respond(resp) {
+            r2r::log_warn!(&self.log, "could not answer an UpdateMap request: {e}");
+        }
+        let changed = planner.is_some();
+        if changed {
+            self.publish();
+        }
+        planner.or(rebuilt)
+    }
+
+    fn publish(&self) {
+        let (Some(publisher), Some(map)) = (&self.publisher, &self.map) else {
+            return;
+        };
+        if let Err(e) = publisher.publish(&occupancy_msg(map, &self.frame_id)) {
+            r2r::log_warn!(&self.log, "could not publish map: {e}");
+        }
+    }
+}
+
+/// The map as drawn (see [`MarkedMap::occupancy_data`]) as a `nav_msgs/OccupancyGrid`.
+pub fn occupancy_msg(map: &MarkedMap, frame_id: &str) -> OccupancyGrid {
+    let g = map.raw();
+    let f = g.frame();
+    OccupancyGrid {
+        header: time::header(frame_id),
+        info: MapMetaData {
+            map_load_time: time::now(),
+            resolution: f.resolution_m as f32,
+            width: g.width() as u32,
+            height: g.height() as u32,
+            origin: Pose {
+                position: Point {
+                    x: f.origin_x_m,
+                    y: f.origin_y_m,
+                    z: 0.0,
+                },
+                orientation: Quaternion {
+                    x: 0.0,
+                    y: 0.0,
+                    z: 0.0,
+                    w: 1.0,
+                },
+            },
+        },
+        data: map.occupancy_data(),
+    }
+}

@@ -1,0 +1,158 @@
+"""arnie_base on the real stack: planner (the table scenario as its map), comms_bridge over
+a pty to the simulated motor board (board_sim), arnie_base; rclpy as the action client.
+
+- a goal is reached (odometry on /odom, the pose at the goal); bad goals (NaN, off the
+  table, inside an obstacle) are refused with a reason and the robot does not move;
+- the board dies mid-move (SIGKILL): LINK_LOST, and no DriveSpeed after the result; a
+  new board (a new pty: the bridge is restarted on its path, as comms_bridge does not
+  reopen a serial port) lets the next goal succeed;
+- the opponent plugs the alcove mouth: the base marks it on the planner's map (99 cells on
+  /map), re-plans, and after max_failures returns BLOCKED;
+- 5 % corrupted bytes on the serial link: the goal is still reached and the bridge counts
+  the corruption.
+"""
+import json
+import math
+import signal
+
+from action_msgs.msg import GoalStatus
+from arnie_interfaces.action import NavigateTo
+from arnie_interfaces.msg import Packet
+from conftest import ROOT
+from diagnostic_msgs.msg import DiagnosticArray
+from nav_msgs.msg import OccupancyGrid, Odometry
+from rclpy.action import ActionClient
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+PACKETS = ROOT / "nodes" / "arnie_comms" / "packets"
+TABLE = ROOT / "params" / "eurobot" / "table.json"
+SCENARIO = json.loads(TABLE.read_text())
+RADIUS = SCENARIO["robot"]["radius_m"]
+ACTION = "/base/navigate_to"
+
+
+class Stack:
+    """board_sim + comms_bridge + planner + arnie_base, and the client side."""
+
+    def __init__(self, graph, board_args=(), base_params=None):
+        self.graph = graph
+        self.board_args = list(board_args)
+        self.board = None
+        self.bridge = None
+        self.start_board_and_bridge()
+        graph.start("planner", params=dict(map_file=str(TABLE), resolution_m=0.02, robot_radius_m=RADIUS, frame_id="map"))
+        self.base = graph.start("arnie_base", params=dict(robot_radius_m=RADIUS, **(base_params or {})))
+        self.odom = graph.collect(Odometry, "/odom")
+        self.tx = graph.collect(Packet, "/comms/tx")
+        self.diagnostics = graph.collect(DiagnosticArray, "/diagnostics")
+        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self.maps = graph.collect(OccupancyGrid, "/map", latched)
+        self.client = ActionClient(graph.node, NavigateTo, ACTION)
+        graph.wait_for_action(self.client, ACTION, timeout=60.0)
+        self.wait_for_odometry()
+
+    def start_board_and_bridge(self):
+        g = self.graph
+        link = g.tmp / f"board-{len(g.procs)}.link"
+        self.board = g.start("board_sim", "--scenario", str(TABLE), "--packets", str(PACKETS), "pty",
+                             "--link-file", str(link), *self.board_args)
+        g.spin_until(link.exists, what="board_sim's link file")
+        self.bridge = g.start("comms_bridge", params=dict(packets_dir=str(PACKETS), transport="uart",
+                                                          serial_port=link.read_text().strip()))
+
+    def wait_for_odometry(self):
+        n = len(self.odom)
+        self.graph.spin_until(lambda: len(self.odom) > n + 5, timeout=60.0, what="odometry on /odom")
+
+    def navigate(self, x, y, theta=None, timeout=90.0, on_feedback=None):
+        goal = NavigateTo.Goal(x=float(x), y=float(y), theta=float(theta or 0.0), use_heading=theta is not None)
+        sent = self.client.send_goal_async(goal, feedback_callback=on_feedback)
+        handle = self.graph.wait_future(sent, what="the goal's acceptance")
+        assert handle.accepted
+        got = self.graph.wait_future(handle.get_result_async(), timeout=timeout, what="the NavigateTo result")
+        return got.status, got.result
+
+    def diag(self, name_part, key):
+        for arr in reversed(self.diagnostics):
+            for s in arr.status:
+                if name_part in s.name:
+                    for kv in s.values:
+                        if kv.key == key:
+                            return int(kv.value)
+        return None
+
+
+def test_reaches_a_goal_and_refuses_bad_goals(graph):
+    s = Stack(graph)
+    status, r = s.navigate(1.0, 0.6, theta=-1.0)
+    assert (status, r.outcome) == (GoalStatus.STATUS_SUCCEEDED, NavigateTo.Result.REACHED), r.message
+    assert math.hypot(r.pose.position.x - 1.0, r.pose.position.y - 0.6) < 0.06, r.pose
+    assert r.driven_m > 0.5
+    last = s.odom[-1]
+    assert last.header.frame_id == "map"
+    assert math.hypot(last.pose.pose.position.x - 1.0, last.pose.pose.position.y - 0.6) < 0.08
+    assert any(p.name == "DriveSpeed" for p in s.tx)
+    # The map the planner loaded from the scenario is on /map for rviz (latched).
+    graph.spin_until(lambda: s.maps, what="/map")
+    assert s.maps[-1].header.frame_id == "map" and 100 in s.maps[-1].data
+    here = (last.pose.pose.position.x, last.pose.pose.position.y)
+    for (x, y), why in [((float("nan"), 1.0), "not finite"), ((3.5, 1.0), "outside"),
+                        ((1.5, 1.1), "blocked")]:  # the rock's centre
+        status, r = s.navigate(x, y)
+        assert (status, r.outcome) == (GoalStatus.STATUS_ABORTED, NavigateTo.Result.REJECTED), (x, y, r.message)
+        assert why in r.message, r.message
+    now = s.odom[-1].pose.pose.position
+    assert math.hypot(now.x - here[0], now.y - here[1]) < 0.03, "refused goals do not move the robot"
+
+
+def test_link_lost_mid_move_then_a_new_board(graph):
+    s = Stack(graph, base_params=dict(link_timeout_s=0.5))
+    driving = []
+
+    def on_feedback(fb):
+        if fb.feedback.phase == NavigateTo.Feedback.DRIVING:
+            driving.append(fb)
+
+    goal = NavigateTo.Goal(x=1.2, y=0.4, theta=0.0, use_heading=False)
+    handle = graph.wait_future(s.client.send_goal_async(goal, feedback_callback=on_feedback), what="acceptance")
+    assert handle.accepted
+    graph.spin_until(lambda: driving, timeout=60.0, what="the robot driving")
+    s.board.must_live = False
+    s.board.send_signal(signal.SIGKILL)
+    got = graph.wait_future(handle.get_result_async(), timeout=30.0, what="LINK_LOST")
+    assert got.result.outcome == NavigateTo.Result.LINK_LOST, got.result.message
+    assert "no odometry" in got.result.message
+    sent = len(s.tx)
+    graph.spin_for(1.0)
+    assert [p.name for p in s.tx[sent:] if p.name == "DriveSpeed"] == [], "no motion commands after LINK_LOST"
+    assert any(p.name == "Stop" for p in s.tx), "the motors were stopped"
+    # A new board on a new pty; the bridge follows it.
+    graph.stop(s.bridge)
+    s.start_board_and_bridge()
+    s.wait_for_odometry()
+    status, r = s.navigate(0.8, 1.3)
+    assert (status, r.outcome) == (GoalStatus.STATUS_SUCCEEDED, NavigateTo.Result.REACHED), r.message
+
+
+def test_the_opponent_in_the_alcove_mouth_gives_blocked(graph):
+    s = Stack(graph, base_params=dict(max_failures=3, mark_ttl_s=20.0))
+    replans = []
+    # The opponent reaches the mouth at about 5.3 s of board time and stays 25 s.
+    status, r = s.navigate(2.5, 1.65, on_feedback=lambda fb: replans.append(fb.feedback.replans), timeout=120.0)
+    assert r.outcome in (NavigateTo.Result.BLOCKED, NavigateTo.Result.NO_PATH), r.message
+    assert r.outcome == NavigateTo.Result.BLOCKED, r.message
+    assert r.replans >= 1 and max(replans) >= 1
+    graph.spin_until(lambda: s.maps and 99 in s.maps[-1].data, what="the opponent marked on /map (99)")
+    graph.spin_until(lambda: (s.diag("arnie_base", "obstacle_stops") or 0) >= 1, what="obstacle_stops on /diagnostics")
+
+
+def test_corrupted_bytes_still_reach_the_goal(graph):
+    s = Stack(graph, board_args=["--corrupt-rate", "0.05", "--seed", "3", "--watchdog-ms", "1000"],
+              base_params=dict(link_timeout_s=2.0, progress_timeout_s=5.0))
+    status, r = s.navigate(1.0, 0.6)
+    assert (status, r.outcome) == (GoalStatus.STATUS_SUCCEEDED, NavigateTo.Result.REACHED), r.message
+
+    def corrupted():
+        v = [s.diag("comms_bridge", k) for k in ("checksum", "garbage_bytes")]
+        return any(x for x in v if x)
+    graph.spin_until(corrupted, what="corruption counted by comms_bridge")
