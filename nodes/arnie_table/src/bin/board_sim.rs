@@ -316,6 +316,8 @@ async fn run(args: Args) -> Result<(), Failure> {
         "table": [scenario.table.width_m, scenario.table.height_m],
         "robot": {"x": scenario.robot.start.x_m, "y": scenario.robot.start.y_m, "theta": scenario.robot.start.theta_rad, "radius": scenario.robot.radius_m},
         "link": place,
+        // Wall clock at t_ms = 0 (s since the Unix epoch), to line the log up with others.
+        "unix_s": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
     });
     let mut board = Board::new(scenario, args.opts);
     let mut rng = Rng::new(args.opts.seed.unwrap_or(board.scenario().odometry.seed) ^ 0xc0ff_ee00);
