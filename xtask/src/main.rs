@@ -20,6 +20,7 @@
 
 mod bench;
 mod demo;
+mod demo_eurobot;
 mod env;
 mod fuzz;
 mod install;
@@ -65,7 +66,7 @@ fn main() -> ExitCode {
         "test" => cmd_test(rest),
         "demo" => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
-            demo::cmd(&l, &ros, rest)
+            if rest.first().map(String::as_str) == Some("eurobot") { demo_eurobot::cmd(&l, &ros, &rest[1..]) } else { demo::cmd(&l, &ros, rest) }
         }),
         "install" => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
