@@ -177,8 +177,9 @@ fn main() {
                 )
             }),
     );
-    let ctx = r2r::Context::create().expect("rcl context");
-    let mut node = r2r::Node::create(ctx, "foxglove_bench", "").expect("node");
+    // node_glue's App: the rcl context and node (and libpython kept linked for the wheels).
+    let mut app = node_glue::App::new("foxglove_bench").expect("node");
+    let node = &mut app.node;
     let qos = QosProfile::default().keep_last(1000);
     let publisher = node
         .create_publisher::<PointStamped>(TOPIC, qos.clone())
@@ -193,7 +194,7 @@ fn main() {
         std::thread::spawn(move || {
             use futures::FutureExt;
             while !done.load(Ordering::Relaxed) {
-                node.spin_once(Duration::from_millis(2));
+                app.node.spin_once(Duration::from_millis(2));
                 while let Some(Some(b)) = direct.next().now_or_never() {
                     if let Some(t) = stamp_ns(&b) {
                         lat.lock()
