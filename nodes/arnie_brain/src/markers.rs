@@ -53,7 +53,13 @@ pub fn brain_markers(
         let p = m(o.position_mm);
         if finite(&p) {
             let id = i32::try_from(i).unwrap_or(i32::MAX);
-            out.push(Marker::sphere("observations", id, p, 0.014, OBSERVATION.with_alpha(alpha(o.confidence))));
+            out.push(Marker::sphere(
+                "observations",
+                id,
+                p,
+                0.014,
+                OBSERVATION.with_alpha(alpha(o.confidence)),
+            ));
         }
     }
     if let Some(s) = snapshot {
@@ -61,17 +67,39 @@ pub fn brain_markers(
             out.push(Marker::sphere("target", 0, t, 0.01, TARGET));
         }
         for (k, v) in s.variables.iter().enumerate() {
-            let [x, y, z, ..] = v.values[..] else { continue };
+            let [x, y, z, ..] = v.values[..] else {
+                continue;
+            };
             let p = m(Point3::new(x, y, z));
             if !finite(&p) {
                 continue;
             }
             let id = i32::try_from(k).unwrap_or(i32::MAX);
-            out.push(Marker::sphere("variables", id, p, 0.01, VARIABLE.with_alpha(0.8)));
+            out.push(Marker::sphere(
+                "variables",
+                id,
+                p,
+                0.01,
+                VARIABLE.with_alpha(0.8),
+            ));
             let above = [p[0], p[1], p[2] + 0.012];
-            out.push(Marker::text("variable_labels", id, above, TEXT_M, v.name.clone(), VARIABLE));
+            out.push(Marker::text(
+                "variable_labels",
+                id,
+                above,
+                TEXT_M,
+                v.name.clone(),
+                VARIABLE,
+            ));
         }
-        out.push(Marker::text("actions", 0, ACTIONS_AT_M, TEXT_M, actions_text(s), Rgba::rgb(1.0, 1.0, 1.0)));
+        out.push(Marker::text(
+            "actions",
+            0,
+            ACTIONS_AT_M,
+            TEXT_M,
+            actions_text(s),
+            Rgba::rgb(1.0, 1.0, 1.0),
+        ));
     }
     for marker in &mut out {
         marker.lifetime_s = lifetime_s;
@@ -124,7 +152,10 @@ mod tests {
 
     #[test]
     fn observations_only_before_a_run_with_confidence_as_alpha() {
-        let seen = [Observation::at(80.0, 60.0, 40.0).with_confidence(90.0), Observation::at(0.0, 0.0, 0.0)];
+        let seen = [
+            Observation::at(80.0, 60.0, 40.0).with_confidence(90.0),
+            Observation::at(0.0, 0.0, 0.0),
+        ];
         let ms = brain_markers(None, &seen, 0.001, 1.0);
         assert_eq!(ms.len(), 2);
         let o = find(&ms, "observations", 0).unwrap();
@@ -144,16 +175,30 @@ mod tests {
         let t = find(&ms, "target", 0).unwrap();
         assert!((t.position[2] - 0.03).abs() < 1e-12);
         assert!(find(&ms, "variables", 0).is_none());
-        assert_eq!(find(&ms, "actions", 0).unwrap().text, "a step 1/2\ntick 1: running");
+        assert_eq!(
+            find(&ms, "actions", 0).unwrap().text,
+            "a step 1/2\ntick 1: running"
+        );
 
         let seen = [Observation::at(5.0, 6.0, 7.0).with_confidence(80.0)];
         b.tick(Some(Point3::new(10.0, 20.0, 30.0)), &seen);
         let ms = brain_markers(Some(&b.state()), &seen, 0.001, 0.5);
-        let names: Vec<&str> = ms.iter().filter(|x| x.ns == "variable_labels").map(|x| x.text.as_str()).collect();
+        let names: Vec<&str> = ms
+            .iter()
+            .filter(|x| x.ns == "variable_labels")
+            .map(|x| x.text.as_str())
+            .collect();
         assert!(names.contains(&"a,0,0"), "{names:?}");
-        let k = ms.iter().find(|x| x.ns == "variable_labels" && x.text == "a,0,0").unwrap().id;
+        let k = ms
+            .iter()
+            .find(|x| x.ns == "variable_labels" && x.text == "a,0,0")
+            .unwrap()
+            .id;
         let v = find(&ms, "variables", k).unwrap();
         assert!((v.position[0] - 0.005).abs() < 1e-12 && (v.position[2] - 0.007).abs() < 1e-12);
-        assert!(find(&ms, "actions", 0).unwrap().text.contains("a.decisions[0]: success"));
+        assert!(find(&ms, "actions", 0)
+            .unwrap()
+            .text
+            .contains("a.decisions[0]: success"));
     }
 }

@@ -103,7 +103,12 @@ impl Marker {
 
     /// A sphere of diameter `d` [m] at `p` [m].
     pub fn sphere(ns: &'static str, id: i32, p: [f64; 3], d: f64, colour: Rgba) -> Self {
-        Marker { position: p, scale: [d; 3], colour, ..Marker::new(ns, id, Kind::Sphere) }
+        Marker {
+            position: p,
+            scale: [d; 3],
+            colour,
+            ..Marker::new(ns, id, Kind::Sphere)
+        }
     }
 
     /// A box from `min` to `max` [m].
@@ -119,12 +124,32 @@ impl Marker {
     }
 
     /// Text of height `h` [m] at `p` [m].
-    pub fn text(ns: &'static str, id: i32, p: [f64; 3], h: f64, text: impl Into<String>, colour: Rgba) -> Self {
-        Marker { position: p, scale: [h; 3], colour, text: text.into(), ..Marker::new(ns, id, Kind::Text) }
+    pub fn text(
+        ns: &'static str,
+        id: i32,
+        p: [f64; 3],
+        h: f64,
+        text: impl Into<String>,
+        colour: Rgba,
+    ) -> Self {
+        Marker {
+            position: p,
+            scale: [h; 3],
+            colour,
+            text: text.into(),
+            ..Marker::new(ns, id, Kind::Text)
+        }
     }
 
     /// The twelve edges of the box `min`..`max` [m] as a line list of width `w` [m].
-    pub fn box_edges(ns: &'static str, id: i32, min: [f64; 3], max: [f64; 3], w: f64, colour: Rgba) -> Self {
+    pub fn box_edges(
+        ns: &'static str,
+        id: i32,
+        min: [f64; 3],
+        max: [f64; 3],
+        w: f64,
+        colour: Rgba,
+    ) -> Self {
         let corner = |k: usize| {
             [
                 if k & 1 == 0 { min[0] } else { max[0] },
@@ -141,7 +166,12 @@ impl Marker {
                 }
             }
         }
-        Marker { scale: [w, 0.0, 0.0], colour, points, ..Marker::new(ns, id, Kind::LineList) }
+        Marker {
+            scale: [w, 0.0, 0.0],
+            colour,
+            points,
+            ..Marker::new(ns, id, Kind::LineList)
+        }
     }
 
     /// The same marker with a lifetime [s].
@@ -198,7 +228,11 @@ impl Tracker {
             out.push(Entry::DeleteAll);
             self.started = true;
         }
-        out.extend(self.shown.difference(&keys).map(|&(ns, id)| Entry::Delete { ns, id }));
+        out.extend(
+            self.shown
+                .difference(&keys)
+                .map(|&(ns, id)| Entry::Delete { ns, id }),
+        );
         out.extend(now.into_iter().map(Entry::Add));
         self.shown = keys;
         out
@@ -217,7 +251,11 @@ pub struct Trail {
 impl Trail {
     /// An empty trail.
     pub fn new(capacity: usize, min_step: f64) -> Self {
-        Trail { points: Default::default(), capacity: capacity.max(2), min_step }
+        Trail {
+            points: Default::default(),
+            capacity: capacity.max(2),
+            min_step,
+        }
     }
 
     /// Records `p` (non-finite points are ignored).
@@ -249,7 +287,9 @@ impl Trail {
         if n < 2 {
             return None;
         }
-        let colours = (0..n).map(|k| colour.with_alpha(colour.a * (k + 1) as f32 / n as f32)).collect();
+        let colours = (0..n)
+            .map(|k| colour.with_alpha(colour.a * (k + 1) as f32 / n as f32))
+            .collect();
         Some(Marker {
             scale: [width, 0.0, 0.0],
             colour,
@@ -272,12 +312,34 @@ mod tests {
         let a = Marker::sphere("flames", 0, [0.0; 3], 0.01, WHITE);
         let b = Marker::sphere("flames", 1, [0.0; 3], 0.01, WHITE);
         let first = t.update(vec![a.clone(), b.clone()]);
-        assert_eq!(first, vec![Entry::DeleteAll, Entry::Add(a.clone()), Entry::Add(b.clone())]);
+        assert_eq!(
+            first,
+            vec![
+                Entry::DeleteAll,
+                Entry::Add(a.clone()),
+                Entry::Add(b.clone())
+            ]
+        );
         let second = t.update(vec![a.clone()]);
-        assert_eq!(second, vec![Entry::Delete { ns: "flames", id: 1 }, Entry::Add(a.clone())]);
+        assert_eq!(
+            second,
+            vec![
+                Entry::Delete {
+                    ns: "flames",
+                    id: 1
+                },
+                Entry::Add(a.clone())
+            ]
+        );
         // Deleted once only.
         assert_eq!(t.update(vec![a.clone()]), vec![Entry::Add(a)]);
-        assert_eq!(t.update(vec![]), vec![Entry::Delete { ns: "flames", id: 0 }]);
+        assert_eq!(
+            t.update(vec![]),
+            vec![Entry::Delete {
+                ns: "flames",
+                id: 0
+            }]
+        );
         assert_eq!(t.update(vec![]), vec![]);
     }
 
@@ -299,7 +361,14 @@ mod tests {
 
     #[test]
     fn box_edges_are_twelve_segments_on_the_box() {
-        let m = Marker::box_edges("bounds", 0, [-1.0, -2.0, -3.0], [1.0, 2.0, 3.0], 0.01, WHITE);
+        let m = Marker::box_edges(
+            "bounds",
+            0,
+            [-1.0, -2.0, -3.0],
+            [1.0, 2.0, 3.0],
+            0.01,
+            WHITE,
+        );
         assert_eq!(m.points.len(), 24);
         for seg in m.points.chunks(2) {
             let differing = (0..3).filter(|&i| seg[0][i] != seg[1][i]).count();

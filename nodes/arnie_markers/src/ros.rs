@@ -7,11 +7,20 @@ use r2r::visualization_msgs::msg::{Marker as Msg, MarkerArray};
 use crate::{Entry, Kind, Marker, Rgba};
 
 fn colour(c: Rgba) -> ColorRGBA {
-    ColorRGBA { r: c.r, g: c.g, b: c.b, a: c.a }
+    ColorRGBA {
+        r: c.r,
+        g: c.g,
+        b: c.b,
+        a: c.a,
+    }
 }
 
 fn point(p: [f64; 3]) -> Point {
-    Point { x: p[0], y: p[1], z: p[2] }
+    Point {
+        x: p[0],
+        y: p[1],
+        z: p[2],
+    }
 }
 
 fn lifetime(s: f64) -> Duration {
@@ -19,7 +28,10 @@ fn lifetime(s: f64) -> Duration {
         return Duration { sec: 0, nanosec: 0 };
     }
     let s = s.min(i32::MAX as f64);
-    Duration { sec: s.trunc() as i32, nanosec: ((s.fract() * 1e9) as u32).min(999_999_999) }
+    Duration {
+        sec: s.trunc() as i32,
+        nanosec: ((s.fract() * 1e9) as u32).min(999_999_999),
+    }
 }
 
 fn kind(k: Kind) -> i32 {
@@ -35,7 +47,11 @@ fn kind(k: Kind) -> i32 {
 /// One marker message; every message carries `header` (frame and stamp).
 pub fn marker_msg(header: &Header, entry: &Entry) -> Msg {
     match entry {
-        Entry::DeleteAll => Msg { header: header.clone(), action: Msg::DELETEALL as i32, ..Default::default() },
+        Entry::DeleteAll => Msg {
+            header: header.clone(),
+            action: Msg::DELETEALL as i32,
+            ..Default::default()
+        },
         Entry::Delete { ns, id } => Msg {
             header: header.clone(),
             ns: (*ns).to_owned(),
@@ -54,8 +70,20 @@ fn add(header: &Header, m: &Marker) -> Msg {
         id: m.id,
         type_: kind(m.kind),
         action: Msg::ADD as i32,
-        pose: Pose { position: point(m.position), orientation: Quaternion { x: 0.0, y: 0.0, z: 0.0, w: 1.0 } },
-        scale: Vector3 { x: m.scale[0], y: m.scale[1], z: m.scale[2] },
+        pose: Pose {
+            position: point(m.position),
+            orientation: Quaternion {
+                x: 0.0,
+                y: 0.0,
+                z: 0.0,
+                w: 1.0,
+            },
+        },
+        scale: Vector3 {
+            x: m.scale[0],
+            y: m.scale[1],
+            z: m.scale[2],
+        },
         color: colour(m.colour),
         lifetime: lifetime(m.lifetime_s),
         points: m.points.iter().copied().map(point).collect(),
@@ -67,7 +95,9 @@ fn add(header: &Header, m: &Marker) -> Msg {
 
 /// The `MarkerArray` of `entries`, each stamped with `header`.
 pub fn array_msg(header: &Header, entries: &[Entry]) -> MarkerArray {
-    MarkerArray { markers: entries.iter().map(|e| marker_msg(header, e)).collect() }
+    MarkerArray {
+        markers: entries.iter().map(|e| marker_msg(header, e)).collect(),
+    }
 }
 
 #[cfg(test)]
@@ -76,9 +106,20 @@ mod tests {
 
     #[test]
     fn entries_map_to_actions_and_types() {
-        let header = Header { frame_id: "world".into(), ..Default::default() };
-        let s = Marker::sphere("candle", 0, [0.1, 0.2, 0.3], 0.02, Rgba::rgb(1.0, 0.5, 0.0)).with_lifetime(1.5);
-        let a = array_msg(&header, &[Entry::DeleteAll, Entry::Delete { ns: "x", id: 3 }, Entry::Add(s)]);
+        let header = Header {
+            frame_id: "world".into(),
+            ..Default::default()
+        };
+        let s = Marker::sphere("candle", 0, [0.1, 0.2, 0.3], 0.02, Rgba::rgb(1.0, 0.5, 0.0))
+            .with_lifetime(1.5);
+        let a = array_msg(
+            &header,
+            &[
+                Entry::DeleteAll,
+                Entry::Delete { ns: "x", id: 3 },
+                Entry::Add(s),
+            ],
+        );
         let m = &a.markers;
         assert_eq!(m[0].action, 3);
         assert_eq!((m[1].action, m[1].ns.as_str(), m[1].id), (2, "x", 3));

@@ -62,7 +62,11 @@ pub struct SceneMarkers {
 impl SceneMarkers {
     /// Markers of `scenario`; the moving ones live `lifetime_s` [s] (0 = until deleted).
     pub fn new(scenario: Scenario, lifetime_s: f64) -> Self {
-        SceneMarkers { scenario, trail: Trail::new(TRAIL_POINTS, TRAIL_STEP_M), lifetime_s }
+        SceneMarkers {
+            scenario,
+            trail: Trail::new(TRAIL_POINTS, TRAIL_STEP_M),
+            lifetime_s,
+        }
     }
 
     /// The same markers with the moving ones living `lifetime_s` [s].
@@ -86,18 +90,69 @@ impl SceneMarkers {
         let flame_d = 2.0 * e.light_radius_mm * 1e-3;
         let taper = arm_mm + e.taper_offset_mm;
         let above = |p: Vec3| m(p + Vec3::new(0.0, 0.0, 2.0 * e.light_radius_mm + 5.0));
-        let label = |f: Flame| if is_lit(f) { format!("{} (lit)", f.name()) } else { f.name().to_owned() };
+        let label = |f: Flame| {
+            if is_lit(f) {
+                format!("{} (lit)", f.name())
+            } else {
+                f.name().to_owned()
+            }
+        };
         let white = Rgba::rgb(1.0, 1.0, 1.0);
         self.trail.push(m(arm_mm));
 
         let mut out = vec![
-            Marker::sphere("source", 0, m(e.source_mm), flame_d, flame_colour(is_lit(Flame::Source))),
-            Marker::sphere("candle", 0, m(e.candle_mm), flame_d, flame_colour(is_lit(Flame::Candle))),
-            Marker::sphere("taper", 0, m(taper), 0.6 * flame_d, flame_colour(is_lit(Flame::Taper))),
-            Marker::sphere("arm", 0, m(arm_mm), 0.008, if blocked { BLOCKED } else { ARM }),
-            Marker::text("labels", 0, above(e.source_mm), TEXT_M, label(Flame::Source), white),
-            Marker::text("labels", 1, above(e.candle_mm), TEXT_M, label(Flame::Candle), white),
-            Marker::text("labels", 2, above(taper), TEXT_M, label(Flame::Taper), white),
+            Marker::sphere(
+                "source",
+                0,
+                m(e.source_mm),
+                flame_d,
+                flame_colour(is_lit(Flame::Source)),
+            ),
+            Marker::sphere(
+                "candle",
+                0,
+                m(e.candle_mm),
+                flame_d,
+                flame_colour(is_lit(Flame::Candle)),
+            ),
+            Marker::sphere(
+                "taper",
+                0,
+                m(taper),
+                0.6 * flame_d,
+                flame_colour(is_lit(Flame::Taper)),
+            ),
+            Marker::sphere(
+                "arm",
+                0,
+                m(arm_mm),
+                0.008,
+                if blocked { BLOCKED } else { ARM },
+            ),
+            Marker::text(
+                "labels",
+                0,
+                above(e.source_mm),
+                TEXT_M,
+                label(Flame::Source),
+                white,
+            ),
+            Marker::text(
+                "labels",
+                1,
+                above(e.candle_mm),
+                TEXT_M,
+                label(Flame::Candle),
+                white,
+            ),
+            Marker::text(
+                "labels",
+                2,
+                above(taper),
+                TEXT_M,
+                label(Flame::Taper),
+                white,
+            ),
         ];
         out.extend(self.trail.line("trail", 0, 0.002, ARM.with_alpha(0.8)));
         for marker in &mut out {
@@ -105,14 +160,34 @@ impl SceneMarkers {
         }
         if let Some(w) = &self.scenario.arm.workspace {
             let (lo, hi) = (m(Vec3::from(w.min_mm)), m(Vec3::from(w.max_mm)));
-            out.push(Marker::box_edges("workspace", 0, lo, hi, 0.001, Rgba::rgb(0.6, 0.6, 0.6)));
+            out.push(Marker::box_edges(
+                "workspace",
+                0,
+                lo,
+                hi,
+                0.001,
+                Rgba::rgb(0.6, 0.6, 0.6),
+            ));
         }
         for (k, o) in self.scenario.arm.obstacles.iter().enumerate() {
             let (lo, hi) = (m(Vec3::from(o.min_mm)), m(Vec3::from(o.max_mm)));
             let id = i32::try_from(k).unwrap_or(i32::MAX - 10);
-            out.push(Marker::cube("obstacles", id, lo, hi, Rgba::rgb(0.6, 0.3, 0.2).with_alpha(0.35)));
+            out.push(Marker::cube(
+                "obstacles",
+                id,
+                lo,
+                hi,
+                Rgba::rgb(0.6, 0.3, 0.2).with_alpha(0.35),
+            ));
             let top = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), hi[2] + TEXT_M];
-            out.push(Marker::text("labels", 10 + id, top, TEXT_M, o.name.clone(), white));
+            out.push(Marker::text(
+                "labels",
+                10 + id,
+                top,
+                TEXT_M,
+                o.name.clone(),
+                white,
+            ));
         }
         out
     }
@@ -125,11 +200,16 @@ mod tests {
     use arnie_spine::{wire, Config, Format};
 
     fn find<'a>(ms: &'a [Marker], ns: &str, id: i32) -> &'a Marker {
-        ms.iter().find(|x| x.ns == ns && x.id == id).unwrap_or_else(|| panic!("no {ns}/{id}"))
+        ms.iter()
+            .find(|x| x.ns == ns && x.id == id)
+            .unwrap_or_else(|| panic!("no {ns}/{id}"))
     }
 
     fn scenario() -> Scenario {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../params/scenario_flame.json");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../params/scenario_flame.json"
+        );
         Scenario::load(std::path::Path::new(path)).unwrap()
     }
 
@@ -142,7 +222,11 @@ mod tests {
         assert_eq!(find(&before, "source", 0).colour, LIT);
         assert_eq!(find(&before, "taper", 0).colour, UNLIT);
         assert_eq!(find(&before, "labels", 1).text, "candle");
-        let after = scene.scene(s.eyes.candle_mm, &[Flame::Source, Flame::Taper, Flame::Candle], false);
+        let after = scene.scene(
+            s.eyes.candle_mm,
+            &[Flame::Source, Flame::Taper, Flame::Candle],
+            false,
+        );
         assert_eq!(find(&after, "candle", 0).colour, LIT);
         assert_eq!(find(&after, "taper", 0).colour, LIT);
         assert_eq!(find(&after, "labels", 1).text, "candle (lit)");
@@ -157,15 +241,31 @@ mod tests {
         let mut scene = SceneMarkers::new(scenario(), 1.0);
         scene.scene(Vec3::zeros(), &[], false);
         let ms = scene.scene(Vec3::new(20.0, 0.0, 0.0), &[], true);
-        for ns in ["source", "candle", "taper", "arm", "trail", "labels", "workspace", "obstacles"] {
+        for ns in [
+            "source",
+            "candle",
+            "taper",
+            "arm",
+            "trail",
+            "labels",
+            "workspace",
+            "obstacles",
+        ] {
             assert!(ms.iter().any(|x| x.ns == ns), "{ns} missing");
         }
         assert_eq!(find(&ms, "arm", 0).colour, BLOCKED);
         assert_eq!(find(&ms, "trail", 0).points.len(), 2);
         assert_eq!(find(&ms, "labels", 10).text, "table");
         for x in &ms {
-            let fixed = x.ns == "workspace" || x.ns == "obstacles" || (x.ns == "labels" && x.id >= 10);
-            assert_eq!(x.lifetime_s, if fixed { 0.0 } else { 1.0 }, "{}/{}", x.ns, x.id);
+            let fixed =
+                x.ns == "workspace" || x.ns == "obstacles" || (x.ns == "labels" && x.id >= 10);
+            assert_eq!(
+                x.lifetime_s,
+                if fixed { 0.0 } else { 1.0 },
+                "{}/{}",
+                x.ns,
+                x.id
+            );
         }
         // Keys are unique (rviz would replace one by the other).
         let mut keys: Vec<_> = ms.iter().map(Marker::key).collect();
@@ -185,7 +285,9 @@ mod tests {
         let mut world = World::new(scenario(), &wiring);
         let mut scene = SceneMarkers::new(scenario(), 0.0);
         // The spine sends the global target (0, 40, 0) in the arm's frame: (40, 0, 0).
-        world.on_arm_datagram(&wire::encode(Format::Simulink, &[vec![40.0, 0.0, 0.0]])).unwrap();
+        world
+            .on_arm_datagram(&wire::encode(Format::Simulink, &[vec![40.0, 0.0, 0.0]]))
+            .unwrap();
         for _ in 0..400 {
             world.step(0.005);
             scene.of_world(&world);
@@ -196,6 +298,10 @@ mod tests {
         let trail = &find(&ms, "trail", 0).points;
         // One point per millimetre moved: the newest is within 1 mm of the tip.
         let last = trail.last().unwrap();
-        assert!(trail.len() > 10 && (last[1] - arm[1]).abs() <= 0.001, "{} {last:?}", trail.len());
+        assert!(
+            trail.len() > 10 && (last[1] - arm[1]).abs() <= 0.001,
+            "{} {last:?}",
+            trail.len()
+        );
     }
 }

@@ -51,7 +51,10 @@ pub async fn run(
         let seen: Vec<Observation> = inputs
             .seen_now(s.observation_timeout)
             .iter()
-            .map(|o| Observation { position_mm: scale.to_units(o.position_m), confidence: o.confidence })
+            .map(|o| Observation {
+                position_mm: scale.to_units(o.position_m),
+                confidence: o.confidence,
+            })
             .collect();
         let snap = last.as_ref().map(|(snap, _)| snap);
         let markers = brain_markers(snap, &seen, scale.m_per_unit(), lifetime_s);
