@@ -29,7 +29,7 @@ from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
-websockets = pytest.importorskip("websockets")
+import websockets  # noqa: E402  (requirements-ros.txt)
 from rosbags.typesys import Stores, get_typestore  # noqa: E402
 
 TYPES = get_typestore(Stores.ROS2_JAZZY)
