@@ -16,6 +16,7 @@ const BENCHES: &[(&str, &str, &[&str])] = &[
     ("comms", "comms: frames encoded / decoded per second", &["bench", "-p", "arnie_comms", "--no-default-features", "--bench", "codec"]),
     ("brain", "brain: instructions loading and ticks", &["bench", "-p", "arnie_brain", "--no-default-features", "--bench", "tick"]),
     ("foxglove", "arnie_foxglove on a real graph: added latency publish -> WebSocket client at 1 kHz, messages/s to 1 and 4 clients", &["build", "--release", "-p", "arnie_foxglove", "--bins"]),
+    ("base", "arnie_base: control step (odometry packet in -> DriveSpeed out) and the planner's re-plan after a mark on the table map (library calls)", &["bench", "-p", "arnie_base", "--no-default-features", "--bench", "base"]),
     ("bag", "arnie_bag on a real graph: recording 1 kHz + the demo's topics without loss (60 s), recorder CPU, playback timing error at -r 1 / -r 4", &["build", "--release", "-p", "arnie_bag", "--bins"]),
 ];
 
