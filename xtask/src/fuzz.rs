@@ -220,6 +220,8 @@ pub fn cmd(layout: &Layout, rest: &[String]) -> Result<(), Failure> {
             .status()
             .map_err(|e| Failure::new(format!("{}: cannot start: {e}", exe.display())))?;
         let secs = started.elapsed().as_secs_f64();
+        // The bag targets' scratch files (one folder per fuzzer process).
+        let _ = fs::remove_dir_all(scratch(&target)?);
         let text = fs::read_to_string(&log).unwrap_or_default();
         let stats = Stats::parse(&text);
         let result = if status.success() {
