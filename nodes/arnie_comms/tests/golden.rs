@@ -75,7 +75,22 @@ fn shipped_definitions_load_with_ping_pong_reply() {
     let names: Vec<_> = defs.iter().map(|d| (d.id, d.name.as_str(), d.payload_len)).collect();
     assert_eq!(
         names,
-        [(1, "Ping", 6), (2, "Pong", 6), (10, "SetLed", 3), (20, "ArmStatus", 15), (21, "MotorTarget", 14)]
+        [
+            (1, "Ping", 6),
+            (2, "Pong", 6),
+            (10, "SetLed", 3),
+            (20, "ArmStatus", 15),
+            (21, "MotorTarget", 14),
+            // The Eurobot motor/actuator board (packets/README.md).
+            (30, "DriveSpeed", 8),
+            (31, "Stop", 2),
+            (32, "SetPose", 14),
+            (33, "Odometry", 29),
+            (34, "ObstacleReport", 15),
+            (35, "Actuator", 5),
+            (36, "ActuatorDone", 8),
+            (37, "Ack", 4),
+        ]
     );
     assert_eq!(defs.by_name("Ping").and_then(|d| d.reply), Some(2));
     // All fit a CAN id; ArmStatus and MotorTarget need extended (paged) frames.
