@@ -44,6 +44,12 @@ pub trait Robot: Send + Sync {
     /// Resolves on the first message of `condition.topic` that
     /// [`WaitFor::matches`]; waits forever otherwise (steps carry timeouts).
     fn wait_for(&self, condition: WaitFor) -> BoxFuture<'_, Result<(), Error>>;
+    /// True when [`Robot::move_to`] plans and re-plans its own way (a mobile base's
+    /// `NavigateTo`): [`Driver::follow`] then sends the goal alone instead of one move per
+    /// turning point of a path planned here. Default `false` (the arm's `MoveTo`).
+    fn plans_itself(&self) -> bool {
+        false
+    }
 }
 
 /// A robot plus the last position it reached.
@@ -97,7 +103,11 @@ impl Driver {
     /// Plans from the current position and moves through every point of the path
     /// (the start point skipped, the goal always last). Without a planner (see
     /// [`cost_from_plan`]) it moves straight to the goal; a planner error fails the step.
+    /// A robot that [`Robot::plans_itself`] gets the goal alone.
     pub async fn follow(&self, goal: Point, smooth: bool) -> Result<(), Error> {
+        if self.robot.plans_itself() {
+            return self.move_to(goal).await;
+        }
         let from = self.position();
         let plan = self.robot.plan_path(from, goal, smooth).await;
         let points = match plan {

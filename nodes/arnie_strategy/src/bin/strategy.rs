@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use node_glue::r2r::{arnie_interfaces::action::RunStrategy, arnie_interfaces::msg::StrategyEvent, RosParams};
 use node_glue::{main_with, qos, topics, App, Error};
-use arnie_strategy::ros::{parse_wait_topics, Counters, RosRobot, Settings, SettingsFn, StrategyServer};
+use arnie_strategy::ros::{parse_wait_topics, Counters, Motion, RosRobot, Settings, SettingsFn, StrategyServer};
 
 /// History of the `/strategy/events` publisher.
 const EVENT_HISTORY: usize = 100;
@@ -33,6 +33,8 @@ struct StrategyParams {
     wait_topics: String,
     /// Period of /diagnostics [ms]
     diagnostics_period_ms: i64,
+    /// How moves are made, read at start: "move_to" (the arm's MoveTo, position from arm/position) or "navigate_to" (the base's NavigateTo on base/navigate_to, position from base/pose)
+    motion: String,
 }
 
 impl Default for StrategyParams {
@@ -46,6 +48,7 @@ impl Default for StrategyParams {
             feedback_period_ms: 500,
             wait_topics: "comms/rx=arnie_interfaces/msg/Packet;eyes/observations=arnie_interfaces/msg/Coordinates".into(),
             diagnostics_period_ms: 1000,
+            motion: "move_to".into(),
         }
     }
 }
@@ -80,11 +83,12 @@ fn main() {
 
 fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters(StrategyParams::default())?;
-    let (settings, wait_topics, diagnostics_period) = {
+    let (settings, wait_topics, diagnostics_period, motion) = {
         let p = params.lock().map_err(|_| Error::Setup("parameters poisoned".into()))?;
         let settings = Settings::try_from(&*p).map_err(Error::Parameter)?;
         let wait_topics = parse_wait_topics(&p.wait_topics).map_err(|e| Error::Parameter(e.to_string()))?;
-        (settings, wait_topics, millis("diagnostics_period_ms", p.diagnostics_period_ms, 1).map_err(Error::Parameter)?)
+        let motion = Motion::parse(&p.motion).map_err(Error::Parameter)?;
+        (settings, wait_topics, millis("diagnostics_period_ms", p.diagnostics_period_ms, 1).map_err(Error::Parameter)?, motion)
     };
     let name = app.name().to_owned();
     let counters = Arc::new(Counters::default());
@@ -96,9 +100,12 @@ fn setup(app: &mut App) -> Result<(), Error> {
     let shutdown = app.shutdown();
     let _rt = app.handle().enter();
 
-    let robot = RosRobot::new(&mut app.node, &wait_topics, settings, counters.clone(), &name)?;
+    let robot = RosRobot::new(&mut app.node, motion, &wait_topics, settings, counters.clone(), &name)?;
     // RosRobot subscribes on the node itself: its subscriptions join the QoS check here.
-    app.watch_subscription(topics::ARM_POSITION, &qos::sensor());
+    match motion {
+        Motion::MoveTo => app.watch_subscription(topics::ARM_POSITION, &qos::sensor()),
+        Motion::NavigateTo => app.watch_subscription(arnie_strategy::ros::navigate::BASE_POSE, &qos::commands()),
+    }
     for w in &wait_topics {
         app.watch_subscription(&w.topic, &w.kind.qos());
     }

@@ -15,6 +15,7 @@
 
 pub mod convert;
 pub mod counters;
+pub mod navigate;
 pub mod robot;
 pub mod server;
 
@@ -23,6 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use counters::Counters;
+pub use navigate::Motion;
 pub use robot::RosRobot;
 pub use server::StrategyServer;
 

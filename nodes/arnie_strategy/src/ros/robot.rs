@@ -14,6 +14,10 @@
 //! - `wait_for`: the first message, from the step's start on, of one of the topics
 //!   subscribed at start (`wait_topics`) that matches; see [`super::WaitKind`].
 //! - `position`: the last finite `/arm/position` (`PointStamped`, metres, sensor QoS).
+//! - With [`Motion::NavigateTo`]: `move_to` is one `NavigateTo` goal on
+//!   `base/navigate_to` (same thread, same cancel-on-drop), the library sends one goal
+//!   per approach ([`Robot::plans_itself`]), and `position` is the last finite
+//!   `base/pose` (`PoseStamped`, reliable).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -22,14 +26,15 @@ use std::time::Duration;
 use node_glue::{qos, topics};
 use futures::future::BoxFuture;
 use futures::{FutureExt, Stream, StreamExt};
-use r2r::arnie_interfaces::action::MoveTo;
+use r2r::arnie_interfaces::action::{MoveTo, NavigateTo};
 use r2r::arnie_interfaces::msg::{Coordinates, Packet};
 use r2r::arnie_interfaces::srv::{PlanPath, SendPacket};
-use r2r::geometry_msgs::msg::PointStamped;
+use r2r::geometry_msgs::msg::{PointStamped, PoseStamped};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::convert::{coordinates_json, from_ros, move_result, packet_json, packet_msg, plan_from_response, to_ros};
+use super::navigate::{nav_goal, nav_result, Motion, BASE_POSE, NAVIGATE_TO};
 use super::{Counters, Settings, WaitKind, WaitTopic};
 use crate::condition::WaitFor;
 use crate::error::{Error, MoveOutcome};
@@ -53,6 +58,7 @@ struct MoveJob {
 /// The strategy's robot: ROS clients and subscriptions.
 pub struct RosRobot {
     moves: mpsc::UnboundedSender<MoveJob>,
+    motion: Motion,
     planner: r2r::Client<PlanPath::Service>,
     comms: r2r::Client<SendPacket::Service>,
     position: Arc<Mutex<Option<Point>>>,
@@ -86,19 +92,33 @@ impl RosRobot {
     /// thread failing to start.
     pub fn new(
         node: &mut r2r::Node,
+        motion: Motion,
         wait_topics: &[WaitTopic],
         settings: Settings,
         counters: Arc<Counters>,
         log: &str,
     ) -> Result<Arc<Self>, node_glue::Error> {
-        let move_client = node.create_action_client::<MoveTo::Action>(topics::MOVE_TO)?;
-        let moves = spawn_goal_thread(move_client, counters.clone(), log.to_owned())?;
+        let mover = match motion {
+            Motion::MoveTo => Mover::Arm(node.create_action_client::<MoveTo::Action>(topics::MOVE_TO)?),
+            Motion::NavigateTo => Mover::Base(node.create_action_client::<NavigateTo::Action>(NAVIGATE_TO)?),
+        };
+        let moves = spawn_goal_thread(mover, counters.clone(), log.to_owned())?;
         let planner = node.create_client::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?;
         let comms = node.create_client::<SendPacket::Service>(topics::COMMS_SEND, qos::commands())?;
 
         let position = Arc::new(Mutex::new(None));
-        let positions = node.subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
-        tokio::spawn(track_position(positions, position.clone(), counters.clone(), log.to_owned()));
+        match motion {
+            Motion::MoveTo => {
+                let positions = node.subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
+                let points = positions.map(|m| (m.point.x, m.point.y, m.point.z));
+                tokio::spawn(track_position(topics::ARM_POSITION, points, position.clone(), counters.clone(), log.to_owned()));
+            }
+            Motion::NavigateTo => {
+                let poses = node.subscribe::<PoseStamped>(BASE_POSE, qos::commands())?;
+                let points = poses.map(|m| (m.pose.position.x, m.pose.position.y, m.pose.position.z));
+                tokio::spawn(track_position(BASE_POSE, points, position.clone(), counters.clone(), log.to_owned()));
+            }
+        }
 
         let namespace = node.namespace()?;
         let mut watched = HashMap::new();
@@ -125,6 +145,7 @@ impl RosRobot {
         }
         Ok(Arc::new(Self {
             moves,
+            motion,
             planner,
             comms,
             position,
@@ -249,6 +270,10 @@ impl Robot for RosRobot {
         self.move_once(target).boxed()
     }
 
+    fn plans_itself(&self) -> bool {
+        self.motion == Motion::NavigateTo
+    }
+
     fn plan_path(&self, from: Point, to: Point, smooth: bool) -> BoxFuture<'_, Result<PlannedPath, Error>> {
         self.plan(from, to, smooth).boxed()
     }
@@ -263,20 +288,21 @@ impl Robot for RosRobot {
 }
 
 async fn track_position(
-    mut positions: impl Stream<Item = PointStamped> + Unpin,
+    topic: &'static str,
+    mut positions: impl Stream<Item = (f64, f64, f64)> + Unpin,
     into: Arc<Mutex<Option<Point>>>,
     counters: Arc<Counters>,
     log: String,
 ) {
-    while let Some(m) = positions.next().await {
-        match from_ros(&m.point) {
+    while let Some((x, y, z)) = positions.next().await {
+        match from_ros(&r2r::geometry_msgs::msg::Point { x, y, z }) {
             Some(p) => {
                 counters.positions.inc();
                 *into.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
             }
             None => {
                 counters.positions_rejected.inc();
-                r2r::log_warn!(&log, "{}: ignored a non-finite position", topics::ARM_POSITION);
+                r2r::log_warn!(&log, "{topic}: ignored a non-finite position");
             }
         }
     }
@@ -307,8 +333,15 @@ async fn forward(
 
 // ------------------------------------------------------------------ the goal thread
 
+/// The action client `move_to` goals go to.
+#[derive(Clone)]
+enum Mover {
+    Arm(r2r::ActionClient<MoveTo::Action>),
+    Base(r2r::ActionClient<NavigateTo::Action>),
+}
+
 fn spawn_goal_thread(
-    client: r2r::ActionClient<MoveTo::Action>,
+    client: Mover,
     counters: Arc<Counters>,
     log: String,
 ) -> Result<mpsc::UnboundedSender<MoveJob>, node_glue::Error> {
@@ -326,8 +359,11 @@ fn spawn_goal_thread(
     Ok(tx)
 }
 
-async fn run_goal(client: r2r::ActionClient<MoveTo::Action>, mut job: MoveJob, counters: Arc<Counters>, log: String) {
-    let r = drive_goal(&client, &mut job, &counters, &log).await;
+async fn run_goal(client: Mover, mut job: MoveJob, counters: Arc<Counters>, log: String) {
+    let r = match &client {
+        Mover::Arm(c) => drive_goal(c, &mut job, &counters, &log).await,
+        Mover::Base(c) => drive_nav_goal(c, &mut job, &counters, &log).await,
+    };
     match &r {
         Ok(_) => counters.moves_reached.inc(),
         Err(Error::Move { outcome: MoveOutcome::Cancelled, .. }) => counters.moves_cancelled.inc(),
@@ -389,6 +425,56 @@ async fn drive_goal(
                         Err(_) => r2r::log_warn!(log, "MoveTo goal cancel: no answer"),
                     },
                     Err(e) => r2r::log_warn!(log, "MoveTo goal cancel failed: {e}"),
+                }
+                return Err(cancelled());
+            }
+        }
+    }
+}
+
+/// [`drive_goal`] for the base's `NavigateTo`: same waits, same cancel on a stop.
+async fn drive_nav_goal(
+    client: &r2r::ActionClient<NavigateTo::Action>,
+    job: &mut MoveJob,
+    counters: &Counters,
+    log: &str,
+) -> Result<Point, Error> {
+    let wait = job.wait;
+    tokio::select! {
+        up = available(r2r::Node::is_available(client), wait) => if !up {
+            return Err(robot_err(format!("no NavigateTo server on {NAVIGATE_TO} within {} ms", wait.as_millis())));
+        },
+        _ = job.reply.closed() => return Err(cancelled()),
+    }
+    counters.moves_sent.inc();
+    let request = client.send_goal_request(nav_goal(&job.target)).map_err(|e| robot_err(format!("NavigateTo: {e}")))?;
+    let (handle, result, mut feedback) = match tokio::time::timeout(job.accept_timeout, request).await {
+        Ok(Ok(accepted)) => accepted,
+        Ok(Err(r2r::Error::RCL_RET_ACTION_GOAL_REJECTED)) => {
+            return Err(Error::Move { outcome: MoveOutcome::Rejected, message: "the base rejected the goal".into() })
+        }
+        Ok(Err(e)) => return Err(robot_err(format!("NavigateTo: {e}"))),
+        Err(_) => {
+            return Err(robot_err(format!("NavigateTo: no answer to the goal within {} ms", job.accept_timeout.as_millis())))
+        }
+    };
+    tokio::pin!(result);
+    let mut feedback_open = true;
+    loop {
+        tokio::select! {
+            r = &mut result => return match r {
+                Ok((status, r)) => nav_result(status, &r),
+                Err(e) => Err(robot_err(format!("NavigateTo: no result: {e}"))),
+            },
+            f = feedback.next(), if feedback_open => feedback_open = f.is_some(),
+            _ = job.reply.closed() => {
+                match handle.cancel() {
+                    Ok(c) => match tokio::time::timeout(job.accept_timeout, c).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(e)) => r2r::log_warn!(log, "NavigateTo goal cancel refused: {e}"),
+                        Err(_) => r2r::log_warn!(log, "NavigateTo goal cancel: no answer"),
+                    },
+                    Err(e) => r2r::log_warn!(log, "NavigateTo goal cancel failed: {e}"),
                 }
                 return Err(cancelled());
             }
