@@ -7,7 +7,9 @@ motion navigate_to, board_sim on loopback CAN-over-UDP), rclpy as the RunStrateg
 - the opponent plugs the alcove mouth on the way to tower_far (the first task, by file
   order): its approach fails (NavigateTo BLOCKED / NO_PATH), the strategy re-selects by
   points per distance from where the robot stands (another task is finished first), and
-  tower_far is done later: read from /strategy/events.
+  tower_far is done later: read from /strategy/events;
+- a 4 s match: the match timer ends it (MATCH_OVER) and the end-of-match task (the
+  Actuator release) runs.
 """
 import json
 import random
@@ -67,3 +69,17 @@ def test_one_match_scores_the_expected_points_and_reselects_after_the_blocked_ta
     assert after and after[0].task != "tower_far", ([e.task for e in after], log)
     assert "points/cost" in after[0].message, (after[0].message, log)
     assert finished.index(after[0].task) < finished.index("tower_far"), (finished, log)
+
+    # A second, short match on the same stack: the match timer ends it mid-task, the
+    # running NavigateTo / actuator step is stopped and the end-of-match task runs (its
+    # Actuator release acked by the board).
+    n = len(events)
+    goal = RunStrategy.Goal(strategy_file=str(STRATEGY_FILE), match_time_s=4.0)
+    handle = graph.wait_future(client.send_goal_async(goal), timeout=30.0, what="the short match's acceptance")
+    assert handle.accepted
+    r = graph.wait_future(handle.get_result_async(), timeout=60.0, what="the short match's result").result
+    log = "\n".join(f"{e.kind} {e.task} / {e.step}: {e.message}" for e in list(events)[n:])
+    assert r.outcome == RunStrategy.Result.MATCH_OVER, (r.outcome, r.message, log)
+    assert STRATEGY["end_of_match"]["name"] in r.done, (r.done, r.message, log)
+    graph.spin_until(lambda: any(e.kind == StrategyEvent.STOPPED and "match timer" in e.message
+                                 for e in list(events)[n:]), 20.0, "the match timer's STOPPED event")
