@@ -75,7 +75,7 @@ pub fn parse_diagonal_mode(s: &str) -> Result<DiagonalMode, ParamError> {
 }
 
 /// The search a query runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Search {
     /// The algorithm that runs (A* when JPS was asked for with another diagonal mode).
     pub algorithm: Algorithm,
@@ -83,6 +83,10 @@ pub struct Search {
     pub diagonal: DiagonalMode,
     /// The algorithm the parameters asked for.
     pub requested: Algorithm,
+    /// A start cell blocked only by a little (a robot that drifted into the inflated
+    /// margin) is left through the nearest free cell within this distance [m]; 0 = a
+    /// blocked start is `START_BLOCKED`.
+    pub start_escape_m: f64,
 }
 
 impl Search {
@@ -103,7 +107,20 @@ impl Search {
             algorithm,
             diagonal,
             requested,
+            start_escape_m: 0.0,
         })
+    }
+
+    /// The same, leaving a blocked start through the nearest free cell within `m` metres.
+    ///
+    /// # Errors
+    /// [`ParamError`] for a negative or non-finite distance, or one over 10 m.
+    pub fn with_start_escape(mut self, m: f64) -> Result<Search, ParamError> {
+        if !m.is_finite() || !(0.0..=10.0).contains(&m) {
+            return Err(ParamError { key: "start_escape_m", reason: format!("{m} is not in 0..=10 [m]") });
+        }
+        self.start_escape_m = m;
+        Ok(self)
     }
 
     /// Whether JPS was asked for with a diagonal mode it does not support, so A* runs.
@@ -375,7 +392,21 @@ pub fn answer(
     let grid = planner.grid();
     let start = grid.world_to_cell(q.start_m.0, q.start_m.1)?;
     let goal = grid.world_to_cell(q.goal_m.0, q.goal_m.1)?;
-    let found = planner.plan(start, goal, search.algorithm, search.diagonal)?;
+    let escape = if grid.contains(start) && grid.is_blocked(start) && search.start_escape_m > 0.0 {
+        nearest_free(grid, start, search.start_escape_m / grid.frame().resolution_m)
+    } else {
+        None
+    };
+    let found = match escape {
+        // Drive out of the margin first: the path starts at the real start cell.
+        Some(free) => {
+            let mut found = planner.plan(free, goal, search.algorithm, search.diagonal)?;
+            found.length_cells += crate::simplify::path_length(&[start, free]);
+            found.cells.insert(0, start);
+            found
+        }
+        None => planner.plan(start, goal, search.algorithm, search.diagonal)?,
+    };
     let grid = planner.grid();
     let cells = if q.smooth {
         smooth(grid, &simplify(&found.cells))
@@ -399,10 +430,53 @@ pub fn answer(
     })
 }
 
+/// The free cell nearest to `c` (Euclidean, in cells) within `radius` cells, if any.
+fn nearest_free(grid: &Grid, c: Cell, radius: f64) -> Option<Cell> {
+    let r = radius.ceil().min(64.0) as i32;
+    let mut best: Option<(f64, Cell)> = None;
+    for dy in -r..=r {
+        for dx in -r..=r {
+            let d = f64::from(dx).hypot(f64::from(dy));
+            if d > radius || best.is_some_and(|(b, _)| d >= b) {
+                continue;
+            }
+            let n = Cell::new(c.x + dx, c.y + dy);
+            if grid.contains(n) && !grid.is_blocked(n) {
+                best = Some((d, n));
+            }
+        }
+    }
+    best.map(|(_, n)| n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::simplify::has_line_of_sight;
+
+    #[test]
+    fn a_start_in_the_margin_is_left_through_the_nearest_free_cell() {
+        // 5 x 3, a wall on the left column; the start is on the wall.
+        let grid = Grid::from_movingai("type octile\nheight 3\nwidth 5\nmap\n@....\n@....\n@....\n").unwrap();
+        let frame = grid.frame();
+        let mut planner = Planner::new(&grid);
+        let start = grid.cell_to_world(Cell::new(0, 1));
+        let goal = grid.cell_to_world(Cell::new(4, 1));
+        let q = Query { start_m: start, goal_m: goal, simplify: false, smooth: false };
+        let strict = Search::resolve("astar", "always").unwrap();
+        assert_eq!(answer(Some(&mut planner), &strict, &q).unwrap_err(), PlanError::StartBlocked(Cell::new(0, 1)));
+        let lenient = strict.with_start_escape(frame.resolution_m * 1.5).unwrap();
+        let a = answer(Some(&mut planner), &lenient, &q).unwrap();
+        assert_eq!(a.cells.first(), Some(&Cell::new(0, 1)));
+        assert_eq!(a.cells.get(1), Some(&Cell::new(1, 1)));
+        assert_eq!(a.cells.last(), Some(&Cell::new(4, 1)));
+        assert!((a.length_cells - 4.0).abs() < 1e-9, "{}", a.length_cells);
+        // Too far from any free cell: still START_BLOCKED.
+        let short = strict.with_start_escape(frame.resolution_m * 0.5).unwrap();
+        assert!(matches!(answer(Some(&mut planner), &short, &q), Err(PlanError::StartBlocked(_))));
+        assert!(strict.with_start_escape(f64::NAN).is_err());
+        assert!(strict.with_start_escape(-1.0).is_err());
+    }
 
     fn opts() -> MapOptions {
         MapOptions::new(50, true, 0.0).unwrap()

@@ -53,6 +53,8 @@ struct PlannerParams {
     diagonal_mode: String,
     /// Frame of the published paths (the map's frame)
     frame_id: String,
+    /// A start blocked only by the inflated margin is left through the nearest free cell within this distance, 0 = START_BLOCKED [m]
+    start_escape_m: f64,
     /// Period of /diagnostics [ms]
     diagnostics_period_ms: i64,
 }
@@ -70,6 +72,7 @@ impl Default for PlannerParams {
             algorithm: "jps".into(),
             diagonal_mode: "only_when_no_obstacles".into(),
             frame_id: topics::WORLD_FRAME.into(),
+            start_escape_m: 0.0,
             diagnostics_period_ms: 1000,
         }
     }
@@ -79,7 +82,7 @@ impl Default for PlannerParams {
 /// to the next request).
 fn search_settings(p: &PlannerParams) -> Result<(Search, String), node::ParamError> {
     Ok((
-        Search::resolve(&p.algorithm, &p.diagonal_mode)?,
+        Search::resolve(&p.algorithm, &p.diagonal_mode)?.with_start_escape(p.start_escape_m)?,
         p.frame_id.clone(),
     ))
 }
