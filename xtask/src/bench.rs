@@ -24,10 +24,16 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     for name in rest {
         if !BENCHES.iter().any(|(n, _, _)| n == name) {
             let names: Vec<&str> = BENCHES.iter().map(|b| b.0).collect();
-            return Err(Failure::new(format!("unknown bench `{name}` (benches: {})", names.join(", "))));
+            return Err(Failure::new(format!(
+                "unknown bench `{name}` (benches: {})",
+                names.join(", ")
+            )));
         }
     }
-    let chosen: Vec<_> = BENCHES.iter().filter(|(n, _, _)| rest.is_empty() || rest.iter().any(|r| r == n)).collect();
+    let chosen: Vec<_> = BENCHES
+        .iter()
+        .filter(|(n, _, _)| rest.is_empty() || rest.iter().any(|r| r == n))
+        .collect();
     if chosen.iter().any(|(n, _, _)| *n == "planner") {
         prepare_pathfinding_js(layout);
     }
@@ -38,18 +44,27 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         if result.is_ok() && *name == "spine" {
             // spine_bench starts the release spine_bridge itself, so both are built first.
             let bench = layout.target.join("release/spine_bench");
-            result = run::status(run::command(layout, ros, &bench.to_string_lossy()), "spine_bench");
+            result = run::status(
+                run::command(layout, ros, &bench.to_string_lossy()),
+                "spine_bench",
+            );
         }
         if result.is_ok() && *name == "bag" {
             // bag_bench starts the release arnie_bag itself (record, then play); options:
             // target/release/bag_bench --duration S --demo-duration S --rate HZ.
             let bench = layout.target.join("release/bag_bench");
-            result = run::status(run::command(layout, ros, &bench.to_string_lossy()), "bag_bench");
+            result = run::status(
+                run::command(layout, ros, &bench.to_string_lossy()),
+                "bag_bench",
+            );
         }
         if result.is_ok() && *name == "foxglove" {
             // foxglove_bench starts the release arnie_foxglove itself (own domain, free port).
             let bench = layout.target.join("release/foxglove_bench");
-            result = run::status(run::command(layout, ros, &bench.to_string_lossy()), "foxglove_bench");
+            result = run::status(
+                run::command(layout, ros, &bench.to_string_lossy()),
+                "foxglove_bench",
+            );
         }
         if let Err(f) = result {
             eprintln!("xtask: bench {name}: {}", f.message);
@@ -59,7 +74,10 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(Failure::new(format!("benches failed: {}", failed.join(", "))))
+        Err(Failure::new(format!(
+            "benches failed: {}",
+            failed.join(", ")
+        )))
     }
 }
 
@@ -83,5 +101,6 @@ fn prepare_pathfinding_js(layout: &Layout) {
 }
 
 fn has(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| Path::new(&d).join(program).exists()))
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| Path::new(&d).join(program).exists()))
 }

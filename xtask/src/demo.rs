@@ -21,7 +21,10 @@ const FAST: &[(&str, &str)] = &[("tick_period_s", "2.0"), ("period_ms", "10")];
 pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     let started = Instant::now();
     run::cargo(layout, ros, &["build", "--workspace", "--bins"])?;
-    let mut args: std::collections::HashMap<String, String> = FAST.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let mut args: std::collections::HashMap<String, String> = FAST
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     args.extend(launch::launch_args(rest)?);
     // `task:=json` (the default) or `task:=english`: the flame task as instructions JSON
     // or in plain English (compiled by the brain); `task_file:=PATH` runs any task file.
@@ -30,9 +33,21 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     let task = match (choice.as_deref(), args.get("task_file")) {
         (Some(_), Some(_)) => return Err(Failure::new("give task:= or task_file:=, not both")),
         (_, Some(file)) => file.clone(),
-        (None | Some("json"), None) => layout.root.join("params/tasks/flame_passing.json").to_string_lossy().into_owned(),
-        (Some("english"), None) => layout.root.join("params/tasks/flame_passing.txt").to_string_lossy().into_owned(),
-        (Some(other), None) => return Err(Failure::new(format!("task:={other}: expected task:=json or task:=english"))),
+        (None | Some("json"), None) => layout
+            .root
+            .join("params/tasks/flame_passing.json")
+            .to_string_lossy()
+            .into_owned(),
+        (Some("english"), None) => layout
+            .root
+            .join("params/tasks/flame_passing.txt")
+            .to_string_lossy()
+            .into_owned(),
+        (Some(other), None) => {
+            return Err(Failure::new(format!(
+                "task:={other}: expected task:=json or task:=english"
+            )))
+        }
     };
     launch::use_ros_env(layout, ros);
     let out_dir = layout.root.join("out");
@@ -46,19 +61,33 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         (None, Some(p)) => std::path::Path::new(p).join("scenario_flame.json"),
         (None, None) => layout.root.join("params/scenario_flame.json"),
     };
-    let domain = std::env::var("ROS_DOMAIN_ID").unwrap_or_else(|_| (std::process::id() % 90 + 10).to_string());
+    let domain = std::env::var("ROS_DOMAIN_ID")
+        .unwrap_or_else(|_| (std::process::id() % 90 + 10).to_string());
     let env = vec![
         ("ROS_DOMAIN_ID".to_string(), domain.clone()),
-        ("ROS_AUTOMATIC_DISCOVERY_RANGE".to_string(), "LOCALHOST".to_string()),
+        (
+            "ROS_AUTOMATIC_DISCOVERY_RANGE".to_string(),
+            "LOCALHOST".to_string(),
+        ),
     ];
     // The real `ros2 launch` where it is installed; the project's launcher otherwise.
     let running = match launch::ros2_cli(layout, ros) {
         Some(ros2) => {
             eprintln!("xtask: demo: ros2 launch arnie_bringup arnie.launch.xml on ROS_DOMAIN_ID={domain} (localhost only)");
-            launch::start_ros2(layout, ros, &ros2, "arnie_bringup", "arnie.launch.xml", &args, &env)?
+            launch::start_ros2(
+                layout,
+                ros,
+                &ros2,
+                "arnie_bringup",
+                "arnie.launch.xml",
+                &args,
+                &env,
+            )?
         }
         None => {
-            let file = layout.install.join("share/arnie_bringup/launch/arnie.launch.xml");
+            let file = layout
+                .install
+                .join("share/arnie_bringup/launch/arnie.launch.xml");
             let specs = launch::parse(&file, &args)?;
             eprintln!("xtask: demo: launching {} nodes (cargo xtask launch: no ros2 launch here) on ROS_DOMAIN_ID={domain} (localhost only)", specs.len());
             launch::Launched::Ours(launch::start(layout, ros, &specs, &env)?)
@@ -77,7 +106,9 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         .args(["--task-file", &task, "--record"])
         .arg(&record)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    let mut child = monitor.spawn().map_err(|e| Failure::new(format!("cannot start the demo monitor: {e}")))?;
+    let mut child = monitor
+        .spawn()
+        .map_err(|e| Failure::new(format!("cannot start the demo monitor: {e}")))?;
     let status = loop {
         if stop.load(std::sync::atomic::Ordering::SeqCst) {
             let _ = child.kill();
@@ -107,10 +138,17 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     }
     match status {
         Some(st) if st.success() => {
-            eprintln!("xtask: demo: done in {wall:.0} s (build included); picture: {} and {}", png.display(), svg.display());
+            eprintln!(
+                "xtask: demo: done in {wall:.0} s (build included); picture: {} and {}",
+                png.display(),
+                svg.display()
+            );
             Ok(())
         }
-        Some(st) => Err(Failure::new(format!("the flame-passing task did not succeed ({st}); see the demo lines above and {}", png.display()))),
+        Some(st) => Err(Failure::new(format!(
+            "the flame-passing task did not succeed ({st}); see the demo lines above and {}",
+            png.display()
+        ))),
         None => Err(Failure::new("interrupted")),
     }
 }

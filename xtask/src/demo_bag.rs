@@ -20,10 +20,16 @@ fn arnie_bag(layout: &Layout) -> PathBuf {
 }
 
 /// Starts recording every topic of the demo's graph (`env`: its domain) into `out/demo_bag`.
-pub fn start(layout: &Layout, ros: &Ros, out_dir: &Path, env: &[(String, String)]) -> Result<Recorder, Failure> {
+pub fn start(
+    layout: &Layout,
+    ros: &Ros,
+    out_dir: &Path,
+    env: &[(String, String)],
+) -> Result<Recorder, Failure> {
     let bag = out_dir.join("demo_bag");
     if bag.exists() {
-        std::fs::remove_dir_all(&bag).map_err(|e| Failure::new(format!("cannot replace {}: {e}", bag.display())))?;
+        std::fs::remove_dir_all(&bag)
+            .map_err(|e| Failure::new(format!("cannot replace {}: {e}", bag.display())))?;
     }
     let bin = arnie_bag(layout);
     let log = std::fs::File::create(out_dir.join("demo_bag.log"))?;
@@ -33,7 +39,9 @@ pub fn start(layout: &Layout, ros: &Ros, out_dir: &Path, env: &[(String, String)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdout(log.try_clone()?)
         .stderr(log);
-    let child = c.spawn().map_err(|e| Failure::new(format!("cannot start {}: {e}", bin.display())))?;
+    let child = c
+        .spawn()
+        .map_err(|e| Failure::new(format!("cannot start {}: {e}", bin.display())))?;
     eprintln!("xtask: demo: recording the run to {}", bag.display());
     Ok(Recorder { child, bag, bin })
 }
@@ -51,7 +59,9 @@ impl Recorder {
         let status = loop {
             match self.child.try_wait() {
                 Ok(Some(st)) => break Some(st),
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(50))
+                }
                 _ => {
                     let _ = self.child.kill();
                     let _ = self.child.wait();
@@ -60,12 +70,23 @@ impl Recorder {
             }
         };
         if !status.is_some_and(|s| s.success()) {
-            eprintln!("xtask: demo: the recorder did not stop cleanly ({status:?}); see out/demo_bag.log");
+            eprintln!(
+                "xtask: demo: the recorder did not stop cleanly ({status:?}); see out/demo_bag.log"
+            );
         }
-        let info = run::command(layout, ros, &self.bin.to_string_lossy()).arg("info").arg(&self.bag).output();
+        let info = run::command(layout, ros, &self.bin.to_string_lossy())
+            .arg("info")
+            .arg(&self.bag)
+            .output();
         match info {
-            Ok(o) if o.status.success() => eprintln!("xtask: demo: the run's bag:\n{}", String::from_utf8_lossy(&o.stdout).trim_end()),
-            Ok(o) => eprintln!("xtask: demo: arnie_bag info failed: {}", String::from_utf8_lossy(&o.stderr).trim_end()),
+            Ok(o) if o.status.success() => eprintln!(
+                "xtask: demo: the run's bag:\n{}",
+                String::from_utf8_lossy(&o.stdout).trim_end()
+            ),
+            Ok(o) => eprintln!(
+                "xtask: demo: arnie_bag info failed: {}",
+                String::from_utf8_lossy(&o.stderr).trim_end()
+            ),
             Err(e) => eprintln!("xtask: demo: cannot run arnie_bag info: {e}"),
         }
         let brain = layout.target.join("debug").join("brain");

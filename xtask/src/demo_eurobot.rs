@@ -29,18 +29,29 @@ use std::time::{Duration, Instant};
 pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     let started = Instant::now();
     let mut args = launch::launch_args(rest)?;
-    let scenario = args.remove("scenario").map(PathBuf::from).unwrap_or_else(|| layout.root.join("params/eurobot/table.json"));
+    let scenario = args
+        .remove("scenario")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| layout.root.join("params/eurobot/table.json"));
     let link = args.remove("link").unwrap_or_else(|| "pty".into());
     let corrupt = args.remove("corrupt_rate");
     if link != "pty" && link != "can_udp" {
-        return Err(Failure::new(format!("link:={link}: expected link:=pty or link:=can_udp")));
+        return Err(Failure::new(format!(
+            "link:={link}: expected link:=pty or link:=can_udp"
+        )));
     }
     if corrupt.is_some() && link != "pty" {
         return Err(Failure::new("corrupt_rate:= needs link:=pty"));
     }
     let strategy = args
         .entry("strategy_file".into())
-        .or_insert_with(|| layout.root.join("params/eurobot/strategy.json").to_string_lossy().into_owned())
+        .or_insert_with(|| {
+            layout
+                .root
+                .join("params/eurobot/strategy.json")
+                .to_string_lossy()
+                .into_owned()
+        })
         .clone();
     args.insert("scenario".into(), scenario.to_string_lossy().into_owned());
     run::cargo(layout, ros, &["build", "--workspace", "--bins"])?;
@@ -53,10 +64,14 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     for stale in [&truth, &record] {
         let _ = std::fs::remove_file(stale);
     }
-    let domain = std::env::var("ROS_DOMAIN_ID").unwrap_or_else(|_| (std::process::id() % 90 + 10).to_string());
+    let domain = std::env::var("ROS_DOMAIN_ID")
+        .unwrap_or_else(|_| (std::process::id() % 90 + 10).to_string());
     let env = vec![
         ("ROS_DOMAIN_ID".to_string(), domain.clone()),
-        ("ROS_AUTOMATIC_DISCOVERY_RANGE".to_string(), "LOCALHOST".to_string()),
+        (
+            "ROS_AUTOMATIC_DISCOVERY_RANGE".to_string(),
+            "LOCALHOST".to_string(),
+        ),
     ];
 
     // The board first (pty), so the bridge finds its serial port.
@@ -78,20 +93,29 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         }
         use std::os::unix::process::CommandExt;
         c.process_group(0);
-        let mut child = c.spawn().map_err(|e| Failure::new(format!("cannot start {}: {e}", exe.display())))?;
+        let mut child = c
+            .spawn()
+            .map_err(|e| Failure::new(format!("cannot start {}: {e}", exe.display())))?;
         let deadline = Instant::now() + Duration::from_secs(20);
         while !link_file.exists() {
             if let Some(st) = child.try_wait()? {
-                return Err(Failure::new(format!("board_sim exited ({st}) before opening its pty")));
+                return Err(Failure::new(format!(
+                    "board_sim exited ({st}) before opening its pty"
+                )));
             }
             if Instant::now() > deadline {
                 let _ = child.kill();
-                return Err(Failure::new("board_sim did not write its link file within 20 s"));
+                return Err(Failure::new(
+                    "board_sim did not write its link file within 20 s",
+                ));
             }
             std::thread::sleep(Duration::from_millis(50));
         }
         let pty = std::fs::read_to_string(&link_file)?.trim().to_string();
-        eprintln!("xtask: demo eurobot: board_sim on {pty} (truth log {})", truth.display());
+        eprintln!(
+            "xtask: demo eurobot: board_sim on {pty} (truth log {})",
+            truth.display()
+        );
         args.insert("use_sim".into(), "false".into());
         args.insert("transport".into(), "uart".into());
         args.insert("serial_port".into(), pty);
@@ -104,12 +128,25 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     let running = match launch::ros2_cli(layout, ros) {
         Some(ros2) => {
             eprintln!("xtask: demo eurobot: ros2 launch arnie_bringup eurobot.launch.xml on ROS_DOMAIN_ID={domain}");
-            launch::start_ros2(layout, ros, &ros2, "arnie_bringup", "eurobot.launch.xml", &args, &env)
+            launch::start_ros2(
+                layout,
+                ros,
+                &ros2,
+                "arnie_bringup",
+                "eurobot.launch.xml",
+                &args,
+                &env,
+            )
         }
         None => {
-            let file = layout.install.join("share/arnie_bringup/launch/eurobot.launch.xml");
+            let file = layout
+                .install
+                .join("share/arnie_bringup/launch/eurobot.launch.xml");
             launch::parse(&file, &args).and_then(|specs| {
-                eprintln!("xtask: demo eurobot: launching {} nodes on ROS_DOMAIN_ID={domain}", specs.len());
+                eprintln!(
+                    "xtask: demo eurobot: launching {} nodes on ROS_DOMAIN_ID={domain}",
+                    specs.len()
+                );
                 launch::start(layout, ros, &specs, &env).map(launch::Launched::Ours)
             })
         }
@@ -126,7 +163,13 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     let mut monitor = run::command(layout, ros, &ros.python.to_string_lossy());
     monitor
         .arg(layout.root.join("xtask/scripts/eurobot_monitor.py"))
-        .args(["--strategy-file", &strategy, "--scenario", &scenario.to_string_lossy(), "--record"])
+        .args([
+            "--strategy-file",
+            &strategy,
+            "--scenario",
+            &scenario.to_string_lossy(),
+            "--record",
+        ])
         .arg(&record)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     if let Some(ns) = args.get("namespace") {
@@ -152,7 +195,10 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     let unclean = running.shutdown(Duration::from_secs(5));
     stop_board(board);
     if !unclean.is_empty() {
-        eprintln!("xtask: demo eurobot: not stopped cleanly: {}", unclean.join(", "));
+        eprintln!(
+            "xtask: demo eurobot: not stopped cleanly: {}",
+            unclean.join(", ")
+        );
     }
     // The picture, also (especially) after a failed match.
     match draw(&scenario, &truth, &record, &svg) {
@@ -165,7 +211,10 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             eprintln!("xtask: demo eurobot: done in {wall:.0} s (build included)");
             Ok(())
         }
-        Some(st) => Err(Failure::new(format!("the match did not reach the expected score ({st}); see the lines above and {}", record.display()))),
+        Some(st) => Err(Failure::new(format!(
+            "the match did not reach the expected score ({st}); see the lines above and {}",
+            record.display()
+        ))),
         None => Err(Failure::new("interrupted")),
     }
 }
@@ -187,11 +236,14 @@ fn stop_board(board: Option<Child>) {
 }
 
 fn read_json(path: &Path) -> Result<Value, Failure> {
-    let text = std::fs::read_to_string(path).map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
     serde_json::from_str(&text).map_err(|e| Failure::new(format!("{}: {e}", path.display())))
 }
 
-const PALETTE: &[&str] = &["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"];
+const PALETTE: &[&str] = &[
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
+];
 
 /// Draws the match as SVG (plain text; no plotting library needed): the table on the
 /// left (1 m = 250 px), the score over time on the right.
@@ -200,20 +252,36 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
     let f = |v: &Value| v.as_f64().unwrap_or(0.0);
     let (w_m, h_m) = (f(&s["table"]["width_m"]), f(&s["table"]["height_m"]));
     if !(w_m > 0.0 && h_m > 0.0 && w_m <= 20.0 && h_m <= 20.0) {
-        return Err(Failure::new(format!("{}: no table size", scenario.display())));
+        return Err(Failure::new(format!(
+            "{}: no table size",
+            scenario.display()
+        )));
     }
     let k = 250.0;
     let (ox, oy) = (30.0, 60.0);
     let px = |x: f64| ox + x * k;
     let py = |y: f64| oy + (h_m - y) * k;
     // The truth log: start line (unix_s), poses, events.
-    let text = std::fs::read_to_string(truth).map_err(|e| Failure::new(format!("{}: {e}", truth.display())))?;
-    let lines: Vec<Value> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
-    let board_unix = lines.iter().find(|l| l["type"] == "start").map_or(0.0, |l| f(&l["unix_s"]));
+    let text = std::fs::read_to_string(truth)
+        .map_err(|e| Failure::new(format!("{}: {e}", truth.display())))?;
+    let lines: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let board_unix = lines
+        .iter()
+        .find(|l| l["type"] == "start")
+        .map_or(0.0, |l| f(&l["unix_s"]));
     let run = read_json(record).unwrap_or(Value::Null);
     let t0 = f(&run["t0_unix"]);
     // Board time [s] of a monitor time t.
-    let board_t = |t: f64| if t0 > 0.0 && board_unix > 0.0 { t + t0 - board_unix } else { t };
+    let board_t = |t: f64| {
+        if t0 > 0.0 && board_unix > 0.0 {
+            t + t0 - board_unix
+        } else {
+            t
+        }
+    };
     // Which task is running when (board time): TASK_SELECTED / STARTED events.
     let mut spans: Vec<(f64, String)> = Vec::new();
     for e in run["events"].as_array().into_iter().flatten() {
@@ -238,24 +306,70 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
 
     let (fig_w, fig_h) = (ox + w_m * k + 420.0, oy + h_m * k + 60.0);
     let mut o = String::new();
-    let _ = writeln!(o, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{fig_w:.0}" height="{fig_h:.0}" font-family="sans-serif" font-size="12">"#);
+    let _ = writeln!(
+        o,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{fig_w:.0}" height="{fig_h:.0}" font-family="sans-serif" font-size="12">"#
+    );
     let _ = writeln!(o, r##"<rect width="100%" height="100%" fill="white"/>"##);
-    let verdict = run["verdict"]["reason"].as_str().unwrap_or("no result recorded");
-    let _ = writeln!(o, r#"<text x="{ox}" y="24" font-size="16" font-weight="bold">Eurobot match on the simulated table: {}</text>"#, esc(s["name"].as_str().unwrap_or("")));
+    let verdict = run["verdict"]["reason"]
+        .as_str()
+        .unwrap_or("no result recorded");
+    let _ = writeln!(
+        o,
+        r#"<text x="{ox}" y="24" font-size="16" font-weight="bold">Eurobot match on the simulated table: {}</text>"#,
+        esc(s["name"].as_str().unwrap_or(""))
+    );
     let _ = writeln!(o, r#"<text x="{ox}" y="44">{}</text>"#, esc(verdict));
-    let _ = writeln!(o, r##"<rect x="{}" y="{}" width="{}" height="{}" fill="#f4f1e8" stroke="black" stroke-width="2"/>"##, px(0.0), py(h_m), w_m * k, h_m * k);
+    let _ = writeln!(
+        o,
+        r##"<rect x="{}" y="{}" width="{}" height="{}" fill="#f4f1e8" stroke="black" stroke-width="2"/>"##,
+        px(0.0),
+        py(h_m),
+        w_m * k,
+        h_m * k
+    );
     for ob in s["obstacles"].as_array().into_iter().flatten() {
         if let Some(r) = ob.get("rect") {
-            let (x0, y0, x1, y1) = (f(&r["x_min_m"]), f(&r["y_min_m"]), f(&r["x_max_m"]), f(&r["y_max_m"]));
-            let _ = writeln!(o, r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="#777"/>"##, px(x0), py(y1), (x1 - x0) * k, (y1 - y0) * k);
+            let (x0, y0, x1, y1) = (
+                f(&r["x_min_m"]),
+                f(&r["y_min_m"]),
+                f(&r["x_max_m"]),
+                f(&r["y_max_m"]),
+            );
+            let _ = writeln!(
+                o,
+                r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="#777"/>"##,
+                px(x0),
+                py(y1),
+                (x1 - x0) * k,
+                (y1 - y0) * k
+            );
         } else if let Some(d) = ob.get("disc") {
-            let _ = writeln!(o, r##"<circle cx="{:.1}" cy="{:.1}" r="{:.1}" fill="#777"/>"##, px(f(&d["x_m"])), py(f(&d["y_m"])), f(&d["radius_m"]) * k);
+            let _ = writeln!(
+                o,
+                r##"<circle cx="{:.1}" cy="{:.1}" r="{:.1}" fill="#777"/>"##,
+                px(f(&d["x_m"])),
+                py(f(&d["y_m"])),
+                f(&d["radius_m"]) * k
+            );
         }
     }
     for t in s["tasks"].as_array().into_iter().flatten() {
         let (x, y) = (px(f(&t["x_m"])), py(f(&t["y_m"])));
-        let _ = writeln!(o, r##"<rect x="{:.1}" y="{:.1}" width="12" height="12" fill="none" stroke="#2a2" stroke-width="2"/>"##, x - 6.0, y - 6.0);
-        let _ = writeln!(o, r#"<text x="{:.1}" y="{:.1}">{} ({} pts)</text>"#, x + 9.0, y - 8.0, esc(t["name"].as_str().unwrap_or("")), t["points"]);
+        let _ = writeln!(
+            o,
+            r##"<rect x="{:.1}" y="{:.1}" width="12" height="12" fill="none" stroke="#2a2" stroke-width="2"/>"##,
+            x - 6.0,
+            y - 6.0
+        );
+        let _ = writeln!(
+            o,
+            r#"<text x="{:.1}" y="{:.1}">{} ({} pts)</text>"#,
+            x + 9.0,
+            y - 8.0,
+            esc(t["name"].as_str().unwrap_or("")),
+            t["points"]
+        );
     }
     // The opponent's scripted path (dashed) and its driven trace.
     let wps: Vec<String> = s["opponent"]["waypoints"]
@@ -265,15 +379,26 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
         .map(|w| format!("{:.1},{:.1}", px(f(&w["x_m"])), py(f(&w["y_m"]))))
         .collect();
     if !wps.is_empty() {
-        let _ = writeln!(o, r##"<polyline points="{}" fill="none" stroke="#d62728" stroke-width="2" stroke-dasharray="6,4"/>"##, wps.join(" "));
+        let _ = writeln!(
+            o,
+            r##"<polyline points="{}" fill="none" stroke="#d62728" stroke-width="2" stroke-dasharray="6,4"/>"##,
+            wps.join(" ")
+        );
     }
     // The robot's path, one segment per pose line, coloured by the task then running.
     let poses: Vec<(f64, f64, f64, Option<(f64, f64)>)> = lines
         .iter()
         .filter(|l| l["type"] == "pose")
         .map(|l| {
-            let opp = l["opponent"].is_object().then(|| (f(&l["opponent"]["x"]), f(&l["opponent"]["y"])));
-            (f(&l["t_ms"]) / 1000.0, f(&l["robot"]["x"]), f(&l["robot"]["y"]), opp)
+            let opp = l["opponent"]
+                .is_object()
+                .then(|| (f(&l["opponent"]["x"]), f(&l["opponent"]["y"])));
+            (
+                f(&l["t_ms"]) / 1000.0,
+                f(&l["robot"]["x"]),
+                f(&l["robot"]["y"]),
+                opp,
+            )
         })
         .collect();
     for w in poses.windows(2) {
@@ -281,49 +406,109 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
         if (a.1 - b.1).abs() + (a.2 - b.2).abs() < 1e-6 {
             continue;
         }
-        let _ = writeln!(o, r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{}" stroke-width="3"/>"#, px(a.1), py(a.2), px(b.1), py(b.2), colour_of(task_at(b.0)));
+        let _ = writeln!(
+            o,
+            r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{}" stroke-width="3"/>"#,
+            px(a.1),
+            py(a.2),
+            px(b.1),
+            py(b.2),
+            colour_of(task_at(b.0))
+        );
     }
     if let (Some(first), Some(last)) = (poses.first(), poses.last()) {
         let r = f(&s["robot"]["radius_m"]) * k;
-        let _ = writeln!(o, r##"<circle cx="{:.1}" cy="{:.1}" r="{r:.1}" fill="none" stroke="#000" stroke-dasharray="3,3"/>"##, px(first.1), py(first.2));
-        let _ = writeln!(o, r##"<circle cx="{:.1}" cy="{:.1}" r="{r:.1}" fill="none" stroke="#000"/>"##, px(last.1), py(last.2));
+        let _ = writeln!(
+            o,
+            r##"<circle cx="{:.1}" cy="{:.1}" r="{r:.1}" fill="none" stroke="#000" stroke-dasharray="3,3"/>"##,
+            px(first.1),
+            py(first.2)
+        );
+        let _ = writeln!(
+            o,
+            r##"<circle cx="{:.1}" cy="{:.1}" r="{r:.1}" fill="none" stroke="#000"/>"##,
+            px(last.1),
+            py(last.2)
+        );
         if let Some((x, y)) = last.3 {
             let rr = f(&s["opponent"]["radius_m"]) * k;
-            let _ = writeln!(o, r##"<circle cx="{:.1}" cy="{:.1}" r="{rr:.1}" fill="#d62728" fill-opacity="0.25" stroke="#d62728"/>"##, px(x), py(y));
+            let _ = writeln!(
+                o,
+                r##"<circle cx="{:.1}" cy="{:.1}" r="{rr:.1}" fill="#d62728" fill-opacity="0.25" stroke="#d62728"/>"##,
+                px(x),
+                py(y)
+            );
         }
     }
     // Where the robot was when the opponent was seen (first of each streak) and when
     // the strategy reported trouble (ERROR events): crosses.
-    let pose_at = |t: f64| poses.iter().min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs())).map(|p| (p.1, p.2));
+    let pose_at = |t: f64| {
+        poses
+            .iter()
+            .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
+            .map(|p| (p.1, p.2))
+    };
     let mut last_seen = -10.0;
     for l in lines.iter().filter(|l| l["type"] == "event") {
         let t = f(&l["t_ms"]) / 1000.0;
         if l["event"] == "sees_opponent" {
             if t - last_seen > 2.0 {
                 if let Some((x, y)) = pose_at(t) {
-                    let _ = writeln!(o, r##"<circle cx="{:.1}" cy="{:.1}" r="6" fill="#ff0" stroke="#000"/>"##, px(x), py(y));
+                    let _ = writeln!(
+                        o,
+                        r##"<circle cx="{:.1}" cy="{:.1}" r="6" fill="#ff0" stroke="#000"/>"##,
+                        px(x),
+                        py(y)
+                    );
                 }
             }
             last_seen = t;
         }
     }
-    for e in run["events"].as_array().into_iter().flatten().filter(|e| e["kind"] == "ERROR") {
+    for e in run["events"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["kind"] == "ERROR")
+    {
         if let Some((x, y)) = pose_at(board_t(f(&e["t"]))) {
             let (x, y) = (px(x), py(y));
-            let _ = writeln!(o, r#"<path d="M{:.1},{:.1} l12,12 m0,-12 l-12,12" stroke="black" stroke-width="3"/>"#, x - 6.0, y - 6.0);
+            let _ = writeln!(
+                o,
+                r#"<path d="M{:.1},{:.1} l12,12 m0,-12 l-12,12" stroke="black" stroke-width="3"/>"#,
+                x - 6.0,
+                y - 6.0
+            );
         }
     }
     // Legend.
     let lx = ox + w_m * k + 30.0;
     let mut ly = oy;
     for (i, n) in names.iter().enumerate() {
-        let _ = writeln!(o, r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{}" stroke-width="3"/><text x="{}" y="{}">{}</text>"#, lx + 24.0, PALETTE[i % PALETTE.len()], lx + 30.0, ly + 4.0, esc(n));
+        let _ = writeln!(
+            o,
+            r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{}" stroke-width="3"/><text x="{}" y="{}">{}</text>"#,
+            lx + 24.0,
+            PALETTE[i % PALETTE.len()],
+            lx + 30.0,
+            ly + 4.0,
+            esc(n)
+        );
         ly += 18.0;
     }
     for (mark, label) in [
-        (r##"<line x1="LX" y1="LY" x2="LX2" y2="LY" stroke="#d62728" stroke-width="2" stroke-dasharray="6,4"/>"##, "opponent's scripted path"),
-        (r##"<circle cx="LXC" cy="LY" r="6" fill="#ff0" stroke="#000"/>"##, "opponent seen by a sensor"),
-        (r#"<path d="MLXM l12,12 m0,-12 l-12,12" stroke="black" stroke-width="3"/>"#, "blocked / task failed (re-selection)"),
+        (
+            r##"<line x1="LX" y1="LY" x2="LX2" y2="LY" stroke="#d62728" stroke-width="2" stroke-dasharray="6,4"/>"##,
+            "opponent's scripted path",
+        ),
+        (
+            r##"<circle cx="LXC" cy="LY" r="6" fill="#ff0" stroke="#000"/>"##,
+            "opponent seen by a sensor",
+        ),
+        (
+            r#"<path d="MLXM l12,12 m0,-12 l-12,12" stroke="black" stroke-width="3"/>"#,
+            "blocked / task failed (re-selection)",
+        ),
     ] {
         let m = mark
             .replace("LXM", &format!("{},{}", lx + 6.0, ly - 6.0))
@@ -331,34 +516,80 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
             .replace("LX2", &format!("{}", lx + 24.0))
             .replace("LX", &format!("{lx}"))
             .replace("LY", &format!("{ly}"));
-        let _ = writeln!(o, r#"{m}<text x="{}" y="{}">{label}</text>"#, lx + 30.0, ly + 4.0);
+        let _ = writeln!(
+            o,
+            r#"{m}<text x="{}" y="{}">{label}</text>"#,
+            lx + 30.0,
+            ly + 4.0
+        );
         ly += 18.0;
     }
     // Score over time.
     let (gx, gy, gw, gh) = (lx, ly + 30.0, 360.0, 200.0);
     let match_s = f(&run["match_s"]).max(1.0);
-    let score: Vec<(f64, f64)> = run["score"].as_array().into_iter().flatten().map(|p| (f(&p[0]), f(&p[1]))).collect();
-    let top = score.iter().map(|p| p.1).fold(f(&run["expected_points"]), f64::max).max(1.0);
+    let score: Vec<(f64, f64)> = run["score"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| (f(&p[0]), f(&p[1])))
+        .collect();
+    let top = score
+        .iter()
+        .map(|p| p.1)
+        .fold(f(&run["expected_points"]), f64::max)
+        .max(1.0);
     let sx = |t: f64| gx + t.clamp(0.0, match_s) / match_s * gw;
     let sy = |p: f64| gy + gh - p / top * gh;
-    let _ = writeln!(o, r##"<rect x="{gx}" y="{gy}" width="{gw}" height="{gh}" fill="none" stroke="#000"/>"##);
-    let _ = writeln!(o, r#"<text x="{gx}" y="{}">score over the match (0 .. {match_s:.0} s)</text>"#, gy - 8.0);
+    let _ = writeln!(
+        o,
+        r##"<rect x="{gx}" y="{gy}" width="{gw}" height="{gh}" fill="none" stroke="#000"/>"##
+    );
+    let _ = writeln!(
+        o,
+        r#"<text x="{gx}" y="{}">score over the match (0 .. {match_s:.0} s)</text>"#,
+        gy - 8.0
+    );
     let exp = f(&run["expected_points"]);
-    let _ = writeln!(o, r##"<line x1="{gx}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="#2a2" stroke-dasharray="4,3"/><text x="{}" y="{:.1}">expected {exp:.0}</text>"##, sy(exp), gx + gw, sy(exp), gx + 4.0, sy(exp) - 4.0);
+    let _ = writeln!(
+        o,
+        r##"<line x1="{gx}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="#2a2" stroke-dasharray="4,3"/><text x="{}" y="{:.1}">expected {exp:.0}</text>"##,
+        sy(exp),
+        gx + gw,
+        sy(exp),
+        gx + 4.0,
+        sy(exp) - 4.0
+    );
     let mut pts = String::new();
     let mut prev = 0.0;
     for &(t, p) in &score {
-        let _ = write!(pts, "{:.1},{:.1} {:.1},{:.1} ", sx(t), sy(prev), sx(t), sy(p));
+        let _ = write!(
+            pts,
+            "{:.1},{:.1} {:.1},{:.1} ",
+            sx(t),
+            sy(prev),
+            sx(t),
+            sy(p)
+        );
         prev = p;
     }
-    let _ = write!(pts, "{:.1},{:.1}", sx(score.last().map_or(0.0, |p| p.0)), sy(prev));
-    let _ = writeln!(o, r##"<polyline points="{pts}" fill="none" stroke="#1f77b4" stroke-width="2"/>"##);
+    let _ = write!(
+        pts,
+        "{:.1},{:.1}",
+        sx(score.last().map_or(0.0, |p| p.0)),
+        sy(prev)
+    );
+    let _ = writeln!(
+        o,
+        r##"<polyline points="{pts}" fill="none" stroke="#1f77b4" stroke-width="2"/>"##
+    );
     let _ = writeln!(o, "</svg>");
     std::fs::write(svg, o).map_err(|e| Failure::new(format!("{}: {e}", svg.display())))
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 #[cfg(test)]
@@ -388,7 +619,11 @@ mod tests {
         draw(&scenario, &truth, &record, &svg).expect("draws");
         let text = std::fs::read_to_string(&svg).expect("svg");
         assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
-        assert!(text.contains("tower_far") && text.contains("crate_mid") && text.contains("expected 34"));
+        assert!(
+            text.contains("tower_far")
+                && text.contains("crate_mid")
+                && text.contains("expected 34")
+        );
         // Path segments in both tasks' colours (task 1 until board time 3 s, then task 2).
         assert!(text.contains(&format!("stroke=\"{}\" stroke-width=\"3\"", PALETTE[0])));
         assert!(text.contains(&format!("stroke=\"{}\" stroke-width=\"3\"", PALETTE[1])));

@@ -121,16 +121,34 @@ impl Ros {
             ("RMW_IMPLEMENTATION".into(), "rmw_fastrtps_cpp".into()),
             ("AMENT_PREFIX_PATH".into(), joined(&prefixes)),
             ("CMAKE_PREFIX_PATH".into(), joined(&cmake_prefixes)),
-            ("LD_LIBRARY_PATH".into(), with_existing(joined(&lib_dirs), "LD_LIBRARY_PATH", &lib_dirs, &l.target)),
-            ("PYTHONPATH".into(), with_existing(joined(&py_dirs), "PYTHONPATH", &py_dirs, &l.target)),
-            ("PATH".into(), with_existing(joined(&path_dirs), "PATH", &path_dirs, &l.target)),
+            (
+                "LD_LIBRARY_PATH".into(),
+                with_existing(joined(&lib_dirs), "LD_LIBRARY_PATH", &lib_dirs, &l.target),
+            ),
+            (
+                "PYTHONPATH".into(),
+                with_existing(joined(&py_dirs), "PYTHONPATH", &py_dirs, &l.target),
+            ),
+            (
+                "PATH".into(),
+                with_existing(joined(&path_dirs), "PATH", &path_dirs, &l.target),
+            ),
             ("IDL_PACKAGE_FILTER".into(), IDL_PACKAGES.join(";")),
             ("ARNIE_ROOT".into(), l.root.to_string_lossy().into_owned()),
-            ("ARNIE_BIN_DIR".into(), l.bin_dir().to_string_lossy().into_owned()),
-            ("ARNIE_PYTHON".into(), self.python.to_string_lossy().into_owned()),
+            (
+                "ARNIE_BIN_DIR".into(),
+                l.bin_dir().to_string_lossy().into_owned(),
+            ),
+            (
+                "ARNIE_PYTHON".into(),
+                self.python.to_string_lossy().into_owned(),
+            ),
         ];
         if let Some(d) = &self.libpython_dir {
-            vars.push(("ARNIE_LIBPYTHON_DIR".into(), d.to_string_lossy().into_owned()));
+            vars.push((
+                "ARNIE_LIBPYTHON_DIR".into(),
+                d.to_string_lossy().into_owned(),
+            ));
         }
         if let Some(d) = &self.libclang_dir {
             vars.push(("LIBCLANG_PATH".into(), d.to_string_lossy().into_owned()));
@@ -141,8 +159,13 @@ impl Ros {
 
 /// `.ros/stamps/arnie_interfaces-<hash>` once the interfaces are built (see `vars`).
 pub fn interfaces_marker(l: &Layout) -> Option<PathBuf> {
-    let stamp = std::fs::read_to_string(l.install.join("share/arnie_interfaces/.arnie-stamp")).ok()?;
-    Some(l.dot_ros.join("stamps").join(format!("arnie_interfaces-{}", stamp.trim())))
+    let stamp =
+        std::fs::read_to_string(l.install.join("share/arnie_interfaces/.arnie-stamp")).ok()?;
+    Some(
+        l.dot_ros
+            .join("stamps")
+            .join(format!("arnie_interfaces-{}", stamp.trim())),
+    )
 }
 
 fn join(parts: impl Iterator<Item = String>) -> String {
@@ -157,7 +180,10 @@ fn with_existing(ours: String, var: &str, our_dirs: &[PathBuf], target: &Path) -
     let rest: Vec<&str> = existing
         .split(':')
         .filter(|e| !e.is_empty() && !our_dirs.iter().any(|d| Path::new(e) == d))
-        .filter(|e| !Path::new(e).starts_with(target) && !(var != "PATH" && e.contains("/.rustup/toolchains/")))
+        .filter(|e| {
+            !Path::new(e).starts_with(target)
+                && !(var != "PATH" && e.contains("/.rustup/toolchains/"))
+        })
         .collect();
     if rest.is_empty() {
         ours
@@ -186,11 +212,17 @@ fn wheel_lib_dirs(venv: &Path) -> Vec<PathBuf> {
 /// folders under a prefix.
 pub fn python_dirs(prefix: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for (base, leaf) in [(prefix.join("lib"), "site-packages"), (prefix.join("local/lib"), "dist-packages")] {
+    for (base, leaf) in [
+        (prefix.join("lib"), "site-packages"),
+        (prefix.join("local/lib"), "dist-packages"),
+    ] {
         if let Ok(rd) = std::fs::read_dir(&base) {
             let mut found: Vec<PathBuf> = rd
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("python3")))
+                .filter(|p| {
+                    p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with("python3"))
+                })
                 .map(|p| p.join(leaf))
                 .filter(|p| p.is_dir())
                 .collect();

@@ -49,10 +49,20 @@ pub fn packages(layout: &Layout) -> Result<Vec<Package>, Failure> {
         if !xml.exists() {
             continue; // a plain crate (node_glue), not a ROS package
         }
-        let text = fs::read_to_string(&xml).map_err(|e| Failure::new(format!("{}: {e}", xml.display())))?;
-        let name = package_name(&text).ok_or_else(|| Failure::new(format!("{}: no <name>", xml.display())))?;
-        let executables = bins.iter().filter(|(crate_name, _)| *crate_name == name).map(|(_, b)| b.clone()).collect();
-        out.push(Package { name, dir, executables });
+        let text = fs::read_to_string(&xml)
+            .map_err(|e| Failure::new(format!("{}: {e}", xml.display())))?;
+        let name = package_name(&text)
+            .ok_or_else(|| Failure::new(format!("{}: no <name>", xml.display())))?;
+        let executables = bins
+            .iter()
+            .filter(|(crate_name, _)| *crate_name == name)
+            .map(|(_, b)| b.clone())
+            .collect();
+        out.push(Package {
+            name,
+            dir,
+            executables,
+        });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(out)
@@ -61,7 +71,13 @@ pub fn packages(layout: &Layout) -> Result<Vec<Package>, Failure> {
 /// `<name>` of a package.xml.
 pub fn package_name(xml: &str) -> Option<String> {
     let doc = roxmltree::Document::parse(xml).ok()?;
-    let name = doc.root_element().children().find(|n| n.has_tag_name("name"))?.text()?.trim().to_string();
+    let name = doc
+        .root_element()
+        .children()
+        .find(|n| n.has_tag_name("name"))?
+        .text()?
+        .trim()
+        .to_string();
     (!name.is_empty()).then_some(name)
 }
 
@@ -69,19 +85,30 @@ pub fn package_name(xml: &str) -> Option<String> {
 fn cargo_binaries(layout: &Layout) -> Result<Vec<(String, String)>, Failure> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = std::process::Command::new(cargo)
-        .args(["metadata", "--no-deps", "--format-version", "1", "--offline"])
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
         .current_dir(&layout.root)
         .output()?;
     if !out.status.success() {
-        return Err(Failure::new(format!("cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr))));
+        return Err(Failure::new(format!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )));
     }
-    let meta: serde_json::Value =
-        serde_json::from_slice(&out.stdout).map_err(|e| Failure::new(format!("cargo metadata: {e}")))?;
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| Failure::new(format!("cargo metadata: {e}")))?;
     let mut bins = Vec::new();
     for p in meta["packages"].as_array().into_iter().flatten() {
         let krate = p["name"].as_str().unwrap_or_default();
         for t in p["targets"].as_array().into_iter().flatten() {
-            let is_bin = t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "bin"));
+            let is_bin = t["kind"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k == "bin"));
             if let (true, Some(name)) = (is_bin, t["name"].as_str()) {
                 bins.push((krate.to_string(), name.to_string()));
             }
@@ -111,20 +138,35 @@ struct Options {
     install: bool,
 }
 
-const INSTALL_USAGE: &str = "usage: cargo xtask install [--prefix DIR] [--debug] [--package PKG] [--build-only|--no-build]";
+const INSTALL_USAGE: &str =
+    "usage: cargo xtask install [--prefix DIR] [--debug] [--package PKG] [--build-only|--no-build]";
 
 fn options(rest: &[String], root: &Path) -> Result<Options, Failure> {
-    let mut o = Options { prefix: root.join("install"), release: true, package: None, build: true, install: true };
+    let mut o = Options {
+        prefix: root.join("install"),
+        release: true,
+        package: None,
+        build: true,
+        install: true,
+    };
     let mut it = rest.iter();
     while let Some(a) = it.next() {
-        let mut value = |what: &str| it.next().cloned().ok_or_else(|| Failure::new(format!("{a} needs {what}\n{INSTALL_USAGE}")));
+        let mut value = |what: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| Failure::new(format!("{a} needs {what}\n{INSTALL_USAGE}")))
+        };
         match a.as_str() {
             "--prefix" => o.prefix = PathBuf::from(value("a folder")?),
             "--package" => o.package = Some(value("a package name")?),
             "--debug" => o.release = false,
             "--build-only" => o.install = false,
             "--no-build" => o.build = false,
-            other => return Err(Failure::new(format!("install: unknown argument `{other}`\n{INSTALL_USAGE}"))),
+            other => {
+                return Err(Failure::new(format!(
+                    "install: unknown argument `{other}`\n{INSTALL_USAGE}"
+                )))
+            }
         }
     }
     Ok(o)
@@ -153,7 +195,13 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     if let Some(name) = &o.package {
         let pkgs = packages(layout)?;
         let p = pkgs.iter().find(|p| &p.name == name).ok_or_else(|| {
-            Failure::new(format!("no package `{name}` under nodes/ (have: {})", pkgs.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")))
+            Failure::new(format!(
+                "no package `{name}` under nodes/ (have: {})",
+                pkgs.iter()
+                    .map(|p| p.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
         })?;
         install_package(layout, p, &o.prefix, &bin_dir, Mode::Copy)?;
         return Ok(());
@@ -182,10 +230,17 @@ pub fn dev_links(layout: &Layout) -> Result<(), Failure> {
 
 /// Lays out every package of the workspace (not the interfaces) under `prefix`, with the
 /// executables from `bin_dir`. Returns the packages.
-fn populate(layout: &Layout, prefix: &Path, bin_dir: &Path, mode: Mode) -> Result<Vec<Package>, Failure> {
+fn populate(
+    layout: &Layout,
+    prefix: &Path,
+    bin_dir: &Path,
+    mode: Mode,
+) -> Result<Vec<Package>, Failure> {
     let pkgs = packages(layout)?;
     if !pkgs.iter().any(|p| p.name == BRINGUP) {
-        return Err(Failure::new(format!("nodes/{BRINGUP}/package.xml is missing")));
+        return Err(Failure::new(format!(
+            "nodes/{BRINGUP}/package.xml is missing"
+        )));
     }
     for p in &pkgs {
         install_package(layout, p, prefix, bin_dir, mode)?;
@@ -196,7 +251,13 @@ fn populate(layout: &Layout, prefix: &Path, bin_dir: &Path, mode: Mode) -> Resul
 /// One package: `lib/<pkg>/<exe>`, `share/<pkg>/`, the ament index marker. The bringup
 /// package's share also gets the workspace's `launch/` and `params/` and its own folders
 /// (viewer configs).
-fn install_package(layout: &Layout, p: &Package, prefix: &Path, bin_dir: &Path, mode: Mode) -> Result<(), Failure> {
+fn install_package(
+    layout: &Layout,
+    p: &Package,
+    prefix: &Path,
+    bin_dir: &Path,
+    mode: Mode,
+) -> Result<(), Failure> {
     let index = prefix.join("share/ament_index/resource_index/packages");
     fs::create_dir_all(&index)?;
     if !p.executables.is_empty() {
@@ -214,7 +275,11 @@ fn install_package(layout: &Layout, p: &Package, prefix: &Path, bin_dir: &Path, 
     if p.name == BRINGUP {
         for entry in fs::read_dir(&p.dir)? {
             let path = entry?.path();
-            let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let name = path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
             if path.is_dir() {
                 place(&path, &share.join(&name), mode)?;
             }
@@ -235,7 +300,14 @@ pub const SHARE_FOLDERS: &[&str] = &["packets"];
 fn share_package(p: &Package, prefix: &Path, mode: Mode) -> Result<PathBuf, Failure> {
     let share = prefix.join("share").join(&p.name);
     fs::create_dir_all(&share)?;
-    for file in ["package.xml", "README.md"].iter().chain(if p.name == BRINGUP { &[][..] } else { SHARE_FOLDERS }) {
+    for file in ["package.xml", "README.md"]
+        .iter()
+        .chain(if p.name == BRINGUP {
+            &[][..]
+        } else {
+            SHARE_FOLDERS
+        })
+    {
         let from = p.dir.join(file);
         if from.exists() {
             place(&from, &share.join(file), mode)?;
@@ -246,7 +318,8 @@ fn share_package(p: &Package, prefix: &Path, mode: Mode) -> Result<PathBuf, Fail
 
 /// Copies (files and folders, recursively) or links `from` to `to`, replacing what is there.
 fn place(from: &Path, to: &Path, mode: Mode) -> Result<(), Failure> {
-    let fail = |e: std::io::Error| Failure::new(format!("{} -> {}: {e}", from.display(), to.display()));
+    let fail =
+        |e: std::io::Error| Failure::new(format!("{} -> {}: {e}", from.display(), to.display()));
     match mode {
         Mode::Link => link_tree(from, to).map_err(fail),
         Mode::Copy => {
@@ -267,7 +340,11 @@ fn link_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         if fs::symlink_metadata(to).is_ok_and(|m| m.is_dir()) {
             fs::remove_dir_all(to)?;
         }
-        let tmp = to.with_file_name(format!(".{}.{}", to.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
+        let tmp = to.with_file_name(format!(
+            ".{}.{}",
+            to.file_name().unwrap_or_default().to_string_lossy(),
+            std::process::id()
+        ));
         let _ = fs::remove_file(&tmp);
         std::os::unix::fs::symlink(from, &tmp)?;
         return fs::rename(&tmp, to);
@@ -318,8 +395,15 @@ fn copy_recursive(from: &Path, to: &Path) -> std::io::Result<()> {
 /// `local_setup.{sh,bash}` (this tree) and `setup.{sh,bash}` (the ROS underneath, then
 /// this tree). Idempotent: sourcing twice adds nothing twice.
 fn write_setup_scripts(layout: &Layout, ros: &Ros, prefix: &Path) -> Result<(), Failure> {
-    let py = python_dirs(prefix).into_iter().next().unwrap_or_else(|| prefix.join("lib/python3.11/site-packages"));
-    let py_rel = py.strip_prefix(prefix).unwrap_or(&py).to_string_lossy().into_owned();
+    let py = python_dirs(prefix)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| prefix.join("lib/python3.11/site-packages"));
+    let py_rel = py
+        .strip_prefix(prefix)
+        .unwrap_or(&py)
+        .to_string_lossy()
+        .into_owned();
     let body = |prefix_expr: &str| {
         format!(
             "_arnie_prefix={prefix_expr}\n\
@@ -333,8 +417,15 @@ fn write_setup_scripts(layout: &Layout, ros: &Ros, prefix: &Path) -> Result<(), 
         )
     };
     let fixed = shell_quote(&prefix.to_string_lossy());
-    let header = "# Generated by `cargo xtask install`: puts this install tree on the environment.\n";
-    fs::write(prefix.join("local_setup.sh"), format!("{header}{}", body(&format!("${{AMENT_CURRENT_PREFIX:-{fixed}}}"))))?;
+    let header =
+        "# Generated by `cargo xtask install`: puts this install tree on the environment.\n";
+    fs::write(
+        prefix.join("local_setup.sh"),
+        format!(
+            "{header}{}",
+            body(&format!("${{AMENT_CURRENT_PREFIX:-{fixed}}}"))
+        ),
+    )?;
     fs::write(
         prefix.join("local_setup.bash"),
         format!("{header}{}", body(&format!("$(builtin cd \"$(dirname \"${{BASH_SOURCE[0]}}\")\" && pwd) || _arnie_prefix={fixed}"))),
@@ -367,7 +458,10 @@ fn underlay(layout: &Layout, ros: &Ros, this: &Path) -> String {
             for p in prefixes.iter().rev().filter(|p| p.as_path() != this) {
                 let sh = p.join("local_setup.sh");
                 if sh.exists() {
-                    s += &format!("AMENT_CURRENT_PREFIX={q} . {q}/local_setup.sh\n", q = shell_quote(&p.to_string_lossy()));
+                    s += &format!(
+                        "AMENT_CURRENT_PREFIX={q} . {q}/local_setup.sh\n",
+                        q = shell_quote(&p.to_string_lossy())
+                    );
                 }
             }
             s
@@ -376,13 +470,29 @@ fn underlay(layout: &Layout, ros: &Ros, this: &Path) -> String {
             // The PyPI wheels in the project's .ros/venv: the variables `cargo xtask env` sets.
             let mut s = String::from("export ROS_DISTRO=jazzy\nexport RMW_IMPLEMENTATION=\"${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}\"\n");
             let vars = ros.vars(layout);
-            let get = |k: &str| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
+            let get = |k: &str| {
+                vars.iter()
+                    .find(|(n, _)| n == k)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default()
+            };
             let venv = layout.venv.to_string_lossy().into_owned();
-            for var in ["AMENT_PREFIX_PATH", "CMAKE_PREFIX_PATH", "LD_LIBRARY_PATH", "PATH"] {
+            for var in [
+                "AMENT_PREFIX_PATH",
+                "CMAKE_PREFIX_PATH",
+                "LD_LIBRARY_PATH",
+                "PATH",
+            ] {
                 // Only the venv's own entries (not the dev tree, not the target folder).
                 let mut entries: Vec<String> = get(var)
                     .split(':')
-                    .filter(|e| e.starts_with(&venv) || ros.libpython_dir.as_ref().is_some_and(|d| Path::new(e) == d))
+                    .filter(|e| {
+                        e.starts_with(&venv)
+                            || ros
+                                .libpython_dir
+                                .as_ref()
+                                .is_some_and(|d| Path::new(e) == d)
+                    })
                     .map(String::from)
                     .collect();
                 entries.dedup();
@@ -404,23 +514,47 @@ mod tests {
     use super::*;
 
     fn opts(a: &str) -> Result<Options, Failure> {
-        options(&a.split_whitespace().map(String::from).collect::<Vec<_>>(), Path::new("/ws"))
+        options(
+            &a.split_whitespace().map(String::from).collect::<Vec<_>>(),
+            Path::new("/ws"),
+        )
     }
 
     #[test]
     fn install_options() {
         let o = opts("").unwrap();
-        assert_eq!(o, Options { prefix: "/ws/install".into(), release: true, package: None, build: true, install: true });
+        assert_eq!(
+            o,
+            Options {
+                prefix: "/ws/install".into(),
+                release: true,
+                package: None,
+                build: true,
+                install: true
+            }
+        );
         let o = opts("--prefix /x --debug --package arnie_brain --no-build").unwrap();
-        assert_eq!((o.prefix.to_str(), o.release, o.package.as_deref(), o.build), (Some("/x"), false, Some("arnie_brain"), false));
+        assert_eq!(
+            (o.prefix.to_str(), o.release, o.package.as_deref(), o.build),
+            (Some("/x"), false, Some("arnie_brain"), false)
+        );
         assert!(!opts("--build-only").unwrap().install);
-        assert!(opts("--prefix").unwrap_err().message.contains("--prefix needs a folder"));
-        assert!(opts("--frob").unwrap_err().message.contains("unknown argument `--frob`"));
+        assert!(opts("--prefix")
+            .unwrap_err()
+            .message
+            .contains("--prefix needs a folder"));
+        assert!(opts("--frob")
+            .unwrap_err()
+            .message
+            .contains("unknown argument `--frob`"));
     }
 
     #[test]
     fn package_names_come_from_package_xml() {
-        assert_eq!(package_name("<package format=\"3\"><name> arnie_brain </name></package>").as_deref(), Some("arnie_brain"));
+        assert_eq!(
+            package_name("<package format=\"3\"><name> arnie_brain </name></package>").as_deref(),
+            Some("arnie_brain")
+        );
         assert_eq!(package_name("<package/>"), None);
         assert_eq!(package_name("not xml"), None);
     }
@@ -442,11 +576,22 @@ pub fn colcon_check(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
         None if ros.kind == Kind::Wheels => {
             eprintln!("xtask: colcon-check: installing {COLCON} into .ros/venv");
             let mut c = run::command(layout, ros, &ros.python.to_string_lossy());
-            c.args(["-m", "pip", "install", "-q", "--disable-pip-version-check", COLCON]);
+            c.args([
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                COLCON,
+            ]);
             run::status(c, "pip install colcon")?;
             layout.venv.join("bin/colcon")
         }
-        None => return Err(Failure::new("colcon is not installed (pip install colcon-common-extensions)")),
+        None => {
+            return Err(Failure::new(
+                "colcon is not installed (pip install colcon-common-extensions)",
+            ))
+        }
     };
     let config = layout.root.join(".cargo/config.toml");
     let before = fs::read(&config)?;
@@ -464,7 +609,12 @@ pub fn colcon_check(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
     let mut found = 0;
     for p in packages(layout)? {
         for exe in &p.executables {
-            let path = base.join("install").join(&p.name).join("lib").join(&p.name).join(exe);
+            let path = base
+                .join("install")
+                .join(&p.name)
+                .join("lib")
+                .join(&p.name)
+                .join(exe);
             if path.exists() {
                 found += 1;
             } else {
@@ -473,10 +623,15 @@ pub fn colcon_check(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
         }
     }
     if fs::read(&config)? != before {
-        return Err(Failure::new(".cargo/config.toml was changed by colcon build"));
+        return Err(Failure::new(
+            ".cargo/config.toml was changed by colcon build",
+        ));
     }
     if !missing.is_empty() {
-        return Err(Failure::new(format!("colcon build installed no:\n  {}", missing.join("\n  "))));
+        return Err(Failure::new(format!(
+            "colcon build installed no:\n  {}",
+            missing.join("\n  ")
+        )));
     }
     println!("| check | result |\n| --- | --- |");
     println!("| colcon build (repo root, every package) | {took:.0} s |");
@@ -486,6 +641,12 @@ pub fn colcon_check(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
 }
 
 fn which_in(layout: &Layout, ros: &Ros, program: &str) -> Option<PathBuf> {
-    let path = ros.vars(layout).into_iter().find(|(k, _)| k == "PATH").map(|(_, v)| v)?;
-    std::env::split_paths(&path).map(|d| d.join(program)).find(|p| p.exists())
+    let path = ros
+        .vars(layout)
+        .into_iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v)?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| p.exists())
 }

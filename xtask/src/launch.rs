@@ -69,18 +69,37 @@ pub fn parse(file: &Path, args: &HashMap<String, String>) -> Result<Vec<NodeSpec
     Ok(out)
 }
 
-fn parse_into(file: &Path, given: &HashMap<String, String>, out: &mut Vec<NodeSpec>, depth: usize) -> Result<(), Failure> {
+fn parse_into(
+    file: &Path,
+    given: &HashMap<String, String>,
+    out: &mut Vec<NodeSpec>,
+    depth: usize,
+) -> Result<(), Failure> {
     if depth > 8 {
-        return Err(Failure::new(format!("{}: includes nested too deep", file.display())));
+        return Err(Failure::new(format!(
+            "{}: includes nested too deep",
+            file.display()
+        )));
     }
-    let text = std::fs::read_to_string(file).map_err(|e| Failure::new(format!("{}: {e}", file.display())))?;
-    let doc = roxmltree::Document::parse(&text).map_err(|e| Failure::new(format!("{}: {e}", file.display())))?;
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?;
+    let doc = roxmltree::Document::parse(&text)
+        .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?;
     let root = doc.root_element();
     if root.tag_name().name() != "launch" {
-        return Err(Failure::new(format!("{}: the root element must be <launch>", file.display())));
+        return Err(Failure::new(format!(
+            "{}: the root element must be <launch>",
+            file.display()
+        )));
     }
     let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut scope = Scope { vars: HashMap::new(), given, dir, file: file.to_path_buf(), namespace: String::new() };
+    let mut scope = Scope {
+        vars: HashMap::new(),
+        given,
+        dir,
+        file: file.to_path_buf(),
+        namespace: String::new(),
+    };
     scope.children(root, out, depth)
 }
 
@@ -94,15 +113,22 @@ struct Scope<'a> {
 
 impl Scope<'_> {
     fn err(&self, node: roxmltree::Node, msg: impl std::fmt::Display) -> Failure {
-        Failure::new(format!("{}: <{}>: {msg}", self.file.display(), node.tag_name().name()))
+        Failure::new(format!(
+            "{}: <{}>: {msg}",
+            self.file.display(),
+            node.tag_name().name()
+        ))
     }
 
     fn attr(&self, node: roxmltree::Node, name: &str) -> Result<Option<String>, Failure> {
-        node.attribute(name).map(|v| self.subst(node, v)).transpose()
+        node.attribute(name)
+            .map(|v| self.subst(node, v))
+            .transpose()
     }
 
     fn required(&self, node: roxmltree::Node, name: &str) -> Result<String, Failure> {
-        self.attr(node, name)?.ok_or_else(|| self.err(node, format!("missing attribute `{name}`")))
+        self.attr(node, name)?
+            .ok_or_else(|| self.err(node, format!("missing attribute `{name}`")))
     }
 
     fn enabled(&self, node: roxmltree::Node) -> Result<bool, Failure> {
@@ -123,20 +149,39 @@ impl Scope<'_> {
         while let Some(start) = rest.find("$(") {
             out.push_str(&rest[..start]);
             let after = &rest[start + 2..];
-            let end = after.find(')').ok_or_else(|| self.err(node, format!("unclosed substitution in {s:?}")))?;
+            let end = after
+                .find(')')
+                .ok_or_else(|| self.err(node, format!("unclosed substitution in {s:?}")))?;
             let words: Vec<&str> = after[..end].split_whitespace().collect();
             let value = match words.as_slice() {
-                ["var", name] => self
-                    .vars
-                    .get(*name)
-                    .cloned()
-                    .ok_or_else(|| self.err(node, format!("launch argument `{name}` is not declared")))?,
-                ["env", name] => std::env::var(name).map_err(|_| self.err(node, format!("environment variable {name} is not set")))?,
-                ["env", name, default @ ..] => std::env::var(name).unwrap_or_else(|_| default.join(" ")),
+                ["var", name] => self.vars.get(*name).cloned().ok_or_else(|| {
+                    self.err(node, format!("launch argument `{name}` is not declared"))
+                })?,
+                ["env", name] => std::env::var(name).map_err(|_| {
+                    self.err(node, format!("environment variable {name} is not set"))
+                })?,
+                ["env", name, default @ ..] => {
+                    std::env::var(name).unwrap_or_else(|_| default.join(" "))
+                }
                 ["dirname"] => self.dir.to_string_lossy().into_owned(),
-                ["find-pkg-share", pkg] => find_pkg_share(pkg).ok_or_else(|| self.err(node, format!("package `{pkg}` not found on AMENT_PREFIX_PATH")))?,
-                ["find-pkg-prefix", pkg] => find_pkg_prefix(pkg).ok_or_else(|| self.err(node, format!("package `{pkg}` not found on AMENT_PREFIX_PATH")))?,
-                _ => return Err(self.err(node, format!("unsupported substitution $({})", &after[..end]))),
+                ["find-pkg-share", pkg] => find_pkg_share(pkg).ok_or_else(|| {
+                    self.err(
+                        node,
+                        format!("package `{pkg}` not found on AMENT_PREFIX_PATH"),
+                    )
+                })?,
+                ["find-pkg-prefix", pkg] => find_pkg_prefix(pkg).ok_or_else(|| {
+                    self.err(
+                        node,
+                        format!("package `{pkg}` not found on AMENT_PREFIX_PATH"),
+                    )
+                })?,
+                _ => {
+                    return Err(self.err(
+                        node,
+                        format!("unsupported substitution $({})", &after[..end]),
+                    ))
+                }
             };
             out.push_str(&value);
             rest = &after[end + 1..];
@@ -145,7 +190,12 @@ impl Scope<'_> {
         Ok(out)
     }
 
-    fn children(&mut self, parent: roxmltree::Node, out: &mut Vec<NodeSpec>, depth: usize) -> Result<(), Failure> {
+    fn children(
+        &mut self,
+        parent: roxmltree::Node,
+        out: &mut Vec<NodeSpec>,
+        depth: usize,
+    ) -> Result<(), Failure> {
         for child in parent.children().filter(|n| n.is_element()) {
             if !self.enabled(child)? {
                 continue;
@@ -157,7 +207,12 @@ impl Scope<'_> {
                         Some(v) => v.clone(),
                         None => match (self.attr(child, "value")?, self.attr(child, "default")?) {
                             (Some(v), _) | (None, Some(v)) => v,
-                            (None, None) => return Err(self.err(child, format!("argument `{name}` has no default: pass {name}:=VALUE"))),
+                            (None, None) => {
+                                return Err(self.err(
+                                    child,
+                                    format!("argument `{name}` has no default: pass {name}:=VALUE"),
+                                ))
+                            }
                         },
                     };
                     self.vars.insert(name, value);
@@ -170,7 +225,13 @@ impl Scope<'_> {
                 "node" => out.push(self.node(child)?),
                 "executable" => out.push(self.executable(child)?),
                 "group" => {
-                    let mut inner = Scope { vars: self.vars.clone(), given: self.given, dir: self.dir.clone(), file: self.file.clone(), namespace: self.namespace.clone() };
+                    let mut inner = Scope {
+                        vars: self.vars.clone(),
+                        given: self.given,
+                        dir: self.dir.clone(),
+                        file: self.file.clone(),
+                        namespace: self.namespace.clone(),
+                    };
                     if let Some(ns) = self.attr(child, "namespace")? {
                         inner.namespace = join_ns(&inner.namespace, &ns);
                     }
@@ -182,7 +243,11 @@ impl Scope<'_> {
                 }
                 "include" => {
                     let file = PathBuf::from(self.required(child, "file")?);
-                    let file = if file.is_absolute() { file } else { self.dir.join(file) };
+                    let file = if file.is_absolute() {
+                        file
+                    } else {
+                        self.dir.join(file)
+                    };
                     let mut args = HashMap::new();
                     for a in child.children().filter(|n| n.is_element()) {
                         if a.tag_name().name() != "arg" {
@@ -208,7 +273,13 @@ impl Scope<'_> {
         let cmd = self.required(el, "cmd")?;
         let mut words = cmd.split_whitespace().map(String::from);
         let exec = words.next().ok_or_else(|| self.err(el, "`cmd` is empty"))?;
-        let name = self.attr(el, "name")?.unwrap_or_else(|| Path::new(&exec).file_name().unwrap_or_default().to_string_lossy().into_owned());
+        let name = self.attr(el, "name")?.unwrap_or_else(|| {
+            Path::new(&exec)
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        });
         if let Some(c) = el.children().find(|n| n.is_element()) {
             return Err(self.err(c, "no child elements are supported inside <executable>"));
         }
@@ -231,10 +302,27 @@ impl Scope<'_> {
         let exec = self.required(el, "exec")?;
         let pkg = self.attr(el, "pkg")?;
         let name = self.attr(el, "name")?.unwrap_or_else(|| exec.clone());
-        let namespace = join_ns(&self.namespace, &self.attr(el, "namespace")?.unwrap_or_default());
-        let args = self.attr(el, "args")?.map(|a| a.split_whitespace().map(String::from).collect()).unwrap_or_default();
+        let namespace = join_ns(
+            &self.namespace,
+            &self.attr(el, "namespace")?.unwrap_or_default(),
+        );
+        let args = self
+            .attr(el, "args")?
+            .map(|a| a.split_whitespace().map(String::from).collect())
+            .unwrap_or_default();
         let shutdown_on_exit = self.attr(el, "on_exit")?.as_deref() == Some("shutdown");
-        let mut spec = NodeSpec { pkg, ros: true, exec, name, namespace, args, params: vec![], param_files: vec![], remaps: vec![], shutdown_on_exit };
+        let mut spec = NodeSpec {
+            pkg,
+            ros: true,
+            exec,
+            name,
+            namespace,
+            args,
+            params: vec![],
+            param_files: vec![],
+            remaps: vec![],
+            shutdown_on_exit,
+        };
         for c in el.children().filter(|n| n.is_element()) {
             if !self.enabled(c)? {
                 continue;
@@ -243,13 +331,18 @@ impl Scope<'_> {
                 "param" => match (self.attr(c, "from")?, self.attr(c, "name")?) {
                     (Some(from), _) => {
                         let p = PathBuf::from(from);
-                        spec.param_files.push(if p.is_absolute() { p } else { self.dir.join(p) });
+                        spec.param_files
+                            .push(if p.is_absolute() { p } else { self.dir.join(p) });
                     }
                     (None, Some(name)) => spec.params.push((name, self.required(c, "value")?)),
                     (None, None) => return Err(self.err(c, "needs `name` and `value`, or `from`")),
                 },
-                "remap" => spec.remaps.push((self.required(c, "from")?, self.required(c, "to")?)),
-                other => return Err(self.err(c, format!("unsupported element <{other}> inside <node>"))),
+                "remap" => spec
+                    .remaps
+                    .push((self.required(c, "from")?, self.required(c, "to")?)),
+                other => {
+                    return Err(self.err(c, format!("unsupported element <{other}> inside <node>")))
+                }
             }
         }
         Ok(spec)
@@ -280,12 +373,23 @@ fn find_pkg_prefix(pkg: &str) -> Option<String> {
     ament
         .split(':')
         .filter(|p| !p.is_empty())
-        .find(|p| Path::new(p).join("share/ament_index/resource_index/packages").join(pkg).exists())
+        .find(|p| {
+            Path::new(p)
+                .join("share/ament_index/resource_index/packages")
+                .join(pkg)
+                .exists()
+        })
         .map(String::from)
 }
 
 fn find_pkg_share(pkg: &str) -> Option<String> {
-    find_pkg_prefix(pkg).map(|p| Path::new(&p).join("share").join(pkg).to_string_lossy().into_owned())
+    find_pkg_prefix(pkg).map(|p| {
+        Path::new(&p)
+            .join("share")
+            .join(pkg)
+            .to_string_lossy()
+            .into_owned()
+    })
 }
 
 /// Parses `name:=value` launch arguments.
@@ -294,14 +398,20 @@ pub fn launch_args(rest: &[String]) -> Result<HashMap<String, String>, Failure> 
         .map(|a| {
             a.split_once(":=")
                 .map(|(k, v)| (k.to_string(), v.to_string()))
-                .ok_or_else(|| Failure::new(format!("launch argument `{a}` is not of the form name:=value")))
+                .ok_or_else(|| {
+                    Failure::new(format!(
+                        "launch argument `{a}` is not of the form name:=value"
+                    ))
+                })
         })
         .collect()
 }
 
 // ---------------------------------------------------------------- running
 
-const COLOURS: &[&str] = &["\x1b[36m", "\x1b[33m", "\x1b[32m", "\x1b[35m", "\x1b[34m", "\x1b[31m", "\x1b[96m", "\x1b[93m"];
+const COLOURS: &[&str] = &[
+    "\x1b[36m", "\x1b[33m", "\x1b[32m", "\x1b[35m", "\x1b[34m", "\x1b[31m", "\x1b[96m", "\x1b[93m",
+];
 
 /// A running launch: its children and a flag that stops them.
 pub struct Running {
@@ -327,10 +437,18 @@ pub fn stop_on_signals(flag: Arc<AtomicBool>) {
 }
 
 /// Starts every node of `specs` with the ROS environment.
-pub fn start(layout: &Layout, ros: &Ros, specs: &[NodeSpec], extra_env: &[(String, String)]) -> Result<Running, Failure> {
+pub fn start(
+    layout: &Layout,
+    ros: &Ros,
+    specs: &[NodeSpec],
+    extra_env: &[(String, String)],
+) -> Result<Running, Failure> {
     let colour = std::env::var_os("NO_COLOR").is_none();
     let width = specs.iter().map(|s| s.name.len()).max().unwrap_or(0);
-    let mut running = Running { children: Vec::new(), stop: Arc::new(AtomicBool::new(false)) };
+    let mut running = Running {
+        children: Vec::new(),
+        stop: Arc::new(AtomicBool::new(false)),
+    };
     for (i, spec) in specs.iter().enumerate() {
         let exe = resolve_exec(layout, spec).ok_or_else(|| match &spec.pkg {
             Some(pkg) => Failure::new(format!(
@@ -341,7 +459,10 @@ pub fn start(layout: &Layout, ros: &Ros, specs: &[NodeSpec], extra_env: &[(Strin
             None => Failure::new(format!("program `{}` not found on PATH", spec.exec)),
         })?;
         let mut c = crate::run::command(layout, ros, &exe.to_string_lossy());
-        c.args(spec.argv()).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        c.args(spec.argv())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         c.env("RCUTILS_COLORIZED_OUTPUT", "0");
         for (k, v) in extra_env {
             c.env(k, v);
@@ -356,11 +477,27 @@ pub fn start(layout: &Layout, ros: &Ros, specs: &[NodeSpec], extra_env: &[(Strin
             }
         };
         let prefix = if colour {
-            format!("{}[{:width$}]\x1b[0m ", COLOURS[i % COLOURS.len()], spec.name)
+            format!(
+                "{}[{:width$}]\x1b[0m ",
+                COLOURS[i % COLOURS.len()],
+                spec.name
+            )
         } else {
             format!("[{:width$}] ", spec.name)
         };
-        for stream in [child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>), child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>)].into_iter().flatten() {
+        for stream in [
+            child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+            child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        ]
+        .into_iter()
+        .flatten()
+        {
             let prefix = prefix.clone();
             std::thread::spawn(move || {
                 for line in BufReader::new(stream).lines().map_while(Result::ok) {
@@ -368,7 +505,9 @@ pub fn start(layout: &Layout, ros: &Ros, specs: &[NodeSpec], extra_env: &[(Strin
                 }
             });
         }
-        running.children.push((spec.name.clone(), child, spec.shutdown_on_exit));
+        running
+            .children
+            .push((spec.name.clone(), child, spec.shutdown_on_exit));
     }
     Ok(running)
 }
@@ -400,7 +539,11 @@ impl Launched {
                 let deadline = Instant::now() + grace * 3;
                 while Instant::now() < deadline {
                     if let Ok(Some(st)) = child.try_wait() {
-                        return if st.success() { vec![] } else { vec![format!("ros2 launch ({st})")] };
+                        return if st.success() {
+                            vec![]
+                        } else {
+                            vec![format!("ros2 launch ({st})")]
+                        };
                     }
                     std::thread::sleep(Duration::from_millis(50));
                 }
@@ -418,12 +561,26 @@ pub fn ros2_cli(layout: &Layout, ros: &Ros) -> Option<PathBuf> {
     if std::env::var("ARNIE_LAUNCHER").as_deref() == Ok("xtask") {
         return None;
     }
-    let path = ros.vars(layout).into_iter().find(|(k, _)| k == "PATH").map(|(_, v)| v)?;
-    std::env::split_paths(&path).map(|d| d.join("ros2")).find(|p| p.exists())
+    let path = ros
+        .vars(layout)
+        .into_iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v)?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("ros2"))
+        .find(|p| p.exists())
 }
 
 /// Starts `ros2 launch PACKAGE FILE args...` with the ROS environment and `extra_env`.
-pub fn start_ros2(layout: &Layout, ros: &Ros, ros2: &Path, package: &str, file: &str, args: &HashMap<String, String>, extra_env: &[(String, String)]) -> Result<Launched, Failure> {
+pub fn start_ros2(
+    layout: &Layout,
+    ros: &Ros,
+    ros2: &Path,
+    package: &str,
+    file: &str,
+    args: &HashMap<String, String>,
+    extra_env: &[(String, String)],
+) -> Result<Launched, Failure> {
     let mut c = crate::run::command(layout, ros, &ros2.to_string_lossy());
     c.args(["launch", package, file]);
     let mut sorted: Vec<_> = args.iter().collect();
@@ -435,8 +592,13 @@ pub fn start_ros2(layout: &Layout, ros: &Ros, ros2: &Path, package: &str, file: 
     }
     use std::os::unix::process::CommandExt;
     c.process_group(0);
-    let child = c.spawn().map_err(|e| Failure::new(format!("cannot start ros2 launch: {e}")))?;
-    Ok(Launched::Ros2 { child, stop: Arc::new(AtomicBool::new(false)) })
+    let child = c
+        .spawn()
+        .map_err(|e| Failure::new(format!("cannot start ros2 launch: {e}")))?;
+    Ok(Launched::Ros2 {
+        child,
+        stop: Arc::new(AtomicBool::new(false)),
+    })
 }
 
 impl Running {
@@ -477,7 +639,9 @@ impl Running {
                         }
                         break;
                     }
-                    Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+                    Ok(None) if Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(20))
+                    }
                     _ => {
                         unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
                         let _ = child.wait();
@@ -500,7 +664,10 @@ fn resolve_exec(layout: &Layout, spec: &NodeSpec) -> Option<PathBuf> {
         return Some(PathBuf::from(exec));
     }
     if let (Some(pkg), Some(ament)) = (&spec.pkg, std::env::var_os("AMENT_PREFIX_PATH")) {
-        if let Some(p) = std::env::split_paths(&ament).map(|d| d.join("lib").join(pkg).join(exec)).find(|p| p.exists()) {
+        if let Some(p) = std::env::split_paths(&ament)
+            .map(|d| d.join("lib").join(pkg).join(exec))
+            .find(|p| p.exists())
+        {
             return Some(p);
         }
     }
@@ -508,7 +675,11 @@ fn resolve_exec(layout: &Layout, spec: &NodeSpec) -> Option<PathBuf> {
     if spec.ros && local.exists() {
         return Some(local);
     }
-    std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(exec)).find(|p| p.exists()))
+    std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(exec))
+            .find(|p| p.exists())
+    })
 }
 
 /// Gives this process the ROS environment, so substitutions (`$(find-pkg-share)`,
@@ -524,14 +695,18 @@ pub fn use_ros_env(layout: &Layout, ros: &Ros) {
 /// folder, found by name); the flag says whether the second word was used.
 fn find_launch_file(first: &str, second: Option<&str>) -> Result<(PathBuf, bool), Failure> {
     if let Some(name) = second.filter(|s| !s.contains(":=")) {
-        let share = find_pkg_share(first).ok_or_else(|| Failure::new(format!("package `{first}` not found on AMENT_PREFIX_PATH")))?;
+        let share = find_pkg_share(first).ok_or_else(|| {
+            Failure::new(format!("package `{first}` not found on AMENT_PREFIX_PATH"))
+        })?;
         for dir in [Path::new(&share).join("launch"), PathBuf::from(&share)] {
             let p = dir.join(name);
             if p.exists() {
                 return Ok((std::fs::canonicalize(&p)?, true));
             }
         }
-        return Err(Failure::new(format!("file `{name}` not found in package `{first}` ({share})")));
+        return Err(Failure::new(format!(
+            "file `{name}` not found in package `{first}` ({share})"
+        )));
     }
     let file = std::fs::canonicalize(first).map_err(|e| Failure::new(format!("{first}: {e}")))?;
     Ok((file, false))
@@ -540,7 +715,9 @@ fn find_launch_file(first: &str, second: Option<&str>) -> Result<(PathBuf, bool)
 /// `cargo xtask launch FILE [name:=value ...]` or `cargo xtask launch PACKAGE FILE [...]`.
 pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     if rest.is_empty() {
-        return Err(Failure::new("usage: cargo xtask launch FILE|PACKAGE FILE [name:=value ...]"));
+        return Err(Failure::new(
+            "usage: cargo xtask launch FILE|PACKAGE FILE [name:=value ...]",
+        ));
     }
     use_ros_env(layout, ros);
     let file = find_launch_file(rest[0].as_str(), rest.get(1).map(String::as_str))?;
@@ -553,7 +730,10 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     match (ended_by, unclean.is_empty()) {
         (None, true) => Ok(()),
         (Some(n), _) => Err(Failure::new(format!("{n} ended, launch stopped"))),
-        (None, false) => Err(Failure::new(format!("not stopped cleanly: {}", unclean.join(", ")))),
+        (None, false) => Err(Failure::new(format!(
+            "not stopped cleanly: {}",
+            unclean.join(", ")
+        ))),
     }
 }
 
@@ -571,7 +751,11 @@ mod tests {
     fn parses_args_params_remaps_groups_and_includes() {
         let dir = std::env::temp_dir().join(format!("xtask-launch-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        write(&dir, "inner.launch.xml", r#"<launch><arg name="rate"/><node pkg="p" exec="inner" name="in"><param name="rate" value="$(var rate)"/></node></launch>"#);
+        write(
+            &dir,
+            "inner.launch.xml",
+            r#"<launch><arg name="rate"/><node pkg="p" exec="inner" name="in"><param name="rate" value="$(var rate)"/></node></launch>"#,
+        );
         let main = write(
             &dir,
             "main.launch.xml",
@@ -592,15 +776,24 @@ mod tests {
         let specs = parse(&main, &args).unwrap();
         let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["brain", "grouped", "in"]);
-        assert_eq!(specs[0].params, vec![("tick_s".to_string(), "2.5".to_string())]);
+        assert_eq!(
+            specs[0].params,
+            vec![("tick_s".to_string(), "2.5".to_string())]
+        );
         assert_eq!(specs[0].param_files, vec![dir.join("brain.yaml")]);
         assert_eq!(specs[0].remaps, vec![("/a".to_string(), "/b".to_string())]);
         assert_eq!(specs[1].namespace, "/g");
         assert_eq!(specs[0].pkg.as_deref(), Some("brain"));
         assert_eq!(specs[2].params, vec![("rate".to_string(), "5".to_string())]);
         let argv = specs[0].argv();
-        assert!(argv.windows(2).any(|w| w == ["-p", "tick_s:=2.5"]), "{argv:?}");
-        assert!(argv.windows(2).any(|w| w == ["-r", "__node:=brain"]), "{argv:?}");
+        assert!(
+            argv.windows(2).any(|w| w == ["-p", "tick_s:=2.5"]),
+            "{argv:?}"
+        );
+        assert!(
+            argv.windows(2).any(|w| w == ["-r", "__node:=brain"]),
+            "{argv:?}"
+        );
         let fast = parse(&main, &launch_args(&["fast:=true".to_string()]).unwrap()).unwrap();
         assert_eq!(fast.len(), 4);
     }
@@ -622,8 +815,14 @@ mod tests {
         );
         let specs = parse(&f, &HashMap::new()).unwrap();
         assert_eq!(specs[0].namespace, "/left");
-        assert!(specs[0].argv().windows(2).any(|w| w == ["-r", "__ns:=/left"]));
-        assert_eq!((specs[1].exec.as_str(), specs[1].name.as_str(), specs[1].ros), ("ros2", "rec", false));
+        assert!(specs[0]
+            .argv()
+            .windows(2)
+            .any(|w| w == ["-r", "__ns:=/left"]));
+        assert_eq!(
+            (specs[1].exec.as_str(), specs[1].name.as_str(), specs[1].ros),
+            ("ros2", "rec", false)
+        );
         assert_eq!(specs[1].argv(), ["bag", "record", "-a"]);
     }
 
@@ -631,11 +830,32 @@ mod tests {
     fn unknown_elements_and_undeclared_args_are_errors() {
         let dir = std::env::temp_dir().join(format!("xtask-launch-err-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let f = write(&dir, "bad.launch.xml", r#"<launch><timer period="1"/></launch>"#);
-        assert!(parse(&f, &HashMap::new()).unwrap_err().message.contains("unsupported element <timer>"));
-        let f = write(&dir, "bad2.launch.xml", r#"<launch><node pkg="a" exec="b"><param name="x" value="$(var nope)"/></node></launch>"#);
-        assert!(parse(&f, &HashMap::new()).unwrap_err().message.contains("`nope` is not declared"));
-        let f = write(&dir, "bad3.launch.xml", r#"<launch><arg name="must"/></launch>"#);
-        assert!(parse(&f, &HashMap::new()).unwrap_err().message.contains("pass must:=VALUE"));
+        let f = write(
+            &dir,
+            "bad.launch.xml",
+            r#"<launch><timer period="1"/></launch>"#,
+        );
+        assert!(parse(&f, &HashMap::new())
+            .unwrap_err()
+            .message
+            .contains("unsupported element <timer>"));
+        let f = write(
+            &dir,
+            "bad2.launch.xml",
+            r#"<launch><node pkg="a" exec="b"><param name="x" value="$(var nope)"/></node></launch>"#,
+        );
+        assert!(parse(&f, &HashMap::new())
+            .unwrap_err()
+            .message
+            .contains("`nope` is not declared"));
+        let f = write(
+            &dir,
+            "bad3.launch.xml",
+            r#"<launch><arg name="must"/></launch>"#,
+        );
+        assert!(parse(&f, &HashMap::new())
+            .unwrap_err()
+            .message
+            .contains("pass must:=VALUE"));
     }
 }

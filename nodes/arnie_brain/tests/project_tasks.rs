@@ -27,18 +27,31 @@ fn every_shipped_task_loads() {
 
 #[test]
 fn our_flame_passing_task_reaches_the_candle() {
-    let text = std::fs::read_to_string(Path::new(TASKS).join("flame_passing.json")).expect("readable");
+    let text =
+        std::fs::read_to_string(Path::new(TASKS).join("flame_passing.json")).expect("readable");
     let mut brain = Brain::from_json(&text).expect("loads");
-    let (source, candle) = (Point3::new(60.0, 40.0, 30.0), Point3::new(-95.0, 30.0, 45.0));
+    let (source, candle) = (
+        Point3::new(60.0, 40.0, 30.0),
+        Point3::new(-95.0, 30.0, 45.0),
+    );
     let (mut arm, mut taper_lit, mut candle_lit) = (Point3::origin(), false, false);
     let mut visited = Vec::new();
     for _ in 0..40 {
-        let mut seen = vec![Observation { position_mm: source, confidence: Some(90.0) }];
+        let mut seen = vec![Observation {
+            position_mm: source,
+            confidence: Some(90.0),
+        }];
         if taper_lit {
-            seen.push(Observation { position_mm: arm, confidence: Some(90.0) });
+            seen.push(Observation {
+                position_mm: arm,
+                confidence: Some(90.0),
+            });
         }
         if candle_lit {
-            seen.push(Observation { position_mm: candle, confidence: Some(90.0) });
+            seen.push(Observation {
+                position_mm: candle,
+                confidence: Some(90.0),
+            });
         }
         let out = brain.tick(Some(arm), &seen);
         if let Some(t) = out.target_mm {
@@ -51,9 +64,15 @@ fn our_flame_passing_task_reaches_the_candle() {
         if decided.starts_with("lightOther.decisions[0]: success") {
             break;
         }
-        assert!(!decided.contains("fail"), "a decision failed: {decided} (visited {visited:?})");
+        assert!(
+            !decided.contains("fail"),
+            "a decision failed: {decided} (visited {visited:?})"
+        );
     }
     assert!(candle_lit, "the candle was never reached: {visited:?}");
     let decided = brain.state().last_decision;
-    assert!(decided.starts_with("lightOther.decisions[0]: success -> start"), "{decided}");
+    assert!(
+        decided.starts_with("lightOther.decisions[0]: success -> start"),
+        "{decided}"
+    );
 }

@@ -7,13 +7,20 @@ use arnie_comms::{Definitions, Packet};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use std::path::Path;
 
-const REFERENCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/robotikutt");
-const FRAME: [u8; 14] = [0x0c, 0x00, 0x3c, 0x01, 0xff, 0xff, 0x01, 0x00, 0x00, 0x9a, 0x99, 0x19, 0x3f, 0x15];
+const REFERENCE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/reference/robotikutt"
+);
+const FRAME: [u8; 14] = [
+    0x0c, 0x00, 0x3c, 0x01, 0xff, 0xff, 0x01, 0x00, 0x00, 0x9a, 0x99, 0x19, 0x3f, 0x15,
+];
 const BATCH: usize = 1000;
 
 fn uart(c: &mut Criterion) {
     let defs = Definitions::load_dir(Path::new(REFERENCE)).expect("reference definitions");
-    let packet = defs.packet_from_json("TestPacket", 0, 0, r#"{"foo": 60}"#).expect("valid");
+    let packet = defs
+        .packet_from_json("TestPacket", 0, 0, r#"{"foo": 60}"#)
+        .expect("valid");
     let def = packet.definition().clone();
 
     let mut g = c.benchmark_group("uart");
@@ -50,7 +57,9 @@ fn uart(c: &mut Criterion) {
         b.iter(|| {
             let mut d = Decoder::new(DecoderConfig::default());
             d.push(black_box(&stream), 0);
-            let n = std::iter::from_fn(|| d.next(0)).filter(|r| r.is_ok()).count();
+            let n = std::iter::from_fn(|| d.next(0))
+                .filter(|r| r.is_ok())
+                .count();
             assert_eq!(n, BATCH);
         })
     });

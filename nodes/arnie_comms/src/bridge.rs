@@ -32,7 +32,10 @@ pub enum Transport {
     /// A Linux SocketCAN interface (`can0`, `vcan0`).
     SocketCan { iface: String },
     /// CAN over UDP: bind `bind`; send to `peer`, or (when `None`) to the last sender.
-    CanUdp { bind: SocketAddr, peer: Option<SocketAddr> },
+    CanUdp {
+        bind: SocketAddr,
+        peer: Option<SocketAddr>,
+    },
 }
 
 impl Transport {
@@ -44,8 +47,12 @@ impl Transport {
     pub async fn open(&self, defs: Arc<Definitions>, cfg: &LinkConfig) -> Result<Link> {
         Ok(match self {
             Transport::Uart { path, baud } => Link::uart(SerialPort::open(path, *baud)?, defs, cfg),
-            Transport::SocketCan { iface } => Link::can(CanBus::SocketCan(SocketCan::open(iface)?), defs, cfg),
-            Transport::CanUdp { bind, peer } => Link::can(CanBus::Udp(UdpCan::bind(*bind, *peer).await?), defs, cfg),
+            Transport::SocketCan { iface } => {
+                Link::can(CanBus::SocketCan(SocketCan::open(iface)?), defs, cfg)
+            }
+            Transport::CanUdp { bind, peer } => {
+                Link::can(CanBus::Udp(UdpCan::bind(*bind, *peer).await?), defs, cfg)
+            }
         })
     }
 
@@ -60,8 +67,13 @@ impl fmt::Display for Transport {
         match self {
             Transport::Uart { path, baud } => write!(f, "uart {path} at {baud} baud"),
             Transport::SocketCan { iface } => write!(f, "SocketCAN {iface}"),
-            Transport::CanUdp { bind, peer: Some(peer) } => write!(f, "CAN over UDP {bind} -> {peer}"),
-            Transport::CanUdp { bind, peer: None } => write!(f, "CAN over UDP {bind} -> last sender"),
+            Transport::CanUdp {
+                bind,
+                peer: Some(peer),
+            } => write!(f, "CAN over UDP {bind} -> {peer}"),
+            Transport::CanUdp { bind, peer: None } => {
+                write!(f, "CAN over UDP {bind} -> last sender")
+            }
         }
     }
 }
@@ -75,7 +87,9 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { retry_after: Duration::from_millis(500) }
+        Settings {
+            retry_after: Duration::from_millis(500),
+        }
     }
 }
 
@@ -86,7 +100,11 @@ pub enum Command {
     Send(Packet),
     /// Send, then wait up to `timeout` for the reply the definition names (the send
     /// service). `done` gets the [`Outcome`]; a dropped receiver is fine.
-    Request { packet: Packet, timeout: Duration, done: oneshot::Sender<Outcome> },
+    Request {
+        packet: Packet,
+        timeout: Duration,
+        done: oneshot::Sender<Outcome>,
+    },
 }
 
 /// The answer to a [`Command::Request`].
@@ -97,7 +115,11 @@ pub enum Outcome {
     /// Written, and its reply arrived.
     Reply { raw: Vec<u8>, reply: Received },
     /// Written, but the reply did not arrive within the timeout.
-    NoReply { raw: Vec<u8>, reply_id: u8, timeout: Duration },
+    NoReply {
+        raw: Vec<u8>,
+        reply_id: u8,
+        timeout: Duration,
+    },
     /// Not written: the packet does not fit the wire (e.g. a CAN device over 31) or
     /// the transport failed.
     NotSent(Error),
@@ -113,7 +135,10 @@ pub enum Event<'a> {
     /// A packet was written.
     Sent { packet: &'a Packet, raw: &'a [u8] },
     /// A packet could not be written.
-    SendFailed { packet: &'a Packet, error: &'a Error },
+    SendFailed {
+        packet: &'a Packet,
+        error: &'a Error,
+    },
     /// The transport failed to read; reading is retried after [`Settings::retry_after`].
     LinkFailed(&'a Error),
     /// A request's reply did not come in time.
@@ -148,7 +173,10 @@ impl Stats {
         out.extend([
             ("requests".to_string(), self.requests.to_string()),
             ("replies".to_string(), self.replies.to_string()),
-            ("reply_timeouts".to_string(), self.reply_timeouts.to_string()),
+            (
+                "reply_timeouts".to_string(),
+                self.reply_timeouts.to_string(),
+            ),
             ("send_failures".to_string(), self.send_failures.to_string()),
             ("link_failures".to_string(), self.link_failures.to_string()),
             ("link_up".to_string(), self.link_up.to_string()),
@@ -188,17 +216,24 @@ pub async fn run(
     shutdown: impl Future,
 ) -> Stats {
     let start = Instant::now();
-    let ms = |at: Instant| u64::try_from(at.saturating_duration_since(start).as_millis()).unwrap_or(u64::MAX);
+    let ms = |at: Instant| {
+        u64::try_from(at.saturating_duration_since(start).as_millis()).unwrap_or(u64::MAX)
+    };
     let match_device = link.is_can();
     let mut tracker = ReplyTracker::new();
     let mut pending: HashMap<Ticket, Pending> = HashMap::new();
-    let mut local = Stats { link_up: true, ..Stats::default() };
+    let mut local = Stats {
+        link_up: true,
+        ..Stats::default()
+    };
     let mut retry_at: Option<Instant> = None;
     let mut commands_open = true;
     *lock(&stats) = local.clone();
     tokio::pin!(shutdown);
     loop {
-        let deadline = tracker.deadline_ms().map(|d| start + Duration::from_millis(d));
+        let deadline = tracker
+            .deadline_ms()
+            .map(|d| start + Duration::from_millis(d));
         let step = tokio::select! {
             _ = &mut shutdown => Step::Shutdown,
             ev = recv_after(&mut link, retry_at) => Step::Link(ev),
@@ -214,7 +249,10 @@ pub async fn run(
                 if let Some(ticket) = tracker.on_packet(&received.packet) {
                     if let Some(p) = pending.remove(&ticket) {
                         local.replies += 1;
-                        let _ = p.done.send(Outcome::Reply { raw: p.raw, reply: received });
+                        let _ = p.done.send(Outcome::Reply {
+                            raw: p.raw,
+                            reply: received,
+                        });
                     }
                 }
             }
@@ -234,9 +272,16 @@ pub async fn run(
             Step::Command(Some(Command::Send(packet))) => {
                 let _ = send(&mut link, &packet, &mut local, &mut on_event).await;
             }
-            Step::Command(Some(Command::Request { packet, timeout, done })) => {
+            Step::Command(Some(Command::Request {
+                packet,
+                timeout,
+                done,
+            })) => {
                 local.requests += 1;
-                match (send(&mut link, &packet, &mut local, &mut on_event).await, packet.definition().reply) {
+                match (
+                    send(&mut link, &packet, &mut local, &mut on_event).await,
+                    packet.definition().reply,
+                ) {
                     (Err(e), _) => {
                         let _ = done.send(Outcome::NotSent(e));
                     }
@@ -246,9 +291,22 @@ pub async fn run(
                     (Ok(raw), Some(reply_id)) => {
                         let device = match_device.then_some(packet.device);
                         let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-                        let ticket = tracker.expect(reply_id, device, ms(Instant::now()).saturating_add(timeout_ms));
+                        let ticket = tracker.expect(
+                            reply_id,
+                            device,
+                            ms(Instant::now()).saturating_add(timeout_ms),
+                        );
                         let request = packet.name().to_string();
-                        pending.insert(ticket, Pending { done, raw, request, reply_id, timeout });
+                        pending.insert(
+                            ticket,
+                            Pending {
+                                done,
+                                raw,
+                                request,
+                                reply_id,
+                                timeout,
+                            },
+                        );
                     }
                 }
             }
@@ -256,8 +314,15 @@ pub async fn run(
                 for ticket in tracker.expire(ms(Instant::now())) {
                     if let Some(p) = pending.remove(&ticket) {
                         local.reply_timeouts += 1;
-                        on_event(Event::ReplyTimedOut { request: &p.request, reply_id: p.reply_id });
-                        let _ = p.done.send(Outcome::NoReply { raw: p.raw, reply_id: p.reply_id, timeout: p.timeout });
+                        on_event(Event::ReplyTimedOut {
+                            request: &p.request,
+                            reply_id: p.reply_id,
+                        });
+                        let _ = p.done.send(Outcome::NoReply {
+                            raw: p.raw,
+                            reply_id: p.reply_id,
+                            timeout: p.timeout,
+                        });
                     }
                 }
             }
@@ -293,7 +358,10 @@ async fn send(
         Err(error) => {
             stats.send_failures += 1;
             stats.last_error = Some(error.to_string());
-            on_event(Event::SendFailed { packet, error: &error });
+            on_event(Event::SendFailed {
+                packet,
+                error: &error,
+            });
             Err(error)
         }
     }
@@ -329,9 +397,18 @@ mod tests {
     fn defs() -> Arc<Definitions> {
         Arc::new(
             Definitions::from_texts([
-                ("ping", r#"{"name":"Ping","id":1,"reply":"Pong","data":{"seq":{"type":"uint16"}}}"#),
-                ("pong", r#"{"name":"Pong","id":2,"data":{"seq":{"type":"uint16"}}}"#),
-                ("led", r#"{"name":"Led","id":3,"data":{"on":{"type":"bool"}}}"#),
+                (
+                    "ping",
+                    r#"{"name":"Ping","id":1,"reply":"Pong","data":{"seq":{"type":"uint16"}}}"#,
+                ),
+                (
+                    "pong",
+                    r#"{"name":"Pong","id":2,"data":{"seq":{"type":"uint16"}}}"#,
+                ),
+                (
+                    "led",
+                    r#"{"name":"Led","id":3,"data":{"on":{"type":"bool"}}}"#,
+                ),
             ])
             .expect("valid"),
         )
@@ -353,32 +430,64 @@ mod tests {
         let (events_tx, events) = mpsc::unbounded_channel::<String>();
         let on_event = move |e: Event<'_>| {
             let line = match e {
-                Event::Received(r) => format!("rx {} {} {}", r.packet.name(), r.packet.device, r.packet.fields_json()),
+                Event::Received(r) => format!(
+                    "rx {} {} {}",
+                    r.packet.name(),
+                    r.packet.device,
+                    r.packet.fields_json()
+                ),
                 Event::Sent { packet, .. } => format!("tx {}", packet.name()),
-                Event::SendFailed { packet, error } => format!("send failed {}: {error}", packet.name()),
+                Event::SendFailed { packet, error } => {
+                    format!("send failed {}: {error}", packet.name())
+                }
                 Event::LinkFailed(e) => format!("link failed: {e}"),
                 other => format!("{other:?}"),
             };
             let _ = events_tx.send(line);
         };
-        let settings = Settings { retry_after: Duration::from_millis(20) };
+        let settings = Settings {
+            retry_after: Duration::from_millis(20),
+        };
         let task = tokio::spawn(run(link, rx, settings, on_event, stats.clone(), stopped));
-        Harness { commands, events, stats, stop, task }
+        Harness {
+            commands,
+            events,
+            stats,
+            stop,
+            task,
+        }
     }
 
     impl Harness {
         async fn request(&self, packet: Packet, timeout: Duration) -> Outcome {
             let (done, outcome) = oneshot::channel();
-            self.commands.send(Command::Request { packet, timeout, done }).await.expect("loop alive");
-            tokio::time::timeout(Duration::from_secs(5), outcome).await.expect("answered in time").expect("answered")
+            self.commands
+                .send(Command::Request {
+                    packet,
+                    timeout,
+                    done,
+                })
+                .await
+                .expect("loop alive");
+            tokio::time::timeout(Duration::from_secs(5), outcome)
+                .await
+                .expect("answered in time")
+                .expect("answered")
         }
         async fn next_event(&mut self) -> String {
-            tokio::time::timeout(Duration::from_secs(5), self.events.recv()).await.expect("an event").expect("open")
+            tokio::time::timeout(Duration::from_secs(5), self.events.recv())
+                .await
+                .expect("an event")
+                .expect("open")
         }
         async fn finish(self) -> Stats {
             self.stop.send(()).expect("loop alive");
             let end = self.task.await.expect("joined");
-            assert_eq!(*self.stats.lock().expect("not poisoned"), end, "published counts are the final ones");
+            assert_eq!(
+                *self.stats.lock().expect("not poisoned"),
+                end,
+                "published counts are the final ones"
+            );
             end
         }
     }
@@ -388,9 +497,15 @@ mod tests {
     /// bridge closes its side; drop it at once to let the device see the hang-up.
     async fn pty(defs: &Arc<Definitions>) -> (Link, SerialPort, std::os::fd::OwnedFd) {
         let (master, slave, path) = open_pty().expect("pty");
-        let link =
-            Transport::Uart { path, baud: 115200 }.open(defs.clone(), &LinkConfig::default()).await.expect("open");
-        (link, SerialPort::from_fd(master, "master").expect("master"), slave)
+        let link = Transport::Uart { path, baud: 115200 }
+            .open(defs.clone(), &LinkConfig::default())
+            .await
+            .expect("open");
+        (
+            link,
+            SerialPort::from_fd(master, "master").expect("master"),
+            slave,
+        )
     }
 
     #[tokio::test]
@@ -400,30 +515,69 @@ mod tests {
         // the device is stopped, and the device must not read EIO meanwhile.
         let (link, master, slave_guard) = pty(&defs).await;
         let (stop_sim, sim_stopped) = oneshot::channel::<()>();
-        let sim = tokio::spawn(sim::run(Link::uart(master, defs.clone(), &LinkConfig::default()), sim_stopped));
+        let sim = tokio::spawn(sim::run(
+            Link::uart(master, defs.clone(), &LinkConfig::default()),
+            sim_stopped,
+        ));
         let mut h = start(link);
 
-        let ping = defs.packet_from_json("Ping", 0, 0, r#"{"seq": 9}"#).expect("valid");
+        let ping = defs
+            .packet_from_json("Ping", 0, 0, r#"{"seq": 9}"#)
+            .expect("valid");
         match h.request(ping, Duration::from_secs(5)).await {
             Outcome::Reply { raw, reply } => {
                 assert_eq!(raw[1], 1, "the Ping frame was written");
-                assert_eq!((reply.packet.name(), reply.packet.get("seq")), ("Pong", Some(Value::U16(9))));
+                assert_eq!(
+                    (reply.packet.name(), reply.packet.get("seq")),
+                    ("Pong", Some(Value::U16(9)))
+                );
             }
             other => panic!("{other:?}"),
         }
-        let led = defs.packet_from_json("Led", 0, 0, r#"{"on": true}"#).expect("valid");
-        assert!(matches!(h.request(led.clone(), Duration::from_secs(5)).await, Outcome::Sent { .. }), "no reply named");
+        let led = defs
+            .packet_from_json("Led", 0, 0, r#"{"on": true}"#)
+            .expect("valid");
+        assert!(
+            matches!(
+                h.request(led.clone(), Duration::from_secs(5)).await,
+                Outcome::Sent { .. }
+            ),
+            "no reply named"
+        );
         h.commands.send(Command::Send(led)).await.expect("alive");
         let mut seen = Vec::new();
-        while seen.iter().filter(|l: &&String| l.starts_with("rx Led")).count() < 2 {
+        while seen
+            .iter()
+            .filter(|l: &&String| l.starts_with("rx Led"))
+            .count()
+            < 2
+        {
             seen.push(h.next_event().await);
         }
-        assert!(seen.contains(&r#"rx Pong 0 {"seq":9}"#.to_string()), "every packet is reported: {seen:?}");
-        assert_eq!(seen.iter().filter(|l| l.starts_with("tx ")).count(), 3, "{seen:?}");
+        assert!(
+            seen.contains(&r#"rx Pong 0 {"seq":9}"#.to_string()),
+            "every packet is reported: {seen:?}"
+        );
+        assert_eq!(
+            seen.iter().filter(|l| l.starts_with("tx ")).count(),
+            3,
+            "{seen:?}"
+        );
 
         let end = h.finish().await;
-        assert_eq!((end.requests, end.replies, end.reply_timeouts, end.send_failures), (2, 1, 0, 0));
-        assert_eq!((end.link.tx_packets, end.link.rx_packets, end.link_up), (3, 3, true));
+        assert_eq!(
+            (
+                end.requests,
+                end.replies,
+                end.reply_timeouts,
+                end.send_failures
+            ),
+            (2, 1, 0, 0)
+        );
+        assert_eq!(
+            (end.link.tx_packets, end.link.rx_packets, end.link_up),
+            (3, 3, true)
+        );
         stop_sim.send(()).expect("sim alive");
         sim.await.expect("joined").expect("sim ok");
         drop(slave_guard);
@@ -436,7 +590,9 @@ mod tests {
         let h = start(link);
         let ping = defs.packet_from_json("Ping", 0, 0, "").expect("valid");
         match h.request(ping, Duration::from_millis(30)).await {
-            Outcome::NoReply { reply_id, timeout, .. } => {
+            Outcome::NoReply {
+                reply_id, timeout, ..
+            } => {
                 assert_eq!((reply_id, timeout), (2, Duration::from_millis(30)))
             }
             other => panic!("{other:?}"),
@@ -445,12 +601,19 @@ mod tests {
         let (done, outcome) = oneshot::channel();
         let ping = defs.packet_from_json("Ping", 0, 0, "").expect("valid");
         h.commands
-            .send(Command::Request { packet: ping, timeout: Duration::from_secs(60), done })
+            .send(Command::Request {
+                packet: ping,
+                timeout: Duration::from_secs(60),
+                done,
+            })
             .await
             .expect("alive");
         drop(outcome);
         let led = defs.packet_from_json("Led", 0, 0, "").expect("valid");
-        assert!(matches!(h.request(led, Duration::ZERO).await, Outcome::Sent { .. }));
+        assert!(matches!(
+            h.request(led, Duration::ZERO).await,
+            Outcome::Sent { .. }
+        ));
         let end = h.finish().await;
         assert_eq!((end.requests, end.replies, end.reply_timeouts), (3, 0, 1));
     }
@@ -458,21 +621,39 @@ mod tests {
     #[tokio::test]
     async fn can_replies_match_the_device_and_unsendable_packets_are_answered_not_sent() {
         let defs = defs();
-        let sim_bus = UdpCan::bind(SocketAddr::from(([127, 0, 0, 1], 0)), None).await.expect("bind sim");
+        let sim_bus = UdpCan::bind(SocketAddr::from(([127, 0, 0, 1], 0)), None)
+            .await
+            .expect("bind sim");
         let sim_addr = sim_bus.local_addr().expect("addr");
         let (stop_sim, sim_stopped) = oneshot::channel::<()>();
-        let sim =
-            tokio::spawn(sim::run(Link::can(CanBus::Udp(sim_bus), defs.clone(), &LinkConfig::default()), sim_stopped));
-        let transport = Transport::CanUdp { bind: SocketAddr::from(([127, 0, 0, 1], 0)), peer: Some(sim_addr) };
+        let sim = tokio::spawn(sim::run(
+            Link::can(CanBus::Udp(sim_bus), defs.clone(), &LinkConfig::default()),
+            sim_stopped,
+        ));
+        let transport = Transport::CanUdp {
+            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+            peer: Some(sim_addr),
+        };
         assert!(transport.is_can());
-        let mut h = start(transport.open(defs.clone(), &LinkConfig::default()).await.expect("open"));
+        let mut h = start(
+            transport
+                .open(defs.clone(), &LinkConfig::default())
+                .await
+                .expect("open"),
+        );
 
-        let ping = defs.packet_from_json("Ping", 0, 7, r#"{"seq": 3}"#).expect("valid");
+        let ping = defs
+            .packet_from_json("Ping", 0, 7, r#"{"seq": 3}"#)
+            .expect("valid");
         match h.request(ping, Duration::from_secs(5)).await {
-            Outcome::Reply { reply, .. } => assert_eq!((reply.packet.name(), reply.packet.device), ("Pong", 7)),
+            Outcome::Reply { reply, .. } => {
+                assert_eq!((reply.packet.name(), reply.packet.device), ("Pong", 7))
+            }
             other => panic!("{other:?}"),
         }
-        let far = defs.packet_from_json("Ping", 0, 32, "").expect("valid JSON; the device is the wire's business");
+        let far = defs
+            .packet_from_json("Ping", 0, 32, "")
+            .expect("valid JSON; the device is the wire's business");
         match h.request(far, Duration::from_secs(5)).await {
             Outcome::NotSent(Error::CanDeviceOutOfRange(32)) => {}
             other => panic!("{other:?}"),
@@ -482,10 +663,18 @@ mod tests {
             seen.push(h.next_event().await);
         }
         let live = h.stats.lock().expect("not poisoned").clone();
-        assert_eq!((live.requests, live.send_failures), (2, 1), "published after every turn");
+        assert_eq!(
+            (live.requests, live.send_failures),
+            (2, 1),
+            "published after every turn"
+        );
         let end = h.finish().await;
         assert_eq!((end.requests, end.replies, end.send_failures), (2, 1, 1));
-        assert!(end.last_error.as_deref().is_some_and(|e| e.contains("32")), "{:?}", end.last_error);
+        assert!(
+            end.last_error.as_deref().is_some_and(|e| e.contains("32")),
+            "{:?}",
+            end.last_error
+        );
         stop_sim.send(()).expect("sim alive");
         sim.await.expect("joined").expect("sim ok");
     }
@@ -499,12 +688,21 @@ mod tests {
         let line = h.next_event().await;
         assert!(line.starts_with("link failed"), "{line}");
         let line = h.next_event().await;
-        assert!(line.starts_with("link failed"), "retried after the pause: {line}");
+        assert!(
+            line.starts_with("link failed"),
+            "retried after the pause: {line}"
+        );
         let led = defs.packet_from_json("Led", 0, 0, "").expect("valid");
-        assert!(matches!(h.request(led, Duration::ZERO).await, Outcome::NotSent(_)), "commands are still answered");
+        assert!(
+            matches!(h.request(led, Duration::ZERO).await, Outcome::NotSent(_)),
+            "commands are still answered"
+        );
         let end = h.finish().await;
         assert!(end.link_failures >= 2 && !end.link_up, "{end:?}");
         assert_eq!(end.send_failures, 1);
-        assert!(end.key_values().iter().any(|(k, v)| k == "link_up" && v == "false"));
+        assert!(end
+            .key_values()
+            .iter()
+            .any(|(k, v)| k == "link_up" && v == "false"));
     }
 }

@@ -78,7 +78,11 @@ impl CanFrame {
     pub fn new(id: CanId, data: &[u8]) -> Option<CanFrame> {
         let mut buf = [0u8; 8];
         buf.get_mut(..data.len())?.copy_from_slice(data);
-        Some(CanFrame { id, len: data.len() as u8, data: buf })
+        Some(CanFrame {
+            id,
+            len: data.len() as u8,
+            data: buf,
+        })
     }
 
     pub fn id(&self) -> CanId {
@@ -117,7 +121,9 @@ pub fn encode(command: u8, device: u8, payload: &[u8]) -> Result<Vec<CanFrame>> 
     let too_long = || Error::CanPayloadTooLong(payload.len());
     if payload.len() <= 8 {
         let id = CanId::Standard(u16::from(command) << 5 | u16::from(device));
-        return CanFrame::new(id, payload).map(|f| vec![f]).ok_or_else(too_long);
+        return CanFrame::new(id, payload)
+            .map(|f| vec![f])
+            .ok_or_else(too_long);
     }
     let pages = payload.len().div_ceil(8);
     if pages > PAGE_MASK as usize + 1 {
@@ -159,13 +165,20 @@ pub struct ReassemblerConfig {
 
 impl Default for ReassemblerConfig {
     fn default() -> Self {
-        ReassemblerConfig { max_payload_len: 4096, page_timeout_ms: 100 }
+        ReassemblerConfig {
+            max_payload_len: 4096,
+            page_timeout_ms: 100,
+        }
     }
 }
 
 #[derive(Clone, Debug)]
 enum Partial {
-    Collecting { next_page: u32, data: Vec<u8>, last_ms: u64 },
+    Collecting {
+        next_page: u32,
+        data: Vec<u8>,
+        last_ms: u64,
+    },
     /// The message was already rejected: its remaining pages are dropped quietly.
     Discarding { last_ms: u64 },
 }
@@ -190,7 +203,10 @@ pub struct Reassembler {
 
 impl Reassembler {
     pub fn new(cfg: ReassemblerConfig) -> Reassembler {
-        Reassembler { cfg, ..Reassembler::default() }
+        Reassembler {
+            cfg,
+            ..Reassembler::default()
+        }
     }
 
     /// Takes one received frame (after expiring stale partial messages).
@@ -198,7 +214,11 @@ impl Reassembler {
         self.expire(now_ms);
         let id = match frame.id() {
             CanId::Standard(id) => {
-                let msg = CanMessage { command: (id >> 5) as u8, device: (id & 0x1f) as u8, payload: frame.data().to_vec() };
+                let msg = CanMessage {
+                    command: (id >> 5) as u8,
+                    device: (id & 0x1f) as u8,
+                    payload: frame.data().to_vec(),
+                };
                 self.out.push_back(Ok(msg));
                 return;
             }
@@ -219,7 +239,11 @@ impl Reassembler {
                 self.reject(RejectKind::CanShortPage, command);
                 Partial::Discarding { last_ms: now_ms }
             } else {
-                Partial::Collecting { next_page: 0, data: Vec::new(), last_ms: now_ms }
+                Partial::Collecting {
+                    next_page: 0,
+                    data: Vec::new(),
+                    last_ms: now_ms,
+                }
             }
         } else {
             match self.partial.remove(&key) {
@@ -232,7 +256,11 @@ impl Reassembler {
                     Partial::Discarding { last_ms: now_ms }
                 }
                 Some(Partial::Collecting { next_page, .. }) if page != next_page => {
-                    let kind = if page > next_page { RejectKind::CanMissingPage } else { RejectKind::CanOutOfOrder };
+                    let kind = if page > next_page {
+                        RejectKind::CanMissingPage
+                    } else {
+                        RejectKind::CanOutOfOrder
+                    };
                     self.reject(kind, command);
                     Partial::Discarding { last_ms: now_ms }
                 }
@@ -245,17 +273,33 @@ impl Reassembler {
         };
 
         match state {
-            Partial::Collecting { next_page, mut data, .. } => {
+            Partial::Collecting {
+                next_page,
+                mut data,
+                ..
+            } => {
                 data.extend_from_slice(frame.data());
                 if data.len() > self.cfg.max_payload_len {
                     self.reject(RejectKind::CanOversize, command);
                     if !last {
-                        self.partial.insert(key, Partial::Discarding { last_ms: now_ms });
+                        self.partial
+                            .insert(key, Partial::Discarding { last_ms: now_ms });
                     }
                 } else if last {
-                    self.out.push_back(Ok(CanMessage { command, device, payload: data }));
+                    self.out.push_back(Ok(CanMessage {
+                        command,
+                        device,
+                        payload: data,
+                    }));
                 } else {
-                    self.partial.insert(key, Partial::Collecting { next_page: next_page + 1, data, last_ms: now_ms });
+                    self.partial.insert(
+                        key,
+                        Partial::Collecting {
+                            next_page: next_page + 1,
+                            data,
+                            last_ms: now_ms,
+                        },
+                    );
                 }
             }
             discarding @ Partial::Discarding { .. } => {
@@ -289,7 +333,10 @@ impl Reassembler {
 
     /// When [`expire`](Self::expire) will next have something to drop.
     pub fn deadline_ms(&self) -> Option<u64> {
-        self.partial.values().map(|p| p.last_ms().saturating_add(self.cfg.page_timeout_ms)).min()
+        self.partial
+            .values()
+            .map(|p| p.last_ms().saturating_add(self.cfg.page_timeout_ms))
+            .min()
     }
 
     /// Counts of what was rejected.
@@ -307,7 +354,10 @@ impl Reassembler {
 mod tests {
     use super::*;
 
-    fn feed(r: &mut Reassembler, frames: &[CanFrame]) -> Vec<std::result::Result<CanMessage, Rejected>> {
+    fn feed(
+        r: &mut Reassembler,
+        frames: &[CanFrame],
+    ) -> Vec<std::result::Result<CanMessage, Rejected>> {
         for f in frames {
             r.push(f, 0);
         }
@@ -320,7 +370,14 @@ mod tests {
         assert_eq!(frames.len(), 1);
         assert_eq!(frames[0].id(), CanId::Standard(3 << 5 | 5));
         let got = feed(&mut Reassembler::default(), &frames);
-        assert_eq!(got, [Ok(CanMessage { command: 3, device: 5, payload: vec![1, 2, 3] })]);
+        assert_eq!(
+            got,
+            [Ok(CanMessage {
+                command: 3,
+                device: 5,
+                payload: vec![1, 2, 3]
+            })]
+        );
     }
 
     #[test]
@@ -332,13 +389,26 @@ mod tests {
         assert_eq!(ids, [base, base | 1, base | LAST_PAGE | 2]);
         assert_eq!(frames[2].data(), &[16, 17, 18, 19]);
         let got = feed(&mut Reassembler::default(), &frames);
-        assert_eq!(got, [Ok(CanMessage { command: 2, device: 1, payload })]);
+        assert_eq!(
+            got,
+            [Ok(CanMessage {
+                command: 2,
+                device: 1,
+                payload
+            })]
+        );
     }
 
     #[test]
     fn id_limits() {
-        assert!(matches!(encode(64, 0, &[]), Err(Error::CanCommandOutOfRange(64))));
-        assert!(matches!(encode(1, 32, &[]), Err(Error::CanDeviceOutOfRange(32))));
+        assert!(matches!(
+            encode(64, 0, &[]),
+            Err(Error::CanCommandOutOfRange(64))
+        ));
+        assert!(matches!(
+            encode(1, 32, &[]),
+            Err(Error::CanDeviceOutOfRange(32))
+        ));
         assert_eq!(CanId::standard(0x800), None);
         assert_eq!(CanId::extended(0x2000_0000), None);
     }
@@ -349,32 +419,59 @@ mod tests {
         let f = encode(1, 0, &payload).expect("fits");
         let kinds = |got: &[std::result::Result<CanMessage, Rejected>]| -> Vec<RejectKind> {
             assert!(got.iter().all(|r| r.is_err()), "{got:?}");
-            got.iter().filter_map(|r| r.as_ref().err()).map(|r| r.kind).collect()
+            got.iter()
+                .filter_map(|r| r.as_ref().err())
+                .map(|r| r.kind)
+                .collect()
         };
         let mut r = Reassembler::default();
-        assert_eq!(kinds(&feed(&mut r, &[f[0], f[2]])), [RejectKind::CanMissingPage]);
-        assert_eq!(kinds(&feed(&mut r, &[f[1], f[0], f[2]])), [RejectKind::CanOutOfOrder, RejectKind::CanMissingPage]);
-        assert_eq!(kinds(&feed(&mut r, &[f[0], f[1], f[1], f[2]])), [RejectKind::CanOutOfOrder]);
+        assert_eq!(
+            kinds(&feed(&mut r, &[f[0], f[2]])),
+            [RejectKind::CanMissingPage]
+        );
+        assert_eq!(
+            kinds(&feed(&mut r, &[f[1], f[0], f[2]])),
+            [RejectKind::CanOutOfOrder, RejectKind::CanMissingPage]
+        );
+        assert_eq!(
+            kinds(&feed(&mut r, &[f[0], f[1], f[1], f[2]])),
+            [RejectKind::CanOutOfOrder]
+        );
         assert_eq!(r.counters().can_pages_dropped, 1);
         // A new message starting before the last one ended.
         let got = feed(&mut r, &[f[0], f[1], f[0], f[1], f[2]]);
         assert_eq!(got.len(), 2);
-        assert_eq!(got[0], Err(Rejected::new(RejectKind::CanMissingPage, Some(1))));
-        assert_eq!(got[1].as_ref().map(|m| m.payload.clone()).ok(), Some(payload));
+        assert_eq!(
+            got[0],
+            Err(Rejected::new(RejectKind::CanMissingPage, Some(1)))
+        );
+        assert_eq!(
+            got[1].as_ref().map(|m| m.payload.clone()).ok(),
+            Some(payload)
+        );
     }
 
     #[test]
     fn stale_partial_expires_and_short_middle_page_is_rejected() {
         let f = encode(1, 0, &[9; 12]).expect("fits");
-        let mut r = Reassembler::new(ReassemblerConfig { max_payload_len: 64, page_timeout_ms: 10 });
+        let mut r = Reassembler::new(ReassemblerConfig {
+            max_payload_len: 64,
+            page_timeout_ms: 10,
+        });
         r.push(&f[0], 0);
         assert_eq!(r.deadline_ms(), Some(10));
         r.expire(9);
         assert_eq!(r.pop(), None);
         r.expire(10);
-        assert_eq!(r.pop(), Some(Err(Rejected::new(RejectKind::CanMissingPage, Some(1)))));
+        assert_eq!(
+            r.pop(),
+            Some(Err(Rejected::new(RejectKind::CanMissingPage, Some(1))))
+        );
         let short = CanFrame::new(f[0].id(), &[1, 2]).expect("fits");
-        assert_eq!(feed(&mut r, &[short, f[1]]), [Err(Rejected::new(RejectKind::CanShortPage, Some(1)))]);
+        assert_eq!(
+            feed(&mut r, &[short, f[1]]),
+            [Err(Rejected::new(RejectKind::CanShortPage, Some(1)))]
+        );
     }
 
     #[test]
@@ -387,15 +484,31 @@ mod tests {
         let got = feed(&mut Reassembler::default(), &[a[0], b[0], a[1], b[1]]);
         let mut spliced = vec![0xbb; 8];
         spliced.extend([0xaa; 4]);
-        assert_eq!(got[0], Err(Rejected::new(RejectKind::CanMissingPage, Some(1))));
-        assert_eq!(got[1], Ok(CanMessage { command: 1, device: 0, payload: spliced }));
-        assert_eq!(got[2], Err(Rejected::new(RejectKind::CanOutOfOrder, Some(1))));
+        assert_eq!(
+            got[0],
+            Err(Rejected::new(RejectKind::CanMissingPage, Some(1)))
+        );
+        assert_eq!(
+            got[1],
+            Ok(CanMessage {
+                command: 1,
+                device: 0,
+                payload: spliced
+            })
+        );
+        assert_eq!(
+            got[2],
+            Err(Rejected::new(RejectKind::CanOutOfOrder, Some(1)))
+        );
     }
 
     #[test]
     fn oversize_is_rejected() {
         let f = encode(1, 0, &[9; 40]).expect("fits");
-        let mut r = Reassembler::new(ReassemblerConfig { max_payload_len: 16, page_timeout_ms: 10 });
+        let mut r = Reassembler::new(ReassemblerConfig {
+            max_payload_len: 16,
+            page_timeout_ms: 10,
+        });
         let got = feed(&mut r, &f);
         assert_eq!(got, [Err(Rejected::new(RejectKind::CanOversize, Some(1)))]);
         assert_eq!(r.counters().can_pages_dropped, 2);

@@ -141,10 +141,17 @@ impl Counters {
             ("rx_packets".to_string(), self.rx_packets.to_string()),
             ("tx_packets".to_string(), self.tx_packets.to_string()),
             ("garbage_bytes".to_string(), self.garbage_bytes.to_string()),
-            ("can_pages_dropped".to_string(), self.can_pages_dropped.to_string()),
+            (
+                "can_pages_dropped".to_string(),
+                self.can_pages_dropped.to_string(),
+            ),
             ("io_errors".to_string(), self.io_errors.to_string()),
         ];
-        out.extend(RejectKind::ALL.iter().map(|k| (k.key().to_string(), self.get(*k).to_string())));
+        out.extend(
+            RejectKind::ALL
+                .iter()
+                .map(|k| (k.key().to_string(), self.get(*k).to_string())),
+        );
         out
     }
 }
@@ -158,7 +165,10 @@ mod tests {
         let mut a = Counters::default();
         a.record(RejectKind::Checksum);
         a.record(RejectKind::Checksum);
-        let mut b = Counters { rx_packets: 3, ..Counters::default() };
+        let mut b = Counters {
+            rx_packets: 3,
+            ..Counters::default()
+        };
         b.record(RejectKind::CanMissingPage);
         a.merge(&b);
         assert_eq!(a.get(RejectKind::Checksum), 2);

@@ -54,11 +54,16 @@ impl<'de> Deserialize<'de> for RawFields {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("an object of fields")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<RawFields, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<RawFields, A::Error> {
                 let mut out: Vec<(String, RawField)> = Vec::new();
                 while let Some((name, field)) = map.next_entry::<String, RawField>()? {
                     if out.iter().any(|(n, _)| *n == name) {
-                        return Err(serde::de::Error::custom(format!("field {name:?} is defined twice")));
+                        return Err(serde::de::Error::custom(format!(
+                            "field {name:?} is defined twice"
+                        )));
                     }
                     out.push((name, field));
                 }
@@ -109,14 +114,20 @@ pub struct Definitions {
 
 /// Parses one definition file's text.
 pub fn parse(file: &Path, text: &str) -> Result<RawDefinition> {
-    serde_json::from_str(text).map_err(|e| Error::Parse { file: file.to_path_buf(), reason: e.to_string() })
+    serde_json::from_str(text).map_err(|e| Error::Parse {
+        file: file.to_path_buf(),
+        reason: e.to_string(),
+    })
 }
 
 impl Definitions {
     /// Loads every `*.json` in `dir` (in file-name order). An empty folder is an error,
     /// so a wrong path parameter fails at startup.
     pub fn load_dir(dir: &Path) -> Result<Definitions> {
-        let read_dir = |source| Error::ReadDir { dir: dir.to_path_buf(), source };
+        let read_dir = |source| Error::ReadDir {
+            dir: dir.to_path_buf(),
+            source,
+        };
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
             .map_err(read_dir)?
             .map(|e| e.map(|e| e.path()))
@@ -134,8 +145,10 @@ impl Definitions {
         }
         let mut raws = Vec::with_capacity(files.len());
         for file in files {
-            let text = std::fs::read_to_string(&file)
-                .map_err(|source| Error::ReadFile { file: file.clone(), source })?;
+            let text = std::fs::read_to_string(&file).map_err(|source| Error::ReadFile {
+                file: file.clone(),
+                source,
+            })?;
             let raw = parse(&file, &text)?;
             raws.push((file, raw));
         }
@@ -150,12 +163,23 @@ impl Definitions {
             if raw.name.trim().is_empty() {
                 return Err(Error::EmptyName { file });
             }
-            let id = u8::try_from(raw.id).map_err(|_| Error::IdOutOfRange { file: file.clone(), id: raw.id })?;
+            let id = u8::try_from(raw.id).map_err(|_| Error::IdOutOfRange {
+                file: file.clone(),
+                id: raw.id,
+            })?;
             if let Some(first) = defs.by_id.get(&id) {
-                return Err(Error::DuplicateId { id, first: first.file.clone(), second: file });
+                return Err(Error::DuplicateId {
+                    id,
+                    first: first.file.clone(),
+                    second: file,
+                });
             }
             if let Some(first) = defs.by_name.get(&raw.name).and_then(|i| defs.by_id.get(i)) {
-                return Err(Error::DuplicateName { name: raw.name, first: first.file.clone(), second: file });
+                return Err(Error::DuplicateName {
+                    name: raw.name,
+                    first: first.file.clone(),
+                    second: file,
+                });
             }
             let mut fields = Vec::with_capacity(raw.data.0.len());
             for (name, f) in raw.data.0 {
@@ -177,16 +201,33 @@ impl Definitions {
             }
             let payload_len = fields.iter().map(|f| f.ty.size()).sum();
             if payload_len > MAX_PAYLOAD_LEN {
-                return Err(Error::DefinitionTooLarge { file, bytes: payload_len, max: MAX_PAYLOAD_LEN });
+                return Err(Error::DefinitionTooLarge {
+                    file,
+                    bytes: payload_len,
+                    max: MAX_PAYLOAD_LEN,
+                });
             }
             if let Some(reply) = raw.reply {
                 replies.push((id, file.clone(), reply));
             }
             defs.by_name.insert(raw.name.clone(), id);
-            defs.by_id.insert(id, Arc::new(Definition { name: raw.name, id, fields, reply: None, payload_len, file }));
+            defs.by_id.insert(
+                id,
+                Arc::new(Definition {
+                    name: raw.name,
+                    id,
+                    fields,
+                    reply: None,
+                    payload_len,
+                    file,
+                }),
+            );
         }
         for (id, file, reply) in replies {
-            let reply_id = *defs.by_name.get(&reply).ok_or(Error::UnknownReply { file, reply })?;
+            let reply_id = *defs
+                .by_name
+                .get(&reply)
+                .ok_or(Error::UnknownReply { file, reply })?;
             if let Some(def) = defs.by_id.get_mut(&id) {
                 Arc::make_mut(def).reply = Some(reply_id);
             }
@@ -195,7 +236,9 @@ impl Definitions {
     }
 
     /// Parses and checks `(file label, JSON text)` pairs: for tests and tools.
-    pub fn from_texts<'a>(texts: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Definitions> {
+    pub fn from_texts<'a>(
+        texts: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Definitions> {
         let raws = texts
             .into_iter()
             .map(|(file, text)| parse(Path::new(file), text).map(|raw| (PathBuf::from(file), raw)))
@@ -221,14 +264,21 @@ impl Definitions {
         if name.is_empty() {
             self.get(id).ok_or(Error::UnknownId(id))
         } else {
-            self.by_name(name).ok_or_else(|| Error::UnknownName(name.to_string()))
+            self.by_name(name)
+                .ok_or_else(|| Error::UnknownName(name.to_string()))
         }
     }
 
     /// Builds a packet from a `Packet.msg`-style request: definition by name or id,
     /// fields from JSON text (missing fields take their defaults; empty text = all
     /// defaults).
-    pub fn packet_from_json(&self, name: &str, id: u8, device: u8, fields_json: &str) -> Result<Packet> {
+    pub fn packet_from_json(
+        &self,
+        name: &str,
+        id: u8,
+        device: u8,
+        fields_json: &str,
+    ) -> Result<Packet> {
         let def = self.select(name, id)?;
         let mut packet = Packet::from_json_str(def.clone(), fields_json)?;
         packet.device = device;
@@ -282,10 +332,22 @@ mod tests {
     #[test]
     fn bad_definitions_are_errors_naming_the_problem() {
         let bad = |t: &str| one(t).expect_err("must fail");
-        assert!(matches!(bad(r#"{"name":"A","id":256,"data":{}}"#), Error::IdOutOfRange { id: 256, .. }));
-        assert!(matches!(bad(r#"{"name":"A","id":-1,"data":{}}"#), Error::IdOutOfRange { .. }));
-        assert!(matches!(bad(r#"{"name":"","id":1,"data":{}}"#), Error::EmptyName { .. }));
-        assert!(matches!(bad(r#"{"name":"A","id":1,"data":{"x":{"type":"double"}}}"#), Error::UnknownType { .. }));
+        assert!(matches!(
+            bad(r#"{"name":"A","id":256,"data":{}}"#),
+            Error::IdOutOfRange { id: 256, .. }
+        ));
+        assert!(matches!(
+            bad(r#"{"name":"A","id":-1,"data":{}}"#),
+            Error::IdOutOfRange { .. }
+        ));
+        assert!(matches!(
+            bad(r#"{"name":"","id":1,"data":{}}"#),
+            Error::EmptyName { .. }
+        ));
+        assert!(matches!(
+            bad(r#"{"name":"A","id":1,"data":{"x":{"type":"double"}}}"#),
+            Error::UnknownType { .. }
+        ));
         assert!(matches!(
             bad(r#"{"name":"A","id":1,"data":{"x":{"type":"uint8","default":300}}}"#),
             Error::BadDefault { .. }
@@ -294,10 +356,19 @@ mod tests {
             bad(r#"{"name":"A","id":1,"data":{"x":{"type":"uint8"},"x":{"type":"int8"}}}"#),
             Error::Parse { .. }
         ));
-        assert!(matches!(bad(r#"{"name":"A","id":1,"data":{},"colour":1}"#), Error::Parse { .. }));
-        assert!(matches!(bad(r#"{"name":"A","id":1,"data":{},"reply":"B"}"#), Error::UnknownReply { .. }));
+        assert!(matches!(
+            bad(r#"{"name":"A","id":1,"data":{},"colour":1}"#),
+            Error::Parse { .. }
+        ));
+        assert!(matches!(
+            bad(r#"{"name":"A","id":1,"data":{},"reply":"B"}"#),
+            Error::UnknownReply { .. }
+        ));
         let e = bad(r#"{"name":"A","id":1,"data":{"x":{"type":"uint8","default":300}}}"#);
-        assert!(e.to_string().contains("t.json") && e.to_string().contains("\"x\""), "{e}");
+        assert!(
+            e.to_string().contains("t.json") && e.to_string().contains("\"x\""),
+            "{e}"
+        );
     }
 
     #[test]
@@ -305,8 +376,14 @@ mod tests {
         let a = r#"{"name":"A","id":1,"data":{}}"#;
         let b = r#"{"name":"B","id":1,"data":{}}"#;
         let a2 = r#"{"name":"A","id":2,"data":{}}"#;
-        assert!(matches!(Definitions::from_texts([("a", a), ("b", b)]), Err(Error::DuplicateId { id: 1, .. })));
-        assert!(matches!(Definitions::from_texts([("a", a), ("a2", a2)]), Err(Error::DuplicateName { .. })));
+        assert!(matches!(
+            Definitions::from_texts([("a", a), ("b", b)]),
+            Err(Error::DuplicateId { id: 1, .. })
+        ));
+        assert!(matches!(
+            Definitions::from_texts([("a", a), ("a2", a2)]),
+            Err(Error::DuplicateName { .. })
+        ));
     }
 
     #[test]

@@ -30,22 +30,43 @@ pub enum Error {
     IdOutOfRange { file: PathBuf, id: i64 },
     /// Two definitions share one `id`.
     #[error("command id {id} is defined twice: {first} and {second}")]
-    DuplicateId { id: u8, first: PathBuf, second: PathBuf },
+    DuplicateId {
+        id: u8,
+        first: PathBuf,
+        second: PathBuf,
+    },
     /// Two definitions share one `name`.
     #[error("packet name {name:?} is defined twice: {first} and {second}")]
-    DuplicateName { name: String, first: PathBuf, second: PathBuf },
+    DuplicateName {
+        name: String,
+        first: PathBuf,
+        second: PathBuf,
+    },
     /// A field's `type` is not one of the known types.
     #[error("{file}: field {field:?}: unknown type {ty:?} (expected one of {known})")]
-    UnknownType { file: PathBuf, field: String, ty: String, known: &'static str },
+    UnknownType {
+        file: PathBuf,
+        field: String,
+        ty: String,
+        known: &'static str,
+    },
     /// A field's `default` does not fit its type.
     #[error("{file}: field {field:?}: bad default: {reason}")]
-    BadDefault { file: PathBuf, field: String, reason: String },
+    BadDefault {
+        file: PathBuf,
+        field: String,
+        reason: String,
+    },
     /// `reply` names a packet that no definition declares.
     #[error("{file}: `reply` names unknown packet {reply:?}")]
     UnknownReply { file: PathBuf, reply: String },
     /// The payload is too long for a UART frame (15-bit size).
     #[error("{file}: payload of {bytes} bytes is longer than a UART frame allows ({max})")]
-    DefinitionTooLarge { file: PathBuf, bytes: usize, max: usize },
+    DefinitionTooLarge {
+        file: PathBuf,
+        bytes: usize,
+        max: usize,
+    },
 
     // ---- building packets ----------------------------------------------------------
     /// No definition has this name.
@@ -65,10 +86,20 @@ pub enum Error {
     UnknownField { packet: String, field: String },
     /// A value of the wrong JSON kind (e.g. a string for an int8).
     #[error("packet {packet}: field {field:?}: expected {expected}, got {got}")]
-    WrongType { packet: String, field: String, expected: &'static str, got: String },
+    WrongType {
+        packet: String,
+        field: String,
+        expected: &'static str,
+        got: String,
+    },
     /// A number that does not fit the field's type: never clamped.
     #[error("packet {packet}: field {field:?}: {value} is out of range for {ty}")]
-    OutOfRange { packet: String, field: String, ty: &'static str, value: String },
+    OutOfRange {
+        packet: String,
+        field: String,
+        ty: &'static str,
+        value: String,
+    },
 
     // ---- framing -------------------------------------------------------------------
     /// The frame is longer than the UART size field (15 bits) or the configured maximum.
@@ -105,5 +136,8 @@ pub enum Error {
     NoPeer,
     /// Reading or writing an open link failed.
     #[error("{context}: {source}")]
-    Io { context: &'static str, source: io::Error },
+    Io {
+        context: &'static str,
+        source: io::Error,
+    },
 }

@@ -40,8 +40,14 @@ pub enum LinkEvent {
 
 #[derive(Debug)]
 enum Wire {
-    Uart { port: SerialPort, decoder: Decoder },
-    Can { bus: CanBus, reassembler: Reassembler },
+    Uart {
+        port: SerialPort,
+        decoder: Decoder,
+    },
+    Can {
+        bus: CanBus,
+        reassembler: Reassembler,
+    },
 }
 
 /// One comms link: definitions, codec state, transport and counters.
@@ -62,11 +68,22 @@ impl Link {
 
     /// A CAN link over SocketCAN or CAN-over-UDP.
     pub fn can(bus: CanBus, defs: Arc<Definitions>, cfg: &LinkConfig) -> Link {
-        Link::with_wire(Wire::Can { bus, reassembler: Reassembler::new(cfg.reassembler) }, defs)
+        Link::with_wire(
+            Wire::Can {
+                bus,
+                reassembler: Reassembler::new(cfg.reassembler),
+            },
+            defs,
+        )
     }
 
     fn with_wire(wire: Wire, defs: Arc<Definitions>) -> Link {
-        Link { wire, defs, counters: Counters::default(), start: Instant::now() }
+        Link {
+            wire,
+            defs,
+            counters: Counters::default(),
+            start: Instant::now(),
+        }
     }
 
     /// True on CAN (SocketCAN or CAN-over-UDP), where packets carry a device number.
@@ -87,7 +104,10 @@ impl Link {
     pub fn encode(&self, packet: &Packet) -> Result<Vec<u8>> {
         match &self.wire {
             Wire::Uart { .. } => uart::encode_packet(packet),
-            Wire::Can { .. } => Ok(can::encode_packet(packet)?.iter().flat_map(udp::encode_datagram).collect()),
+            Wire::Can { .. } => Ok(can::encode_packet(packet)?
+                .iter()
+                .flat_map(udp::encode_datagram)
+                .collect()),
         }
     }
 
@@ -127,7 +147,9 @@ impl Link {
             if let Some(event) = self.poll_core(now) {
                 return Ok(event);
             }
-            let deadline = self.deadline_ms().map(|ms| self.start + Duration::from_millis(ms));
+            let deadline = self
+                .deadline_ms()
+                .map(|ms| self.start + Duration::from_millis(ms));
             let result = match &mut self.wire {
                 Wire::Uart { port, decoder } => {
                     let mut buf = [0u8; 512];

@@ -19,7 +19,11 @@ impl Packet {
     /// A packet with every field at its default.
     pub fn new(def: Arc<Definition>) -> Packet {
         let values = def.fields.iter().map(|f| f.default).collect();
-        Packet { def, values, device: 0 }
+        Packet {
+            def,
+            values,
+            device: 0,
+        }
     }
 
     /// From a JSON object of fields; missing fields keep their defaults.
@@ -28,7 +32,9 @@ impl Packet {
     /// [`Error::FieldsNotObject`], [`Error::UnknownField`], [`Error::WrongType`],
     /// [`Error::OutOfRange`].
     pub fn from_json(def: Arc<Definition>, fields: &serde_json::Value) -> Result<Packet> {
-        let obj = fields.as_object().ok_or_else(|| Error::FieldsNotObject { packet: def.name.clone() })?;
+        let obj = fields.as_object().ok_or_else(|| Error::FieldsNotObject {
+            packet: def.name.clone(),
+        })?;
         let mut p = Packet::new(def);
         for (name, json) in obj {
             p.set_json(name, json)?;
@@ -41,8 +47,11 @@ impl Packet {
         if text.trim().is_empty() {
             return Ok(Packet::new(def));
         }
-        let json: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| Error::FieldsJson { packet: def.name.clone(), reason: e.to_string() })?;
+        let json: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| Error::FieldsJson {
+                packet: def.name.clone(),
+                reason: e.to_string(),
+            })?;
         Packet::from_json(def, &json)
     }
 
@@ -54,11 +63,18 @@ impl Packet {
         let mut values = Vec::with_capacity(def.fields.len());
         let mut at = 0;
         for f in &def.fields {
-            let v = payload.get(at..).and_then(|rest| f.ty.read(rest)).ok_or(RejectKind::BadValue)?;
+            let v = payload
+                .get(at..)
+                .and_then(|rest| f.ty.read(rest))
+                .ok_or(RejectKind::BadValue)?;
             values.push(v);
             at += f.ty.size();
         }
-        Ok(Packet { def, values, device: 0 })
+        Ok(Packet {
+            def,
+            values,
+            device: 0,
+        })
     }
 
     /// The definition.
@@ -78,7 +94,9 @@ impl Packet {
 
     /// One field's value.
     pub fn get(&self, field: &str) -> Option<Value> {
-        self.def.field_index(field).and_then(|i| self.values.get(i).copied())
+        self.def
+            .field_index(field)
+            .and_then(|i| self.values.get(i).copied())
     }
 
     /// Sets a field; the value's type must be the field's.
@@ -102,12 +120,18 @@ impl Packet {
         let i = self.index(field)?;
         let ty = self.def.fields[i].ty;
         let v = ty.from_json(json).map_err(|p| match p {
-            ValueProblem::WrongType { expected, got } => {
-                Error::WrongType { packet: self.def.name.clone(), field: field.to_string(), expected, got }
-            }
-            ValueProblem::OutOfRange { value } => {
-                Error::OutOfRange { packet: self.def.name.clone(), field: field.to_string(), ty: ty.name(), value }
-            }
+            ValueProblem::WrongType { expected, got } => Error::WrongType {
+                packet: self.def.name.clone(),
+                field: field.to_string(),
+                expected,
+                got,
+            },
+            ValueProblem::OutOfRange { value } => Error::OutOfRange {
+                packet: self.def.name.clone(),
+                field: field.to_string(),
+                ty: ty.name(),
+                value,
+            },
         })?;
         self.values[i] = v;
         Ok(())
@@ -115,13 +139,19 @@ impl Packet {
 
     /// `(field name, value)` in wire order.
     pub fn fields(&self) -> impl Iterator<Item = (&str, Value)> {
-        self.def.fields.iter().map(|f| f.name.as_str()).zip(self.values.iter().copied())
+        self.def
+            .fields
+            .iter()
+            .map(|f| f.name.as_str())
+            .zip(self.values.iter().copied())
     }
 
     /// The fields as a JSON object, in wire order.
     pub fn to_json(&self) -> serde_json::Value {
-        let map: serde_json::Map<String, serde_json::Value> =
-            self.fields().map(|(n, v)| (n.to_string(), v.to_json())).collect();
+        let map: serde_json::Map<String, serde_json::Value> = self
+            .fields()
+            .map(|(n, v)| (n.to_string(), v.to_json()))
+            .collect();
         serde_json::Value::Object(map)
     }
 
@@ -142,7 +172,10 @@ impl Packet {
     fn index(&self, field: &str) -> Result<usize> {
         self.def
             .field_index(field)
-            .ok_or_else(|| Error::UnknownField { packet: self.def.name.clone(), field: field.to_string() })
+            .ok_or_else(|| Error::UnknownField {
+                packet: self.def.name.clone(),
+                field: field.to_string(),
+            })
     }
 }
 
@@ -163,7 +196,9 @@ mod tests {
     #[test]
     fn json_in_json_out_in_wire_order() {
         let d = defs();
-        let p = d.packet_from_json("M", 0, 3, r#"{"f": 0.5, "b": true}"#).expect("valid");
+        let p = d
+            .packet_from_json("M", 0, 3, r#"{"f": 0.5, "b": true}"#)
+            .expect("valid");
         assert_eq!(p.device, 3);
         assert_eq!(p.fields_json(), r#"{"b":true,"x":-2,"f":0.5}"#);
         assert_eq!(p.encode_payload(), [1, 0xfe, 0xff, 0, 0, 0, 0x3f]);
@@ -175,13 +210,31 @@ mod tests {
     fn bad_fields_are_errors() {
         let d = defs();
         let def = d.get(7).expect("M").clone();
-        assert!(matches!(Packet::from_json(def.clone(), &json!({"y": 1})), Err(Error::UnknownField { .. })));
-        assert!(matches!(Packet::from_json(def.clone(), &json!({"x": 40000})), Err(Error::OutOfRange { .. })));
-        assert!(matches!(Packet::from_json(def.clone(), &json!({"b": "yes"})), Err(Error::WrongType { .. })));
-        assert!(matches!(Packet::from_json(def.clone(), &json!([1])), Err(Error::FieldsNotObject { .. })));
-        assert!(matches!(Packet::from_json_str(def.clone(), "{"), Err(Error::FieldsJson { .. })));
+        assert!(matches!(
+            Packet::from_json(def.clone(), &json!({"y": 1})),
+            Err(Error::UnknownField { .. })
+        ));
+        assert!(matches!(
+            Packet::from_json(def.clone(), &json!({"x": 40000})),
+            Err(Error::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            Packet::from_json(def.clone(), &json!({"b": "yes"})),
+            Err(Error::WrongType { .. })
+        ));
+        assert!(matches!(
+            Packet::from_json(def.clone(), &json!([1])),
+            Err(Error::FieldsNotObject { .. })
+        ));
+        assert!(matches!(
+            Packet::from_json_str(def.clone(), "{"),
+            Err(Error::FieldsJson { .. })
+        ));
         let mut p = Packet::new(def);
-        assert!(matches!(p.set("x", Value::U8(1)), Err(Error::WrongType { .. })));
+        assert!(matches!(
+            p.set("x", Value::U8(1)),
+            Err(Error::WrongType { .. })
+        ));
         assert!(p.set("x", Value::I16(9)).is_ok());
         assert_eq!(p.get("x"), Some(Value::I16(9)));
     }
@@ -190,7 +243,13 @@ mod tests {
     fn decode_rejects_wrong_length_and_bad_bool() {
         let d = defs();
         let def = d.get(7).expect("M").clone();
-        assert_eq!(Packet::decode(def.clone(), &[0; 6]), Err(RejectKind::LengthMismatch));
-        assert_eq!(Packet::decode(def, &[2, 0, 0, 0, 0, 0, 0]), Err(RejectKind::BadValue));
+        assert_eq!(
+            Packet::decode(def.clone(), &[0; 6]),
+            Err(RejectKind::LengthMismatch)
+        );
+        assert_eq!(
+            Packet::decode(def, &[2, 0, 0, 0, 0, 0, 0]),
+            Err(RejectKind::BadValue)
+        );
     }
 }

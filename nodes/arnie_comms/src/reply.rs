@@ -34,7 +34,12 @@ impl ReplyTracker {
     pub fn expect(&mut self, reply_id: u8, device: Option<u8>, deadline_ms: u64) -> Ticket {
         let ticket = Ticket(self.next);
         self.next += 1;
-        self.waits.push(Wait { ticket, reply_id, device, deadline_ms });
+        self.waits.push(Wait {
+            ticket,
+            reply_id,
+            device,
+            deadline_ms,
+        });
         ticket
     }
 
@@ -48,7 +53,8 @@ impl ReplyTracker {
 
     /// Removes and returns the waits whose deadline is reached.
     pub fn expire(&mut self, now_ms: u64) -> Vec<Ticket> {
-        let (gone, keep): (Vec<Wait>, Vec<Wait>) = self.waits.drain(..).partition(|w| now_ms >= w.deadline_ms);
+        let (gone, keep): (Vec<Wait>, Vec<Wait>) =
+            self.waits.drain(..).partition(|w| now_ms >= w.deadline_ms);
         self.waits = keep;
         gone.into_iter().map(|w| w.ticket).collect()
     }
@@ -96,7 +102,10 @@ mod tests {
         let b = t.expect(2, Some(4), 50);
         let c = t.expect(2, None, 200);
         assert_eq!(t.deadline_ms(), Some(50));
-        assert_eq!(t.on_packet(&Packet::new(defs.get(3).expect("other").clone())), None);
+        assert_eq!(
+            t.on_packet(&Packet::new(defs.get(3).expect("other").clone())),
+            None
+        );
         assert_eq!(t.on_packet(&pong(4)), Some(a));
         assert_eq!(t.on_packet(&pong(5)), Some(c), "b waits for device 4 only");
         assert_eq!(t.expire(49), []);

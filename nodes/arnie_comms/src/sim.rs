@@ -68,11 +68,17 @@ mod tests {
             .expect("valid"),
         );
         let sim = Simulator::new(defs.clone());
-        let mut ping = defs.packet_from_json("Ping", 0, 3, r#"{"seq": 41, "x": true}"#).expect("valid");
+        let mut ping = defs
+            .packet_from_json("Ping", 0, 3, r#"{"seq": 41, "x": true}"#)
+            .expect("valid");
         let pong = sim.respond(&ping);
         assert_eq!((pong.name(), pong.device), ("Pong", 3));
         assert_eq!(pong.get("seq"), Some(Value::U16(41)));
-        assert_eq!(pong.get("x"), Some(Value::U8(7)), "type differs: default kept");
+        assert_eq!(
+            pong.get("x"),
+            Some(Value::U8(7)),
+            "type differs: default kept"
+        );
         assert_eq!(sim.respond(&pong), pong, "no reply named: echoed");
         ping.device = 0;
         assert_eq!(sim.respond(&ping).device, 0);

@@ -25,7 +25,10 @@ pub const MAX_SIZE_FIELD: usize = 0x7fff;
 pub fn encode_frame(command: u8, payload: &[u8]) -> Result<Vec<u8>> {
     let size = payload.len() + 1;
     if size > MAX_SIZE_FIELD {
-        return Err(Error::FrameTooLarge { bytes: size + 3, max: MAX_SIZE_FIELD + 3 });
+        return Err(Error::FrameTooLarge {
+            bytes: size + 3,
+            max: MAX_SIZE_FIELD + 3,
+        });
     }
     let mut out = Vec::with_capacity(size + 3);
     if size < 0x80 {
@@ -80,7 +83,10 @@ pub struct DecoderConfig {
 
 impl Default for DecoderConfig {
     fn default() -> Self {
-        DecoderConfig { max_frame_len: 1024, frame_timeout_ms: 100 }
+        DecoderConfig {
+            max_frame_len: 1024,
+            frame_timeout_ms: 100,
+        }
     }
 }
 
@@ -195,7 +201,9 @@ impl Decoder {
     /// When [`next`](Self::next) will give up on the partial frame now buffered, if any.
     pub fn deadline_ms(&self) -> Option<u64> {
         let rest = self.buf.get(self.head..).unwrap_or(&[]);
-        rest.iter().any(|b| *b != 0).then(|| self.deadline_after_last_byte())
+        rest.iter()
+            .any(|b| *b != 0)
+            .then(|| self.deadline_after_last_byte())
     }
 
     /// Counts of what was rejected.
@@ -209,7 +217,9 @@ impl Decoder {
 
     fn head_command(&self) -> Option<u8> {
         let b0 = *self.buf.get(self.head)?;
-        self.buf.get(self.head + if b0 & 0x80 != 0 { 2 } else { 1 }).copied()
+        self.buf
+            .get(self.head + if b0 & 0x80 != 0 { 2 } else { 1 })
+            .copied()
     }
 
     /// Drops the head byte; returns the rejection when it starts a bad stretch.
@@ -246,7 +256,9 @@ impl Decoder {
         if let (Some(table), Some(c)) = (&self.lengths, command) {
             match table[usize::from(c)] {
                 None => return Step::Bad(RejectKind::UnknownCommand, command),
-                Some(n) if usize::from(n) + 1 != size => return Step::Bad(RejectKind::LengthMismatch, command),
+                Some(n) if usize::from(n) + 1 != size => {
+                    return Step::Bad(RejectKind::LengthMismatch, command)
+                }
                 Some(_) => {}
             }
         }
@@ -256,7 +268,10 @@ impl Decoder {
         if xor(&avail[..len]) != 0 {
             return Step::Bad(RejectKind::Checksum, command);
         }
-        Step::Good { len, payload_start: hdr + 1 }
+        Step::Good {
+            len,
+            payload_start: hdr + 1,
+        }
     }
 }
 
@@ -285,15 +300,27 @@ mod tests {
     #[test]
     fn size_limits() {
         assert!(encode_frame(0, &vec![0; MAX_SIZE_FIELD - 1]).is_ok());
-        assert!(matches!(encode_frame(0, &vec![0; MAX_SIZE_FIELD]), Err(Error::FrameTooLarge { .. })));
-        let mut d = Decoder::new(DecoderConfig { max_frame_len: 16, frame_timeout_ms: 10 });
+        assert!(matches!(
+            encode_frame(0, &vec![0; MAX_SIZE_FIELD]),
+            Err(Error::FrameTooLarge { .. })
+        ));
+        let mut d = Decoder::new(DecoderConfig {
+            max_frame_len: 16,
+            frame_timeout_ms: 10,
+        });
         let big = encode_frame(1, &[1; 20]).expect("fits");
         let small = encode_frame(2, &[3]).expect("fits");
         d.push(&big, 0);
         d.push(&small, 0);
         let got = drain(&mut d, 0);
-        assert_eq!(got.first(), Some(&Err(Rejected::new(RejectKind::Oversize, None))));
-        assert_eq!(got.last().and_then(|r| r.as_ref().ok()).map(|f| f.command), Some(2));
+        assert_eq!(
+            got.first(),
+            Some(&Err(Rejected::new(RejectKind::Oversize, None)))
+        );
+        assert_eq!(
+            got.last().and_then(|r| r.as_ref().ok()).map(|f| f.command),
+            Some(2)
+        );
         assert_eq!(d.counters().get(RejectKind::Oversize), 1);
     }
 
@@ -310,7 +337,10 @@ mod tests {
         let got = drain(&mut d, 99);
         assert_eq!(got, [Err(Rejected::new(RejectKind::Checksum, Some(1)))]);
         let got = drain(&mut d, 100);
-        assert!(got.iter().all(|r| r.is_ok()), "one error per bad stretch: {got:?}");
+        assert!(
+            got.iter().all(|r| r.is_ok()),
+            "one error per bad stretch: {got:?}"
+        );
         let frames: Vec<_> = got.iter().filter_map(|r| r.as_ref().ok()).collect();
         assert_eq!(frames.len(), 1);
         assert_eq!((frames[0].command, frames[0].offset), (2, bad.len() as u64));
@@ -321,17 +351,29 @@ mod tests {
     #[test]
     fn corrupted_size_byte_does_not_swallow_following_frames() {
         // A size byte claiming 100 bytes, then three good frames, then silence.
-        let frames: Vec<_> = (1..=3).map(|c| encode_frame(c, &[c; 4]).expect("fits")).collect();
+        let frames: Vec<_> = (1..=3)
+            .map(|c| encode_frame(c, &[c; 4]).expect("fits"))
+            .collect();
         let mut d = Decoder::new(DecoderConfig::default());
         d.push(&[100], 0);
         for f in &frames {
             d.push(f, 1);
         }
-        assert!(drain(&mut d, 5).is_empty(), "waits for the 100-byte candidate");
+        assert!(
+            drain(&mut d, 5).is_empty(),
+            "waits for the 100-byte candidate"
+        );
         assert_eq!(d.deadline_ms(), Some(101));
         let got = drain(&mut d, 101);
-        assert_eq!(got[0], Err(Rejected::new(RejectKind::Truncated, Some(frames[0][0]))));
-        let cmds: Vec<_> = got.iter().filter_map(|r| r.as_ref().ok()).map(|f| f.command).collect();
+        assert_eq!(
+            got[0],
+            Err(Rejected::new(RejectKind::Truncated, Some(frames[0][0])))
+        );
+        let cmds: Vec<_> = got
+            .iter()
+            .filter_map(|r| r.as_ref().ok())
+            .map(|f| f.command)
+            .collect();
         assert_eq!(cmds, [1, 2, 3]);
     }
 
@@ -343,10 +385,16 @@ mod tests {
         d.push(&[0x7e, 9], 0); // 126-byte frame of unknown command 9: no waiting for it
         d.push(&encode_frame(1, &[5, 6]).expect("fits"), 0);
         let got = drain(&mut d, 0);
-        assert_eq!(got[0], Err(Rejected::new(RejectKind::UnknownCommand, Some(9))));
+        assert_eq!(
+            got[0],
+            Err(Rejected::new(RejectKind::UnknownCommand, Some(9)))
+        );
         assert_eq!(got.iter().filter(|r| r.is_ok()).count(), 1);
         d.push(&encode_frame(1, &[5]).expect("fits"), 0);
-        assert_eq!(drain(&mut d, 0)[0], Err(Rejected::new(RejectKind::LengthMismatch, Some(1))));
+        assert_eq!(
+            drain(&mut d, 0)[0],
+            Err(Rejected::new(RejectKind::LengthMismatch, Some(1)))
+        );
     }
 
     #[test]
@@ -356,6 +404,9 @@ mod tests {
         assert!(drain(&mut d, 1000).is_empty());
         assert_eq!(d.deadline_ms(), None);
         d.push(&[0x80, 0x00], 0);
-        assert_eq!(drain(&mut d, 0), [Err(Rejected::new(RejectKind::EmptyFrame, None))]);
+        assert_eq!(
+            drain(&mut d, 0),
+            [Err(Rejected::new(RejectKind::EmptyFrame, None))]
+        );
     }
 }

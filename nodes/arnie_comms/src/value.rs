@@ -34,7 +34,9 @@ pub enum ValueProblem {
 impl std::fmt::Display for ValueProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ValueProblem::WrongType { expected, got } => write!(f, "expected {expected}, got {got}"),
+            ValueProblem::WrongType { expected, got } => {
+                write!(f, "expected {expected}, got {got}")
+            }
             ValueProblem::OutOfRange { value } => write!(f, "{value} is out of range"),
         }
     }
@@ -118,8 +120,13 @@ impl FieldType {
     /// `true`/`false` only. Nothing is clamped or coerced.
     pub fn from_json(self, json: &serde_json::Value) -> Result<Value, ValueProblem> {
         use serde_json::Value as J;
-        let wrong = |expected: &'static str| ValueProblem::WrongType { expected, got: describe(json) };
-        let range = || ValueProblem::OutOfRange { value: json.to_string() };
+        let wrong = |expected: &'static str| ValueProblem::WrongType {
+            expected,
+            got: describe(json),
+        };
+        let range = || ValueProblem::OutOfRange {
+            value: json.to_string(),
+        };
         match self {
             FieldType::Bool => match json {
                 J::Bool(b) => Ok(Value::Bool(*b)),
@@ -185,9 +192,9 @@ impl FieldType {
                 _ => return None,
             },
             FieldType::Float => Value::F32(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-            FieldType::Float64 => {
-                Value::F64(f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
-            }
+            FieldType::Float64 => Value::F64(f64::from_le_bytes([
+                b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+            ])),
         };
         Some(v)
     }
@@ -265,24 +272,51 @@ mod tests {
     #[test]
     fn integers_are_range_checked_never_clamped() {
         assert_eq!(FieldType::Int8.from_json(&json!(-128)), Ok(Value::I8(-128)));
-        assert!(matches!(FieldType::Int8.from_json(&json!(128)), Err(ValueProblem::OutOfRange { .. })));
-        assert!(matches!(FieldType::UInt8.from_json(&json!(-1)), Err(ValueProblem::OutOfRange { .. })));
-        assert_eq!(FieldType::UInt32.from_json(&json!(4294967295u64)), Ok(Value::U32(u32::MAX)));
+        assert!(matches!(
+            FieldType::Int8.from_json(&json!(128)),
+            Err(ValueProblem::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            FieldType::UInt8.from_json(&json!(-1)),
+            Err(ValueProblem::OutOfRange { .. })
+        ));
+        assert_eq!(
+            FieldType::UInt32.from_json(&json!(4294967295u64)),
+            Ok(Value::U32(u32::MAX))
+        );
         assert!(matches!(
             FieldType::UInt32.from_json(&json!(u64::MAX)),
             Err(ValueProblem::OutOfRange { .. })
         ));
-        assert!(matches!(FieldType::Int16.from_json(&json!(1.5)), Err(ValueProblem::WrongType { .. })));
-        assert!(matches!(FieldType::Int16.from_json(&json!("3")), Err(ValueProblem::WrongType { .. })));
+        assert!(matches!(
+            FieldType::Int16.from_json(&json!(1.5)),
+            Err(ValueProblem::WrongType { .. })
+        ));
+        assert!(matches!(
+            FieldType::Int16.from_json(&json!("3")),
+            Err(ValueProblem::WrongType { .. })
+        ));
     }
 
     #[test]
     fn floats_and_bools() {
         assert_eq!(FieldType::Float.from_json(&json!(2)), Ok(Value::F32(2.0)));
-        assert!(matches!(FieldType::Float.from_json(&json!(1e39)), Err(ValueProblem::OutOfRange { .. })));
-        assert_eq!(FieldType::Float64.from_json(&json!(1e39)), Ok(Value::F64(1e39)));
-        assert_eq!(FieldType::Bool.from_json(&json!(true)), Ok(Value::Bool(true)));
-        assert!(matches!(FieldType::Bool.from_json(&json!(1)), Err(ValueProblem::WrongType { .. })));
+        assert!(matches!(
+            FieldType::Float.from_json(&json!(1e39)),
+            Err(ValueProblem::OutOfRange { .. })
+        ));
+        assert_eq!(
+            FieldType::Float64.from_json(&json!(1e39)),
+            Ok(Value::F64(1e39))
+        );
+        assert_eq!(
+            FieldType::Bool.from_json(&json!(true)),
+            Ok(Value::Bool(true))
+        );
+        assert!(matches!(
+            FieldType::Bool.from_json(&json!(1)),
+            Err(ValueProblem::WrongType { .. })
+        ));
     }
 
     #[test]
@@ -295,7 +329,12 @@ mod tests {
 
     #[test]
     fn wire_round_trip_and_bad_bool() {
-        for v in [Value::I16(-2), Value::U32(70000), Value::F64(-0.25), Value::Bool(true)] {
+        for v in [
+            Value::I16(-2),
+            Value::U32(70000),
+            Value::F64(-0.25),
+            Value::Bool(true),
+        ] {
             let mut buf = Vec::new();
             v.write(&mut buf);
             assert_eq!(buf.len(), v.field_type().size());

@@ -4,11 +4,18 @@ use arnie_comms::uart::{encode_packet, Decoder, DecoderConfig};
 use arnie_comms::{Definitions, Packet, Value};
 use std::path::Path;
 
-const REFERENCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/robotikutt");
+const REFERENCE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/reference/robotikutt"
+);
 const PACKETS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/packets");
 
-const PAYLOAD: [u8; 11] = [0x3c, 0x01, 0xff, 0xff, 0x01, 0x00, 0x00, 0x9a, 0x99, 0x19, 0x3f];
-const FRAME: [u8; 14] = [0x0c, 0x00, 0x3c, 0x01, 0xff, 0xff, 0x01, 0x00, 0x00, 0x9a, 0x99, 0x19, 0x3f, 0x15];
+const PAYLOAD: [u8; 11] = [
+    0x3c, 0x01, 0xff, 0xff, 0x01, 0x00, 0x00, 0x9a, 0x99, 0x19, 0x3f,
+];
+const FRAME: [u8; 14] = [
+    0x0c, 0x00, 0x3c, 0x01, 0xff, 0xff, 0x01, 0x00, 0x00, 0x9a, 0x99, 0x19, 0x3f, 0x15,
+];
 
 fn reference() -> Definitions {
     Definitions::load_dir(Path::new(REFERENCE)).expect("reference definitions load")
@@ -20,7 +27,11 @@ fn reference_definition_loads_in_file_order() {
     assert_eq!(defs.len(), 1);
     let def = defs.by_name("TestPacket").expect("TestPacket");
     assert_eq!(def.id, 0);
-    let fields: Vec<_> = def.fields.iter().map(|f| (f.name.as_str(), f.ty.name(), f.default)).collect();
+    let fields: Vec<_> = def
+        .fields
+        .iter()
+        .map(|f| (f.name.as_str(), f.ty.name(), f.default))
+        .collect();
     assert_eq!(
         fields,
         [
@@ -37,11 +48,17 @@ fn reference_definition_loads_in_file_order() {
 #[test]
 fn reference_vector_encodes_exactly() {
     let defs = reference();
-    let packet = defs.packet_from_json("TestPacket", 0, 0, r#"{"foo": 60}"#).expect("valid fields");
+    let packet = defs
+        .packet_from_json("TestPacket", 0, 0, r#"{"foo": 60}"#)
+        .expect("valid fields");
     assert_eq!(packet.encode_payload(), PAYLOAD);
     assert_eq!(encode_packet(&packet).expect("fits"), FRAME);
     // Selecting by id gives the same packet.
-    assert_eq!(defs.packet_from_json("", 0, 0, r#"{"foo": 60}"#).expect("valid"), packet);
+    assert_eq!(
+        defs.packet_from_json("", 0, 0, r#"{"foo": 60}"#)
+            .expect("valid"),
+        packet
+    );
 }
 
 #[test]
@@ -54,25 +71,41 @@ fn reference_vector_decodes_exactly_from_any_split() {
         d.push(&FRAME[split..], 0);
         let frame = d.next(0).expect("a frame").expect("a good frame");
         assert!(d.next(0).is_none());
-        assert_eq!((frame.command, frame.raw.as_slice(), frame.offset), (0, &FRAME[..], 2));
+        assert_eq!(
+            (frame.command, frame.raw.as_slice(), frame.offset),
+            (0, &FRAME[..], 2)
+        );
         let def = defs.get(frame.command).expect("known").clone();
         let packet = Packet::decode(def, frame.payload()).expect("decodes");
-        assert_eq!(packet.fields_json(), r#"{"foo":60,"foo2":1,"foo3":-1,"foo4":1,"foo5":false,"foo6":0.6}"#);
+        assert_eq!(
+            packet.fields_json(),
+            r#"{"foo":60,"foo2":1,"foo3":-1,"foo4":1,"foo5":false,"foo6":0.6}"#
+        );
     }
 }
 
 #[test]
 fn reference_out_of_range_is_an_error_not_a_clamp() {
     let defs = reference();
-    let e = defs.packet_from_json("TestPacket", 0, 0, r#"{"foo": 200}"#).expect_err("int8 overflow");
-    assert!(e.to_string().contains("foo") && e.to_string().contains("200"), "{e}");
-    assert!(defs.packet_from_json("TestPacket", 0, 0, r#"{"foo7": 1}"#).is_err());
+    let e = defs
+        .packet_from_json("TestPacket", 0, 0, r#"{"foo": 200}"#)
+        .expect_err("int8 overflow");
+    assert!(
+        e.to_string().contains("foo") && e.to_string().contains("200"),
+        "{e}"
+    );
+    assert!(defs
+        .packet_from_json("TestPacket", 0, 0, r#"{"foo7": 1}"#)
+        .is_err());
 }
 
 #[test]
 fn shipped_definitions_load_with_ping_pong_reply() {
     let defs = Definitions::load_dir(Path::new(PACKETS)).expect("shipped definitions load");
-    let names: Vec<_> = defs.iter().map(|d| (d.id, d.name.as_str(), d.payload_len)).collect();
+    let names: Vec<_> = defs
+        .iter()
+        .map(|d| (d.id, d.name.as_str(), d.payload_len))
+        .collect();
     assert_eq!(
         names,
         [

@@ -9,8 +9,14 @@ use proptest::prelude::*;
 
 /// 256 cases unless `PROPTEST_CASES` says otherwise (e.g. a long soak run).
 fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256);
-    ProptestConfig { cases, ..ProptestConfig::default() }
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256);
+    ProptestConfig {
+        cases,
+        ..ProptestConfig::default()
+    }
 }
 
 fn value_of(ty: FieldType) -> BoxedStrategy<Value> {
@@ -22,17 +28,29 @@ fn value_of(ty: FieldType) -> BoxedStrategy<Value> {
         FieldType::Int32 => any::<i32>().prop_map(Value::I32).boxed(),
         FieldType::UInt32 => any::<u32>().prop_map(Value::U32).boxed(),
         FieldType::Bool => any::<bool>().prop_map(Value::Bool).boxed(),
-        FieldType::Float => any::<f32>().prop_filter("finite", |x| x.is_finite()).prop_map(Value::F32).boxed(),
-        FieldType::Float64 => any::<f64>().prop_filter("finite", |x| x.is_finite()).prop_map(Value::F64).boxed(),
+        FieldType::Float => any::<f32>()
+            .prop_filter("finite", |x| x.is_finite())
+            .prop_map(Value::F32)
+            .boxed(),
+        FieldType::Float64 => any::<f64>()
+            .prop_filter("finite", |x| x.is_finite())
+            .prop_map(Value::F64)
+            .boxed(),
     }
 }
 
 /// A random definition (as JSON text, id 0..=63) and values for its fields.
 fn definition_and_values() -> impl Strategy<Value = (String, Vec<Value>)> {
-    (0u8..=63, prop::collection::vec(prop::sample::select(FieldType::ALL.to_vec()), 0..12))
+    (
+        0u8..=63,
+        prop::collection::vec(prop::sample::select(FieldType::ALL.to_vec()), 0..12),
+    )
         .prop_flat_map(|(id, types)| {
-            let data: Vec<String> =
-                types.iter().enumerate().map(|(i, t)| format!(r#""f{i}":{{"type":"{}"}}"#, t.name())).collect();
+            let data: Vec<String> = types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| format!(r#""f{i}":{{"type":"{}"}}"#, t.name()))
+                .collect();
             let text = format!(r#"{{"name":"R","id":{id},"data":{{{}}}}}"#, data.join(","));
             let values: Vec<BoxedStrategy<Value>> = types.into_iter().map(value_of).collect();
             (Just(text), values)

@@ -16,7 +16,13 @@ fn defs() -> Arc<Definitions> {
 }
 
 fn config() -> LinkConfig {
-    LinkConfig { decoder: DecoderConfig { max_frame_len: 256, frame_timeout_ms: 30 }, ..LinkConfig::default() }
+    LinkConfig {
+        decoder: DecoderConfig {
+            max_frame_len: 256,
+            frame_timeout_ms: 30,
+        },
+        ..LinkConfig::default()
+    }
 }
 
 /// (bridge link on the slave path, master port)
@@ -29,7 +35,11 @@ fn pty_pair(defs: &Arc<Definitions>) -> (Link, SerialPort) {
 }
 
 async fn next_packet(link: &mut Link) -> arnie_comms::Received {
-    match timeout(Duration::from_secs(5), link.recv()).await.expect("no timeout").expect("link ok") {
+    match timeout(Duration::from_secs(5), link.recv())
+        .await
+        .expect("no timeout")
+        .expect("link ok")
+    {
         LinkEvent::Packet(r) => r,
         LinkEvent::Rejected(r) => panic!("unexpected {r}"),
     }
@@ -40,9 +50,14 @@ async fn ping_pong_and_echo_through_the_simulator() {
     let defs = defs();
     let (mut bridge, master) = pty_pair(&defs);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let peer = tokio::spawn(sim::run(Link::uart(master, defs.clone(), &config()), stopped));
+    let peer = tokio::spawn(sim::run(
+        Link::uart(master, defs.clone(), &config()),
+        stopped,
+    ));
 
-    let ping = defs.packet_from_json("Ping", 0, 0, r#"{"seq": 7, "sent_ms": 123456}"#).expect("valid");
+    let ping = defs
+        .packet_from_json("Ping", 0, 0, r#"{"seq": 7, "sent_ms": 123456}"#)
+        .expect("valid");
     let raw = bridge.send(&ping).await.expect("send");
     assert_eq!(raw[..2], [7, 1], "size 7 (command + 6 bytes), command 1");
     let pong = next_packet(&mut bridge).await;
@@ -51,9 +66,15 @@ async fn ping_pong_and_echo_through_the_simulator() {
     assert_eq!(pong.raw[1], 2);
 
     for fields in [r#"{"led": 3, "on": false}"#, r#"{"brightness": 9}"#] {
-        let led = defs.packet_from_json("SetLed", 0, 0, fields).expect("valid");
+        let led = defs
+            .packet_from_json("SetLed", 0, 0, fields)
+            .expect("valid");
         bridge.send(&led).await.expect("send");
-        assert_eq!(next_packet(&mut bridge).await.packet, led, "echoed unchanged");
+        assert_eq!(
+            next_packet(&mut bridge).await.packet,
+            led,
+            "echoed unchanged"
+        );
     }
     let c = bridge.counters();
     assert_eq!((c.tx_packets, c.rx_packets, c.total_rejected()), (3, 3, 0));
@@ -83,12 +104,19 @@ async fn garbage_and_bad_frames_are_counted_and_good_frames_survive() {
     let mut leds = Vec::new();
     let mut rejected = Vec::new();
     while leds.len() < 3 {
-        match timeout(Duration::from_secs(5), bridge.recv()).await.expect("no timeout").expect("ok") {
+        match timeout(Duration::from_secs(5), bridge.recv())
+            .await
+            .expect("no timeout")
+            .expect("ok")
+        {
             LinkEvent::Packet(r) => leds.push(r.packet.get("led")),
             LinkEvent::Rejected(r) => rejected.push(r.kind),
         }
     }
-    assert_eq!(leds, [Some(Value::U8(2)), Some(Value::U8(3)), Some(Value::U8(5))]);
+    assert_eq!(
+        leds,
+        [Some(Value::U8(2)), Some(Value::U8(3)), Some(Value::U8(5))]
+    );
     assert!(rejected.contains(&RejectKind::Checksum), "{rejected:?}");
     assert!(rejected.contains(&RejectKind::BadValue), "{rejected:?}");
     let c = bridge.counters();
@@ -104,8 +132,14 @@ async fn a_frame_cut_short_times_out_as_truncated() {
     let (mut bridge, master) = pty_pair(&defs);
     let frame = encode_frame(10, &[1, 1, 1]).expect("fits");
     master.write_all(&frame[..3]).await.expect("write");
-    let event = timeout(Duration::from_secs(5), bridge.recv()).await.expect("no timeout").expect("ok");
-    assert!(matches!(event, LinkEvent::Rejected(r) if r.kind == RejectKind::Truncated), "{event:?}");
+    let event = timeout(Duration::from_secs(5), bridge.recv())
+        .await
+        .expect("no timeout")
+        .expect("ok");
+    assert!(
+        matches!(event, LinkEvent::Rejected(r) if r.kind == RejectKind::Truncated),
+        "{event:?}"
+    );
     master.write_all(&frame).await.expect("write");
     assert_eq!(next_packet(&mut bridge).await.raw, frame);
 }
@@ -115,7 +149,9 @@ async fn closed_peer_ends_recv_with_an_error() {
     let defs = defs();
     let (mut bridge, master) = pty_pair(&defs);
     drop(master);
-    let got = timeout(Duration::from_secs(5), bridge.recv()).await.expect("no timeout");
+    let got = timeout(Duration::from_secs(5), bridge.recv())
+        .await
+        .expect("no timeout");
     assert!(got.is_err(), "{got:?}");
     assert_eq!(bridge.counters().io_errors, 1);
 }

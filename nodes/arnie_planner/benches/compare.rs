@@ -53,7 +53,10 @@ fn stats(times_us: &[f64]) -> Stats {
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len().max(1);
     let p99_rank = ((0.99 * n as f64).ceil() as usize).clamp(1, n) - 1;
-    Stats { mean_us: sorted.iter().sum::<f64>() / n as f64, p99_us: sorted.get(p99_rank).copied().unwrap_or(0.0) }
+    Stats {
+        mean_us: sorted.iter().sum::<f64>() / n as f64,
+        p99_us: sorted.get(p99_rank).copied().unwrap_or(0.0),
+    }
 }
 
 fn random_map(side: usize, seed: u64) -> Grid {
@@ -78,7 +81,12 @@ fn maze_map(side: usize, seed: u64) -> Grid {
         let mut k = 0;
         for (dx, dy) in [(1i64, 0i64), (-1, 0), (0, 1), (0, -1)] {
             let (nx, ny) = (x as i64 + dx, y as i64 + dy);
-            if nx >= 0 && ny >= 0 && (nx as usize) < rooms && (ny as usize) < rooms && !seen[ny as usize * rooms + nx as usize] {
+            if nx >= 0
+                && ny >= 0
+                && (nx as usize) < rooms
+                && (ny as usize) < rooms
+                && !seen[ny as usize * rooms + nx as usize]
+            {
                 next[k] = (nx as usize, ny as usize);
                 k += 1;
             }
@@ -103,14 +111,19 @@ fn queries(grid: &Grid, n: usize, min_dist: i32, seed: u64) -> Vec<(Cell, Cell)>
     let mut planner = Planner::new(grid);
     let mut out = Vec::new();
     let free_cell = |rng: &mut Rng| loop {
-        let c = Cell::new(rng.below(grid.width()) as i32, rng.below(grid.height()) as i32);
+        let c = Cell::new(
+            rng.below(grid.width()) as i32,
+            rng.below(grid.height()) as i32,
+        );
         if grid.is_free(c) {
             return c;
         }
     };
     while out.len() < n {
         let (s, g) = (free_cell(&mut rng), free_cell(&mut rng));
-        if (s.x - g.x).abs().max((s.y - g.y).abs()) >= min_dist && planner.plan(s, g, Algorithm::Jps, DIAG).is_ok() {
+        if (s.x - g.x).abs().max((s.y - g.y).abs()) >= min_dist
+            && planner.plan(s, g, Algorithm::Jps, DIAG).is_ok()
+        {
             out.push((s, g));
         }
     }
@@ -120,17 +133,31 @@ fn queries(grid: &Grid, n: usize, min_dist: i32, seed: u64) -> Vec<(Cell, Cell)>
 fn reference_datasets() -> Vec<Dataset> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference/movingai");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "scen")).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "scen"))
+                .collect()
+        })
         .unwrap_or_default();
     files.sort();
     let mut out = Vec::new();
     for f in files {
-        let Ok(scens) = std::fs::read_to_string(&f).map_err(|e| e.to_string()).and_then(|t| parse_scen(&t).map_err(|e| e.to_string())) else {
+        let Ok(scens) = std::fs::read_to_string(&f)
+            .map_err(|e| e.to_string())
+            .and_then(|t| parse_scen(&t).map_err(|e| e.to_string()))
+        else {
             eprintln!("skipping unreadable {}", f.display());
             continue;
         };
-        let Some(name) = scens.first().and_then(|s| Path::new(&s.map).file_name().map(|n| n.to_owned())) else { continue };
-        let grid = Grid::from_movingai(&std::fs::read_to_string(dir.join(&name)).expect("reference map")).expect("map parses");
+        let Some(name) = scens
+            .first()
+            .and_then(|s| Path::new(&s.map).file_name().map(|n| n.to_owned()))
+        else {
+            continue;
+        };
+        let grid =
+            Grid::from_movingai(&std::fs::read_to_string(dir.join(&name)).expect("reference map"))
+                .expect("map parses");
         out.push(Dataset {
             name: name.to_string_lossy().into_owned(),
             grid,
@@ -172,29 +199,55 @@ fn run_crate(ds: &Dataset) -> (Vec<f64>, Vec<f64>) {
     let free = &free[..];
     let pwi = pw as isize;
     let dirs: [(isize, isize, u64); 8] = [
-        (1, 0, STRAIGHT), (-1, 0, STRAIGHT), (0, 1, STRAIGHT), (0, -1, STRAIGHT),
-        (1, 1, DIAGONAL), (-1, 1, DIAGONAL), (1, -1, DIAGONAL), (-1, -1, DIAGONAL),
+        (1, 0, STRAIGHT),
+        (-1, 0, STRAIGHT),
+        (0, 1, STRAIGHT),
+        (0, -1, STRAIGHT),
+        (1, 1, DIAGONAL),
+        (-1, 1, DIAGONAL),
+        (1, -1, DIAGONAL),
+        (-1, -1, DIAGONAL),
     ];
     let one = |s: Cell, g: Cell| -> f64 {
-        let (si, gi) = ((s.y as usize + 1) * pw + s.x as usize + 1, (g.y as usize + 1) * pw + g.x as usize + 1);
+        let (si, gi) = (
+            (s.y as usize + 1) * pw + s.x as usize + 1,
+            (g.y as usize + 1) * pw + g.x as usize + 1,
+        );
         let (gx, gy) = ((gi % pw) as i64, (gi / pw) as i64);
         let found = pathfinding::directed::astar::astar(
             &si,
             |&i: &usize| {
                 dirs.iter().filter_map(move |&(dx, dy, c)| {
                     let n = i.wrapping_add_signed(dx + dy * pwi);
-                    let ok = free[n] && (dx == 0 || dy == 0 || (free[i.wrapping_add_signed(dx)] && free[i.wrapping_add_signed(dy * pwi)]));
+                    let ok = free[n]
+                        && (dx == 0
+                            || dy == 0
+                            || (free[i.wrapping_add_signed(dx)]
+                                && free[i.wrapping_add_signed(dy * pwi)]));
                     ok.then_some((n, c))
                 })
             },
             |&i: &usize| {
-                let (dx, dy) = (((i % pw) as i64 - gx).unsigned_abs(), ((i / pw) as i64 - gy).unsigned_abs());
+                let (dx, dy) = (
+                    ((i % pw) as i64 - gx).unsigned_abs(),
+                    ((i / pw) as i64 - gy).unsigned_abs(),
+                );
                 STRAIGHT * dx.max(dy) + (DIAGONAL - STRAIGHT) * dx.min(dy)
             },
             |&i: &usize| i == gi,
         );
         found.map_or(-1.0, |(path, _)| {
-            path.windows(2).map(|p| if (p[1] as isize - p[0] as isize).abs() == 1 || (p[1] as isize - p[0] as isize).abs() == pwi { 1.0 } else { std::f64::consts::SQRT_2 }).sum()
+            path.windows(2)
+                .map(|p| {
+                    if (p[1] as isize - p[0] as isize).abs() == 1
+                        || (p[1] as isize - p[0] as isize).abs() == pwi
+                    {
+                        1.0
+                    } else {
+                        std::f64::consts::SQRT_2
+                    }
+                })
+                .sum()
         })
     };
     let _ = one(ds.queries[0].0, ds.queries[0].1); // warm-up
@@ -224,15 +277,31 @@ fn js_setup() -> Result<(PathBuf, Option<String>), String> {
         return Ok((script, None));
     }
     match std::env::var("NODE_PATH") {
-        Ok(p) if std::env::split_paths(&p).any(|d| d.join("pathfinding").is_dir()) => Ok((script, Some(p))),
-        _ => Err("npm package `pathfinding` not found (npm install --prefix nodes/arnie_planner/bench)".into()),
+        Ok(p) if std::env::split_paths(&p).any(|d| d.join("pathfinding").is_dir()) => {
+            Ok((script, Some(p)))
+        }
+        _ => Err(
+            "npm package `pathfinding` not found (npm install --prefix nodes/arnie_planner/bench)"
+                .into(),
+        ),
     }
 }
 
-fn run_js(ds: &Dataset, script: &Path, node_path: Option<&str>, tmp: &Path) -> Result<(Stats, Vec<f64>), String> {
+fn run_js(
+    ds: &Dataset,
+    script: &Path,
+    node_path: Option<&str>,
+    tmp: &Path,
+) -> Result<(Stats, Vec<f64>), String> {
     let mut text = format!("{} {}\n", ds.grid.width(), ds.grid.height());
     for y in 0..ds.grid.height() as i32 {
-        text.extend((0..ds.grid.width() as i32).map(|x| if ds.grid.is_free(Cell::new(x, y)) { '.' } else { '@' }));
+        text.extend((0..ds.grid.width() as i32).map(|x| {
+            if ds.grid.is_free(Cell::new(x, y)) {
+                '.'
+            } else {
+                '@'
+            }
+        }));
         text.push('\n');
     }
     text.push_str(&format!("{}\n", ds.queries.len()));
@@ -248,28 +317,62 @@ fn run_js(ds: &Dataset, script: &Path, node_path: Option<&str>, tmp: &Path) -> R
     }
     let out = cmd.output().map_err(|e| format!("running node: {e}"))?;
     if !out.status.success() {
-        return Err(format!("node failed: {}", String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")));
+        return Err(format!(
+            "node failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        ));
     }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("bad JSON from node: {e}"))?;
-    let num = |k: &str| v.get(k).and_then(serde_json::Value::as_f64).ok_or(format!("missing {k}"));
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("bad JSON from node: {e}"))?;
+    let num = |k: &str| {
+        v.get(k)
+            .and_then(serde_json::Value::as_f64)
+            .ok_or(format!("missing {k}"))
+    };
     let lengths = v
         .get("lengths")
         .and_then(serde_json::Value::as_array)
         .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
         .ok_or("missing lengths")?;
-    Ok((Stats { mean_us: num("mean_us")?, p99_us: num("p99_us")? }, lengths))
+    Ok((
+        Stats {
+            mean_us: num("mean_us")?,
+            p99_us: num("p99_us")?,
+        },
+        lengths,
+    ))
 }
 
 fn assert_lengths(ds: &Dataset, who: &str, got: &[f64], want: &[f64]) {
-    assert_eq!(got.len(), want.len(), "{}: {who} answered {} of {} queries", ds.name, got.len(), want.len());
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "{}: {who} answered {} of {} queries",
+        ds.name,
+        got.len(),
+        want.len()
+    );
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!((g - w).abs() < 1e-3, "{}: {who} query {i} {:?}: length {g}, expected {w}", ds.name, ds.queries[i]);
+        assert!(
+            (g - w).abs() < 1e-3,
+            "{}: {who} query {i} {:?}: length {g}, expected {w}",
+            ds.name,
+            ds.queries[i]
+        );
     }
 }
 
 fn main() {
     // `cargo bench` passes `--bench`; nothing else is accepted.
-    let env_usize = |k: &str, d: usize| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
+    let env_usize = |k: &str, d: usize| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
     let n_queries = env_usize("PLANNER_BENCH_QUERIES", 30);
     let side = env_usize("PLANNER_BENCH_SIDE", 1024).max(16);
     let mut datasets = reference_datasets();
@@ -277,8 +380,18 @@ fn main() {
     let random = random_map(side, 0x5eed_0001);
     let maze = maze_map(side, 0x5eed_0002);
     let min_dist = (side / 4) as i32;
-    datasets.push(Dataset { name: format!("random20-{side}"), queries: queries(&random, n_queries, min_dist, 11), grid: random, published: None });
-    datasets.push(Dataset { name: format!("maze-{side}"), queries: queries(&maze, n_queries, min_dist, 12), grid: maze, published: None });
+    datasets.push(Dataset {
+        name: format!("random20-{side}"),
+        queries: queries(&random, n_queries, min_dist, 11),
+        grid: random,
+        published: None,
+    });
+    datasets.push(Dataset {
+        name: format!("maze-{side}"),
+        queries: queries(&maze, n_queries, min_dist, 12),
+        grid: maze,
+        published: None,
+    });
 
     let js = js_setup();
     let tmp = std::env::temp_dir().join(format!("planner-bench-{}", std::process::id()));
@@ -302,7 +415,12 @@ fn main() {
         let row = |who: &str, s: Stats| {
             println!(
                 "| {} | {} | {who} | {:.1} | {:.1} | {:.2} | {:.2} |",
-                ds.name, ds.queries.len(), s.mean_us, s.p99_us, s.mean_us / jps.mean_us, s.mean_us / astar.mean_us
+                ds.name,
+                ds.queries.len(),
+                s.mean_us,
+                s.p99_us,
+                s.mean_us / jps.mean_us,
+                s.mean_us / astar.mean_us
             )
         };
         row("ours JPS (default)", jps);
@@ -316,12 +434,20 @@ fn main() {
                     Some(s)
                 }
                 Err(e) => {
-                    println!("| {} | {} | PathFinding.js | skipped: {e} | | | |", ds.name, ds.queries.len());
+                    println!(
+                        "| {} | {} | PathFinding.js | skipped: {e} | | | |",
+                        ds.name,
+                        ds.queries.len()
+                    );
                     None
                 }
             },
             Err(e) => {
-                println!("| {} | {} | PathFinding.js | skipped: {e} | | | |", ds.name, ds.queries.len());
+                println!(
+                    "| {} | {} | PathFinding.js | skipped: {e} | | | |",
+                    ds.name,
+                    ds.queries.len()
+                );
                 None
             }
         };
@@ -332,7 +458,11 @@ fn main() {
     println!("Speed-ups of ours (mean per query; targets on the generated maps: JPS ≥ 20× PathFinding.js, ≥ 3× `pathfinding`):");
     for (name, jps, astar, krate, js) in summary {
         let js_part = js.map_or("PathFinding.js skipped".to_string(), |s| {
-            format!("vs PathFinding.js: JPS {:.1}×, A* {:.1}×", s.mean_us / jps.mean_us, s.mean_us / astar.mean_us)
+            format!(
+                "vs PathFinding.js: JPS {:.1}×, A* {:.1}×",
+                s.mean_us / jps.mean_us,
+                s.mean_us / astar.mean_us
+            )
         });
         println!(
             "- {name}: vs `pathfinding`: JPS {:.1}×, A* {:.1}×; {js_part}",

@@ -51,12 +51,19 @@ impl fmt::Display for PlanError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlanError::NoMap => write!(f, "no map loaded"),
-            PlanError::StartOutside(c) => write!(f, "start cell ({}, {}) is outside the map", c.x, c.y),
-            PlanError::GoalOutside(c) => write!(f, "goal cell ({}, {}) is outside the map", c.x, c.y),
+            PlanError::StartOutside(c) => {
+                write!(f, "start cell ({}, {}) is outside the map", c.x, c.y)
+            }
+            PlanError::GoalOutside(c) => {
+                write!(f, "goal cell ({}, {}) is outside the map", c.x, c.y)
+            }
             PlanError::StartBlocked(c) => write!(f, "start cell ({}, {}) is blocked", c.x, c.y),
             PlanError::GoalBlocked(c) => write!(f, "goal cell ({}, {}) is blocked", c.x, c.y),
             PlanError::NoPath { expansions } => {
-                write!(f, "no path between start and goal ({expansions} cells expanded)")
+                write!(
+                    f,
+                    "no path between start and goal ({expansions} cells expanded)"
+                )
             }
             PlanError::InvalidRequest(why) => write!(f, "invalid request: {why}"),
         }
@@ -119,7 +126,9 @@ impl fmt::Display for MapError {
             MapError::BadCell { row, col, value } => {
                 write!(f, "unknown cell {value:?} at row {row}, column {col}")
             }
-            MapError::BadFrame { field } => write!(f, "bad map frame: {field} must be finite (resolution > 0)"),
+            MapError::BadFrame { field } => {
+                write!(f, "bad map frame: {field} must be finite (resolution > 0)")
+            }
             MapError::BadOption { field } => write!(f, "bad map option: {field} out of range"),
         }
     }
@@ -146,9 +155,14 @@ mod tests {
         ];
         for (name, err) in all {
             let line = format!("uint16 {name}={}", err.code());
-            assert!(srv.lines().any(|l| l.trim() == line), "{line} not in PlanPath.srv");
+            assert!(
+                srv.lines().any(|l| l.trim() == line),
+                "{line} not in PlanPath.srv"
+            );
             assert!(!err.to_string().is_empty());
         }
-        assert!(srv.lines().any(|l| l.trim() == format!("uint16 OK={}", PlanError::OK)));
+        assert!(srv
+            .lines()
+            .any(|l| l.trim() == format!("uint16 OK={}", PlanError::OK)));
     }
 }

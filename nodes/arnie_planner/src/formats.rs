@@ -14,7 +14,9 @@ impl Grid {
         let mut lines = text.lines();
         let (mut width, mut height) = (None, None);
         loop {
-            let line = lines.next().ok_or_else(|| bad_header("missing `map` line"))?;
+            let line = lines
+                .next()
+                .ok_or_else(|| bad_header("missing `map` line"))?;
             let mut words = line.split_whitespace();
             match (words.next(), words.next()) {
                 (Some("type"), _) | (None, _) => {}
@@ -27,13 +29,24 @@ impl Grid {
         let width = width.ok_or_else(|| bad_header("missing width"))?;
         let height = height.ok_or_else(|| bad_header("missing height"))?;
         let mut blocked = Vec::with_capacity(width.saturating_mul(height).min(1 << 26));
-        for (row, line) in lines.map(|l| l.trim_end_matches('\r')).filter(|l| !l.is_empty()).enumerate() {
+        for (row, line) in lines
+            .map(|l| l.trim_end_matches('\r'))
+            .filter(|l| !l.is_empty())
+            .enumerate()
+        {
             for (col, ch) in line.chars().enumerate() {
-                let b = cell_char(ch).ok_or_else(|| MapError::BadCell { row, col, value: ch.to_string() })?;
+                let b = cell_char(ch).ok_or_else(|| MapError::BadCell {
+                    row,
+                    col,
+                    value: ch.to_string(),
+                })?;
                 blocked.push(b);
             }
             if line.chars().count() != width {
-                return Err(MapError::WrongCellCount { expected: width * height, got: blocked.len() });
+                return Err(MapError::WrongCellCount {
+                    expected: width * height,
+                    got: blocked.len(),
+                });
             }
         }
         Grid::from_blocked(width, height, blocked)
@@ -57,7 +70,8 @@ impl Grid {
             _ => return Err(bad_header("magic must be P2 or P5")),
         };
         let mut number = |what: &str| -> Result<usize, MapError> {
-            let t = pgm_token(bytes, &mut pos).ok_or_else(|| bad_header(&format!("missing {what}")))?;
+            let t =
+                pgm_token(bytes, &mut pos).ok_or_else(|| bad_header(&format!("missing {what}")))?;
             std::str::from_utf8(t)
                 .ok()
                 .and_then(|s| s.parse::<usize>().ok())
@@ -70,7 +84,10 @@ impl Grid {
             return Err(bad_header("maxval must be 1..=65535"));
         }
         if width == 0 || height == 0 || width > Grid::MAX_SIDE || height > Grid::MAX_SIDE {
-            return Err(MapError::BadSize { width: width as u64, height: height as u64 });
+            return Err(MapError::BadSize {
+                width: width as u64,
+                height: height as u64,
+            });
         }
         let n = width * height;
         let mut values = Vec::with_capacity(n);
@@ -78,16 +95,25 @@ impl Grid {
             let data = bytes.get(pos + 1..).unwrap_or(&[]); // one whitespace after maxval
             let bpp = if maxval < 256 { 1 } else { 2 };
             if data.len() < n * bpp {
-                return Err(MapError::WrongCellCount { expected: n, got: data.len() / bpp });
+                return Err(MapError::WrongCellCount {
+                    expected: n,
+                    got: data.len() / bpp,
+                });
             }
             if bpp == 1 {
                 values.extend(data[..n].iter().map(|&b| usize::from(b)));
             } else {
-                values.extend(data[..2 * n].chunks_exact(2).map(|p| usize::from(p[0]) << 8 | usize::from(p[1])));
+                values.extend(
+                    data[..2 * n]
+                        .chunks_exact(2)
+                        .map(|p| usize::from(p[0]) << 8 | usize::from(p[1])),
+                );
             }
         } else {
             while let Some(t) = pgm_token(bytes, &mut pos) {
-                let v = std::str::from_utf8(t).ok().and_then(|s| s.parse::<usize>().ok());
+                let v = std::str::from_utf8(t)
+                    .ok()
+                    .and_then(|s| s.parse::<usize>().ok());
                 let i = values.len();
                 values.push(v.ok_or_else(|| MapError::BadCell {
                     row: i / width,
@@ -96,7 +122,10 @@ impl Grid {
                 })?);
             }
             if values.len() != n {
-                return Err(MapError::WrongCellCount { expected: n, got: values.len() });
+                return Err(MapError::WrongCellCount {
+                    expected: n,
+                    got: values.len(),
+                });
             }
         }
         shades_to_grid(width, height, &values, maxval, opts)
@@ -113,24 +142,37 @@ impl Grid {
         check_pgm_options(opts)?;
         let mut decoder = png::Decoder::new(bytes);
         decoder.set_transformations(png::Transformations::normalize_to_color8());
-        let mut reader = decoder.read_info().map_err(|e| bad_header(&format!("PNG: {e}")))?;
+        let mut reader = decoder
+            .read_info()
+            .map_err(|e| bad_header(&format!("PNG: {e}")))?;
         let (width, height) = (reader.info().width as usize, reader.info().height as usize);
         if width == 0 || height == 0 || width > Grid::MAX_SIDE || height > Grid::MAX_SIDE {
-            return Err(MapError::BadSize { width: width as u64, height: height as u64 });
+            return Err(MapError::BadSize {
+                width: width as u64,
+                height: height as u64,
+            });
         }
         let mut buf = vec![0u8; reader.output_buffer_size()];
-        let frame = reader.next_frame(&mut buf).map_err(|e| bad_header(&format!("PNG: {e}")))?;
+        let frame = reader
+            .next_frame(&mut buf)
+            .map_err(|e| bad_header(&format!("PNG: {e}")))?;
         let channels = frame.color_type.samples();
         let colour = if channels >= 3 { 3 } else { 1 };
         let mut values = Vec::with_capacity(width * height);
-        for row in buf[..frame.buffer_size()].chunks_exact(frame.line_size).take(height) {
+        for row in buf[..frame.buffer_size()]
+            .chunks_exact(frame.line_size)
+            .take(height)
+        {
             for px in row.chunks_exact(channels).take(width) {
                 let sum: usize = px[..colour].iter().map(|&v| usize::from(v)).sum();
                 values.push(sum / colour);
             }
         }
         if values.len() != width * height {
-            return Err(MapError::WrongCellCount { expected: width * height, got: values.len() });
+            return Err(MapError::WrongCellCount {
+                expected: width * height,
+                got: values.len(),
+            });
         }
         shades_to_grid(width, height, &values, 255, opts)
     }
@@ -151,14 +193,26 @@ impl Grid {
     ) -> Result<Self, MapError> {
         let frame = MapFrame::new(frame.resolution_m, frame.origin_x_m, frame.origin_y_m)?;
         if width == 0 || height == 0 || width > Grid::MAX_SIDE || height > Grid::MAX_SIDE {
-            return Err(MapError::BadSize { width: width as u64, height: height as u64 });
+            return Err(MapError::BadSize {
+                width: width as u64,
+                height: height as u64,
+            });
         }
         if data.len() != width * height {
-            return Err(MapError::WrongCellCount { expected: width * height, got: data.len() });
+            return Err(MapError::WrongCellCount {
+                expected: width * height,
+                got: data.len(),
+            });
         }
         let mut blocked = Vec::with_capacity(data.len());
         for row in data.chunks_exact(width).rev() {
-            blocked.extend(row.iter().map(|&v| if v < 0 { opts.unknown_is_blocked } else { v > opts.occupied_above }));
+            blocked.extend(row.iter().map(|&v| {
+                if v < 0 {
+                    opts.unknown_is_blocked
+                } else {
+                    v > opts.occupied_above
+                }
+            }));
         }
         Ok(Grid::from_blocked(width, height, blocked)?.with_frame(frame))
     }
@@ -179,7 +233,12 @@ pub struct PgmOptions {
 
 impl Default for PgmOptions {
     fn default() -> Self {
-        PgmOptions { occupied_thresh: 0.65, free_thresh: 0.196, negate: false, unknown_is_blocked: true }
+        PgmOptions {
+            occupied_thresh: 0.65,
+            free_thresh: 0.196,
+            negate: false,
+            unknown_is_blocked: true,
+        }
     }
 }
 
@@ -194,7 +253,10 @@ pub struct OccupancyOptions {
 
 impl Default for OccupancyOptions {
     fn default() -> Self {
-        OccupancyOptions { occupied_above: 50, unknown_is_blocked: true }
+        OccupancyOptions {
+            occupied_above: 50,
+            unknown_is_blocked: true,
+        }
     }
 }
 
@@ -230,13 +292,20 @@ pub fn parse_scen(text: &str) -> Result<Vec<Scenario>, MapError> {
         }
         let f: Vec<&str> = line.split('\t').collect();
         if f.len() != 9 {
-            return Err(bad_header(&format!("scen line {}: {} fields, expected 9", i + 1, f.len())));
+            return Err(bad_header(&format!(
+                "scen line {}: {} fields, expected 9",
+                i + 1,
+                f.len()
+            )));
         }
         let num = |k: usize, name: &str| -> Result<i64, MapError> {
-            f[k].trim().parse::<i64>().map_err(|_| bad_header(&format!("scen line {}: bad {name}", i + 1)))
+            f[k].trim()
+                .parse::<i64>()
+                .map_err(|_| bad_header(&format!("scen line {}: bad {name}", i + 1)))
         };
         let coord = |k: usize, name: &str| -> Result<i32, MapError> {
-            i32::try_from(num(k, name)?).map_err(|_| bad_header(&format!("scen line {}: {name} out of range", i + 1)))
+            i32::try_from(num(k, name)?)
+                .map_err(|_| bad_header(&format!("scen line {}: {name} out of range", i + 1)))
         };
         let optimal_length = f[8]
             .trim()
@@ -257,10 +326,14 @@ pub fn parse_scen(text: &str) -> Result<Vec<Scenario>, MapError> {
 
 fn check_pgm_options(opts: &PgmOptions) -> Result<(), MapError> {
     if !(0.0..=1.0).contains(&opts.occupied_thresh) {
-        return Err(MapError::BadOption { field: "occupied_thresh" });
+        return Err(MapError::BadOption {
+            field: "occupied_thresh",
+        });
     }
     if !(0.0..=1.0).contains(&opts.free_thresh) || opts.free_thresh > opts.occupied_thresh {
-        return Err(MapError::BadOption { field: "free_thresh" });
+        return Err(MapError::BadOption {
+            field: "free_thresh",
+        });
     }
     Ok(())
 }
@@ -268,11 +341,21 @@ fn check_pgm_options(opts: &PgmOptions) -> Result<(), MapError> {
 /// Bitmap shades (0 = black .. `maxval` = white) → blocked cells, `map_server` rules:
 /// occupancy `p = 1 - shade` (or `shade` with `negate`), blocked above
 /// `occupied_thresh`, free below `free_thresh`, else `unknown_is_blocked`.
-fn shades_to_grid(width: usize, height: usize, values: &[usize], maxval: usize, opts: &PgmOptions) -> Result<Grid, MapError> {
+fn shades_to_grid(
+    width: usize,
+    height: usize,
+    values: &[usize],
+    maxval: usize,
+    opts: &PgmOptions,
+) -> Result<Grid, MapError> {
     let mut blocked = Vec::with_capacity(values.len());
     for (i, &v) in values.iter().enumerate() {
         if v > maxval {
-            return Err(MapError::BadCell { row: i / width, col: i % width, value: v.to_string() });
+            return Err(MapError::BadCell {
+                row: i / width,
+                col: i % width,
+                value: v.to_string(),
+            });
         }
         let shade = v as f64 / maxval as f64;
         let p = if opts.negate { shade } else { 1.0 - shade };
@@ -288,11 +371,14 @@ fn shades_to_grid(width: usize, height: usize, values: &[usize], maxval: usize, 
 }
 
 fn bad_header(what: &str) -> MapError {
-    MapError::BadHeader { what: what.to_string() }
+    MapError::BadHeader {
+        what: what.to_string(),
+    }
 }
 
 fn parse_side(v: &str, what: &str) -> Result<usize, MapError> {
-    v.parse::<usize>().map_err(|_| bad_header(&format!("bad {what} {v:?}")))
+    v.parse::<usize>()
+        .map_err(|_| bad_header(&format!("bad {what} {v:?}")))
 }
 
 /// Next whitespace-separated PGM token, skipping `#` comments; `pos` ends on the byte
@@ -323,7 +409,10 @@ mod tests {
     #[test]
     fn movingai_map_parses() {
         let g = Grid::from_movingai("type octile\nheight 2\nwidth 3\nmap\n.@T\nGSW\n").unwrap();
-        assert_eq!(format!("{g:?}").lines().skip(1).collect::<Vec<_>>(), vec![".##", "..#"]);
+        assert_eq!(
+            format!("{g:?}").lines().skip(1).collect::<Vec<_>>(),
+            vec![".##", "..#"]
+        );
         assert!(Grid::from_movingai("type octile\nheight 2\nwidth 3\nmap\n...\n").is_err());
         assert!(Grid::from_movingai("type octile\nwidth 3\nmap\n...\n").is_err());
         assert!(Grid::from_movingai("height 1\nwidth 3\nmap\n.x.\n").is_err());
@@ -332,9 +421,13 @@ mod tests {
     #[test]
     #[allow(clippy::approx_constant)] // 1.41421356 is the file's text, not √2
     fn scen_parses_and_rejects() {
-        let s = parse_scen("version 1\n3\tmaps/dao/arena.map\t49\t49\t1\t11\t1\t12\t1.41421356\n").unwrap();
+        let s = parse_scen("version 1\n3\tmaps/dao/arena.map\t49\t49\t1\t11\t1\t12\t1.41421356\n")
+            .unwrap();
         assert_eq!(s.len(), 1);
-        assert_eq!((s[0].start, s[0].goal, s[0].bucket), (Cell::new(1, 11), Cell::new(1, 12), 3));
+        assert_eq!(
+            (s[0].start, s[0].goal, s[0].bucket),
+            (Cell::new(1, 11), Cell::new(1, 12), 3)
+        );
         assert!((s[0].optimal_length - 1.41421356).abs() < 1e-12);
         assert!(parse_scen("version 1\n3\tm\t49\n").is_err());
         assert!(parse_scen("version 1\n3\tm\t49\t49\tx\t11\t1\t12\t1\n").is_err());
@@ -345,14 +438,33 @@ mod tests {
         let p2 = b"P2\n# comment\n3 2\n255\n255 0 128\n254 10 205\n";
         let g = Grid::from_pgm(p2, &PgmOptions::default()).unwrap();
         // 128 -> p = 0.498 (unknown -> blocked by default); 205 -> p = 0.196 (unknown).
-        assert_eq!(format!("{g:?}").lines().skip(1).collect::<Vec<_>>(), vec![".##", ".##"]);
-        let opts = PgmOptions { unknown_is_blocked: false, ..PgmOptions::default() };
+        assert_eq!(
+            format!("{g:?}").lines().skip(1).collect::<Vec<_>>(),
+            vec![".##", ".##"]
+        );
+        let opts = PgmOptions {
+            unknown_is_blocked: false,
+            ..PgmOptions::default()
+        };
         let g = Grid::from_pgm(p2, &opts).unwrap();
-        assert_eq!(format!("{g:?}").lines().skip(1).collect::<Vec<_>>(), vec![".#.", ".#."]);
+        assert_eq!(
+            format!("{g:?}").lines().skip(1).collect::<Vec<_>>(),
+            vec![".#.", ".#."]
+        );
         let mut p5 = b"P5 3 2 255\n".to_vec();
         p5.extend([255, 0, 128, 254, 10, 205]);
-        assert_eq!(Grid::from_pgm(&p5, &opts).unwrap(), Grid::from_pgm(p2, &opts).unwrap());
-        let negated = Grid::from_pgm(p2, &PgmOptions { negate: true, ..opts.clone() }).unwrap();
+        assert_eq!(
+            Grid::from_pgm(&p5, &opts).unwrap(),
+            Grid::from_pgm(p2, &opts).unwrap()
+        );
+        let negated = Grid::from_pgm(
+            p2,
+            &PgmOptions {
+                negate: true,
+                ..opts.clone()
+            },
+        )
+        .unwrap();
         assert!(negated.is_blocked(Cell::new(0, 0)) && negated.is_free(Cell::new(1, 0)));
         let mut p5_16 = b"P5 2 1 65535\n".to_vec();
         p5_16.extend([0xff, 0xff, 0, 0]);
@@ -360,7 +472,13 @@ mod tests {
         assert!(g.is_free(Cell::new(0, 0)) && g.is_blocked(Cell::new(1, 0)));
     }
 
-    fn png(width: u32, height: u32, colour: png::ColorType, depth: png::BitDepth, data: &[u8]) -> Vec<u8> {
+    fn png(
+        width: u32,
+        height: u32,
+        colour: png::ColorType,
+        depth: png::BitDepth,
+        data: &[u8],
+    ) -> Vec<u8> {
         let mut out = Vec::new();
         let mut enc = png::Encoder::new(&mut out, width, height);
         enc.set_color(colour);
@@ -373,23 +491,53 @@ mod tests {
 
     #[test]
     fn png_reads_like_the_same_pgm() {
-        let opts = PgmOptions { unknown_is_blocked: false, ..PgmOptions::default() };
+        let opts = PgmOptions {
+            unknown_is_blocked: false,
+            ..PgmOptions::default()
+        };
         let pgm = Grid::from_pgm(b"P2\n3 2\n255\n255 0 128\n254 10 205\n", &opts).unwrap();
-        let grey = png(3, 2, png::ColorType::Grayscale, png::BitDepth::Eight, &[255, 0, 128, 254, 10, 205]);
+        let grey = png(
+            3,
+            2,
+            png::ColorType::Grayscale,
+            png::BitDepth::Eight,
+            &[255, 0, 128, 254, 10, 205],
+        );
         assert_eq!(Grid::from_png(&grey, &opts).unwrap(), pgm);
         // Colour: the shade is the mean of R, G, B; alpha is ignored.
-        let rgba: Vec<u8> = [255u8, 0, 128, 254, 10, 205].iter().flat_map(|&v| [v, v, v, 7]).collect();
+        let rgba: Vec<u8> = [255u8, 0, 128, 254, 10, 205]
+            .iter()
+            .flat_map(|&v| [v, v, v, 7])
+            .collect();
         let colour = png(3, 2, png::ColorType::Rgba, png::BitDepth::Eight, &rgba);
         assert_eq!(Grid::from_png(&colour, &opts).unwrap(), pgm);
-        let mixed = png(2, 1, png::ColorType::Rgb, png::BitDepth::Eight, &[255, 0, 0, 0, 0, 255]);
+        let mixed = png(
+            2,
+            1,
+            png::ColorType::Rgb,
+            png::BitDepth::Eight,
+            &[255, 0, 0, 0, 0, 255],
+        );
         // (255 + 0 + 0) / 3 = 85 -> p = 0.667 > 0.65: blocked, as is black-blue.
         let g = Grid::from_png(&mixed, &opts).unwrap();
         assert!(g.is_blocked(Cell::new(0, 0)) && g.is_blocked(Cell::new(1, 0)));
         // 16-bit grey and 1-bit grey are normalised to 8 bits.
-        let g16 = png(2, 1, png::ColorType::Grayscale, png::BitDepth::Sixteen, &[0xff, 0xff, 0, 0]);
+        let g16 = png(
+            2,
+            1,
+            png::ColorType::Grayscale,
+            png::BitDepth::Sixteen,
+            &[0xff, 0xff, 0, 0],
+        );
         let g = Grid::from_png(&g16, &opts).unwrap();
         assert!(g.is_free(Cell::new(0, 0)) && g.is_blocked(Cell::new(1, 0)));
-        let g1 = png(8, 1, png::ColorType::Grayscale, png::BitDepth::One, &[0b1010_0000]);
+        let g1 = png(
+            8,
+            1,
+            png::ColorType::Grayscale,
+            png::BitDepth::One,
+            &[0b1010_0000],
+        );
         let g = Grid::from_png(&g1, &opts).unwrap();
         assert_eq!(format!("{g:?}").lines().nth(1), Some(".#.#####"));
     }
@@ -397,24 +545,67 @@ mod tests {
     #[test]
     fn png_rejects_bad_files() {
         let o = PgmOptions::default();
-        assert!(matches!(Grid::from_png(b"not a png", &o), Err(MapError::BadHeader { .. })));
-        let good = png(2, 2, png::ColorType::Grayscale, png::BitDepth::Eight, &[0, 255, 255, 0]);
-        assert!(matches!(Grid::from_png(&good[..good.len() - 20], &o), Err(MapError::BadHeader { .. })));
-        let bad = PgmOptions { occupied_thresh: 1.5, ..o };
-        assert_eq!(Grid::from_png(&good, &bad), Err(MapError::BadOption { field: "occupied_thresh" }));
+        assert!(matches!(
+            Grid::from_png(b"not a png", &o),
+            Err(MapError::BadHeader { .. })
+        ));
+        let good = png(
+            2,
+            2,
+            png::ColorType::Grayscale,
+            png::BitDepth::Eight,
+            &[0, 255, 255, 0],
+        );
+        assert!(matches!(
+            Grid::from_png(&good[..good.len() - 20], &o),
+            Err(MapError::BadHeader { .. })
+        ));
+        let bad = PgmOptions {
+            occupied_thresh: 1.5,
+            ..o
+        };
+        assert_eq!(
+            Grid::from_png(&good, &bad),
+            Err(MapError::BadOption {
+                field: "occupied_thresh"
+            })
+        );
     }
 
     #[test]
     fn pgm_rejects_bad_files() {
         let o = PgmOptions::default();
-        assert!(matches!(Grid::from_pgm(b"P6 1 1 255\n\0", &o), Err(MapError::BadHeader { .. })));
-        assert!(matches!(Grid::from_pgm(b"P5 2 2 255\n\0", &o), Err(MapError::WrongCellCount { .. })));
-        assert!(matches!(Grid::from_pgm(b"P2 1 1 255\n300", &o), Err(MapError::BadCell { .. })));
-        assert!(matches!(Grid::from_pgm(b"P2 1 1", &o), Err(MapError::BadHeader { .. })));
-        assert!(matches!(Grid::from_pgm(b"P2 0 1 255\n", &o), Err(MapError::BadSize { .. })));
+        assert!(matches!(
+            Grid::from_pgm(b"P6 1 1 255\n\0", &o),
+            Err(MapError::BadHeader { .. })
+        ));
+        assert!(matches!(
+            Grid::from_pgm(b"P5 2 2 255\n\0", &o),
+            Err(MapError::WrongCellCount { .. })
+        ));
+        assert!(matches!(
+            Grid::from_pgm(b"P2 1 1 255\n300", &o),
+            Err(MapError::BadCell { .. })
+        ));
+        assert!(matches!(
+            Grid::from_pgm(b"P2 1 1", &o),
+            Err(MapError::BadHeader { .. })
+        ));
+        assert!(matches!(
+            Grid::from_pgm(b"P2 0 1 255\n", &o),
+            Err(MapError::BadSize { .. })
+        ));
         assert!(Grid::from_pgm(b"", &o).is_err());
-        let bad = PgmOptions { free_thresh: 0.9, ..o };
-        assert_eq!(Grid::from_pgm(b"P2 1 1 255\n0", &bad), Err(MapError::BadOption { field: "free_thresh" }));
+        let bad = PgmOptions {
+            free_thresh: 0.9,
+            ..o
+        };
+        assert_eq!(
+            Grid::from_pgm(b"P2 1 1 255\n0", &bad),
+            Err(MapError::BadOption {
+                field: "free_thresh"
+            })
+        );
     }
 
     #[test]
@@ -423,14 +614,26 @@ mod tests {
         // Bottom row first: [0, 100], top row: [-1, 51].
         let data = [0, 100, -1, 51];
         let g = Grid::from_occupancy(2, 2, frame, &data, &OccupancyOptions::default()).unwrap();
-        assert_eq!(format!("{g:?}").lines().skip(1).collect::<Vec<_>>(), vec!["##", ".#"]);
+        assert_eq!(
+            format!("{g:?}").lines().skip(1).collect::<Vec<_>>(),
+            vec!["##", ".#"]
+        );
         assert_eq!(g.world_to_cell(1.05, 2.05).unwrap(), Cell::new(0, 1));
-        let opts = OccupancyOptions { occupied_above: 60, unknown_is_blocked: false };
+        let opts = OccupancyOptions {
+            occupied_above: 60,
+            unknown_is_blocked: false,
+        };
         let g = Grid::from_occupancy(2, 2, frame, &data, &opts).unwrap();
-        assert_eq!(format!("{g:?}").lines().skip(1).collect::<Vec<_>>(), vec!["..", ".#"]);
+        assert_eq!(
+            format!("{g:?}").lines().skip(1).collect::<Vec<_>>(),
+            vec!["..", ".#"]
+        );
         assert!(Grid::from_occupancy(2, 2, frame, &data[..3], &opts).is_err());
         assert!(Grid::from_occupancy(0, 2, frame, &[], &opts).is_err());
-        let bad = MapFrame { resolution_m: -1.0, ..frame };
+        let bad = MapFrame {
+            resolution_m: -1.0,
+            ..frame
+        };
         assert!(Grid::from_occupancy(2, 2, bad, &data, &opts).is_err());
     }
 }

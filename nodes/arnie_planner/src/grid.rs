@@ -48,7 +48,11 @@ pub struct MapFrame {
 impl Default for MapFrame {
     /// One metre per cell, origin at (0, 0).
     fn default() -> Self {
-        MapFrame { resolution_m: 1.0, origin_x_m: 0.0, origin_y_m: 0.0 }
+        MapFrame {
+            resolution_m: 1.0,
+            origin_x_m: 0.0,
+            origin_y_m: 0.0,
+        }
     }
 }
 
@@ -59,15 +63,25 @@ impl MapFrame {
     /// [`MapError::BadFrame`] naming the first bad field.
     pub fn new(resolution_m: f64, origin_x_m: f64, origin_y_m: f64) -> Result<Self, MapError> {
         if !(resolution_m.is_finite() && resolution_m > 0.0) {
-            return Err(MapError::BadFrame { field: "resolution_m" });
+            return Err(MapError::BadFrame {
+                field: "resolution_m",
+            });
         }
         if !origin_x_m.is_finite() {
-            return Err(MapError::BadFrame { field: "origin_x_m" });
+            return Err(MapError::BadFrame {
+                field: "origin_x_m",
+            });
         }
         if !origin_y_m.is_finite() {
-            return Err(MapError::BadFrame { field: "origin_y_m" });
+            return Err(MapError::BadFrame {
+                field: "origin_y_m",
+            });
         }
-        Ok(MapFrame { resolution_m, origin_x_m, origin_y_m })
+        Ok(MapFrame {
+            resolution_m,
+            origin_x_m,
+            origin_y_m,
+        })
     }
 }
 
@@ -92,12 +106,23 @@ impl Grid {
     /// [`MapError::BadSize`] for a zero or too large side, [`MapError::WrongCellCount`].
     pub fn from_blocked(width: usize, height: usize, blocked: Vec<bool>) -> Result<Self, MapError> {
         if width == 0 || height == 0 || width > Self::MAX_SIDE || height > Self::MAX_SIDE {
-            return Err(MapError::BadSize { width: width as u64, height: height as u64 });
+            return Err(MapError::BadSize {
+                width: width as u64,
+                height: height as u64,
+            });
         }
         if blocked.len() != width * height {
-            return Err(MapError::WrongCellCount { expected: width * height, got: blocked.len() });
+            return Err(MapError::WrongCellCount {
+                expected: width * height,
+                got: blocked.len(),
+            });
         }
-        Ok(Grid { width, height, blocked, frame: MapFrame::default() })
+        Ok(Grid {
+            width,
+            height,
+            blocked,
+            frame: MapFrame::default(),
+        })
     }
 
     /// An all-free grid.
@@ -115,7 +140,11 @@ impl Grid {
     /// [`MapError::BadCell`] for another character, [`MapError::WrongCellCount`] for
     /// ragged rows, [`MapError::BadSize`] for no rows.
     pub fn from_ascii(text: &str) -> Result<Self, MapError> {
-        let rows: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let rows: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
         let width = rows.first().map_or(0, |r| r.chars().count());
         let mut blocked = Vec::with_capacity(width * rows.len());
         for (row, line) in rows.iter().enumerate() {
@@ -199,7 +228,9 @@ impl Grid {
     /// [`PlanError::InvalidRequest`] for a non-finite coordinate.
     pub fn world_to_cell(&self, x_m: f64, y_m: f64) -> Result<Cell, PlanError> {
         if !x_m.is_finite() || !y_m.is_finite() {
-            return Err(PlanError::InvalidRequest(format!("non-finite point ({x_m}, {y_m})")));
+            return Err(PlanError::InvalidRequest(format!(
+                "non-finite point ({x_m}, {y_m})"
+            )));
         }
         let f = &self.frame;
         let col = ((x_m - f.origin_x_m) / f.resolution_m).floor();
@@ -257,9 +288,18 @@ mod tests {
 
     #[test]
     fn ascii_rejects_bad_input() {
-        assert!(matches!(Grid::from_ascii(".x."), Err(MapError::BadCell { row: 0, col: 1, .. })));
-        assert!(matches!(Grid::from_ascii("..\n..."), Err(MapError::WrongCellCount { .. })));
-        assert!(matches!(Grid::from_ascii(""), Err(MapError::BadSize { .. })));
+        assert!(matches!(
+            Grid::from_ascii(".x."),
+            Err(MapError::BadCell { row: 0, col: 1, .. })
+        ));
+        assert!(matches!(
+            Grid::from_ascii("..\n..."),
+            Err(MapError::WrongCellCount { .. })
+        ));
+        assert!(matches!(
+            Grid::from_ascii(""),
+            Err(MapError::BadSize { .. })
+        ));
     }
 
     #[test]
@@ -283,6 +323,11 @@ mod tests {
     fn frame_rejects_bad_values() {
         assert!(MapFrame::new(0.0, 0.0, 0.0).is_err());
         assert!(MapFrame::new(f64::NAN, 0.0, 0.0).is_err());
-        assert_eq!(MapFrame::new(1.0, f64::INFINITY, 0.0), Err(MapError::BadFrame { field: "origin_x_m" }));
+        assert_eq!(
+            MapFrame::new(1.0, f64::INFINITY, 0.0),
+            Err(MapError::BadFrame {
+                field: "origin_x_m"
+            })
+        );
     }
 }

@@ -13,7 +13,9 @@ use crate::grid::Grid;
 /// [`MapError::BadOption`] (`radius_cells`) for a negative or non-finite radius.
 pub fn inflate(grid: &Grid, radius_cells: f64) -> Result<Grid, MapError> {
     if !(radius_cells.is_finite() && radius_cells >= 0.0) {
-        return Err(MapError::BadOption { field: "radius_cells" });
+        return Err(MapError::BadOption {
+            field: "radius_cells",
+        });
     }
     let (w, h) = (grid.width(), grid.height());
     let max_r = ((w * w + h * h) as f64).sqrt() + 1.0;
@@ -21,12 +23,14 @@ pub fn inflate(grid: &Grid, radius_cells: f64) -> Result<Grid, MapError> {
     let ri = r.floor() as isize;
     // Half-width of the disc's span in each row offset dy (1e-9: exact radii like 1.0
     // include the cell at exactly that distance despite rounding).
-    let spans: Vec<isize> =
-        (-ri..=ri).map(|dy| ((r * r - (dy * dy) as f64).max(0.0) + 1e-9).sqrt().floor() as isize).collect();
+    let spans: Vec<isize> = (-ri..=ri)
+        .map(|dy| ((r * r - (dy * dy) as f64).max(0.0) + 1e-9).sqrt().floor() as isize)
+        .collect();
     let src = grid.blocked_cells();
     let mut out = src.to_vec();
     let (wi, hi) = (w as isize, h as isize);
-    let blocked = |x: isize, y: isize| x < 0 || y < 0 || x >= wi || y >= hi || src[(y * wi + x) as usize];
+    let blocked =
+        |x: isize, y: isize| x < 0 || y < 0 || x >= wi || y >= hi || src[(y * wi + x) as usize];
     for y in 0..hi {
         for x in 0..wi {
             if !src[(y * wi + x) as usize] {
@@ -44,7 +48,9 @@ pub fn inflate(grid: &Grid, radius_cells: f64) -> Result<Grid, MapError> {
                 let lo = (x - half).max(0) as usize;
                 let hi_x = (x + half).min(wi - 1) as usize;
                 let row = yy as usize * w;
-                out[row + lo..=row + hi_x].iter_mut().for_each(|c| *c = true);
+                out[row + lo..=row + hi_x]
+                    .iter_mut()
+                    .for_each(|c| *c = true);
             }
         }
     }
@@ -67,12 +73,17 @@ mod tests {
     use crate::grid::Cell;
 
     fn body(g: &Grid) -> Vec<String> {
-        format!("{g:?}").lines().skip(1).map(str::to_string).collect()
+        format!("{g:?}")
+            .lines()
+            .skip(1)
+            .map(str::to_string)
+            .collect()
     }
 
     #[test]
     fn inflation_is_a_disc() {
-        let g = Grid::from_ascii(".......\n.......\n.......\n...#...\n.......\n.......\n.......").unwrap();
+        let g = Grid::from_ascii(".......\n.......\n.......\n...#...\n.......\n.......\n.......")
+            .unwrap();
         assert_eq!(inflate(&g, 0.0).unwrap(), g);
         assert_eq!(
             body(&inflate(&g, 1.0).unwrap()),
@@ -97,10 +108,15 @@ mod tests {
                 for x in 0..g.width() as i32 {
                     let near = (0..g.height() as i32).any(|by| {
                         (0..g.width() as i32).any(|bx| {
-                            g.is_blocked(Cell::new(bx, by)) && f64::from((bx - x).pow(2) + (by - y).pow(2)) <= r * r + 1e-9
+                            g.is_blocked(Cell::new(bx, by))
+                                && f64::from((bx - x).pow(2) + (by - y).pow(2)) <= r * r + 1e-9
                         })
                     });
-                    assert_eq!(fast.is_blocked(Cell::new(x, y)), near, "r={r} at ({x},{y})\n{fast:?}");
+                    assert_eq!(
+                        fast.is_blocked(Cell::new(x, y)),
+                        near,
+                        "r={r} at ({x},{y})\n{fast:?}"
+                    );
                 }
             }
         }
@@ -108,7 +124,9 @@ mod tests {
 
     #[test]
     fn inflated_m_uses_resolution() {
-        let g = Grid::from_ascii("...\n.#.\n...").unwrap().with_frame(crate::MapFrame::new(0.5, 0.0, 0.0).unwrap());
+        let g = Grid::from_ascii("...\n.#.\n...")
+            .unwrap()
+            .with_frame(crate::MapFrame::new(0.5, 0.0, 0.0).unwrap());
         assert_eq!(g.inflated_m(0.5).unwrap().blocked_count(), 5);
         assert_eq!(g.inflated_m(0.75).unwrap().blocked_count(), 9);
     }

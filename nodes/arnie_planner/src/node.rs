@@ -117,7 +117,10 @@ impl Search {
     /// [`ParamError`] for a negative or non-finite distance, or one over 10 m.
     pub fn with_start_escape(mut self, m: f64) -> Result<Search, ParamError> {
         if !m.is_finite() || !(0.0..=10.0).contains(&m) {
-            return Err(ParamError { key: "start_escape_m", reason: format!("{m} is not in 0..=10 [m]") });
+            return Err(ParamError {
+                key: "start_escape_m",
+                reason: format!("{m} is not in 0..=10 [m]"),
+            });
         }
         self.start_escape_m = m;
         Ok(self)
@@ -318,10 +321,22 @@ pub fn load_map_file(path: &Path, frame: MapFrame, opts: &MapOptions) -> Result<
 ///
 /// # Errors
 /// [`MapRejected::Io`], [`MapRejected::Invalid`].
-pub fn load_map_file_raw(path: &Path, frame: MapFrame, opts: &MapOptions) -> Result<Grid, MapRejected> {
-    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
-        let scenario = arnie_table::Scenario::load(path).map_err(|e| MapRejected::Io { path: path.display().to_string(), reason: e.to_string() })?;
-        let r = scenario.rasterise(frame.resolution_m, true).map_err(|e| MapError::BadHeader { what: e })?;
+pub fn load_map_file_raw(
+    path: &Path,
+    frame: MapFrame,
+    opts: &MapOptions,
+) -> Result<Grid, MapRejected> {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
+        let scenario = arnie_table::Scenario::load(path).map_err(|e| MapRejected::Io {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        let r = scenario
+            .rasterise(frame.resolution_m, true)
+            .map_err(|e| MapError::BadHeader { what: e })?;
         let table = MapFrame::new(r.resolution_m, r.origin_x_m, r.origin_y_m)?;
         return Ok(Grid::from_blocked(r.width, r.height, r.blocked)?.with_frame(table));
     }
@@ -393,7 +408,11 @@ pub fn answer(
     let start = grid.world_to_cell(q.start_m.0, q.start_m.1)?;
     let goal = grid.world_to_cell(q.goal_m.0, q.goal_m.1)?;
     let escape = if grid.contains(start) && grid.is_blocked(start) && search.start_escape_m > 0.0 {
-        nearest_free(grid, start, search.start_escape_m / grid.frame().resolution_m)
+        nearest_free(
+            grid,
+            start,
+            search.start_escape_m / grid.frame().resolution_m,
+        )
     } else {
         None
     };
@@ -457,14 +476,24 @@ mod tests {
     #[test]
     fn a_start_in_the_margin_is_left_through_the_nearest_free_cell() {
         // 5 x 3, a wall on the left column; the start is on the wall.
-        let grid = Grid::from_movingai("type octile\nheight 3\nwidth 5\nmap\n@....\n@....\n@....\n").unwrap();
+        let grid =
+            Grid::from_movingai("type octile\nheight 3\nwidth 5\nmap\n@....\n@....\n@....\n")
+                .unwrap();
         let frame = grid.frame();
         let mut planner = Planner::new(&grid);
         let start = grid.cell_to_world(Cell::new(0, 1));
         let goal = grid.cell_to_world(Cell::new(4, 1));
-        let q = Query { start_m: start, goal_m: goal, simplify: false, smooth: false };
+        let q = Query {
+            start_m: start,
+            goal_m: goal,
+            simplify: false,
+            smooth: false,
+        };
         let strict = Search::resolve("astar", "always").unwrap();
-        assert_eq!(answer(Some(&mut planner), &strict, &q).unwrap_err(), PlanError::StartBlocked(Cell::new(0, 1)));
+        assert_eq!(
+            answer(Some(&mut planner), &strict, &q).unwrap_err(),
+            PlanError::StartBlocked(Cell::new(0, 1))
+        );
         let lenient = strict.with_start_escape(frame.resolution_m * 1.5).unwrap();
         let a = answer(Some(&mut planner), &lenient, &q).unwrap();
         assert_eq!(a.cells.first(), Some(&Cell::new(0, 1)));
@@ -473,7 +502,10 @@ mod tests {
         assert!((a.length_cells - 4.0).abs() < 1e-9, "{}", a.length_cells);
         // Too far from any free cell: still START_BLOCKED.
         let short = strict.with_start_escape(frame.resolution_m * 0.5).unwrap();
-        assert!(matches!(answer(Some(&mut planner), &short, &q), Err(PlanError::StartBlocked(_))));
+        assert!(matches!(
+            answer(Some(&mut planner), &short, &q),
+            Err(PlanError::StartBlocked(_))
+        ));
         assert!(strict.with_start_escape(f64::NAN).is_err());
         assert!(strict.with_start_escape(-1.0).is_err());
     }
@@ -764,16 +796,25 @@ mod tests {
         let frame = MapFrame::new(0.02, 5.0, 5.0).unwrap();
         let g = load_map_file_raw(&table, frame, &opts()).unwrap();
         assert_eq!((g.width(), g.height()), (150, 100));
-        assert_eq!((g.frame().origin_x_m, g.frame().origin_y_m), (0.0, 0.0), "the table's own frame");
+        assert_eq!(
+            (g.frame().origin_x_m, g.frame().origin_y_m),
+            (0.0, 0.0),
+            "the table's own frame"
+        );
         // The table's edge ring is blocked, its centre free, the alcove wall (x 2.0-2.1, y 1.2-1.55) blocked.
         assert!(g.is_blocked(g.world_to_cell(0.01, 1.0).unwrap()));
         assert!(g.is_free(g.world_to_cell(0.3, 1.0).unwrap()));
         assert!(g.is_blocked(g.world_to_cell(2.05, 1.4).unwrap()));
-        let inflated = load_map_file(&table, frame, &MapOptions::new(50, true, 0.15).unwrap()).unwrap();
+        let inflated =
+            load_map_file(&table, frame, &MapOptions::new(50, true, 0.15).unwrap()).unwrap();
         assert!(inflated.blocked_count() > g.blocked_count());
-        let bad = std::env::temp_dir().join(format!("planner-bad-table-{}.json", std::process::id()));
+        let bad =
+            std::env::temp_dir().join(format!("planner-bad-table-{}.json", std::process::id()));
         std::fs::write(&bad, "{}").unwrap();
-        assert!(load_map_file_raw(&bad, frame, &opts()).unwrap_err().to_string().contains("planner-bad-table"));
+        assert!(load_map_file_raw(&bad, frame, &opts())
+            .unwrap_err()
+            .to_string()
+            .contains("planner-bad-table"));
         std::fs::remove_file(&bad).unwrap();
     }
 }

@@ -115,8 +115,14 @@ mod tests {
     fn line_of_sight_is_exact() {
         let g = Grid::from_ascii("....\n.#..\n....\n....").unwrap();
         assert!(has_line_of_sight(&g, Cell::new(0, 0), Cell::new(3, 0)));
-        assert!(!has_line_of_sight(&g, Cell::new(0, 0), Cell::new(2, 2)), "through (1,1)");
-        assert!(!has_line_of_sight(&g, Cell::new(0, 2), Cell::new(2, 0)), "through (1,1)");
+        assert!(
+            !has_line_of_sight(&g, Cell::new(0, 0), Cell::new(2, 2)),
+            "through (1,1)"
+        );
+        assert!(
+            !has_line_of_sight(&g, Cell::new(0, 2), Cell::new(2, 0)),
+            "through (1,1)"
+        );
         // Through the corner (3,2): the cells beside it, (3,1) and (2,2), are free.
         assert!(has_line_of_sight(&g, Cell::new(2, 1), Cell::new(3, 2)));
         // Through the corner (2,2), beside the blocked (1,1): a corner cut.
@@ -127,7 +133,10 @@ mod tests {
         assert!(has_line_of_sight(&g, Cell::new(2, 0), Cell::new(3, 3)));
         // (0,0)->(2,3) crosses (1,1).
         assert!(!has_line_of_sight(&g, Cell::new(0, 0), Cell::new(2, 3)));
-        assert!(!has_line_of_sight(&g, Cell::new(0, 0), Cell::new(4, 0)), "off the map");
+        assert!(
+            !has_line_of_sight(&g, Cell::new(0, 0), Cell::new(4, 0)),
+            "off the map"
+        );
     }
 
     #[test]
@@ -136,12 +145,24 @@ mod tests {
         let l_shape = cells(&[(0, 0), (0, 1), (0, 2), (1, 2), (2, 2), (3, 2)]);
         assert_eq!(smooth(&open, &l_shape), cells(&[(0, 0), (3, 2)]));
         let g = Grid::from_ascii("......\n.####.\n......\n......").unwrap();
-        let path = cells(&[(0, 0), (0, 1), (0, 2), (1, 3), (2, 3), (3, 3), (4, 3), (5, 3)]);
+        let path = cells(&[
+            (0, 0),
+            (0, 1),
+            (0, 2),
+            (1, 3),
+            (2, 3),
+            (3, 3),
+            (4, 3),
+            (5, 3),
+        ]);
         let s = smooth(&g, &path);
         assert_eq!(s.first(), path.first());
         assert_eq!(s.last(), path.last());
         assert!(path_length(&s) < path_length(&path));
-        assert!(s.windows(2).all(|w| has_line_of_sight(&g, w[0], w[1])), "{s:?}");
+        assert!(
+            s.windows(2).all(|w| has_line_of_sight(&g, w[0], w[1])),
+            "{s:?}"
+        );
         assert_eq!(smooth(&g, &path[..1]), path[..1].to_vec());
         assert!(smooth(&g, &[]).is_empty());
     }

@@ -3,23 +3,34 @@
 //! path valid and never longer; errors for blocked, outside and unreachable.
 
 use arnie_planner::{
-    has_line_of_sight, path_length, simplify, smooth, Algorithm, Cell, DiagonalMode, Grid, PlanError, Planner,
+    has_line_of_sight, path_length, simplify, smooth, Algorithm, Cell, DiagonalMode, Grid,
+    PlanError, Planner,
 };
 use proptest::prelude::*;
 
-const MODES: [DiagonalMode; 4] =
-    [DiagonalMode::Always, DiagonalMode::IfAtMostOneObstacle, DiagonalMode::OnlyWhenNoObstacles, DiagonalMode::Never];
+const MODES: [DiagonalMode; 4] = [
+    DiagonalMode::Always,
+    DiagonalMode::IfAtMostOneObstacle,
+    DiagonalMode::OnlyWhenNoObstacles,
+    DiagonalMode::Never,
+];
 
 /// A random grid (1..=24 per side, up to 45 % obstacles) with a start and a goal.
 fn grid_and_query() -> impl Strategy<Value = (Grid, Cell, Cell)> {
     (1usize..=24, 1usize..=24, 0u32..=45).prop_flat_map(|(w, h, pct)| {
         let cells = proptest::collection::vec((0u32..100).prop_map(move |r| r < pct), w * h);
-        (cells, 0..w as i32, 0..h as i32, 0..w as i32, 0..h as i32).prop_map(move |(mut blocked, sx, sy, gx, gy)| {
-            // Start and goal free, so most cases search (blocked ones are tested below).
-            blocked[sy as usize * w + sx as usize] = false;
-            blocked[gy as usize * w + gx as usize] = false;
-            (Grid::from_blocked(w, h, blocked).unwrap(), Cell::new(sx, sy), Cell::new(gx, gy))
-        })
+        (cells, 0..w as i32, 0..h as i32, 0..w as i32, 0..h as i32).prop_map(
+            move |(mut blocked, sx, sy, gx, gy)| {
+                // Start and goal free, so most cases search (blocked ones are tested below).
+                blocked[sy as usize * w + sx as usize] = false;
+                blocked[gy as usize * w + gx as usize] = false;
+                (
+                    Grid::from_blocked(w, h, blocked).unwrap(),
+                    Cell::new(sx, sy),
+                    Cell::new(gx, gy),
+                )
+            },
+        )
     })
 }
 
@@ -29,7 +40,10 @@ fn legal(grid: &Grid, cells: &[Cell], diag: DiagonalMode) -> bool {
             let (dx, dy) = (w[1].x - w[0].x, w[1].y - w[0].y);
             match (dx.abs(), dy.abs()) {
                 (1, 0) | (0, 1) => true,
-                (1, 1) => diag.allows(grid.is_free(Cell::new(w[0].x + dx, w[0].y)), grid.is_free(Cell::new(w[0].x, w[0].y + dy))),
+                (1, 1) => diag.allows(
+                    grid.is_free(Cell::new(w[0].x + dx, w[0].y)),
+                    grid.is_free(Cell::new(w[0].x, w[0].y + dy)),
+                ),
                 _ => false,
             }
         })
@@ -38,7 +52,12 @@ fn legal(grid: &Grid, cells: &[Cell], diag: DiagonalMode) -> bool {
 fn length(p: &mut Planner, s: Cell, g: Cell, algo: Algorithm, diag: DiagonalMode) -> Option<f64> {
     match p.plan(s, g, algo, diag) {
         Ok(r) => {
-            assert!(legal(p.grid(), &r.cells, diag), "{algo:?} {diag:?} illegal path {:?}\n{:?}", r.cells, p.grid());
+            assert!(
+                legal(p.grid(), &r.cells, diag),
+                "{algo:?} {diag:?} illegal path {:?}\n{:?}",
+                r.cells,
+                p.grid()
+            );
             assert_eq!((r.cells.first(), r.cells.last()), (Some(&s), Some(&g)));
             assert!((path_length(&r.cells) - r.length_cells).abs() < 1e-9);
             Some(r.length_cells)
@@ -118,14 +137,26 @@ fn unreachable_goal_is_no_path_for_every_algorithm() {
     let grid = Grid::from_ascii("..#..\n..#..\n###..\n.....").unwrap();
     let mut p = Planner::new(&grid);
     for algo in [Algorithm::Jps, Algorithm::AStar, Algorithm::Dijkstra] {
-        match p.plan(Cell::new(0, 0), Cell::new(4, 3), algo, DiagonalMode::OnlyWhenNoObstacles) {
-            Err(PlanError::NoPath { expansions }) => assert!(expansions >= 1, "{algo:?} {expansions}"),
+        match p.plan(
+            Cell::new(0, 0),
+            Cell::new(4, 3),
+            algo,
+            DiagonalMode::OnlyWhenNoObstacles,
+        ) {
+            Err(PlanError::NoPath { expansions }) => {
+                assert!(expansions >= 1, "{algo:?} {expansions}")
+            }
             other => panic!("{algo:?}: {other:?}"),
         }
     }
     // Even with corner cutting: every diagonal out of the pocket lands on an obstacle.
     assert!(matches!(
-        p.plan(Cell::new(0, 0), Cell::new(4, 3), Algorithm::AStar, DiagonalMode::Always),
+        p.plan(
+            Cell::new(0, 0),
+            Cell::new(4, 3),
+            Algorithm::AStar,
+            DiagonalMode::Always
+        ),
         Err(PlanError::NoPath { .. })
     ));
 }

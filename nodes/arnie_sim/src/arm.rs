@@ -115,7 +115,14 @@ impl SimArm {
     /// An arm at rest at `start_mm` with no target. The caller (the checked scenario)
     /// guarantees positive limits and a start outside every obstacle.
     pub fn new(start_mm: Vec3, limits: Limits, obstacles: Vec<Obstacle>) -> Self {
-        Self { limits, obstacles, pos: start_mm, vel: Vec3::zeros(), target: None, blocked_by: None }
+        Self {
+            limits,
+            obstacles,
+            pos: start_mm,
+            vel: Vec3::zeros(),
+            target: None,
+            blocked_by: None,
+        }
     }
 
     /// Sets the target (global mm). A target with a NaN or infinite value is ignored
@@ -245,7 +252,10 @@ mod tests {
     use proptest::prelude::*;
 
     const DT: f64 = 0.005;
-    const LIMITS: Limits = Limits { max_speed_mm_s: 200.0, max_accel_mm_s2: 1000.0 };
+    const LIMITS: Limits = Limits {
+        max_speed_mm_s: 200.0,
+        max_accel_mm_s2: 1000.0,
+    };
 
     fn v(x: f64, y: f64, z: f64) -> Vec3 {
         Vec3::new(x, y, z)
@@ -262,10 +272,17 @@ mod tests {
                 return k;
             }
             let vel = (arm.read() - before) / DT;
-            assert!(vel.norm() <= LIMITS.max_speed_mm_s * (1.0 + 1e-9), "speed {} at step {k}", vel.norm());
+            assert!(
+                vel.norm() <= LIMITS.max_speed_mm_s * (1.0 + 1e-9),
+                "speed {} at step {k}",
+                vel.norm()
+            );
             if !matches!(out, StepOutcome::Blocked(_)) {
                 let acc = (vel - prev_v).norm() / DT;
-                assert!(acc <= LIMITS.max_accel_mm_s2 * (1.0 + 1e-6) + 1e-6, "accel {acc} at step {k}");
+                assert!(
+                    acc <= LIMITS.max_accel_mm_s2 * (1.0 + 1e-6) + 1e-6,
+                    "accel {acc} at step {k}"
+                );
             }
             prev_v = vel;
         }
@@ -313,7 +330,11 @@ mod tests {
 
     #[test]
     fn obstacle_stops_the_arm_on_its_face() {
-        let wall = Obstacle { name: "wall".into(), min_mm: [50.0, -100.0, -100.0], max_mm: [60.0, 100.0, 100.0] };
+        let wall = Obstacle {
+            name: "wall".into(),
+            min_mm: [50.0, -100.0, -100.0],
+            max_mm: [60.0, 100.0, 100.0],
+        };
         let mut arm = SimArm::new(v(0.0, 0.0, 0.0), LIMITS, vec![wall]);
         arm.write(v(100.0, 0.0, 0.0));
         let mut blocked = false;
@@ -334,7 +355,11 @@ mod tests {
 
     #[test]
     fn sliding_along_a_face_is_allowed() {
-        let table = Obstacle { name: "table".into(), min_mm: [-100.0, -100.0, -50.0], max_mm: [100.0, 100.0, 0.0] };
+        let table = Obstacle {
+            name: "table".into(),
+            min_mm: [-100.0, -100.0, -50.0],
+            max_mm: [100.0, 100.0, 0.0],
+        };
         let mut arm = SimArm::new(v(-50.0, 0.0, 0.0), LIMITS, vec![table]);
         arm.write(v(50.0, 0.0, 0.0));
         run_checked(&mut arm, 2000);
@@ -344,13 +369,26 @@ mod tests {
 
     #[test]
     fn entry_geometry() {
-        let b = Obstacle { name: "b".into(), min_mm: [0.0, 0.0, 0.0], max_mm: [10.0, 10.0, 10.0] };
-        assert_eq!(b.entry(&v(-10.0, 5.0, 5.0), &v(20.0, 0.0, 0.0)), Some((0.5, 0)));
+        let b = Obstacle {
+            name: "b".into(),
+            min_mm: [0.0, 0.0, 0.0],
+            max_mm: [10.0, 10.0, 10.0],
+        };
+        assert_eq!(
+            b.entry(&v(-10.0, 5.0, 5.0), &v(20.0, 0.0, 0.0)),
+            Some((0.5, 0))
+        );
         assert_eq!(b.entry(&v(-10.0, 5.0, 5.0), &v(5.0, 0.0, 0.0)), None); // stops short
         assert_eq!(b.entry(&v(-10.0, 15.0, 5.0), &v(40.0, 0.0, 0.0)), None); // passes by
         assert_eq!(b.entry(&v(0.0, 5.0, 5.0), &v(-1.0, 0.0, 0.0)), None); // leaves from the face
-        assert_eq!(b.entry(&v(0.0, 5.0, 5.0), &v(1.0, 0.0, 0.0)), Some((0.0, 0))); // into it
-        assert_eq!(b.entry(&v(5.0, 20.0, 5.0), &v(0.0, -20.0, 0.0)), Some((0.5, 1)));
+        assert_eq!(
+            b.entry(&v(0.0, 5.0, 5.0), &v(1.0, 0.0, 0.0)),
+            Some((0.0, 0))
+        ); // into it
+        assert_eq!(
+            b.entry(&v(5.0, 20.0, 5.0), &v(0.0, -20.0, 0.0)),
+            Some((0.5, 1))
+        );
     }
 
     proptest! {

@@ -75,15 +75,25 @@ impl fmt::Display for SimError {
             SimError::Io { path, message } => write!(f, "{path}: {message}"),
             SimError::Json { field, message } => write!(f, "{field}: {message}"),
             SimError::NotFinite { field } => write!(f, "{field}: must be a finite number"),
-            SimError::NotPositive { field, value } => write!(f, "{field}: must be > 0, got {value}"),
-            SimError::OutOfRange { field, value, min, max } => {
+            SimError::NotPositive { field, value } => {
+                write!(f, "{field}: must be > 0, got {value}")
+            }
+            SimError::OutOfRange {
+                field,
+                value,
+                min,
+                max,
+            } => {
                 write!(f, "{field}: must be in [{min}, {max}], got {value}")
             }
             SimError::EmptyBox { field } => {
                 write!(f, "{field}: min_mm must be below max_mm on every axis")
             }
             SimError::StartInObstacle { field } => {
-                write!(f, "arm.start_mm: the arm starts inside the obstacle {field}")
+                write!(
+                    f,
+                    "arm.start_mm: the arm starts inside the obstacle {field}"
+                )
             }
             SimError::Spine(e) => write!(f, "spine config: {e}"),
             SimError::Singular { field } => {

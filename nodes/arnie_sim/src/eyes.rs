@@ -72,8 +72,14 @@ impl Eyes {
     /// The eyes at time 0, the taper at `arm_mm + taper_offset_mm`.
     pub fn new(spec: EyesSpec, arm_mm: Vec3) -> Self {
         let taper_mm = arm_mm + spec.taper_offset_mm;
-        let mut eyes =
-            Self { spec, now_s: 0.0, taper_mm, lit: [false; 3], taper_hold_s: 0.0, candle_hold_s: 0.0 };
+        let mut eyes = Self {
+            spec,
+            now_s: 0.0,
+            taper_mm,
+            lit: [false; 3],
+            taper_hold_s: 0.0,
+            candle_hold_s: 0.0,
+        };
         eyes.lit[0] = eyes.spec.source_lit_at_s <= 0.0;
         eyes
     }
@@ -90,7 +96,10 @@ impl Eyes {
         let s = &self.spec;
         if !self.lit[0] && self.now_s >= s.source_lit_at_s {
             self.lit[0] = true;
-            events.push(LitEvent { flame: Flame::Source, at_s: self.now_s });
+            events.push(LitEvent {
+                flame: Flame::Source,
+                at_s: self.now_s,
+            });
         }
         let near = |a: Vec3, b: Vec3| (a - b).norm() <= s.light_radius_mm;
         if self.lit[0] && !self.lit[1] {
@@ -98,7 +107,10 @@ impl Eyes {
                 self.taper_hold_s += dt_s;
                 if self.taper_hold_s >= s.hold_s {
                     self.lit[1] = true;
-                    events.push(LitEvent { flame: Flame::Taper, at_s: self.now_s });
+                    events.push(LitEvent {
+                        flame: Flame::Taper,
+                        at_s: self.now_s,
+                    });
                 }
             } else {
                 self.taper_hold_s = 0.0;
@@ -108,7 +120,10 @@ impl Eyes {
                 self.candle_hold_s += dt_s;
                 if self.candle_hold_s >= s.hold_s {
                     self.lit[2] = true;
-                    events.push(LitEvent { flame: Flame::Candle, at_s: self.now_s });
+                    events.push(LitEvent {
+                        flame: Flame::Candle,
+                        at_s: self.now_s,
+                    });
                 }
             } else {
                 self.candle_hold_s = 0.0;
@@ -124,7 +139,10 @@ impl Eyes {
 
     /// The lit flames, in report order.
     pub fn lit(&self) -> Vec<Flame> {
-        [Flame::Source, Flame::Taper, Flame::Candle].into_iter().filter(|f| self.is_lit(*f)).collect()
+        [Flame::Source, Flame::Taper, Flame::Candle]
+            .into_iter()
+            .filter(|f| self.is_lit(*f))
+            .collect()
     }
 
     /// What the eyes report now, in order source, taper, candle; unlit flames are not
@@ -183,7 +201,10 @@ mod tests {
         assert!(eyes.is_lit(Flame::Taper));
         // Reported second, where the arm is.
         let seen = eyes.sightings();
-        assert_eq!(seen.iter().map(|x| x.flame).collect::<Vec<_>>(), vec![Flame::Source, Flame::Taper]);
+        assert_eq!(
+            seen.iter().map(|x| x.flame).collect::<Vec<_>>(),
+            vec![Flame::Source, Flame::Taper]
+        );
         assert_eq!(seen[1].pos_mm, near);
         let away = Vec3::new(0.0, 40.0, 0.0);
         eyes.update(DT, away);
@@ -221,7 +242,10 @@ mod tests {
         hold(&mut eyes, s.source_mm, s.hold_s + 0.01);
         assert!(eyes.is_lit(Flame::Taper));
         let ev = hold(&mut eyes, s.candle_mm, s.hold_s + 0.01);
-        assert_eq!(ev.iter().map(|e| e.flame).collect::<Vec<_>>(), vec![Flame::Candle]);
+        assert_eq!(
+            ev.iter().map(|e| e.flame).collect::<Vec<_>>(),
+            vec![Flame::Candle]
+        );
         let seen = eyes.sightings();
         assert_eq!(seen.len(), 3);
         assert_eq!(seen[2].pos_mm, s.candle_mm);
@@ -238,7 +262,10 @@ mod tests {
         assert!(hold(&mut eyes, s.source_mm, 0.45).is_empty());
         assert!(eyes.sightings().is_empty());
         let ev = hold(&mut eyes, Vec3::zeros(), 0.1);
-        assert_eq!(ev.iter().map(|e| e.flame).collect::<Vec<_>>(), vec![Flame::Source]);
+        assert_eq!(
+            ev.iter().map(|e| e.flame).collect::<Vec<_>>(),
+            vec![Flame::Source]
+        );
         assert_eq!(eyes.sightings()[0].flame, Flame::Source);
     }
 }

@@ -201,8 +201,15 @@ impl Scenario {
         let de = &mut serde_json::Deserializer::from_str(text);
         let raw: RawScenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
-            let field = if path == "." || path == "?" { "(file)".to_string() } else { path };
-            SimError::Json { field, message: e.into_inner().to_string() }
+            let field = if path == "." || path == "?" {
+                "(file)".to_string()
+            } else {
+                path
+            };
+            SimError::Json {
+                field,
+                message: e.into_inner().to_string(),
+            }
         })?;
         raw.check()
     }
@@ -212,8 +219,10 @@ impl Scenario {
     /// # Errors
     /// [`SimError::Io`] if it cannot be read, else as [`Scenario::from_json`].
     pub fn load(path: &Path) -> Result<Self, SimError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| SimError::Io { path: path.display().to_string(), message: e.to_string() })?;
+        let text = std::fs::read_to_string(path).map_err(|e| SimError::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
         Self::from_json(&text)
     }
 }
@@ -252,7 +261,9 @@ impl RawScenario {
             let lo = vector("arm.workspace.min_mm", w.min_mm)?;
             let hi = vector("arm.workspace.max_mm", w.max_mm)?;
             if (0..3).any(|i| lo[i] >= hi[i]) {
-                return Err(SimError::EmptyBox { field: "arm.workspace".into() });
+                return Err(SimError::EmptyBox {
+                    field: "arm.workspace".into(),
+                });
             }
         }
         Ok(Scenario {
@@ -264,7 +275,10 @@ impl RawScenario {
                 obstacles: a.obstacles.clone(),
                 workspace: a.workspace,
             },
-            link: LinkSpec { loss_probability, jitter_s },
+            link: LinkSpec {
+                loss_probability,
+                jitter_s,
+            },
             eyes: EyesSpec {
                 period_s: 1.0 / positive("eyes.rate_hz", e.rate_hz)?,
                 confidence: finite("eyes.confidence", e.confidence)?,
@@ -283,7 +297,9 @@ fn finite(field: &str, v: f64) -> Result<f64, SimError> {
     if v.is_finite() {
         Ok(v)
     } else {
-        Err(SimError::NotFinite { field: field.to_string() })
+        Err(SimError::NotFinite {
+            field: field.to_string(),
+        })
     }
 }
 
@@ -291,7 +307,10 @@ fn positive(field: &str, v: f64) -> Result<f64, SimError> {
     if finite(field, v)? > 0.0 {
         Ok(v)
     } else {
-        Err(SimError::NotPositive { field: field.to_string(), value: v })
+        Err(SimError::NotPositive {
+            field: field.to_string(),
+            value: v,
+        })
     }
 }
 
@@ -299,7 +318,12 @@ fn range(field: &str, v: f64, min: f64, max: f64) -> Result<f64, SimError> {
     if (min..=max).contains(&finite(field, v)?) {
         Ok(v)
     } else {
-        Err(SimError::OutOfRange { field: field.to_string(), value: v, min, max })
+        Err(SimError::OutOfRange {
+            field: field.to_string(),
+            value: v,
+            min,
+            max,
+        })
     }
 }
 
@@ -325,7 +349,10 @@ mod tests {
 
     #[test]
     fn shipped_scenario_loads() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../params/scenario_flame.json");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../params/scenario_flame.json"
+        );
         let s = Scenario::load(Path::new(path)).unwrap();
         // The source must be far from x = 0 and x = −100 (the task's checks on the
         // taper and the candle would otherwise match the source flame).
@@ -335,37 +362,79 @@ mod tests {
     #[test]
     fn errors_name_the_field() {
         let e = Scenario::from_json(r#"{"arm": {"max_speed_mm_s": 0}}"#).unwrap_err();
-        assert_eq!(e, SimError::NotPositive { field: "arm.max_speed_mm_s".into(), value: 0.0 });
+        assert_eq!(
+            e,
+            SimError::NotPositive {
+                field: "arm.max_speed_mm_s".into(),
+                value: 0.0
+            }
+        );
         let e = Scenario::from_json(r#"{"arm": {"loss_probability": 1.5}}"#).unwrap_err();
-        assert!(matches!(e, SimError::OutOfRange { ref field, .. } if field == "arm.loss_probability"));
+        assert!(
+            matches!(e, SimError::OutOfRange { ref field, .. } if field == "arm.loss_probability")
+        );
         let e = Scenario::from_json(r#"{"eyes": {"hold": 2}}"#).unwrap_err();
-        assert!(matches!(e, SimError::Json { ref field, .. } if field == "eyes.hold"), "{e}");
+        assert!(
+            matches!(e, SimError::Json { ref field, .. } if field == "eyes.hold"),
+            "{e}"
+        );
         let e = Scenario::from_json(r#"{"eyes": {"source_mm": [1, 2]}}"#).unwrap_err();
-        assert!(matches!(e, SimError::Json { ref field, .. } if field.starts_with("eyes.source_mm")), "{e}");
+        assert!(
+            matches!(e, SimError::Json { ref field, .. } if field.starts_with("eyes.source_mm")),
+            "{e}"
+        );
         let e = Scenario::from_json(
             r#"{"arm": {"obstacles": [{"name": "a", "min_mm": [0,0,0], "max_mm": [1,1,1]},
                                       {"name": "b", "min_mm": [0,0,0], "max_mm": [1,0,1]}]}}"#,
         )
         .unwrap_err();
-        assert_eq!(e, SimError::EmptyBox { field: "arm.obstacles[1]".into() });
+        assert_eq!(
+            e,
+            SimError::EmptyBox {
+                field: "arm.obstacles[1]".into()
+            }
+        );
         let e = Scenario::from_json(
             r#"{"arm": {"obstacles": [{"name": "a", "min_mm": [-1,-1,-1], "max_mm": [1,1,1]}]}}"#,
         )
         .unwrap_err();
-        assert_eq!(e, SimError::StartInObstacle { field: "arm.obstacles[0]".into() });
+        assert_eq!(
+            e,
+            SimError::StartInObstacle {
+                field: "arm.obstacles[0]".into()
+            }
+        );
         assert!(e.to_string().contains("arm.start_mm"));
     }
 
     #[test]
     fn workspace_is_optional_and_checked() {
         assert_eq!(Scenario::default().arm.workspace, None);
-        let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/../../params/scenario_flame.json");
-        let w = Scenario::load(Path::new(shipped)).unwrap().arm.workspace.unwrap();
+        let shipped = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../params/scenario_flame.json"
+        );
+        let w = Scenario::load(Path::new(shipped))
+            .unwrap()
+            .arm
+            .workspace
+            .unwrap();
         assert!((0..3).all(|i| w.min_mm[i] < w.max_mm[i]));
-        let e = Scenario::from_json(r#"{"arm": {"workspace": {"min_mm": [0,0,0], "max_mm": [1,1,0]}}}"#).unwrap_err();
-        assert_eq!(e, SimError::EmptyBox { field: "arm.workspace".into() });
+        let e = Scenario::from_json(
+            r#"{"arm": {"workspace": {"min_mm": [0,0,0], "max_mm": [1,1,0]}}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            SimError::EmptyBox {
+                field: "arm.workspace".into()
+            }
+        );
         let e = Scenario::from_json(r#"{"arm": {"workspace": {"min_mm": [0,0,0]}}}"#).unwrap_err();
-        assert!(matches!(e, SimError::Json { ref field, .. } if field.starts_with("arm.workspace")), "{e}");
+        assert!(
+            matches!(e, SimError::Json { ref field, .. } if field.starts_with("arm.workspace")),
+            "{e}"
+        );
     }
 
     #[test]

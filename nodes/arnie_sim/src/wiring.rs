@@ -52,7 +52,11 @@ pub struct InterfaceNames {
 
 impl Default for InterfaceNames {
     fn default() -> Self {
-        Self { arm_output: "arm".into(), arm_input: "arm".into(), eyes_input: "eyes".into() }
+        Self {
+            arm_output: "arm".into(),
+            arm_input: "arm".into(),
+            eyes_input: "eyes".into(),
+        }
     }
 }
 
@@ -66,8 +70,14 @@ impl Wiring {
         let out = config
             .output_index(&names.arm_output)
             .and_then(|i| config.outputs.get(i))
-            .ok_or_else(|| SimError::MissingInterface { field: format!("interfaces.output.{}", names.arm_output) })?;
-        let arm_targets = Port { addr: out.addr, format: out.format, transform: out.to_global };
+            .ok_or_else(|| SimError::MissingInterface {
+                field: format!("interfaces.output.{}", names.arm_output),
+            })?;
+        let arm_targets = Port {
+            addr: out.addr,
+            format: out.format,
+            transform: out.to_global,
+        };
         Ok(Self {
             arm_targets,
             arm_positions: sender(config, &names.arm_input)?,
@@ -81,14 +91,25 @@ fn sender(config: &Config, name: &str) -> Result<Port, SimError> {
     let input = config
         .input_index(name)
         .and_then(|i| config.inputs.get(i))
-        .ok_or_else(|| SimError::MissingInterface { field: field.clone() })?;
-    let to_device = input.to_global.inverse().ok_or_else(|| SimError::Singular { field: field.clone() })?;
+        .ok_or_else(|| SimError::MissingInterface {
+            field: field.clone(),
+        })?;
+    let to_device = input
+        .to_global
+        .inverse()
+        .ok_or_else(|| SimError::Singular {
+            field: field.clone(),
+        })?;
     let ip = match input.bind.ip() {
         IpAddr::V4(v4) if v4.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
         IpAddr::V6(v6) if v6.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
         ip => ip,
     };
-    Ok(Port { addr: SocketAddr::new(ip, input.bind.port()), format: input.format, transform: to_device })
+    Ok(Port {
+        addr: SocketAddr::new(ip, input.bind.port()),
+        format: input.format,
+        transform: to_device,
+    })
 }
 
 #[cfg(test)]
@@ -118,9 +139,18 @@ mod tests {
         assert_eq!(w.eyes.addr, "127.0.0.1:35002".parse().unwrap());
         assert_eq!(w.eyes.format, Format::Csv);
         // Targets: device → global; positions: global → device.
-        assert_eq!(w.arm_targets.transform.apply(&[1.0, 2.0, 3.0]), vec![-2.0, 1.0, 3.0]);
-        assert_eq!(w.arm_positions.transform.apply(&[-2.0, 1.0, 3.0]), vec![1.0, 2.0, 3.0]);
-        assert_eq!(w.eyes.transform.apply(&[10.0, 20.0, 30.0, 90.0]), vec![0.0, 0.0, 0.0, 90.0]);
+        assert_eq!(
+            w.arm_targets.transform.apply(&[1.0, 2.0, 3.0]),
+            vec![-2.0, 1.0, 3.0]
+        );
+        assert_eq!(
+            w.arm_positions.transform.apply(&[-2.0, 1.0, 3.0]),
+            vec![1.0, 2.0, 3.0]
+        );
+        assert_eq!(
+            w.eyes.transform.apply(&[10.0, 20.0, 30.0, 90.0]),
+            vec![0.0, 0.0, 0.0, 90.0]
+        );
     }
 
     #[test]
@@ -134,10 +164,15 @@ mod tests {
     #[test]
     fn missing_interface_is_named() {
         let config = Config::from_json(CONFIG, None).unwrap();
-        let names = InterfaceNames { eyes_input: "kinect".into(), ..InterfaceNames::default() };
+        let names = InterfaceNames {
+            eyes_input: "kinect".into(),
+            ..InterfaceNames::default()
+        };
         assert_eq!(
             Wiring::from_config(&config, &names),
-            Err(SimError::MissingInterface { field: "interfaces.input.kinect".into() })
+            Err(SimError::MissingInterface {
+                field: "interfaces.input.kinect".into()
+            })
         );
     }
 }

@@ -12,8 +12,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::Serialize;
 use arnie_spine::{wire, Item, Rejected};
+use serde::Serialize;
 
 use crate::arm::{SimArm, StepOutcome, Vec3};
 use crate::eyes::{Eyes, LitEvent};
@@ -50,7 +50,9 @@ impl fmt::Display for TargetRejected {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TargetRejected::Wire(r) => write!(f, "{r}"),
-            TargetRejected::TooShort { values } => write!(f, "target has {values} values, expected 3"),
+            TargetRejected::TooShort { values } => {
+                write!(f, "target has {values} values, expected 3")
+            }
             TargetRejected::NotFinite => f.write_str("target is not finite after the transform"),
         }
     }
@@ -182,7 +184,12 @@ pub struct World {
 impl World {
     /// A world at time 0 from a checked scenario and the wiring (formats and frames).
     pub fn new(scenario: Scenario, wiring: &Wiring) -> Self {
-        let Scenario { seed, arm, link, eyes } = scenario;
+        let Scenario {
+            seed,
+            arm,
+            link,
+            eyes,
+        } = scenario;
         let sim_arm = SimArm::new(arm.start_mm, arm.limits, arm.obstacles);
         let eyes_period_s = eyes.period_s;
         Self {
@@ -233,7 +240,9 @@ impl World {
         let items = wire::decode(self.targets.format, bytes).map_err(TargetRejected::Wire)?;
         let first = items.first().ok_or(TargetRejected::Wire(Rejected::Empty))?;
         if first.len() < 3 {
-            return Err(TargetRejected::TooShort { values: first.len() });
+            return Err(TargetRejected::TooShort {
+                values: first.len(),
+            });
         }
         let g = self.targets.transform.apply(&first[..3]);
         let t = Vec3::new(g[0], g[1], g[2]);
@@ -274,8 +283,15 @@ impl World {
         let outcome = self.arm.step(dt_s);
         match (&outcome, self.was_blocked) {
             (StepOutcome::Blocked(_), false) => {
-                let obstacle = self.arm.blocked().map(|o| o.name.clone()).unwrap_or_default();
-                out.events.push(Event::Blocked { obstacle, at_mm: self.arm.read() });
+                let obstacle = self
+                    .arm
+                    .blocked()
+                    .map(|o| o.name.clone())
+                    .unwrap_or_default();
+                out.events.push(Event::Blocked {
+                    obstacle,
+                    at_mm: self.arm.read(),
+                });
                 self.was_blocked = true;
             }
             (StepOutcome::Moving | StepOutcome::Idle, true) => {
@@ -284,7 +300,12 @@ impl World {
             }
             _ => {}
         }
-        out.events.extend(self.eyes.update(dt_s, self.arm.read()).into_iter().map(Event::Lit));
+        out.events.extend(
+            self.eyes
+                .update(dt_s, self.arm.read())
+                .into_iter()
+                .map(Event::Lit),
+        );
 
         if now >= self.next_position_s {
             self.next_position_s = next_tick(self.next_position_s, self.position_period_s, now);
@@ -301,7 +322,10 @@ impl World {
             if self.outbound[k].0 <= now {
                 let (_, bytes) = self.outbound.remove(k);
                 self.counters.positions_sent += 1;
-                out.datagrams.push(Datagram { dest: Dest::ArmInput, bytes });
+                out.datagrams.push(Datagram {
+                    dest: Dest::ArmInput,
+                    bytes,
+                });
             } else {
                 k += 1;
             }
@@ -310,7 +334,10 @@ impl World {
             self.next_eyes_s = next_tick(self.next_eyes_s, self.eyes_period_s, now);
             if let Some(bytes) = self.observation_bytes() {
                 self.counters.observations_sent += 1;
-                out.datagrams.push(Datagram { dest: Dest::EyesInput, bytes });
+                out.datagrams.push(Datagram {
+                    dest: Dest::EyesInput,
+                    bytes,
+                });
             }
         }
         out
@@ -330,7 +357,11 @@ impl World {
             .eyes
             .sightings()
             .iter()
-            .map(|s| self.eyes_port.transform.apply(&[s.pos_mm.x, s.pos_mm.y, s.pos_mm.z, s.confidence]))
+            .map(|s| {
+                self.eyes_port
+                    .transform
+                    .apply(&[s.pos_mm.x, s.pos_mm.y, s.pos_mm.z, s.confidence])
+            })
             .collect();
         (!items.is_empty()).then(|| wire::encode(self.eyes_port.format, &items))
     }

@@ -5,11 +5,13 @@ use std::hint::black_box;
 use std::net::SocketAddr;
 use std::path::Path;
 
-use criterion::{criterion_group, criterion_main, Criterion};
 use arnie_spine::{wire, Config, Format, Limits, Router};
+use criterion::{criterion_group, criterion_main, Criterion};
 
-const REFERENCE: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/arnie/spine-config.json");
+const REFERENCE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/reference/arnie/spine-config.json"
+);
 
 fn bench(c: &mut Criterion) {
     let config = match Config::load(Path::new(REFERENCE), None) {
@@ -17,7 +19,9 @@ fn bench(c: &mut Criterion) {
         Err(e) => panic!("reference config: {e}"),
     };
     let mut router = Router::new(config, Limits::default());
-    let Some(arm) = router.input_id("arm") else { panic!("no arm input") };
+    let Some(arm) = router.input_id("arm") else {
+        panic!("no arm input")
+    };
     let from: SocketAddr = "192.0.2.1:25000".parse().unwrap_or_else(|e| panic!("{e}"));
     // Distinct consecutive packets, so nothing is de-duplicated.
     let packets: Vec<Vec<u8>> = (0..1024)
@@ -31,7 +35,11 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             k = (k + 1) % packets.len();
             let routed = router.on_datagram(arm, from, black_box(&packets[k]));
-            assert_eq!(routed.emits.len(), 4, "arm fans out to pyt, brain, nn-brain, arm-logger");
+            assert_eq!(
+                routed.emits.len(),
+                4,
+                "arm fans out to pyt, brain, nn-brain, arm-logger"
+            );
             black_box(routed)
         })
     });

@@ -186,7 +186,9 @@ impl TopicQos {
     /// [`TopicQos::Sensor`] (measurements).
     pub fn default_for_input(topic: &str) -> Self {
         let bare = topic.trim_start_matches('/');
-        let is_command = COMMAND_TOPICS.iter().any(|c| bare == *c || bare.ends_with(&format!("/{c}")));
+        let is_command = COMMAND_TOPICS
+            .iter()
+            .any(|c| bare == *c || bare.ends_with(&format!("/{c}")));
         if is_command {
             TopicQos::Command
         } else {
@@ -322,8 +324,15 @@ impl RawConfig {
         let de = &mut serde_json::Deserializer::from_str(text);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
-            let field = if path == "." || path == "?" { "(file)".to_string() } else { path };
-            ConfigError::Json { field, message: e.into_inner().to_string() }
+            let field = if path == "." || path == "?" {
+                "(file)".to_string()
+            } else {
+                path
+            };
+            ConfigError::Json {
+                field,
+                message: e.into_inner().to_string(),
+            }
         })
     }
 
@@ -384,7 +393,10 @@ impl Config {
             }
             for o2 in &self.outputs[k + 1..] {
                 if o2.addr == o.addr {
-                    out.push(format!("outputs {:?} and {:?} both send to {}", o.name, o2.name, o.addr));
+                    out.push(format!(
+                        "outputs {:?} and {:?} both send to {}",
+                        o.name, o2.name, o.addr
+                    ));
                 }
             }
         }

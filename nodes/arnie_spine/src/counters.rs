@@ -65,7 +65,10 @@ impl Counters {
             (format!("{prefix}.resent"), self.resent),
         ];
         for kind in Rejected::KINDS {
-            out.push((format!("{prefix}.malformed.{kind}"), self.malformed_of(kind)));
+            out.push((
+                format!("{prefix}.malformed.{kind}"),
+                self.malformed_of(kind),
+            ));
         }
         for (kind, n) in &self.malformed {
             if !Rejected::KINDS.contains(kind) {
@@ -82,7 +85,10 @@ mod tests {
 
     #[test]
     fn pairs_list_every_kind() {
-        let mut c = Counters { received: 3, ..Counters::default() };
+        let mut c = Counters {
+            received: 3,
+            ..Counters::default()
+        };
         c.count_malformed("not_finite");
         c.count_malformed("not_finite");
         let pairs = c.pairs("input.arm");

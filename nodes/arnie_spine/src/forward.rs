@@ -106,7 +106,12 @@ pub struct Routed {
 
 impl Routed {
     fn only(outcome: Outcome) -> Self {
-        Self { outcome, publish: None, emits: Vec::new(), held: Vec::new() }
+        Self {
+            outcome,
+            publish: None,
+            emits: Vec::new(),
+            held: Vec::new(),
+        }
     }
 }
 
@@ -138,7 +143,12 @@ impl Router {
         let inputs = (0..config.inputs.len())
             .map(|i| InputState {
                 last: None,
-                fanout: config.connections.iter().filter(|c| c.input == i).map(|c| c.output).collect(),
+                fanout: config
+                    .connections
+                    .iter()
+                    .filter(|c| c.input == i)
+                    .map(|c| c.output)
+                    .collect(),
                 counters: Counters::default(),
             })
             .collect();
@@ -150,7 +160,12 @@ impl Router {
                 counters: Counters::default(),
             })
             .collect();
-        Self { config, limits, inputs, outputs }
+        Self {
+            config,
+            limits,
+            inputs,
+            outputs,
+        }
     }
 
     /// The config it routes.
@@ -216,8 +231,10 @@ impl Router {
 
     /// Handles one datagram received on `input` from `from`.
     pub fn on_datagram(&mut self, input: InputId, from: SocketAddr, bytes: &[u8]) -> Routed {
-        let (Some(cfg), Some(st)) = (self.config.inputs.get(input.0), self.inputs.get_mut(input.0))
-        else {
+        let (Some(cfg), Some(st)) = (
+            self.config.inputs.get(input.0),
+            self.inputs.get_mut(input.0),
+        ) else {
             return Routed::only(Outcome::UnknownInterface);
         };
         st.counters.received += 1;
@@ -240,7 +257,12 @@ impl Router {
         let publish = cfg.topic.as_ref().map(|_| global.clone());
         if st.last.as_ref() == Some(&decoded) {
             st.counters.deduplicated += 1;
-            return Routed { outcome: Outcome::Duplicate, publish, emits: Vec::new(), held: Vec::new() };
+            return Routed {
+                outcome: Outcome::Duplicate,
+                publish,
+                emits: Vec::new(),
+                held: Vec::new(),
+            };
         }
         st.last = Some(decoded);
         st.counters.forwarded += 1;
@@ -284,18 +306,28 @@ impl Router {
     /// as it was sent, counted `resent`, the gate unchanged. `None` if it has sent
     /// nothing yet (a value the gate dropped is never re-sent) or the id is unknown.
     pub fn resend(&mut self, output: OutputId) -> Option<Emit> {
-        let (Some(cfg), Some(st)) = (self.config.outputs.get(output.0), self.outputs.get_mut(output.0)) else {
+        let (Some(cfg), Some(st)) = (
+            self.config.outputs.get(output.0),
+            self.outputs.get_mut(output.0),
+        ) else {
             return None;
         };
         let global = st.gate.last_sent()?.to_vec();
         let bytes = wire::encode(cfg.format, &cfg.to_device.apply_all(&global));
         st.counters.resent += 1;
-        Some(Emit { output, to: cfg.addr, bytes, global })
+        Some(Emit {
+            output,
+            to: cfg.addr,
+            bytes,
+            global,
+        })
     }
 
     fn offer(&mut self, output: OutputId, global: &[Item], routed: &mut Routed) {
-        let (Some(cfg), Some(st)) = (self.config.outputs.get(output.0), self.outputs.get_mut(output.0))
-        else {
+        let (Some(cfg), Some(st)) = (
+            self.config.outputs.get(output.0),
+            self.outputs.get_mut(output.0),
+        ) else {
             return;
         };
         st.counters.received += 1;
@@ -310,21 +342,32 @@ impl Router {
         });
         if let Some(r) = unsendable {
             st.counters.count_malformed(r.kind());
-            routed.held.push(Held { output, reason: HoldReason::Unsendable(r) });
+            routed.held.push(Held {
+                output,
+                reason: HoldReason::Unsendable(r),
+            });
             return;
         }
         let verdict = st.gate.offer(global);
         match verdict {
             Verdict::Send => {
                 st.counters.forwarded += 1;
-                routed.emits.push(Emit { output, to: cfg.addr, bytes, global: global.to_vec() });
+                routed.emits.push(Emit {
+                    output,
+                    to: cfg.addr,
+                    bytes,
+                    global: global.to_vec(),
+                });
                 return;
             }
             Verdict::Duplicate => st.counters.deduplicated += 1,
             Verdict::TooFar { .. } | Verdict::TooShort { .. } => st.counters.rejected_radius += 1,
             Verdict::NotFinite => st.counters.count_malformed("not_finite"),
         }
-        routed.held.push(Held { output, reason: HoldReason::Gate(verdict) });
+        routed.held.push(Held {
+            output,
+            reason: HoldReason::Gate(verdict),
+        });
     }
 }
 
@@ -368,13 +411,22 @@ mod tests {
         let (i, o) = (r.input_id("in").unwrap(), r.output_id("out").unwrap());
         let from: SocketAddr = "127.0.0.1:9".parse().unwrap();
         let got = r.on_datagram(i, from, b"1,5,5");
-        assert_eq!(got.outcome, Outcome::Rejected(Rejected::NotFinite { item: 0, value: 0 }));
+        assert_eq!(
+            got.outcome,
+            Outcome::Rejected(Rejected::NotFinite { item: 0, value: 0 })
+        );
         assert!(got.emits.is_empty());
         assert_eq!(r.input_counters(i).unwrap().malformed_of("not_finite"), 1);
         // out's inverse divides by (1 - y): y = 1 in the global frame cannot be sent.
         let held = r.on_topic(o, &[vec![0.0, 1.0, 0.0]]);
         assert!(held.emits.is_empty());
-        assert!(matches!(held.held[..], [Held { reason: HoldReason::Unsendable(Rejected::NotFinite { .. }), .. }]));
+        assert!(matches!(
+            held.held[..],
+            [Held {
+                reason: HoldReason::Unsendable(Rejected::NotFinite { .. }),
+                ..
+            }]
+        ));
         assert_eq!(r.gate(o).unwrap().last_sent(), None);
         // A finite one goes through.
         assert_eq!(r.on_topic(o, &[vec![0.0, 0.5, 0.0]]).emits.len(), 1);
@@ -403,8 +455,16 @@ mod tests {
         let mut small = projective();
         let bogus_in = InputId(7);
         let bogus_out = OutputId(7);
-        assert_eq!(small.on_datagram(bogus_in, "127.0.0.1:9".parse().unwrap(), b"1").outcome, Outcome::UnknownInterface);
-        assert_eq!(small.on_topic(bogus_out, &[vec![1.0]]).outcome, Outcome::UnknownInterface);
+        assert_eq!(
+            small
+                .on_datagram(bogus_in, "127.0.0.1:9".parse().unwrap(), b"1")
+                .outcome,
+            Outcome::UnknownInterface
+        );
+        assert_eq!(
+            small.on_topic(bogus_out, &[vec![1.0]]).outcome,
+            Outcome::UnknownInterface
+        );
         small.note_stale(bogus_in, 1);
         assert!(small.diagnostics().iter().all(|(_, v)| *v == 0));
     }

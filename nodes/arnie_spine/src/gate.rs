@@ -45,7 +45,11 @@ pub struct OutputGate {
 impl OutputGate {
     /// A gate with no value sent yet. `threshold_mm: None` disables the radius check.
     pub fn new(threshold_mm: Option<f64>, check_elements: usize) -> Self {
-        Self { threshold_mm, check_elements: check_elements.max(1), last_sent: None }
+        Self {
+            threshold_mm,
+            check_elements: check_elements.max(1),
+            last_sent: None,
+        }
     }
 
     /// The last value that passed, in the global frame.
@@ -74,12 +78,18 @@ impl OutputGate {
             return short;
         }
         let (Some(new), Some(old)) = (global.first(), last.first()) else {
-            return Verdict::TooShort { len: 0, need: self.check_elements };
+            return Verdict::TooShort {
+                len: 0,
+                need: self.check_elements,
+            };
         };
         let dist_mm = distance(new, old, self.check_elements);
         // A NaN distance (possible only if `old` were corrupt) is dropped too.
         if dist_mm.is_nan() || dist_mm > threshold_mm {
-            return Verdict::TooFar { dist_mm, threshold_mm };
+            return Verdict::TooFar {
+                dist_mm,
+                threshold_mm,
+            };
         }
         Verdict::Send
     }
@@ -95,14 +105,22 @@ impl OutputGate {
 
     fn length_check(&self, global: &[Item]) -> Option<Verdict> {
         let len = global.first().map_or(0, Vec::len);
-        (len < self.check_elements).then_some(Verdict::TooShort { len, need: self.check_elements })
+        (len < self.check_elements).then_some(Verdict::TooShort {
+            len,
+            need: self.check_elements,
+        })
     }
 }
 
 /// Euclidean distance over the first `n` values of two items (callers ensure both have
 /// at least `n`; extra values are ignored).
 pub fn distance(a: &[f64], b: &[f64], n: usize) -> f64 {
-    a.iter().zip(b).take(n).map(|(x, y)| (x - y) * (x - y)).sum::<f64>().sqrt()
+    a.iter()
+        .zip(b)
+        .take(n)
+        .map(|(x, y)| (x - y) * (x - y))
+        .sum::<f64>()
+        .sqrt()
 }
 
 #[cfg(test)]
@@ -125,14 +143,23 @@ mod tests {
     fn only_first_item_and_first_n_values_count() {
         let mut g = OutputGate::new(Some(10.0), 2);
         assert_eq!(g.offer(&[vec![0.0, 0.0, 0.0], vec![0.0; 3]]), Verdict::Send);
-        assert_eq!(g.offer(&[vec![0.0, 0.0, 500.0], vec![900.0; 3]]), Verdict::Send);
-        assert!(matches!(g.offer(&[vec![0.0, 11.0, 500.0]]), Verdict::TooFar { .. }));
+        assert_eq!(
+            g.offer(&[vec![0.0, 0.0, 500.0], vec![900.0; 3]]),
+            Verdict::Send
+        );
+        assert!(matches!(
+            g.offer(&[vec![0.0, 11.0, 500.0]]),
+            Verdict::TooFar { .. }
+        ));
     }
 
     #[test]
     fn too_short_or_non_finite_are_dropped() {
         let mut g = OutputGate::new(Some(10.0), 3);
-        assert_eq!(g.offer(&[vec![0.0, 0.0]]), Verdict::TooShort { len: 2, need: 3 });
+        assert_eq!(
+            g.offer(&[vec![0.0, 0.0]]),
+            Verdict::TooShort { len: 2, need: 3 }
+        );
         assert_eq!(g.offer(&[]), Verdict::TooShort { len: 0, need: 3 });
         assert_eq!(g.offer(&[vec![f64::NAN, 0.0, 0.0]]), Verdict::NotFinite);
         assert_eq!(g.last_sent(), None);

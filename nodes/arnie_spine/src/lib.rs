@@ -80,7 +80,7 @@ pub mod wire;
 
 pub use config::{Config, LoopbackMap, RawConfig};
 pub use error::ConfigError;
-pub use forward::{Emit, InputId, OutputId, Outcome, Routed, Router};
+pub use forward::{Emit, InputId, Outcome, OutputId, Routed, Router};
 pub use gate::{OutputGate, Verdict};
 pub use transform::Transform;
 pub use units::Scale;

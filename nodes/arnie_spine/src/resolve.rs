@@ -13,19 +13,27 @@ use crate::wire::Format;
 
 const LOOPBACK: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
 
-pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<Config, ConfigError> {
+pub(crate) fn resolve(
+    raw: &RawConfig,
+    loopback: Option<LoopbackMap>,
+) -> Result<Config, ConfigError> {
     let offset = loopback.map_or(0, |l| l.port_offset);
     let map_ip = |ip: IpAddr| if loopback.is_some() { LOOPBACK } else { ip };
 
-    let bind_ip = parse_host(&raw.host)
-        .ok_or_else(|| ConfigError::BadHost { field: "host".into(), value: raw.host.clone() })?;
+    let bind_ip = parse_host(&raw.host).ok_or_else(|| ConfigError::BadHost {
+        field: "host".into(),
+        value: raw.host.clone(),
+    })?;
     let bind_ip = map_ip(bind_ip);
 
     let transforms = parse_transforms(&raw.transforms)?;
     let transform_for = |name: &str| -> (Transform, String) {
         match transforms.get(name) {
             Some(t) => (*t, format!("transforms.{name}")),
-            None => (transforms.get("default").copied().unwrap_or_default(), "transforms.default".into()),
+            None => (
+                transforms.get("default").copied().unwrap_or_default(),
+                "transforms.default".into(),
+            ),
         }
     };
 
@@ -59,7 +67,13 @@ pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<
             streamed: ri.streamed,
             format: format(&format!("{base}.format"), &ri.format)?,
             to_global: transform_for(name.as_str()).0,
-            topic: topic(&base, ri.topic.as_deref(), ri.kind.as_deref(), ri.qos.as_deref(), Role::Input)?,
+            topic: topic(
+                &base,
+                ri.topic.as_deref(),
+                ri.kind.as_deref(),
+                ri.qos.as_deref(),
+                Role::Input,
+            )?,
             allowed_sources,
         });
     }
@@ -74,18 +88,26 @@ pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<
         let port = port(&format!("{base}.port"), ro.port, offset)?;
         let threshold_mm = match ro.threshold {
             Some(t) if !(t.is_finite() && t >= 0.0) => {
-                return Err(ConfigError::BadThreshold { field: format!("{base}.threshold"), value: t })
+                return Err(ConfigError::BadThreshold {
+                    field: format!("{base}.threshold"),
+                    value: t,
+                })
             }
             t => t,
         };
         let check = ro.check_elements_count.unwrap_or(3);
-        let check_elements = usize::try_from(check).ok().filter(|c| *c >= 1).ok_or_else(|| {
-            ConfigError::BadCheckElements { field: format!("{base}.checkElementsCount"), value: check }
-        })?;
+        let check_elements = usize::try_from(check)
+            .ok()
+            .filter(|c| *c >= 1)
+            .ok_or_else(|| ConfigError::BadCheckElements {
+                field: format!("{base}.checkElementsCount"),
+                value: check,
+            })?;
         let (to_global, tfield) = transform_for(name.as_str());
-        let to_device = to_global
-            .inverse()
-            .ok_or_else(|| ConfigError::Singular { field: tfield, output: name.clone() })?;
+        let to_device = to_global.inverse().ok_or_else(|| ConfigError::Singular {
+            field: tfield,
+            output: name.clone(),
+        })?;
         outputs.push(Output {
             name: name.clone(),
             addr: SocketAddr::new(map_ip(ip), port),
@@ -94,40 +116,66 @@ pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<
             check_elements,
             to_global,
             to_device,
-            topic: topic(&base, ro.topic.as_deref(), ro.kind.as_deref(), ro.qos.as_deref(), Role::Output)?,
-            resend_interval_ms: resend_interval(&format!("{base}.resendIntervalMs"), ro.resend_interval_ms)?,
+            topic: topic(
+                &base,
+                ro.topic.as_deref(),
+                ro.kind.as_deref(),
+                ro.qos.as_deref(),
+                Role::Output,
+            )?,
+            resend_interval_ms: resend_interval(
+                &format!("{base}.resendIntervalMs"),
+                ro.resend_interval_ms,
+            )?,
         });
     }
 
     let mut connections: Vec<Connection> = Vec::with_capacity(raw.connections.len());
     for (k, rc) in raw.connections.iter().enumerate() {
-        let input = inputs.iter().position(|i| i.name == rc.input).ok_or_else(|| {
-            ConfigError::UnknownInput { field: format!("connections[{k}].input"), name: rc.input.clone() }
-        })?;
-        let output = outputs.iter().position(|o| o.name == rc.output).ok_or_else(|| {
-            ConfigError::UnknownOutput {
+        let input = inputs
+            .iter()
+            .position(|i| i.name == rc.input)
+            .ok_or_else(|| ConfigError::UnknownInput {
+                field: format!("connections[{k}].input"),
+                name: rc.input.clone(),
+            })?;
+        let output = outputs
+            .iter()
+            .position(|o| o.name == rc.output)
+            .ok_or_else(|| ConfigError::UnknownOutput {
                 field: format!("connections[{k}].output"),
                 name: rc.output.clone(),
-            }
-        })?;
+            })?;
         let c = Connection { input, output };
         if let Some(first) = connections.iter().position(|x| *x == c) {
-            return Err(ConfigError::DuplicateConnection { field: format!("connections[{k}]"), first });
+            return Err(ConfigError::DuplicateConnection {
+                field: format!("connections[{k}]"),
+                first,
+            });
         }
         connections.push(c);
     }
 
-    Ok(Config { loglevel: raw.loglevel.clone(), inputs, outputs, connections })
+    Ok(Config {
+        loglevel: raw.loglevel.clone(),
+        inputs,
+        outputs,
+        connections,
+    })
 }
 
-fn parse_transforms(raw: &BTreeMap<String, String>) -> Result<BTreeMap<String, Transform>, ConfigError> {
+fn parse_transforms(
+    raw: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, Transform>, ConfigError> {
     if !raw.contains_key("default") {
         return Err(ConfigError::MissingDefaultTransform);
     }
     let mut out = BTreeMap::new();
     for (name, text) in raw {
-        let t = Transform::parse(text)
-            .map_err(|problem| ConfigError::Matrix { field: format!("transforms.{name}"), problem })?;
+        let t = Transform::parse(text).map_err(|problem| ConfigError::Matrix {
+            field: format!("transforms.{name}"),
+            problem,
+        })?;
         out.insert(name.clone(), t);
     }
     Ok(out)
@@ -143,16 +191,22 @@ fn port(field: &str, value: i64, offset: i32) -> Result<u16, ConfigError> {
 }
 
 fn format(field: &str, value: &str) -> Result<Format, ConfigError> {
-    value
-        .parse()
-        .map_err(|()| ConfigError::UnknownFormat { field: field.to_string(), value: value.to_string() })
+    value.parse().map_err(|()| ConfigError::UnknownFormat {
+        field: field.to_string(),
+        value: value.to_string(),
+    })
 }
 
 fn resend_interval(field: &str, value: Option<i64>) -> Result<Option<u64>, ConfigError> {
     match value {
         None | Some(0) => Ok(None),
-        Some(v) if (MIN_RESEND_INTERVAL_MS..=MAX_RESEND_INTERVAL_MS).contains(&v) => Ok(u64::try_from(v).ok()),
-        Some(v) => Err(ConfigError::BadResendInterval { field: field.to_string(), value: v }),
+        Some(v) if (MIN_RESEND_INTERVAL_MS..=MAX_RESEND_INTERVAL_MS).contains(&v) => {
+            Ok(u64::try_from(v).ok())
+        }
+        Some(v) => Err(ConfigError::BadResendInterval {
+            field: field.to_string(),
+            value: v,
+        }),
     }
 }
 
@@ -173,13 +227,19 @@ fn topic(
         None | Some("coordinates") => MsgKind::Coordinates,
         Some("point") => MsgKind::Point,
         Some(other) => {
-            return Err(ConfigError::UnknownKind { field: format!("{base}.kind"), value: other.to_string() })
+            return Err(ConfigError::UnknownKind {
+                field: format!("{base}.kind"),
+                value: other.to_string(),
+            })
         }
     };
     match name {
         None => Ok(None),
         Some(n) if n.is_empty() || n.chars().any(char::is_whitespace) => {
-            Err(ConfigError::BadTopic { field: format!("{base}.topic"), value: n.to_string() })
+            Err(ConfigError::BadTopic {
+                field: format!("{base}.topic"),
+                value: n.to_string(),
+            })
         }
         Some(n) => {
             let qos = match qos {
@@ -192,13 +252,24 @@ fn topic(
                     Role::Output => TopicQos::default_for_output(),
                 },
             };
-            Ok(Some(TopicMap { name: n.to_string(), kind, qos }))
+            Ok(Some(TopicMap {
+                name: n.to_string(),
+                kind,
+                qos,
+            }))
         }
     }
 }
 
-fn source_rule(field: &str, text: &str, loopback: Option<LoopbackMap>) -> Result<SourceRule, ConfigError> {
-    let bad = || ConfigError::BadSource { field: field.to_string(), value: text.to_string() };
+fn source_rule(
+    field: &str,
+    text: &str,
+    loopback: Option<LoopbackMap>,
+) -> Result<SourceRule, ConfigError> {
+    let bad = || ConfigError::BadSource {
+        field: field.to_string(),
+        value: text.to_string(),
+    };
     if let Ok(addr) = text.parse::<SocketAddr>() {
         return match loopback {
             None => Ok(SourceRule::Addr(addr)),
@@ -209,5 +280,9 @@ fn source_rule(field: &str, text: &str, loopback: Option<LoopbackMap>) -> Result
         };
     }
     let ip = parse_host(text).ok_or_else(bad)?;
-    Ok(SourceRule::Ip(if loopback.is_some() { LOOPBACK } else { ip }))
+    Ok(SourceRule::Ip(if loopback.is_some() {
+        LOOPBACK
+    } else {
+        ip
+    }))
 }

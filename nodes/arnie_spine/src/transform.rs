@@ -106,7 +106,10 @@ impl Transform {
         for (r, row) in rows.iter().enumerate() {
             let values: Vec<&str> = row.split_whitespace().collect();
             if values.len() != 4 {
-                return Err(MatrixError::RowLength { row: r + 1, found: values.len() });
+                return Err(MatrixError::RowLength {
+                    row: r + 1,
+                    found: values.len(),
+                });
             }
             for (c, v) in values.iter().enumerate() {
                 let x: f64 = v.parse().map_err(|_| MatrixError::NotANumber {
@@ -115,7 +118,10 @@ impl Transform {
                     text: (*v).to_string(),
                 })?;
                 if !x.is_finite() {
-                    return Err(MatrixError::NotFinite { row: r + 1, col: c + 1 });
+                    return Err(MatrixError::NotFinite {
+                        row: r + 1,
+                        col: c + 1,
+                    });
                 }
                 m[(r, c)] = x;
             }
@@ -188,7 +194,10 @@ mod tests {
             Transform::parse("1 0 0 0;0 1 0 0;0 0 1;0 0 0 1"),
             Err(MatrixError::RowLength { row: 3, found: 3 })
         );
-        assert_eq!(Transform::parse("1 0 0 0;0 1 0 0"), Err(MatrixError::RowCount { found: 2 }));
+        assert_eq!(
+            Transform::parse("1 0 0 0;0 1 0 0"),
+            Err(MatrixError::RowCount { found: 2 })
+        );
         assert!(matches!(
             Transform::parse("1 0 0 0;0 x 0 0;0 0 1 0;0 0 0 1"),
             Err(MatrixError::NotANumber { row: 2, col: 2, .. })

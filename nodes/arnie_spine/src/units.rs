@@ -32,12 +32,18 @@ impl Scale {
 
     /// Wire units → metres (first three values of every item).
     pub fn to_m(&self, items: &[Item]) -> Vec<Item> {
-        items.iter().map(|i| self.scale_xyz(i, self.m_per_unit, false)).collect()
+        items
+            .iter()
+            .map(|i| self.scale_xyz(i, self.m_per_unit, false))
+            .collect()
     }
 
     /// Metres → wire units (first three values of every item).
     pub fn from_m(&self, items: &[Item]) -> Vec<Item> {
-        items.iter().map(|i| self.scale_xyz(i, self.m_per_unit, true)).collect()
+        items
+            .iter()
+            .map(|i| self.scale_xyz(i, self.m_per_unit, true))
+            .collect()
     }
 
     /// One point, wire units → metres.
@@ -70,15 +76,24 @@ mod tests {
     fn scales_only_xyz() {
         let s = Scale::default();
         let close = |a: &[f64], b: &[f64]| {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12 * (1.0 + y.abs()))
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|(x, y)| (x - y).abs() < 1e-12 * (1.0 + y.abs()))
         };
         let m = s.to_m(&[vec![1000.0, -250.0, 5.0, 0.75], vec![1.0]]);
         assert!(close(&m[0], &[1.0, -0.25, 0.005, 0.75]) && close(&m[1], &[0.001]));
         let back = s.from_m(&m);
         assert_eq!(back[0][3], 0.75);
         assert!(close(&back[0], &[1000.0, -250.0, 5.0, 0.75]));
-        assert!(close(&s.point_to_m([2000.0, 0.0, -1.0]), &[2.0, 0.0, -0.001]));
-        assert!(close(&s.point_from_m([2.0, 0.0, -0.001]), &[2000.0, 0.0, -1.0]));
+        assert!(close(
+            &s.point_to_m([2000.0, 0.0, -1.0]),
+            &[2.0, 0.0, -0.001]
+        ));
+        assert!(close(
+            &s.point_from_m([2.0, 0.0, -0.001]),
+            &[2000.0, 0.0, -1.0]
+        ));
         assert!(Scale::new(0.0).is_none() && Scale::new(f64::NAN).is_none());
         assert_eq!(Scale::new(0.001), Some(Scale::MILLIMETRES));
     }

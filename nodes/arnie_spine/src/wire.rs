@@ -63,7 +63,9 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { max_datagram: MAX_UDP_PAYLOAD }
+        Self {
+            max_datagram: MAX_UDP_PAYLOAD,
+        }
     }
 }
 
@@ -105,8 +107,14 @@ pub enum Rejected {
 
 impl Rejected {
     /// Every kind, in order, as returned by [`Rejected::kind`].
-    pub const KINDS: [&'static str; 6] =
-        ["empty", "oversized", "not_multiple_of_8", "non_numeric", "not_finite", "not_utf8"];
+    pub const KINDS: [&'static str; 6] = [
+        "empty",
+        "oversized",
+        "not_multiple_of_8",
+        "non_numeric",
+        "not_finite",
+        "not_utf8",
+    ];
 
     /// A stable short name, used as a counter key.
     pub fn kind(&self) -> &'static str {
@@ -218,7 +226,11 @@ fn decode_simulink(bytes: &[u8]) -> Result<Vec<Item>, Rejected> {
 pub fn encode(format: Format, items: &[Item]) -> Vec<u8> {
     match format {
         Format::Csv => encode_csv(items).into_bytes(),
-        Format::Simulink => items.iter().flatten().flat_map(|x| x.to_le_bytes()).collect(),
+        Format::Simulink => items
+            .iter()
+            .flatten()
+            .flat_map(|x| x.to_le_bytes())
+            .collect(),
     }
 }
 
@@ -256,18 +268,31 @@ mod tests {
             decode(Format::Csv, b"1,2,3,4;5,6,7,8").unwrap(),
             vec![vec![1.0, 2.0, 3.0, 4.0], vec![5.0, 6.0, 7.0, 8.0]]
         );
-        assert_eq!(decode(Format::Csv, b" 1.5, -2 ,3e2\n").unwrap(), vec![vec![1.5, -2.0, 300.0]]);
+        assert_eq!(
+            decode(Format::Csv, b" 1.5, -2 ,3e2\n").unwrap(),
+            vec![vec![1.5, -2.0, 300.0]]
+        );
     }
 
     #[test]
     fn csv_output_is_plain_decimal() {
-        assert_eq!(encode_csv(&[vec![1.0, -2.5, 0.1], vec![1e21]]), "1,-2.5,0.1;1000000000000000000000");
+        assert_eq!(
+            encode_csv(&[vec![1.0, -2.5, 0.1], vec![1e21]]),
+            "1,-2.5,0.1;1000000000000000000000"
+        );
     }
 
     #[test]
     fn simulink_groups_in_threes_with_tail() {
-        let got = decode(Format::Simulink, &le(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])).unwrap();
-        assert_eq!(got, vec![vec![1.0, 2.0, 3.0], vec![4.0, 5.0, 6.0], vec![7.0, 8.0]]);
+        let got = decode(
+            Format::Simulink,
+            &le(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]),
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            vec![vec![1.0, 2.0, 3.0], vec![4.0, 5.0, 6.0], vec![7.0, 8.0]]
+        );
     }
 
     #[test]
@@ -280,7 +305,12 @@ mod tests {
             Err(Rejected::NotMultipleOf8 { len: 13 })
         );
         let big = vec![b'1'; MAX_UDP_PAYLOAD + 1];
-        assert_eq!(decode(Format::Csv, &big), Err(Rejected::Oversized { len: MAX_UDP_PAYLOAD + 1 }));
+        assert_eq!(
+            decode(Format::Csv, &big),
+            Err(Rejected::Oversized {
+                len: MAX_UDP_PAYLOAD + 1
+            })
+        );
         let small = Limits { max_datagram: 16 };
         assert_eq!(
             decode_with(Format::Simulink, &le(&[1.0, 2.0, 3.0]), small),
@@ -288,18 +318,40 @@ mod tests {
         );
         assert_eq!(
             decode(Format::Csv, b"1,2,x;4"),
-            Err(Rejected::NonNumeric { item: 0, value: 2, text: "x".into() })
+            Err(Rejected::NonNumeric {
+                item: 0,
+                value: 2,
+                text: "x".into()
+            })
         );
-        assert!(matches!(decode(Format::Csv, b"1,2,3;"), Err(Rejected::NonNumeric { item: 1, .. })));
-        assert_eq!(decode(Format::Csv, b"1,NaN,3"), Err(Rejected::NotFinite { item: 0, value: 1 }));
-        assert_eq!(decode(Format::Csv, b"1,2;inf"), Err(Rejected::NotFinite { item: 1, value: 0 }));
-        assert_eq!(decode(Format::Csv, b"1e400"), Err(Rejected::NotFinite { item: 0, value: 0 }));
+        assert!(matches!(
+            decode(Format::Csv, b"1,2,3;"),
+            Err(Rejected::NonNumeric { item: 1, .. })
+        ));
+        assert_eq!(
+            decode(Format::Csv, b"1,NaN,3"),
+            Err(Rejected::NotFinite { item: 0, value: 1 })
+        );
+        assert_eq!(
+            decode(Format::Csv, b"1,2;inf"),
+            Err(Rejected::NotFinite { item: 1, value: 0 })
+        );
+        assert_eq!(
+            decode(Format::Csv, b"1e400"),
+            Err(Rejected::NotFinite { item: 0, value: 0 })
+        );
         assert_eq!(
             decode(Format::Simulink, &le(&[1.0, 2.0, 3.0, f64::NEG_INFINITY])),
             Err(Rejected::NotFinite { item: 1, value: 0 })
         );
-        assert_eq!(decode(Format::Simulink, &le(&[f64::NAN])), Err(Rejected::NotFinite { item: 0, value: 0 }));
-        assert_eq!(decode(Format::Csv, &[0x31, 0xff, 0xfe]), Err(Rejected::NotUtf8));
+        assert_eq!(
+            decode(Format::Simulink, &le(&[f64::NAN])),
+            Err(Rejected::NotFinite { item: 0, value: 0 })
+        );
+        assert_eq!(
+            decode(Format::Csv, &[0x31, 0xff, 0xfe]),
+            Err(Rejected::NotUtf8)
+        );
     }
 
     #[test]
@@ -308,7 +360,11 @@ mod tests {
             Rejected::Empty,
             Rejected::Oversized { len: 1 },
             Rejected::NotMultipleOf8 { len: 1 },
-            Rejected::NonNumeric { item: 0, value: 0, text: String::new() },
+            Rejected::NonNumeric {
+                item: 0,
+                value: 0,
+                text: String::new(),
+            },
             Rejected::NotFinite { item: 0, value: 0 },
             Rejected::NotUtf8,
         ];

@@ -6,8 +6,10 @@ use std::path::Path;
 use arnie_spine::config::{MsgKind, SourceRule, TopicQos};
 use arnie_spine::{Config, ConfigError, Format, LoopbackMap, RawConfig};
 
-const REFERENCE: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/arnie/spine-config.json");
+const REFERENCE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/reference/arnie/spine-config.json"
+);
 
 fn reference_text() -> String {
     std::fs::read_to_string(REFERENCE).expect("reference spine-config.json is readable")
@@ -45,13 +47,19 @@ fn reference_loads_unchanged() {
     assert_eq!(c.loglevel.as_deref(), Some("debug"));
 
     let arm_in = &c.inputs[c.input_index("arm").unwrap()];
-    assert_eq!(arm_in.bind, "192.168.1.1:25001".parse::<SocketAddr>().unwrap());
+    assert_eq!(
+        arm_in.bind,
+        "192.168.1.1:25001".parse::<SocketAddr>().unwrap()
+    );
     assert_eq!(arm_in.format, Format::Simulink);
     assert!(arm_in.streamed);
     assert!(arm_in.topic.is_none() && arm_in.allowed_sources.is_none());
 
     let arm_out = &c.outputs[c.output_index("arm").unwrap()];
-    assert_eq!(arm_out.addr, "192.168.1.80:25000".parse::<SocketAddr>().unwrap());
+    assert_eq!(
+        arm_out.addr,
+        "192.168.1.80:25000".parse::<SocketAddr>().unwrap()
+    );
     assert_eq!(arm_out.threshold_mm, Some(50.0));
     assert_eq!(arm_out.check_elements, 3);
     let pyt = &c.outputs[c.output_index("pyt").unwrap()];
@@ -62,28 +70,48 @@ fn reference_loads_unchanged() {
     assert_eq!(c.inputs[first.input].name, "arm");
     assert_eq!(c.outputs[first.output].name, "pyt");
     let last = c.connections[13];
-    assert_eq!((c.inputs[last.input].name.as_str(), c.outputs[last.output].name.as_str()), ("eye-fudge", "eyes-logger"));
+    assert_eq!(
+        (
+            c.inputs[last.input].name.as_str(),
+            c.outputs[last.output].name.as_str()
+        ),
+        ("eye-fudge", "eyes-logger")
+    );
 }
 
 #[test]
 fn reference_arm_transform_golden() {
     let c = Config::load(Path::new(REFERENCE), None).unwrap();
     let arm_in = &c.inputs[c.input_index("arm").unwrap()];
-    assert_eq!(arm_in.to_global.apply(&[1.0, 2.0, 3.0]), vec![-2.0, 1.0, 3.0]);
+    assert_eq!(
+        arm_in.to_global.apply(&[1.0, 2.0, 3.0]),
+        vec![-2.0, 1.0, 3.0]
+    );
     let arm_out = &c.outputs[c.output_index("arm").unwrap()];
-    assert_eq!(arm_out.to_device.apply(&[-2.0, 1.0, 3.0]), vec![1.0, 2.0, 3.0]);
+    assert_eq!(
+        arm_out.to_device.apply(&[-2.0, 1.0, 3.0]),
+        vec![1.0, 2.0, 3.0]
+    );
     // Interfaces without their own transform use `default` (identity here).
     let pyt_in = &c.inputs[c.input_index("pyt").unwrap()];
-    assert_eq!(pyt_in.to_global.apply(&[1.0, 2.0, 3.0]), vec![1.0, 2.0, 3.0]);
+    assert_eq!(
+        pyt_in.to_global.apply(&[1.0, 2.0, 3.0]),
+        vec![1.0, 2.0, 3.0]
+    );
     // "kinect" has extra spaces in its matrix string.
     let kinect = &c.inputs[c.input_index("kinect").unwrap()];
-    assert_eq!(kinect.to_global.apply(&[0.0, 0.0, 0.0]), vec![160.0, 240.0, 233.31313131]);
+    assert_eq!(
+        kinect.to_global.apply(&[0.0, 0.0, 0.0]),
+        vec![160.0, 240.0, 233.31313131]
+    );
 }
 
 #[test]
 fn loopback_maps_every_address() {
     let raw = RawConfig::from_json(&reference_text()).unwrap();
-    let c = raw.resolve(Some(LoopbackMap { port_offset: 1000 })).unwrap();
+    let c = raw
+        .resolve(Some(LoopbackMap { port_offset: 1000 }))
+        .unwrap();
     let lo = IpAddr::V4(Ipv4Addr::LOCALHOST);
     assert!(c.inputs.iter().all(|i| i.bind.ip() == lo));
     assert!(c.outputs.iter().all(|o| o.addr.ip() == lo));
@@ -91,8 +119,16 @@ fn loopback_maps_every_address() {
     assert_eq!(c.outputs[c.output_index("arm").unwrap()].addr.port(), 26000);
     // The original file was written for several machines: the clashes are reported.
     let clashes = c.address_clashes();
-    assert!(clashes.iter().any(|w| w.contains("\"arm\"") && w.contains("\"head\"")), "{clashes:?}");
-    assert!(clashes.iter().any(|w| w.contains("input \"kinect\"")), "{clashes:?}");
+    assert!(
+        clashes
+            .iter()
+            .any(|w| w.contains("\"arm\"") && w.contains("\"head\"")),
+        "{clashes:?}"
+    );
+    assert!(
+        clashes.iter().any(|w| w.contains("input \"kinect\"")),
+        "{clashes:?}"
+    );
     // Without the map there are none.
     assert!(raw.resolve(None).unwrap().address_clashes().is_empty());
 }
@@ -100,10 +136,21 @@ fn loopback_maps_every_address() {
 #[test]
 fn loopback_port_out_of_range() {
     let raw = RawConfig::from_json(&reference_text()).unwrap();
-    let e = raw.resolve(Some(LoopbackMap { port_offset: 40_000 })).unwrap_err();
-    assert!(matches!(e, ConfigError::PortOutOfRange { offset: 40_000, .. }), "{e}");
+    let e = raw
+        .resolve(Some(LoopbackMap {
+            port_offset: 40_000,
+        }))
+        .unwrap_err();
+    assert!(
+        matches!(e, ConfigError::PortOutOfRange { offset: 40_000, .. }),
+        "{e}"
+    );
     assert!(e.to_string().starts_with("interfaces.input."), "{e}");
-    let e = raw.resolve(Some(LoopbackMap { port_offset: -30_000 })).unwrap_err();
+    let e = raw
+        .resolve(Some(LoopbackMap {
+            port_offset: -30_000,
+        }))
+        .unwrap_err();
     assert!(matches!(e, ConfigError::PortOutOfRange { .. }), "{e}");
 }
 
@@ -112,7 +159,8 @@ fn extensions_are_read() {
     let text = patched(|v| {
         v["interfaces"]["input"]["a"]["topic"] = "/arm/position".into();
         v["interfaces"]["input"]["a"]["kind"] = "point".into();
-        v["interfaces"]["input"]["a"]["allowedSources"] = serde_json::json!(["127.0.0.1", "10.0.0.2:5000"]);
+        v["interfaces"]["input"]["a"]["allowedSources"] =
+            serde_json::json!(["127.0.0.1", "10.0.0.2:5000"]);
         v["interfaces"]["output"]["b"]["topic"] = "/arm/command".into();
         v["interfaces"]["output"]["b"]["checkElementsCount"] = 2.into();
     });
@@ -122,7 +170,10 @@ fn extensions_are_read() {
     assert_eq!((t.name.as_str(), t.kind), ("/arm/position", MsgKind::Point));
     assert_eq!(
         a.allowed_sources.as_deref().unwrap(),
-        &[SourceRule::Ip("127.0.0.1".parse().unwrap()), SourceRule::Addr("10.0.0.2:5000".parse().unwrap())]
+        &[
+            SourceRule::Ip("127.0.0.1".parse().unwrap()),
+            SourceRule::Addr("10.0.0.2:5000".parse().unwrap())
+        ]
     );
     assert!(a.allows("127.0.0.1:4444".parse().unwrap()));
     assert!(a.allows("10.0.0.2:5000".parse().unwrap()));
@@ -177,7 +228,12 @@ fn topic_qos_by_kind_unless_written() {
 fn resend_interval_is_off_unless_set() {
     let c = Config::from_json(&reference_text(), None).unwrap();
     assert!(c.outputs.iter().all(|o| o.resend_interval_ms.is_none()));
-    let with = |ms: i64| Config::from_json(&patched(|v| v["interfaces"]["output"]["b"]["resendIntervalMs"] = ms.into()), None);
+    let with = |ms: i64| {
+        Config::from_json(
+            &patched(|v| v["interfaces"]["output"]["b"]["resendIntervalMs"] = ms.into()),
+            None,
+        )
+    };
     assert_eq!(with(500).unwrap().outputs[0].resend_interval_ms, Some(500));
     assert_eq!(with(0).unwrap().outputs[0].resend_interval_ms, None);
     for bad in [-1, 5, 3_600_001] {
@@ -187,7 +243,9 @@ fn resend_interval_is_off_unless_set() {
         );
     }
     // Inputs have no such key.
-    let e = err(&patched(|v| v["interfaces"]["input"]["a"]["resendIntervalMs"] = 500.into()));
+    let e = err(&patched(|v| {
+        v["interfaces"]["input"]["a"]["resendIntervalMs"] = 500.into()
+    }));
     assert_eq!(e.field(), "interfaces.input.a.resendIntervalMs", "{e}");
 }
 
@@ -222,7 +280,10 @@ fn errors_name_the_field() {
         &patched(|v| v["interfaces"]["input"]["a"]["format"] = "xml".into()),
         "interfaces.input.a.format: unknown format \"xml\", expected \"csv\" or \"simulink\"",
     );
-    assert_err(&patched(|v| v["host"] = "spine.local".into()), "host: expected an IP address, got \"spine.local\"");
+    assert_err(
+        &patched(|v| v["host"] = "spine.local".into()),
+        "host: expected an IP address, got \"spine.local\"",
+    );
     assert_err(
         &patched(|v| v["interfaces"]["output"]["b"]["threshold"] = (-1).into()),
         "interfaces.output.b.threshold: expected a finite number >= 0 [mm], got -1",
@@ -232,7 +293,9 @@ fn errors_name_the_field() {
         "interfaces.output.b.checkElementsCount: expected an integer >= 1, got 0",
     );
     assert_err(
-        &patched(|v| v["interfaces"]["input"]["a"]["allowedSources"] = serde_json::json!(["nowhere"])),
+        &patched(|v| {
+            v["interfaces"]["input"]["a"]["allowedSources"] = serde_json::json!(["nowhere"])
+        }),
         "interfaces.input.a.allowedSources[0]: expected \"ip\" or \"ip:port\", got \"nowhere\"",
     );
     assert_err(
@@ -247,7 +310,9 @@ fn errors_name_the_field() {
         "connections[1]: duplicate of connections[0]",
     );
     assert_err(
-        &patched(|v| v["interfaces"]["input"]["c"] = serde_json::json!({"port": 25001, "format": "csv"})),
+        &patched(|v| {
+            v["interfaces"]["input"]["c"] = serde_json::json!({"port": 25001, "format": "csv"})
+        }),
         "interfaces.input.c.port: port 25001 is already bound by input \"a\"",
     );
     assert_err(
@@ -260,13 +325,20 @@ fn errors_name_the_field() {
 
 #[test]
 fn serde_errors_name_the_field() {
-    let e = err(&patched(|v| v["interfaces"]["output"]["b"]["port"] = "25000".into()));
+    let e = err(&patched(|v| {
+        v["interfaces"]["output"]["b"]["port"] = "25000".into()
+    }));
     assert_eq!(e.field(), "interfaces.output.b.port", "{e}");
-    let e = err(&patched(|v| v["interfaces"]["output"]["b"]["treshold"] = 50.into()));
+    let e = err(&patched(|v| {
+        v["interfaces"]["output"]["b"]["treshold"] = 50.into()
+    }));
     assert_eq!(e.field(), "interfaces.output.b.treshold", "{e}");
     assert!(e.to_string().contains("treshold"), "{e}");
     let e = err(&patched(|v| {
-        v["interfaces"]["input"]["a"].as_object_mut().unwrap().remove("format");
+        v["interfaces"]["input"]["a"]
+            .as_object_mut()
+            .unwrap()
+            .remove("format");
     }));
     assert_eq!(e.field(), "interfaces.input.a", "{e}");
     assert!(e.to_string().contains("format"), "{e}");
@@ -279,5 +351,9 @@ fn serde_errors_name_the_field() {
 fn missing_file_is_an_io_error() {
     let e = Config::load(Path::new("/nonexistent/spine.json"), None).unwrap_err();
     assert!(matches!(e, ConfigError::Io { .. }));
-    assert!(e.to_string().starts_with("/nonexistent/spine.json: cannot read"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("/nonexistent/spine.json: cannot read"),
+        "{e}"
+    );
 }

@@ -5,12 +5,12 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use arnie_spine::forward::HoldReason;
-use arnie_spine::{
-    wire, Config, Format, Item, Limits, Outcome, Rejected, Router, Scale, Verdict,
-};
+use arnie_spine::{wire, Config, Format, Item, Limits, Outcome, Rejected, Router, Scale, Verdict};
 
-const REFERENCE: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/arnie/spine-config.json");
+const REFERENCE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/reference/arnie/spine-config.json"
+);
 
 fn peer() -> SocketAddr {
     "127.0.0.1:40000".parse().unwrap()
@@ -21,7 +21,10 @@ fn le(values: &[f64]) -> Vec<u8> {
 }
 
 fn reference_router() -> Router {
-    Router::new(Config::load(Path::new(REFERENCE), None).unwrap(), Limits::default())
+    Router::new(
+        Config::load(Path::new(REFERENCE), None).unwrap(),
+        Limits::default(),
+    )
 }
 
 /// One csv input `a` → output `b` (threshold 50), both identity; `b` also has a topic.
@@ -43,7 +46,10 @@ fn small_router(extra_input: serde_json::Value) -> Router {
             v["interfaces"]["input"]["a"][k] = val;
         }
     }
-    Router::new(Config::from_json(&v.to_string(), None).unwrap(), Limits { max_datagram: 64 })
+    Router::new(
+        Config::from_json(&v.to_string(), None).unwrap(),
+        Limits { max_datagram: 64 },
+    )
 }
 
 #[test]
@@ -52,8 +58,11 @@ fn arm_fans_out_through_the_transforms() {
     let arm = r.input_id("arm").unwrap();
     let got = r.on_datagram(arm, peer(), &le(&[1.0, 2.0, 3.0]));
     assert_eq!(got.outcome, Outcome::Fresh);
-    let mut names: Vec<&str> =
-        got.emits.iter().map(|e| r.config().outputs[e.output.index()].name.as_str()).collect();
+    let mut names: Vec<&str> = got
+        .emits
+        .iter()
+        .map(|e| r.config().outputs[e.output.index()].name.as_str())
+        .collect();
     names.sort_unstable();
     assert_eq!(names, ["arm-logger", "brain", "nn-brain", "pyt"]);
     for e in &got.emits {
@@ -80,7 +89,8 @@ fn arm_output_radius_check_drops_never_clamps() {
     let mut r = reference_router();
     let pyt = r.input_id("pyt").unwrap();
     let arm = r.output_id("arm").unwrap();
-    let sends_to_arm = |got: &arnie_spine::Routed| got.emits.iter().find(|e| e.output == arm).cloned();
+    let sends_to_arm =
+        |got: &arnie_spine::Routed| got.emits.iter().find(|e| e.output == arm).cloned();
 
     // First value: not checked. Global (100,0,0) → arm device (0,-100,0).
     let first = r.on_datagram(pyt, peer(), b"100,0,0");
@@ -93,7 +103,10 @@ fn arm_output_radius_check_drops_never_clamps() {
     assert!(far.held.iter().any(|h| h.output == arm
         && matches!(h.reason, HoldReason::Gate(Verdict::TooFar { dist_mm, .. }) if (dist_mm - 60.0).abs() < 1e-9)));
     // The logger still gets it (no threshold there).
-    assert!(far.emits.iter().any(|e| r.config().outputs[e.output.index()].name == "mjt-logger"));
+    assert!(far
+        .emits
+        .iter()
+        .any(|e| r.config().outputs[e.output.index()].name == "mjt-logger"));
     // Within 50 mm of the last SENT value (100,40,0), not of the dropped one: sent.
     assert!(sends_to_arm(&r.on_datagram(pyt, peer(), b"100,80,0")).is_some());
     let c = r.output_counters(arm).unwrap();
@@ -115,14 +128,27 @@ fn fan_in_shares_the_gate_and_topic_writes_too() {
     assert!(r.on_datagram(c, peer(), b"0,0,51").emits.is_empty());
     // The topic edge goes through the same gate: metres → mm first.
     let far_m: Vec<Item> = vec![vec![1.0, 0.0, 0.0]];
-    assert!(r.on_topic(b, &Scale::default().from_m(&far_m)).emits.is_empty());
+    assert!(r
+        .on_topic(b, &Scale::default().from_m(&far_m))
+        .emits
+        .is_empty());
     let near = r.on_topic(b, &Scale::default().from_m(&[vec![0.03, 0.0, 0.0]]));
     assert_eq!(near.emits.len(), 1);
-    assert_eq!(wire::decode(Format::Csv, &near.emits[0].bytes).unwrap()[0][1], 0.0);
+    assert_eq!(
+        wire::decode(Format::Csv, &near.emits[0].bytes).unwrap()[0][1],
+        0.0
+    );
     // Same value again from the topic: de-duplicated.
     assert!(r.on_topic(b, &near.emits[0].global).emits.is_empty());
     let counters = r.output_counters(b).unwrap();
-    assert_eq!((counters.rejected_radius, counters.deduplicated, counters.forwarded), (2, 2, 2));
+    assert_eq!(
+        (
+            counters.rejected_radius,
+            counters.deduplicated,
+            counters.forwarded
+        ),
+        (2, 2, 2)
+    );
 }
 
 #[test]
@@ -130,7 +156,10 @@ fn accepted_datagrams_are_published_in_the_global_frame() {
     let mut r = small_router(serde_json::json!({}));
     let a = r.input_id("a").unwrap();
     let got = r.on_datagram(a, peer(), b"1,2,3,0.5;4,5,6,0.7");
-    assert_eq!(got.publish, Some(vec![vec![1.0, 2.0, 3.0, 0.5], vec![4.0, 5.0, 6.0, 0.7]]));
+    assert_eq!(
+        got.publish,
+        Some(vec![vec![1.0, 2.0, 3.0, 0.5], vec![4.0, 5.0, 6.0, 0.7]])
+    );
     // Duplicates are still published (a still arm keeps reporting its position).
     let dup = r.on_datagram(a, peer(), b"1,2,3,0.5;4,5,6,0.7");
     assert_eq!(dup.outcome, Outcome::Duplicate);
@@ -170,7 +199,10 @@ fn bad_datagrams_are_rejected_and_counted() {
     assert_eq!(c.received, 1 + cases.len() as u64);
     assert_eq!(r.output_counters(b).unwrap().received, 1);
     // The previous good value is still the de-duplication reference.
-    assert_eq!(r.on_datagram(a, peer(), b"1,2,3").outcome, Outcome::Duplicate);
+    assert_eq!(
+        r.on_datagram(a, peer(), b"1,2,3").outcome,
+        Outcome::Duplicate
+    );
 }
 
 #[test]
@@ -178,37 +210,70 @@ fn simulink_truncated_is_rejected() {
     let mut r = reference_router();
     let arm = r.input_id("arm").unwrap();
     let got = r.on_datagram(arm, peer(), &le(&[1.0, 2.0, 3.0])[..20]);
-    assert_eq!(got.outcome, Outcome::Rejected(Rejected::NotMultipleOf8 { len: 20 }));
+    assert_eq!(
+        got.outcome,
+        Outcome::Rejected(Rejected::NotMultipleOf8 { len: 20 })
+    );
     let got = r.on_datagram(arm, peer(), &le(&[1.0, f64::NAN, 3.0]));
-    assert_eq!(got.outcome, Outcome::Rejected(Rejected::NotFinite { item: 0, value: 1 }));
+    assert_eq!(
+        got.outcome,
+        Outcome::Rejected(Rejected::NotFinite { item: 0, value: 1 })
+    );
     assert!(got.emits.is_empty());
     assert_eq!(r.input_counters(arm).unwrap().malformed_total(), 2);
 }
 
 #[test]
 fn unlisted_source_is_unauthorised() {
-    let mut r = small_router(serde_json::json!({ "allowedSources": ["127.0.0.1:5000", "10.1.1.1"] }));
+    let mut r =
+        small_router(serde_json::json!({ "allowedSources": ["127.0.0.1:5000", "10.1.1.1"] }));
     let a = r.input_id("a").unwrap();
     let stranger: SocketAddr = "127.0.0.1:5001".parse().unwrap();
     let got = r.on_datagram(a, stranger, b"1,2,3");
     assert_eq!(got.outcome, Outcome::Unauthorised(stranger));
     assert!(got.emits.is_empty() && got.publish.is_none());
     assert_eq!(r.input_counters(a).unwrap().unauthorised, 1);
-    assert_eq!(r.on_datagram(a, "127.0.0.1:5000".parse().unwrap(), b"1,2,3").emits.len(), 1);
-    assert_eq!(r.on_datagram(a, "10.1.1.1:9".parse().unwrap(), b"1,2,4").emits.len(), 1);
+    assert_eq!(
+        r.on_datagram(a, "127.0.0.1:5000".parse().unwrap(), b"1,2,3")
+            .emits
+            .len(),
+        1
+    );
+    assert_eq!(
+        r.on_datagram(a, "10.1.1.1:9".parse().unwrap(), b"1,2,4")
+            .emits
+            .len(),
+        1
+    );
 }
 
 #[test]
 fn bad_topic_values_are_rejected() {
     let mut r = small_router(serde_json::json!({}));
     let b = r.output_id("b").unwrap();
-    assert_eq!(r.on_topic(b, &[]).outcome, Outcome::Rejected(Rejected::Empty));
-    assert_eq!(r.on_topic(b, &[vec![]]).outcome, Outcome::Rejected(Rejected::Empty));
+    assert_eq!(
+        r.on_topic(b, &[]).outcome,
+        Outcome::Rejected(Rejected::Empty)
+    );
+    assert_eq!(
+        r.on_topic(b, &[vec![]]).outcome,
+        Outcome::Rejected(Rejected::Empty)
+    );
     let nan = r.on_topic(b, &[vec![0.0, f64::NAN, 0.0]]);
-    assert_eq!(nan.outcome, Outcome::Rejected(Rejected::NotFinite { item: 0, value: 1 }));
+    assert_eq!(
+        nan.outcome,
+        Outcome::Rejected(Rejected::NotFinite { item: 0, value: 1 })
+    );
     assert!(nan.emits.is_empty());
     let c = r.output_counters(b).unwrap();
-    assert_eq!((c.malformed_of("empty"), c.malformed_of("not_finite"), c.forwarded), (2, 1, 0));
+    assert_eq!(
+        (
+            c.malformed_of("empty"),
+            c.malformed_of("not_finite"),
+            c.forwarded
+        ),
+        (2, 1, 0)
+    );
     // Too short for the radius check (checkElementsCount 3): dropped, counted.
     let short = r.on_topic(b, &[vec![1.0, 2.0]]);
     assert!(short.emits.is_empty());

@@ -4,9 +4,9 @@
 
 use std::net::SocketAddr;
 
-use proptest::prelude::*;
 use arnie_spine::gate::distance;
 use arnie_spine::{wire, Config, Format, Item, Limits, Router};
+use proptest::prelude::*;
 
 const THRESHOLD_MM: f64 = 50.0;
 
@@ -54,7 +54,12 @@ fn values() -> impl Strategy<Value = Vec<f64>> {
 
 fn cmd() -> impl Strategy<Value = Cmd> {
     prop_oneof![
-        values().prop_map(|v| Cmd::Csv(v.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(","))),
+        values().prop_map(|v| Cmd::Csv(
+            v.iter()
+                .map(|x| format!("{x}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        )),
         "[0-9,;. a-zN]{0,20}".prop_map(Cmd::Csv),
         values().prop_map(|v| Cmd::Simulink(v.iter().flat_map(|x| x.to_le_bytes()).collect())),
         prop::collection::vec(any::<u8>(), 0..40).prop_map(Cmd::Simulink),

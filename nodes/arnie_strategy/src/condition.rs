@@ -32,10 +32,19 @@ fn same(a: &Value, b: &Value) -> bool {
 impl WaitFor {
     /// True when `message` passes every test; a missing key fails its test.
     pub fn matches(&self, message: &Value) -> bool {
-        let eq = self.equals.iter().all(|(k, want)| lookup(message, k).is_some_and(|got| same(got, want)));
+        let eq = self
+            .equals
+            .iter()
+            .all(|(k, want)| lookup(message, k).is_some_and(|got| same(got, want)));
         let num = |k: &str| lookup(message, k).and_then(Value::as_f64);
-        let lo = self.at_least.iter().all(|(k, min)| num(k).is_some_and(|v| v >= *min));
-        let hi = self.at_most.iter().all(|(k, max)| num(k).is_some_and(|v| v <= *max));
+        let lo = self
+            .at_least
+            .iter()
+            .all(|(k, min)| num(k).is_some_and(|v| v >= *min));
+        let hi = self
+            .at_most
+            .iter()
+            .all(|(k, max)| num(k).is_some_and(|v| v <= *max));
         eq && lo && hi
     }
 }

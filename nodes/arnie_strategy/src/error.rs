@@ -109,7 +109,11 @@ pub enum Error {
     /// A number that must be finite is NaN or infinite.
     NotFinite { field: String },
     /// A number is outside its allowed range.
-    OutOfRange { field: String, value: f64, reason: &'static str },
+    OutOfRange {
+        field: String,
+        value: f64,
+        reason: &'static str,
+    },
     /// A position is not `[x, y]` or `[x, y, z]`.
     BadPosition { field: String, len: usize },
     /// A name that must not be empty is empty.
@@ -130,7 +134,10 @@ pub enum Error {
 
     // ---- running ----
     /// The MoveTo action ended with an outcome other than `REACHED`.
-    Move { outcome: MoveOutcome, message: String },
+    Move {
+        outcome: MoveOutcome,
+        message: String,
+    },
     /// The planner answered with an error code.
     Plan { code: PlanCode, message: String },
     /// No planner is running (the service is not available).
@@ -142,9 +149,18 @@ pub enum Error {
     /// A step did not finish within its timeout.
     Timeout { step: String, after_ms: u64 },
     /// A nested sequence failed at one of its steps.
-    Nested { sequence: String, step: String, message: String },
+    Nested {
+        sequence: String,
+        step: String,
+        message: String,
+    },
     /// A parallel group ended with fewer successes than it requires.
-    Group { group: String, succeeded: usize, required: usize, failed: Vec<String> },
+    Group {
+        group: String,
+        succeeded: usize,
+        required: usize,
+        failed: Vec<String>,
+    },
     /// The task's deadline passed while it ran.
     Deadline { task: String, deadline_s: f64 },
 }
@@ -156,8 +172,13 @@ impl Error {
     pub fn is_blocked_path(&self) -> bool {
         matches!(
             self,
-            Error::Move { outcome: MoveOutcome::ReversedToStart | MoveOutcome::AbortedHelpNeeded, .. }
-                | Error::Plan { code: PlanCode::NoPath | PlanCode::GoalBlocked, .. }
+            Error::Move {
+                outcome: MoveOutcome::ReversedToStart | MoveOutcome::AbortedHelpNeeded,
+                ..
+            } | Error::Plan {
+                code: PlanCode::NoPath | PlanCode::GoalBlocked,
+                ..
+            }
         )
     }
 }
@@ -225,10 +246,17 @@ mod tests {
 
     #[test]
     fn blocked_path_is_recognised() {
-        let m = |outcome| Error::Move { outcome, message: String::new() };
+        let m = |outcome| Error::Move {
+            outcome,
+            message: String::new(),
+        };
         assert!(m(MoveOutcome::ReversedToStart).is_blocked_path());
         assert!(!m(MoveOutcome::Rejected).is_blocked_path());
-        assert!(Error::Plan { code: PlanCode::NoPath, message: String::new() }.is_blocked_path());
+        assert!(Error::Plan {
+            code: PlanCode::NoPath,
+            message: String::new()
+        }
+        .is_blocked_path());
         assert!(!Error::PlannerUnavailable.is_blocked_path());
     }
 }

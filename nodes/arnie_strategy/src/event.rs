@@ -88,7 +88,15 @@ impl EventSink {
         }
     }
 
-    pub(crate) fn simple(&self, kind: EventKind, task: &str, step: &str, done: u32, total: u32, message: String) {
+    pub(crate) fn simple(
+        &self,
+        kind: EventKind,
+        task: &str,
+        step: &str,
+        done: u32,
+        total: u32,
+        message: String,
+    ) {
         self.emit(Event {
             kind,
             task: task.to_owned(),

@@ -50,7 +50,7 @@ pub mod task;
 pub use error::{Error, MoveOutcome, PlanCode};
 pub use event::{Event, EventKind, EventSink, TaskScore};
 pub use robot::{Driver, PlannedPath, Robot};
-pub use runner::{EndReason, Report, ReplanHandle, Runner};
+pub use runner::{EndReason, ReplanHandle, Report, Runner};
 pub use select::{score, select, MatchState, Pick};
 pub use sequence::{ErrorPolicy, Outcome, Running, Sequence, Step};
 pub use stop::{StopSource, StopToken};

@@ -31,13 +31,20 @@ impl Progress {
     pub fn new(strategy: &Strategy) -> Self {
         let mut steps = HashMap::new();
         for t in &strategy.tasks {
-            let names = std::iter::once(APPROACH_STEP.to_owned()).chain(t.steps.iter().map(|s| s.name.clone()));
+            let names = std::iter::once(APPROACH_STEP.to_owned())
+                .chain(t.steps.iter().map(|s| s.name.clone()));
             steps.insert(t.name.clone(), names.collect());
         }
         if let Some(e) = &strategy.end_of_match {
-            steps.insert(e.name.clone(), e.steps.iter().map(|s| s.name.clone()).collect());
+            steps.insert(
+                e.name.clone(),
+                e.steps.iter().map(|s| s.name.clone()).collect(),
+            );
         }
-        Self { steps, ..Self::default() }
+        Self {
+            steps,
+            ..Self::default()
+        }
     }
 
     /// Updates from one event (see [`crate::runner`] for their order).
@@ -73,7 +80,15 @@ mod tests {
     use super::*;
 
     fn ev(kind: EventKind, task: &str, step: &str, done: u32) -> Event {
-        Event { kind, task: task.into(), step: step.into(), done, total: 3, message: String::new(), scores: Vec::new() }
+        Event {
+            kind,
+            task: task.into(),
+            step: step.into(),
+            done,
+            total: 3,
+            message: String::new(),
+            scores: Vec::new(),
+        }
     }
 
     fn strategy() -> Strategy {

@@ -38,7 +38,12 @@ pub trait Robot: Send + Sync {
     fn move_to(&self, target: Point) -> BoxFuture<'_, Result<Point, Error>>;
     /// One PlanPath call. [`Error::PlannerUnavailable`] when no planner runs,
     /// [`Error::Plan`] for its error codes.
-    fn plan_path(&self, from: Point, to: Point, smooth: bool) -> BoxFuture<'_, Result<PlannedPath, Error>>;
+    fn plan_path(
+        &self,
+        from: Point,
+        to: Point,
+        smooth: bool,
+    ) -> BoxFuture<'_, Result<PlannedPath, Error>>;
     /// One SendPacket call; [`Error::Packet`] when `success` is false.
     fn send_packet(&self, packet: PacketSpec) -> BoxFuture<'_, Result<(), Error>>;
     /// Resolves on the first message of `condition.topic` that
@@ -68,9 +73,14 @@ pub fn cost_from_plan(plan: &Result<PlannedPath, Error>, from: &Point, to: &Poin
     match plan {
         Ok(p) if p.length_m.is_finite() && p.length_m >= 0.0 => Some(p.length_m),
         Ok(_) => None,
-        Err(Error::PlannerUnavailable | Error::Plan { code: PlanCode::NoMap, .. } | Error::Robot { .. }) => {
-            Some(from.distance_m(to))
-        }
+        Err(
+            Error::PlannerUnavailable
+            | Error::Plan {
+                code: PlanCode::NoMap,
+                ..
+            }
+            | Error::Robot { .. },
+        ) => Some(from.distance_m(to)),
         Err(_) => None,
     }
 }
@@ -78,7 +88,10 @@ pub fn cost_from_plan(plan: &Result<PlannedPath, Error>, from: &Point, to: &Poin
 impl Driver {
     /// `start` is the position assumed until the robot reports or reaches one.
     pub fn new(robot: Arc<dyn Robot>, start: Point) -> Self {
-        Self { robot, last: Mutex::new(start) }
+        Self {
+            robot,
+            last: Mutex::new(start),
+        }
     }
 
     /// The robot's position, else the last one reached, else the start.
@@ -112,9 +125,14 @@ impl Driver {
         let plan = self.robot.plan_path(from, goal, smooth).await;
         let points = match plan {
             Ok(p) => p.points,
-            Err(Error::PlannerUnavailable | Error::Plan { code: PlanCode::NoMap, .. } | Error::Robot { .. }) => {
-                Vec::new()
-            }
+            Err(
+                Error::PlannerUnavailable
+                | Error::Plan {
+                    code: PlanCode::NoMap,
+                    ..
+                }
+                | Error::Robot { .. },
+            ) => Vec::new(),
             Err(e) => return Err(e),
         };
         let mut here = from;
@@ -137,7 +155,12 @@ impl Driver {
 
     /// A task's sequence: with an `approach`, first a step `"approach"` that plans and
     /// follows there; then each step with its timeout and error policy.
-    pub fn sequence(self: &Arc<Self>, name: &str, approach: Option<Point>, steps: &[TaskStep]) -> Sequence {
+    pub fn sequence(
+        self: &Arc<Self>,
+        name: &str,
+        approach: Option<Point>,
+        steps: &[TaskStep],
+    ) -> Sequence {
         let mut seq = Sequence::new(name);
         if let Some(goal) = approach {
             let d = self.clone();
@@ -181,4 +204,3 @@ impl Driver {
         }
     }
 }
-

@@ -85,7 +85,12 @@ enum Ended {
 impl Runner {
     pub fn new(strategy: Strategy, robot: Arc<dyn Robot>, events: EventSink) -> Self {
         let driver = Arc::new(Driver::new(robot, strategy.start));
-        Self { strategy, driver, events, replan: ReplanHandle::default() }
+        Self {
+            strategy,
+            driver,
+            events,
+            replan: ReplanHandle::default(),
+        }
     }
 
     /// Overrides the file's match time (`RunStrategy.match_time_s` when not 0).
@@ -99,9 +104,24 @@ impl Runner {
         self.replan.clone()
     }
 
-    fn emit(&self, kind: EventKind, task: &str, done: u32, message: String, scores: Vec<TaskScore>) {
+    fn emit(
+        &self,
+        kind: EventKind,
+        task: &str,
+        done: u32,
+        message: String,
+        scores: Vec<TaskScore>,
+    ) {
         let total = self.strategy.tasks.len() as u32;
-        self.events.emit(Event { kind, task: task.to_owned(), step: String::new(), done, total, message, scores });
+        self.events.emit(Event {
+            kind,
+            task: task.to_owned(),
+            step: String::new(),
+            done,
+            total,
+            message,
+            scores,
+        });
     }
 
     /// Runs the match until no task is left, the timer fires, or `stop`.
@@ -122,7 +142,13 @@ impl Runner {
                 state.replan();
             }
             for i in state.expire(tasks, t0.elapsed().as_secs_f64()) {
-                self.emit(EventKind::Error, &tasks[i].name, done_names.len() as u32, "dropped: deadline passed".into(), Vec::new());
+                self.emit(
+                    EventKind::Error,
+                    &tasks[i].name,
+                    done_names.len() as u32,
+                    "dropped: deadline passed".into(),
+                    Vec::new(),
+                );
             }
             let (i, scores) = match state.pick() {
                 Pick::AllDone => break EndReason::AllDone,
@@ -138,7 +164,13 @@ impl Runner {
                     match select(&scores) {
                         Some(k) => (cands[k], scores),
                         None => {
-                            self.emit(EventKind::Error, "", done_names.len() as u32, "no reachable task".into(), scores);
+                            self.emit(
+                                EventKind::Error,
+                                "",
+                                done_names.len() as u32,
+                                "no reachable task".into(),
+                                scores,
+                            );
                             tokio::select! {
                                 biased;
                                 _ = stop.stopped() => break EndReason::Stopped,
@@ -150,16 +182,33 @@ impl Runner {
                 }
             };
             let task = &tasks[i];
-            let message = if scores.is_empty() { "default order".to_owned() } else { "best points/cost".to_owned() };
-            self.emit(EventKind::TaskSelected, &task.name, done_names.len() as u32, message, scores);
+            let message = if scores.is_empty() {
+                "default order".to_owned()
+            } else {
+                "best points/cost".to_owned()
+            };
+            self.emit(
+                EventKind::TaskSelected,
+                &task.name,
+                done_names.len() as u32,
+                message,
+                scores,
+            );
 
-            let seq = self.driver.sequence(&task.name, Some(task.approach), &task.steps);
+            let seq = self
+                .driver
+                .sequence(&task.name, Some(task.approach), &task.steps);
             let (task_stop, task_token) = stop.child();
             let run = seq.run(&self.events, &task_token);
             tokio::pin!(run);
             let deadline = async {
                 let d = task.deadline_s.unwrap_or(f64::INFINITY);
-                sleep_until(Duration::try_from_secs_f64(d).ok().and_then(|d| t0.checked_add(d))).await;
+                sleep_until(
+                    Duration::try_from_secs_f64(d)
+                        .ok()
+                        .and_then(|d| t0.checked_add(d)),
+                )
+                .await;
                 d
             };
             // Biased: a task that ends at the very instant of the timer still counts.
@@ -196,7 +245,13 @@ impl Runner {
                 Ended::Replan => state.interrupted(i),
                 Ended::Deadline(d) => {
                     state.missed_deadline(i, d);
-                    self.emit(EventKind::Error, &task.name, done, format!("dropped: deadline {d} s passed"), Vec::new());
+                    self.emit(
+                        EventKind::Error,
+                        &task.name,
+                        done,
+                        format!("dropped: deadline {d} s passed"),
+                        Vec::new(),
+                    );
                 }
             }
         };
@@ -204,9 +259,19 @@ impl Runner {
         let done = done_names.len() as u32;
         let mut points = state.points();
         match end {
-            EndReason::AllDone => self.emit(EventKind::Finished, "", done, String::new(), Vec::new()),
-            EndReason::MatchTimer => self.emit(EventKind::Stopped, "", done, "match timer".into(), Vec::new()),
-            EndReason::Stopped => self.emit(EventKind::Stopped, "", done, "stopped".into(), Vec::new()),
+            EndReason::AllDone => {
+                self.emit(EventKind::Finished, "", done, String::new(), Vec::new())
+            }
+            EndReason::MatchTimer => self.emit(
+                EventKind::Stopped,
+                "",
+                done,
+                "match timer".into(),
+                Vec::new(),
+            ),
+            EndReason::Stopped => {
+                self.emit(EventKind::Stopped, "", done, "stopped".into(), Vec::new())
+            }
         }
         if end == EndReason::MatchTimer {
             if let Some(last) = &self.strategy.end_of_match {
@@ -217,7 +282,11 @@ impl Runner {
                 }
             }
         }
-        let names = |v: Vec<usize>| v.into_iter().map(|i| tasks[i].name.clone()).collect::<Vec<_>>();
+        let names = |v: Vec<usize>| {
+            v.into_iter()
+                .map(|i| tasks[i].name.clone())
+                .collect::<Vec<_>>()
+        };
         let (failed, remaining) = (names(state.dropped()), names(state.pending()));
         let message = format!(
             "{end:?} after {:.1} s: {} done, {} dropped, {} left, {points} points",
@@ -226,7 +295,14 @@ impl Runner {
             failed.len(),
             remaining.len()
         );
-        Report { points, done: done_names, failed, remaining, end, message }
+        Report {
+            points,
+            done: done_names,
+            failed,
+            remaining,
+            end,
+            message,
+        }
     }
 
     async fn score(&self, state: &MatchState, cands: &[usize]) -> Vec<TaskScore> {
@@ -234,7 +310,13 @@ impl Runner {
         for &i in cands {
             let t = &self.strategy.tasks[i];
             let cost = self.driver.cost_m(t.approach).await;
-            out.push(score(&t.name, t.points, cost, state.failures(i), self.strategy.min_cost_m));
+            out.push(score(
+                &t.name,
+                t.points,
+                cost,
+                state.failures(i),
+                self.strategy.min_cost_m,
+            ));
         }
         out
     }

@@ -17,7 +17,13 @@ use crate::event::TaskScore;
 use crate::task::{Strategy, Task};
 
 /// Scores one candidate.
-pub fn score(task: &str, points: f64, cost_m: Option<f64>, failures: u32, min_cost_m: f64) -> TaskScore {
+pub fn score(
+    task: &str,
+    points: f64,
+    cost_m: Option<f64>,
+    failures: u32,
+    min_cost_m: f64,
+) -> TaskScore {
     match cost_m.filter(|c| c.is_finite() && *c >= 0.0) {
         Some(cost) => TaskScore {
             task: task.to_owned(),
@@ -27,7 +33,14 @@ pub fn score(task: &str, points: f64, cost_m: Option<f64>, failures: u32, min_co
             failures,
             reachable: true,
         },
-        None => TaskScore { task: task.to_owned(), points, cost_m: f64::INFINITY, score: 0.0, failures, reachable: false },
+        None => TaskScore {
+            task: task.to_owned(),
+            points,
+            cost_m: f64::INFINITY,
+            score: 0.0,
+            failures,
+            reachable: false,
+        },
     }
 }
 
@@ -109,12 +122,18 @@ impl MatchState {
 
     /// What to run next (see the module doc).
     pub fn pick(&self) -> Pick {
-        let pending: Vec<usize> = (0..self.status.len()).filter(|i| self.status[*i] == Status::Pending).collect();
+        let pending: Vec<usize> = (0..self.status.len())
+            .filter(|i| self.status[*i] == Status::Pending)
+            .collect();
         match pending.first() {
             None => Pick::AllDone,
             Some(first) if !self.disrupted => Pick::Task(*first),
             Some(_) => {
-                let others: Vec<usize> = pending.iter().copied().filter(|i| Some(*i) != self.last_trouble).collect();
+                let others: Vec<usize> = pending
+                    .iter()
+                    .copied()
+                    .filter(|i| Some(*i) != self.last_trouble)
+                    .collect();
                 Pick::Score(if others.is_empty() { pending } else { others })
             }
         }
@@ -176,15 +195,21 @@ impl MatchState {
 
     /// Indices with this status kind, default order.
     pub fn done(&self) -> Vec<usize> {
-        (0..self.status.len()).filter(|i| self.status[*i] == Status::Done).collect()
+        (0..self.status.len())
+            .filter(|i| self.status[*i] == Status::Done)
+            .collect()
     }
 
     pub fn dropped(&self) -> Vec<usize> {
-        (0..self.status.len()).filter(|i| matches!(self.status[*i], Status::Dropped(_))).collect()
+        (0..self.status.len())
+            .filter(|i| matches!(self.status[*i], Status::Dropped(_)))
+            .collect()
     }
 
     pub fn pending(&self) -> Vec<usize> {
-        (0..self.status.len()).filter(|i| self.status[*i] == Status::Pending).collect()
+        (0..self.status.len())
+            .filter(|i| self.status[*i] == Status::Pending)
+            .collect()
     }
 }
 

@@ -50,7 +50,10 @@ enum Action {
     Run(StepFn),
     Delay(Duration),
     Nested(Sequence),
-    Parallel { members: Vec<Sequence>, min_success: usize },
+    Parallel {
+        members: Vec<Sequence>,
+        min_success: usize,
+    },
 }
 
 /// One step of a sequence.
@@ -75,7 +78,10 @@ impl Step {
 
     /// A pause; named `delay <ms> ms`.
     pub fn delay(duration: Duration) -> Self {
-        Self::with(format!("delay {} ms", duration.as_millis()), Action::Delay(duration))
+        Self::with(
+            format!("delay {} ms", duration.as_millis()),
+            Action::Delay(duration),
+        )
     }
 
     /// A whole sequence as one step, named after it.
@@ -91,11 +97,22 @@ impl Step {
     /// says how many succeeded and which failed.
     pub fn parallel(name: impl Into<String>, members: Vec<Sequence>, min_success: usize) -> Self {
         let min_success = min_success.min(members.len());
-        Self::with(name.into(), Action::Parallel { members, min_success })
+        Self::with(
+            name.into(),
+            Action::Parallel {
+                members,
+                min_success,
+            },
+        )
     }
 
     fn with(name: String, action: Action) -> Self {
-        Self { name, action, timeout: None, on_error: ErrorPolicy::Abort }
+        Self {
+            name,
+            action,
+            timeout: None,
+            on_error: ErrorPolicy::Abort,
+        }
     }
 
     /// Fails the attempt with [`Error::Timeout`] after `timeout` (nested sequences and
@@ -151,7 +168,10 @@ enum StepResult {
 impl Sequence {
     /// An empty sequence (it finishes at once).
     pub fn new(name: impl Into<String>) -> Self {
-        Self { name: name.into(), steps: Vec::new() }
+        Self {
+            name: name.into(),
+            steps: Vec::new(),
+        }
     }
 
     /// Appends a step.
@@ -180,7 +200,12 @@ impl Sequence {
     }
 
     /// Appends a parallel group (see [`Step::parallel`]).
-    pub fn parallel(self, name: impl Into<String>, members: Vec<Sequence>, min_success: usize) -> Self {
+    pub fn parallel(
+        self,
+        name: impl Into<String>,
+        members: Vec<Sequence>,
+        min_success: usize,
+    ) -> Self {
         self.step(Step::parallel(name, members, min_success))
     }
 
@@ -215,14 +240,19 @@ impl Sequence {
 
     async fn run_inner(&self, events: &EventSink, stop: &StopToken) -> Outcome {
         let total = self.steps.len() as u32;
-        let emit = |kind, step: &str, done, message: String| events.simple(kind, &self.name, step, done, total, message);
+        let emit = |kind, step: &str, done, message: String| {
+            events.simple(kind, &self.name, step, done, total, message)
+        };
         emit(EventKind::Started, "", 0, String::new());
         let mut skipped = 0;
         for (i, step) in self.steps.iter().enumerate() {
             let done = i as u32;
             if stop.is_stopped() {
                 emit(EventKind::Stopped, "", done, String::new());
-                return Outcome::Stopped { done, step: String::new() };
+                return Outcome::Stopped {
+                    done,
+                    step: String::new(),
+                };
             }
             let mut attempt = 0u32;
             loop {
@@ -233,17 +263,28 @@ impl Sequence {
                     }
                     StepResult::Stopped => {
                         emit(EventKind::Stopped, &step.name, done, String::new());
-                        return Outcome::Stopped { done, step: step.name.clone() };
+                        return Outcome::Stopped {
+                            done,
+                            step: step.name.clone(),
+                        };
                     }
                     StepResult::Err(error) => {
                         attempt += 1;
                         match step.on_error {
                             ErrorPolicy::Retry(extra) => {
-                                emit(EventKind::Error, &step.name, done, format!("attempt {attempt}/{}: {error}", extra + 1));
+                                emit(
+                                    EventKind::Error,
+                                    &step.name,
+                                    done,
+                                    format!("attempt {attempt}/{}: {error}", extra + 1),
+                                );
                                 if attempt <= extra {
                                     continue;
                                 }
-                                return Outcome::Failed { step: step.name.clone(), error };
+                                return Outcome::Failed {
+                                    step: step.name.clone(),
+                                    error,
+                                };
                             }
                             ErrorPolicy::Skip => {
                                 emit(EventKind::Error, &step.name, done, error.to_string());
@@ -253,14 +294,21 @@ impl Sequence {
                             }
                             ErrorPolicy::Abort => {
                                 emit(EventKind::Error, &step.name, done, error.to_string());
-                                return Outcome::Failed { step: step.name.clone(), error };
+                                return Outcome::Failed {
+                                    step: step.name.clone(),
+                                    error,
+                                };
                             }
                         }
                     }
                 }
             }
         }
-        let message = if skipped > 0 { format!("{skipped} skipped") } else { String::new() };
+        let message = if skipped > 0 {
+            format!("{skipped} skipped")
+        } else {
+            String::new()
+        };
         emit(EventKind::Finished, "", total, message);
         Outcome::Finished { skipped }
     }
@@ -289,14 +337,19 @@ impl Running {
             Ok(outcome) => outcome,
             Err(e) => Outcome::Failed {
                 step: String::new(),
-                error: Error::Robot { message: format!("sequence task ended abnormally: {e}") },
+                error: Error::Robot {
+                    message: format!("sequence task ended abnormally: {e}"),
+                },
             },
         }
     }
 }
 
 fn timeout_error(step: &Step, after: Duration) -> Error {
-    Error::Timeout { step: step.name.clone(), after_ms: after.as_millis() as u64 }
+    Error::Timeout {
+        step: step.name.clone(),
+        after_ms: after.as_millis() as u64,
+    }
 }
 
 async fn run_step(step: &Step, events: &EventSink, stop: &StopToken) -> StepResult {
@@ -317,10 +370,16 @@ async fn run_step(step: &Step, events: &EventSink, stop: &StopToken) -> StepResu
             })
             .await
         }
-        Action::Parallel { members, min_success } => {
+        Action::Parallel {
+            members,
+            min_success,
+        } => {
             let name = step.name.clone();
             let min_success = *min_success;
-            with_child(step, stop, |token| parallel(name, members, min_success, events, token)).await
+            with_child(step, stop, |token| {
+                parallel(name, members, min_success, events, token)
+            })
+            .await
         }
     }
 }
@@ -421,7 +480,16 @@ async fn parallel(
     } else {
         // Stopped members in declaration order: they end together, in no useful order.
         stopped.sort_unstable();
-        failed.extend(stopped.into_iter().map(|i| format!("{} (stopped)", members[i].name)));
-        StepResult::Err(Error::Group { group: name, succeeded, required: min_success, failed })
+        failed.extend(
+            stopped
+                .into_iter()
+                .map(|i| format!("{} (stopped)", members[i].name)),
+        );
+        StepResult::Err(Error::Group {
+            group: name,
+            succeeded,
+            required: min_success,
+            failed,
+        })
     }
 }

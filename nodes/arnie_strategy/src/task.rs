@@ -41,7 +41,8 @@ impl Point {
 
     /// Straight-line distance (m).
     pub fn distance_m(&self, other: &Point) -> f64 {
-        ((self.x - other.x).powi(2) + (self.y - other.y).powi(2) + (self.z - other.z).powi(2)).sqrt()
+        ((self.x - other.x).powi(2) + (self.y - other.y).powi(2) + (self.z - other.z).powi(2))
+            .sqrt()
     }
 }
 
@@ -71,7 +72,10 @@ pub enum StepSpec {
     /// One `MoveTo` goal.
     Move(Point),
     /// Plan a path from the current position (planner service), then move along it.
-    Follow { goal: Point, smooth: bool },
+    Follow {
+        goal: Point,
+        smooth: bool,
+    },
     Send(PacketSpec),
     WaitFor(WaitFor),
     Delay(Duration),
@@ -215,27 +219,40 @@ fn finite(field: &str, v: f64) -> Result<f64, Error> {
     if v.is_finite() {
         Ok(v)
     } else {
-        Err(Error::NotFinite { field: field.to_owned() })
+        Err(Error::NotFinite {
+            field: field.to_owned(),
+        })
     }
 }
 
 fn at_least(field: &str, v: f64, min: f64, reason: &'static str) -> Result<f64, Error> {
     if finite(field, v)? < min {
-        return Err(Error::OutOfRange { field: field.to_owned(), value: v, reason });
+        return Err(Error::OutOfRange {
+            field: field.to_owned(),
+            value: v,
+            reason,
+        });
     }
     Ok(v)
 }
 
 fn positive(field: &str, v: f64) -> Result<f64, Error> {
     if finite(field, v)? <= 0.0 {
-        return Err(Error::OutOfRange { field: field.to_owned(), value: v, reason: "must be > 0" });
+        return Err(Error::OutOfRange {
+            field: field.to_owned(),
+            value: v,
+            reason: "must be > 0",
+        });
     }
     Ok(v)
 }
 
 fn point(field: &str, v: &[f64]) -> Result<Point, Error> {
     if !(2..=3).contains(&v.len()) {
-        return Err(Error::BadPosition { field: field.to_owned(), len: v.len() });
+        return Err(Error::BadPosition {
+            field: field.to_owned(),
+            len: v.len(),
+        });
     }
     for (i, c) in v.iter().enumerate() {
         finite(&format!("{field}[{i}]"), *c)?;
@@ -245,7 +262,9 @@ fn point(field: &str, v: &[f64]) -> Result<Point, Error> {
 
 fn name(field: &str, n: &str) -> Result<String, Error> {
     if n.trim().is_empty() {
-        return Err(Error::EmptyName { field: field.to_owned() });
+        return Err(Error::EmptyName {
+            field: field.to_owned(),
+        });
     }
     Ok(n.to_owned())
 }
@@ -257,7 +276,10 @@ fn policy(field: &str, p: &Option<RawPolicy>) -> Result<ErrorPolicy, Error> {
         Some(RawPolicy::Word(w)) => match w.as_str() {
             "abort" => Ok(ErrorPolicy::Abort),
             "skip" => Ok(ErrorPolicy::Skip),
-            _ => Err(Error::UnknownPolicy { field: field.to_owned(), value: w.clone() }),
+            _ => Err(Error::UnknownPolicy {
+                field: field.to_owned(),
+                value: w.clone(),
+            }),
         },
     }
 }
@@ -276,11 +298,17 @@ fn bounds(field: &str, m: &Map<String, Value>) -> Result<Vec<(String, f64)>, Err
 
 fn packet(field: &str, p: &RawPacket) -> Result<PacketSpec, Error> {
     if p.name.trim().is_empty() && p.id.is_none() {
-        return Err(Error::PacketUnnamed { field: field.to_owned() });
+        return Err(Error::PacketUnnamed {
+            field: field.to_owned(),
+        });
     }
     let id = match p.id {
         Some(id) if id > 255 => {
-            return Err(Error::OutOfRange { field: format!("{field}.id"), value: id as f64, reason: "must be 0..255" })
+            return Err(Error::OutOfRange {
+                field: format!("{field}.id"),
+                value: id as f64,
+                reason: "must be 0..255",
+            })
         }
         id => id.map(|i| i as u8),
     };
@@ -296,14 +324,21 @@ fn packet(field: &str, p: &RawPacket) -> Result<PacketSpec, Error> {
         id,
         device: p.device as u8,
         fields: p.fields.clone(),
-        reply_timeout_s: at_least(&format!("{field}.reply_timeout_s"), p.reply_timeout_s, 0.0, "must be >= 0")?,
+        reply_timeout_s: at_least(
+            &format!("{field}.reply_timeout_s"),
+            p.reply_timeout_s,
+            0.0,
+            "must be >= 0",
+        )?,
     })
 }
 
 fn wait_for(field: &str, w: &RawWaitFor) -> Result<WaitFor, Error> {
     let topic = name(&format!("{field}.topic"), &w.topic)?;
     if w.equals.is_empty() && w.at_least.is_empty() && w.at_most.is_empty() {
-        return Err(Error::EmptyCondition { field: field.to_owned() });
+        return Err(Error::EmptyCondition {
+            field: field.to_owned(),
+        });
     }
     Ok(WaitFor {
         topic,
@@ -314,21 +349,43 @@ fn wait_for(field: &str, w: &RawWaitFor) -> Result<WaitFor, Error> {
 }
 
 fn step(field: &str, index: usize, s: &RawStep) -> Result<TaskStep, Error> {
-    let found = [s.move_m.is_some(), s.follow_m.is_some(), s.send.is_some(), s.wait_for.is_some(), s.delay_ms.is_some()]
-        .iter()
-        .filter(|b| **b)
-        .count();
+    let found = [
+        s.move_m.is_some(),
+        s.follow_m.is_some(),
+        s.send.is_some(),
+        s.wait_for.is_some(),
+        s.delay_ms.is_some(),
+    ]
+    .iter()
+    .filter(|b| **b)
+    .count();
     if found != 1 {
-        return Err(Error::StepKind { field: field.to_owned(), found });
+        return Err(Error::StepKind {
+            field: field.to_owned(),
+            found,
+        });
     }
     let (spec, default_name) = if let Some(p) = &s.move_m {
-        (StepSpec::Move(point(&format!("{field}.move_m"), p)?), format!("{index} move"))
+        (
+            StepSpec::Move(point(&format!("{field}.move_m"), p)?),
+            format!("{index} move"),
+        )
     } else if let Some(p) = &s.follow_m {
         let goal = point(&format!("{field}.follow_m"), p)?;
-        (StepSpec::Follow { goal, smooth: s.smooth }, format!("{index} follow"))
+        (
+            StepSpec::Follow {
+                goal,
+                smooth: s.smooth,
+            },
+            format!("{index} follow"),
+        )
     } else if let Some(p) = &s.send {
         let p = packet(&format!("{field}.send"), p)?;
-        let label = if p.name.is_empty() { p.id.map(|i| format!("#{i}")).unwrap_or_default() } else { p.name.clone() };
+        let label = if p.name.is_empty() {
+            p.id.map(|i| format!("#{i}")).unwrap_or_default()
+        } else {
+            p.name.clone()
+        };
         (StepSpec::Send(p), format!("{index} send {label}"))
     } else if let Some(w) = &s.wait_for {
         let w = wait_for(&format!("{field}.wait_for"), w)?;
@@ -336,11 +393,18 @@ fn step(field: &str, index: usize, s: &RawStep) -> Result<TaskStep, Error> {
         (StepSpec::WaitFor(w), label)
     } else {
         let ms = s.delay_ms.unwrap_or(0);
-        (StepSpec::Delay(Duration::from_millis(ms)), format!("{index} delay {ms} ms"))
+        (
+            StepSpec::Delay(Duration::from_millis(ms)),
+            format!("{index} delay {ms} ms"),
+        )
     };
     let timeout = match s.timeout_ms {
         Some(0) => {
-            return Err(Error::OutOfRange { field: format!("{field}.timeout_ms"), value: 0.0, reason: "must be > 0" })
+            return Err(Error::OutOfRange {
+                field: format!("{field}.timeout_ms"),
+                value: 0.0,
+                reason: "must be > 0",
+            })
         }
         t => t.map(Duration::from_millis),
     };
@@ -348,11 +412,19 @@ fn step(field: &str, index: usize, s: &RawStep) -> Result<TaskStep, Error> {
         Some(n) => name(&format!("{field}.name"), n)?,
         None => default_name,
     };
-    Ok(TaskStep { name: step_name, spec, timeout, on_error: policy(&format!("{field}.on_error"), &s.on_error)? })
+    Ok(TaskStep {
+        name: step_name,
+        spec,
+        timeout,
+        on_error: policy(&format!("{field}.on_error"), &s.on_error)?,
+    })
 }
 
 fn steps(field: &str, raw: &[RawStep]) -> Result<Vec<TaskStep>, Error> {
-    raw.iter().enumerate().map(|(i, s)| step(&format!("{field}.steps[{i}]"), i, s)).collect()
+    raw.iter()
+        .enumerate()
+        .map(|(i, s)| step(&format!("{field}.steps[{i}]"), i, s))
+        .collect()
 }
 
 impl Strategy {
@@ -362,7 +434,9 @@ impl Strategy {
     /// [`Error::Parse`] for malformed JSON or unknown keys; otherwise the first field
     /// that fails its check.
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        let raw: RawStrategy = serde_json::from_str(text).map_err(|e| Error::Parse { message: e.to_string() })?;
+        let raw: RawStrategy = serde_json::from_str(text).map_err(|e| Error::Parse {
+            message: e.to_string(),
+        })?;
         Self::from_raw(&raw)
     }
 
@@ -377,13 +451,19 @@ impl Strategy {
             let f = format!("tasks[{i}]");
             let n = name(&format!("{f}.name"), &t.name)?;
             if !seen.insert(n.clone()) {
-                return Err(Error::DuplicateTask { field: format!("{f}.name"), name: n });
+                return Err(Error::DuplicateTask {
+                    field: format!("{f}.name"),
+                    name: n,
+                });
             }
             tasks.push(Task {
                 name: n,
                 points: at_least(&format!("{f}.points"), t.points, 0.0, "must be >= 0")?,
                 approach: point(&format!("{f}.approach_m"), &t.approach_m)?,
-                deadline_s: t.deadline_s.map(|d| positive(&format!("{f}.deadline_s"), d)).transpose()?,
+                deadline_s: t
+                    .deadline_s
+                    .map(|d| positive(&format!("{f}.deadline_s"), d))
+                    .transpose()?,
                 steps: steps(&f, &t.steps)?,
             });
         }
@@ -398,20 +478,33 @@ impl Strategy {
         let match_time_s = positive("match_time_s", raw.match_time_s.unwrap_or(90.0))?;
         let max_failures = raw.max_failures.unwrap_or(2);
         if max_failures == 0 {
-            return Err(Error::OutOfRange { field: "max_failures".into(), value: 0.0, reason: "must be >= 1" });
+            return Err(Error::OutOfRange {
+                field: "max_failures".into(),
+                value: 0.0,
+                reason: "must be >= 1",
+            });
         }
         Ok(Strategy {
             tasks,
             end_of_match,
-            match_time: Duration::try_from_secs_f64(match_time_s).map_err(|_| Error::OutOfRange {
-                field: "match_time_s".into(),
-                value: match_time_s,
-                reason: "is too large",
+            match_time: Duration::try_from_secs_f64(match_time_s).map_err(|_| {
+                Error::OutOfRange {
+                    field: "match_time_s".into(),
+                    value: match_time_s,
+                    reason: "is too large",
+                }
             })?,
             max_failures,
             min_cost_m: positive("min_cost_m", raw.min_cost_m.unwrap_or(0.01))?,
-            start: raw.start_m.as_deref().map(|p| point("start_m", p)).transpose()?.unwrap_or_default(),
-            unreachable_retry: Duration::from_millis(raw.unreachable_retry_ms.unwrap_or(500).max(1)),
+            start: raw
+                .start_m
+                .as_deref()
+                .map(|p| point("start_m", p))
+                .transpose()?
+                .unwrap_or_default(),
+            unreachable_retry: Duration::from_millis(
+                raw.unreachable_retry_ms.unwrap_or(500).max(1),
+            ),
         })
     }
 }

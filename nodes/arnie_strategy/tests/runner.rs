@@ -7,12 +7,12 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{drain, fmt, Fake};
-use serde_json::{json, Value};
 use arnie_strategy::event::{EventKind, EventSink};
 use arnie_strategy::runner::{EndReason, Report, Runner};
 use arnie_strategy::stop::{StopSource, StopToken};
 use arnie_strategy::task::{Point, Strategy};
+use common::{drain, fmt, Fake};
+use serde_json::{json, Value};
 use tokio::time::Instant;
 
 fn task(name: &str, points: f64, at: [f64; 2], steps: Value) -> Value {
@@ -27,7 +27,10 @@ fn strategy(tasks: Vec<Value>, extra: Value) -> Strategy {
     Strategy::from_json(&v.to_string()).unwrap()
 }
 
-async fn run(s: Strategy, robot: Arc<Fake>) -> (Report, Vec<String>, Vec<arnie_strategy::event::Event>) {
+async fn run(
+    s: Strategy,
+    robot: Arc<Fake>,
+) -> (Report, Vec<String>, Vec<arnie_strategy::event::Event>) {
     let (sink, mut rx) = EventSink::channel();
     let report = Runner::new(s, robot, sink).run(StopToken::never()).await;
     let events = drain(&mut rx);
@@ -35,7 +38,10 @@ async fn run(s: Strategy, robot: Arc<Fake>) -> (Report, Vec<String>, Vec<arnie_s
 }
 
 fn selected(ev: &[String]) -> Vec<String> {
-    ev.iter().filter(|e| e.contains(":selected")).map(|e| e.split(':').next().unwrap_or("").to_owned()).collect()
+    ev.iter()
+        .filter(|e| e.contains(":selected"))
+        .map(|e| e.split(':').next().unwrap_or("").to_owned())
+        .collect()
 }
 
 #[tokio::test(start_paused = true)]
@@ -43,7 +49,12 @@ async fn default_order_when_all_goes_well() {
     let s = strategy(
         vec![
             task("a", 3.0, [1.0, 0.0], json!([{"send": {"name": "Grab"}}])),
-            task("b", 100.0, [1.0, 1.0], json!([{"wait_for": {"topic": "/comms/rx", "equals": {"name": "Ok"}}}])),
+            task(
+                "b",
+                100.0,
+                [1.0, 1.0],
+                json!([{"wait_for": {"topic": "/comms/rx", "equals": {"name": "Ok"}}}]),
+            ),
         ],
         json!({}),
     );
@@ -54,7 +65,17 @@ async fn default_order_when_all_goes_well() {
     assert_eq!(report.points, 103.0);
     assert_eq!(report.done, ["a", "b"]);
     assert!(report.failed.is_empty() && report.remaining.is_empty());
-    assert_eq!(robot.log(), ["plan 1.00,0.00,0.00", "move 1.00,0.00,0.00", "send Grab", "plan 1.00,1.00,0.00", "move 1.00,1.00,0.00", "wait /comms/rx"]);
+    assert_eq!(
+        robot.log(),
+        [
+            "plan 1.00,0.00,0.00",
+            "move 1.00,0.00,0.00",
+            "send Grab",
+            "plan 1.00,1.00,0.00",
+            "move 1.00,1.00,0.00",
+            "wait /comms/rx"
+        ]
+    );
     // 1 m, then 1 m, then a 2 s wait.
     assert_eq!(t0.elapsed(), Duration::from_secs(4));
     assert_eq!(
@@ -74,7 +95,10 @@ async fn default_order_when_all_goes_well() {
             ":finished 2/2"
         ]
     );
-    assert!(raw.iter().all(|e| e.scores.is_empty()), "default picks carry no scores");
+    assert!(
+        raw.iter().all(|e| e.scores.is_empty()),
+        "default picks carry no scores"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -97,14 +121,29 @@ async fn a_failure_rescores_then_default_order_resumes_and_n_failures_drop() {
     assert_eq!(report.failed, ["a"]);
     assert_eq!(report.points, 20.0);
     assert!(ev.contains(&"a:error 0/3 failure 1/2: packet not sent: no reply".to_owned()));
-    assert!(ev.contains(&"a:error 1/3 dropped: failed 2/2 times; last: packet not sent: no reply".to_owned()));
+    assert!(ev.contains(
+        &"a:error 1/3 dropped: failed 2/2 times; last: packet not sent: no reply".to_owned()
+    ));
     // The scored pick carries the scores: straight line from (0, 1) (no planner).
-    let pick = raw.iter().find(|e| e.kind == EventKind::TaskSelected && e.task == "c").unwrap();
+    let pick = raw
+        .iter()
+        .find(|e| e.kind == EventKind::TaskSelected && e.task == "c")
+        .unwrap();
     assert_eq!(pick.message, "best points/cost");
-    let costs: Vec<(String, f64, f64)> = pick.scores.iter().map(|s| (s.task.clone(), s.cost_m, s.score)).collect();
-    assert_eq!(costs, [("b".to_owned(), 5.0, 2.0), ("c".to_owned(), 1.0, 10.0)]);
+    let costs: Vec<(String, f64, f64)> = pick
+        .scores
+        .iter()
+        .map(|s| (s.task.clone(), s.cost_m, s.score))
+        .collect();
+    assert_eq!(
+        costs,
+        [("b".to_owned(), 5.0, 2.0), ("c".to_owned(), 1.0, 10.0)]
+    );
     // a's second try comes from the default order; b after a's drop is scored alone.
-    let last = raw.iter().rfind(|e| e.kind == EventKind::TaskSelected).unwrap();
+    let last = raw
+        .iter()
+        .rfind(|e| e.kind == EventKind::TaskSelected)
+        .unwrap();
     assert_eq!((last.task.as_str(), last.scores.len()), ("b", 1));
 }
 
@@ -124,10 +163,20 @@ async fn a_blocked_path_rescores_with_planned_lengths_and_ties_follow_default_or
     );
     let robot = Arc::new(Fake::with_planner(1.0));
     robot.block(Point::new(0.5, 0.5, 0.0));
-    robot.plan_override.lock().unwrap().insert(common::key(&Point::new(0.5, 0.0, 0.0)), Some(40.0));
+    robot
+        .plan_override
+        .lock()
+        .unwrap()
+        .insert(common::key(&Point::new(0.5, 0.0, 0.0)), Some(40.0));
     let (report, ev, raw) = run(s, robot).await;
-    assert!(ev.contains(&"a:error 1/2 [0 move] move ended ReversedToStart: obstacle".to_owned()), "{ev:#?}");
-    let pick = raw.iter().find(|e| e.kind == EventKind::TaskSelected && !e.scores.is_empty()).unwrap();
+    assert!(
+        ev.contains(&"a:error 1/2 [0 move] move ended ReversedToStart: obstacle".to_owned()),
+        "{ev:#?}"
+    );
+    let pick = raw
+        .iter()
+        .find(|e| e.kind == EventKind::TaskSelected && !e.scores.is_empty())
+        .unwrap();
     assert_eq!(pick.task, "b");
     let scores: Vec<f64> = pick.scores.iter().map(|s| s.score).collect();
     assert_eq!(scores, [2.0, 2.0, 0.075]);
@@ -138,14 +187,21 @@ async fn a_blocked_path_rescores_with_planned_lengths_and_ties_follow_default_or
 #[tokio::test(start_paused = true)]
 async fn no_reachable_task_waits_and_the_timer_ends_the_match() {
     let s = strategy(
-        vec![task("a", 5.0, [1.0, 0.0], json!([{"send": {"name": "Jam"}}])), task("b", 5.0, [2.0, 0.0], json!([]))],
+        vec![
+            task("a", 5.0, [1.0, 0.0], json!([{"send": {"name": "Jam"}}])),
+            task("b", 5.0, [2.0, 0.0], json!([])),
+        ],
         json!({"match_time_s": 10, "max_failures": 5, "unreachable_retry_ms": 1000,
                "end_of_match": {"name": "flag", "points": 7, "steps": [{"send": {"name": "Flag"}}]}}),
     );
     let robot = Arc::new(Fake::with_planner(1.0));
     robot.failing_packets.lock().unwrap().push("Jam".into());
     // b can never be reached; a's approach is reachable but a always fails.
-    robot.plan_override.lock().unwrap().insert(common::key(&Point::new(2.0, 0.0, 0.0)), None);
+    robot
+        .plan_override
+        .lock()
+        .unwrap()
+        .insert(common::key(&Point::new(2.0, 0.0, 0.0)), None);
     let t0 = Instant::now();
     let (report, ev, raw) = run(s, robot.clone()).await;
     assert_eq!(t0.elapsed(), Duration::from_secs(10), "the timer is exact");
@@ -154,12 +210,28 @@ async fn no_reachable_task_waits_and_the_timer_ends_the_match() {
     assert_eq!(report.points, 7.0);
     assert_eq!(report.remaining, ["a", "b"]);
     // After a fails, only b is a candidate (a just failed) and b is unreachable.
-    let unreachable = raw.iter().find(|e| e.message == "no reachable task").unwrap();
+    let unreachable = raw
+        .iter()
+        .find(|e| e.message == "no reachable task")
+        .unwrap();
     assert_eq!(unreachable.scores.len(), 1);
     assert!(!unreachable.scores[0].reachable);
-    assert!(ev.iter().filter(|e| e.ends_with("no reachable task")).count() >= 1);
+    assert!(
+        ev.iter()
+            .filter(|e| e.ends_with("no reachable task"))
+            .count()
+            >= 1
+    );
     let tail: Vec<&str> = ev.iter().rev().take(4).rev().map(String::as_str).collect();
-    assert_eq!(tail, [":stopped 0/2 match timer", "flag:started 0/1", "flag:next 1/1 [0 send Flag]", "flag:finished 1/1"]);
+    assert_eq!(
+        tail,
+        [
+            ":stopped 0/2 match timer",
+            "flag:started 0/1",
+            "flag:next 1/1 [0 send Flag]",
+            "flag:finished 1/1"
+        ]
+    );
     assert_eq!(robot.log().last().map(String::as_str), Some("send Flag"));
 }
 
@@ -167,7 +239,10 @@ async fn no_reachable_task_waits_and_the_timer_ends_the_match() {
 async fn the_match_timer_cancels_the_task_in_flight() {
     // Default 90 s; the task's 100 s delay is cut at 90 s.
     let s = strategy(
-        vec![task("slow", 5.0, [0.0, 0.0], json!([{"delay_ms": 100000}])), task("next", 1.0, [0.0, 0.0], json!([]))],
+        vec![
+            task("slow", 5.0, [0.0, 0.0], json!([{"delay_ms": 100000}])),
+            task("next", 1.0, [0.0, 0.0], json!([])),
+        ],
         json!({"end_of_match": {"name": "end", "steps": []}}),
     );
     let t0 = Instant::now();
@@ -198,7 +273,8 @@ async fn match_time_override_and_external_stop_skip_the_end_task() {
     );
     let (sink, mut rx) = EventSink::channel();
     let (src, token) = StopSource::new();
-    let runner = Runner::new(s, Arc::new(Fake::new()), sink).with_match_time(Duration::from_secs(30));
+    let runner =
+        Runner::new(s, Arc::new(Fake::new()), sink).with_match_time(Duration::from_secs(30));
     let handle = tokio::spawn(runner.run(token));
     tokio::time::sleep(Duration::from_secs(12)).await;
     src.stop();
@@ -259,20 +335,47 @@ async fn follow_moves_through_the_planned_path_or_straight_without_planner() {
     let steps = json!([{"follow_m": [2.0, 2.0]}]);
     let robot = Arc::new(Fake::with_planner(1.0));
     *robot.via.lock().unwrap() = Some(Point::new(2.0, 0.0, 0.0));
-    let (report, _, _) = run(strategy(vec![task("f", 1.0, [0.0, 0.0], steps.clone())], json!({})), robot.clone()).await;
+    let (report, _, _) = run(
+        strategy(vec![task("f", 1.0, [0.0, 0.0], steps.clone())], json!({})),
+        robot.clone(),
+    )
+    .await;
     assert_eq!(report.done, ["f"]);
     // The approach is where the robot stands: planned, no move.
-    assert_eq!(robot.log(), ["plan 0.00,0.00,0.00", "plan 2.00,2.00,0.00", "move 2.00,0.00,0.00", "move 2.00,2.00,0.00"]);
+    assert_eq!(
+        robot.log(),
+        [
+            "plan 0.00,0.00,0.00",
+            "plan 2.00,2.00,0.00",
+            "move 2.00,0.00,0.00",
+            "move 2.00,2.00,0.00"
+        ]
+    );
 
     let robot = Arc::new(Fake::new());
-    let (report, _, _) = run(strategy(vec![task("f", 1.0, [0.0, 0.0], steps)], json!({})), robot.clone()).await;
+    let (report, _, _) = run(
+        strategy(vec![task("f", 1.0, [0.0, 0.0], steps)], json!({})),
+        robot.clone(),
+    )
+    .await;
     assert_eq!(report.done, ["f"]);
-    assert_eq!(robot.log(), ["plan 0.00,0.00,0.00", "plan 2.00,2.00,0.00", "move 2.00,2.00,0.00"]);
+    assert_eq!(
+        robot.log(),
+        [
+            "plan 0.00,0.00,0.00",
+            "plan 2.00,2.00,0.00",
+            "move 2.00,2.00,0.00"
+        ]
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn the_demo_strategy_runs_to_the_end() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/demo_strategy.json")).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/demo_strategy.json"
+    ))
+    .unwrap();
     let s = Strategy::from_json(&text).unwrap();
     let (report, _, _) = run(s, Arc::new(Fake::new())).await;
     assert_eq!(report.end, EndReason::AllDone);

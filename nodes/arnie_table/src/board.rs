@@ -48,10 +48,27 @@ pub const ID_ACTUATOR: u8 = 35;
 /// A command received from the base.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Input {
-    Drive { seq: u16, linear_mm_s: i16, angular_mrad_s: i16, watchdog_ms: u16 },
-    Stop { seq: u16 },
-    SetPose { seq: u16, x_mm: f32, y_mm: f32, theta_mrad: f32 },
-    Actuator { seq: u16, actuator: u8, action: u8, element: u8 },
+    Drive {
+        seq: u16,
+        linear_mm_s: i16,
+        angular_mrad_s: i16,
+        watchdog_ms: u16,
+    },
+    Stop {
+        seq: u16,
+    },
+    SetPose {
+        seq: u16,
+        x_mm: f32,
+        y_mm: f32,
+        theta_mrad: f32,
+    },
+    Actuator {
+        seq: u16,
+        actuator: u8,
+        action: u8,
+        element: u8,
+    },
 }
 
 /// A packet for the base.
@@ -120,7 +137,11 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { noise_scale: 1.0, seed: None, watchdog_ms: None }
+        Options {
+            noise_scale: 1.0,
+            seed: None,
+            watchdog_ms: None,
+        }
     }
 }
 
@@ -178,10 +199,21 @@ pub struct Board {
 impl Board {
     /// A board at the scenario's start pose (truth and odometry), at time 0.
     pub fn new(s: Scenario, opts: Options) -> Board {
-        let start = Pose { x: s.robot.start.x_m, y: s.robot.start.y_m, theta: wrap_angle(s.robot.start.theta_rad) };
+        let start = Pose {
+            x: s.robot.start.x_m,
+            y: s.robot.start.y_m,
+            theta: wrap_angle(s.robot.start.theta_rad),
+        };
         let opponent = s.opponent.as_ref().map(Script::new);
-        let scale = if opts.noise_scale.is_finite() { opts.noise_scale.max(0.0) } else { 0.0 };
-        let noise = (s.odometry.linear_noise * scale, s.odometry.angular_noise * scale);
+        let scale = if opts.noise_scale.is_finite() {
+            opts.noise_scale.max(0.0)
+        } else {
+            0.0
+        };
+        let noise = (
+            s.odometry.linear_noise * scale,
+            s.odometry.angular_noise * scale,
+        );
         let rng = Rng::new(opts.seed.unwrap_or(s.odometry.seed));
         let default_watchdog_ms = u64::from(opts.watchdog_ms.unwrap_or(s.robot.watchdog_ms).max(1));
         let next_sensor_ms = vec![0; s.sensors.len()];
@@ -243,7 +275,9 @@ impl Board {
 
     /// The opponent's position and heading now, if there is one.
     pub fn opponent(&self) -> Option<(f64, f64, f64)> {
-        self.opponent.as_ref().map(|o| o.pose_at(self.now_ms as f64 / 1000.0))
+        self.opponent
+            .as_ref()
+            .map(|o| o.pose_at(self.now_ms as f64 / 1000.0))
     }
 
     /// Elements taken so far.
@@ -276,7 +310,12 @@ impl Board {
     pub fn input(&mut self, now_ms: u64, input: Input) -> Vec<Output> {
         self.run_to(now_ms);
         match input {
-            Input::Drive { seq, linear_mm_s, angular_mrad_s, watchdog_ms } => {
+            Input::Drive {
+                seq,
+                linear_mm_s,
+                angular_mrad_s,
+                watchdog_ms,
+            } => {
                 if self.mode == Mode::Stopped && self.any_drive && seq == self.cmd_seq {
                     // A stale command from before the Stop.
                 } else {
@@ -284,12 +323,18 @@ impl Board {
                         self.event("resume", format!("DriveSpeed seq {seq}"));
                     }
                     let r = &self.s.robot;
-                    self.cmd_v = (f64::from(linear_mm_s) / 1000.0).clamp(-r.max_linear_m_s, r.max_linear_m_s);
-                    self.cmd_w = (f64::from(angular_mrad_s) / 1000.0).clamp(-r.max_angular_rad_s, r.max_angular_rad_s);
+                    self.cmd_v = (f64::from(linear_mm_s) / 1000.0)
+                        .clamp(-r.max_linear_m_s, r.max_linear_m_s);
+                    self.cmd_w = (f64::from(angular_mrad_s) / 1000.0)
+                        .clamp(-r.max_angular_rad_s, r.max_angular_rad_s);
                     self.cmd_seq = seq;
                     self.any_drive = true;
                     self.last_cmd_ms = self.now_ms;
-                    self.watchdog_ms = if watchdog_ms == 0 { self.default_watchdog_ms } else { u64::from(watchdog_ms) };
+                    self.watchdog_ms = if watchdog_ms == 0 {
+                        self.default_watchdog_ms
+                    } else {
+                        u64::from(watchdog_ms)
+                    };
                     self.mode = Mode::Drive;
                 }
             }
@@ -298,20 +343,46 @@ impl Board {
                 self.cmd_w = 0.0;
                 self.mode = Mode::Stopped;
                 self.event("stop", format!("Stop seq {seq}"));
-                self.outputs.push(Output::Ack { command: ID_STOP, seq, status: ACK_OK });
+                self.outputs.push(Output::Ack {
+                    command: ID_STOP,
+                    seq,
+                    status: ACK_OK,
+                });
             }
-            Input::SetPose { seq, x_mm, y_mm, theta_mrad } => {
-                let (x, y, th) = (f64::from(x_mm) / 1000.0, f64::from(y_mm) / 1000.0, f64::from(theta_mrad) / 1000.0);
+            Input::SetPose {
+                seq,
+                x_mm,
+                y_mm,
+                theta_mrad,
+            } => {
+                let (x, y, th) = (
+                    f64::from(x_mm) / 1000.0,
+                    f64::from(y_mm) / 1000.0,
+                    f64::from(theta_mrad) / 1000.0,
+                );
                 let status = if x.is_finite() && y.is_finite() && th.is_finite() {
-                    self.odom = Pose { x, y, theta: wrap_angle(th) };
+                    self.odom = Pose {
+                        x,
+                        y,
+                        theta: wrap_angle(th),
+                    };
                     self.event("set_pose", format!("({x:.3}, {y:.3}, {th:.3})"));
                     ACK_OK
                 } else {
                     ACK_INVALID
                 };
-                self.outputs.push(Output::Ack { command: ID_SET_POSE, seq, status });
+                self.outputs.push(Output::Ack {
+                    command: ID_SET_POSE,
+                    seq,
+                    status,
+                });
             }
-            Input::Actuator { seq, actuator, action, element } => {
+            Input::Actuator {
+                seq,
+                actuator,
+                action,
+                element,
+            } => {
                 let known = self.s.actuator_by_id(actuator).cloned();
                 let status = match (known, Action::from_code(action)) {
                     (Some(a), Some(act)) => {
@@ -331,13 +402,20 @@ impl Board {
                                 done_ms: self.now_ms + u64::from(ms),
                             };
                             self.moves.insert(actuator, m);
-                            self.event("actuator_start", format!("{} {:?} element {element} seq {seq}", a.name, act));
+                            self.event(
+                                "actuator_start",
+                                format!("{} {:?} element {element} seq {seq}", a.name, act),
+                            );
                             ACK_OK
                         }
                     }
                     _ => ACK_INVALID,
                 };
-                self.outputs.push(Output::Ack { command: ID_ACTUATOR, seq, status });
+                self.outputs.push(Output::Ack {
+                    command: ID_ACTUATOR,
+                    seq,
+                    status,
+                });
             }
         }
         std::mem::take(&mut self.outputs)
@@ -355,7 +433,11 @@ impl Board {
             let dt_ms = (now_ms - self.now_ms).min(STEP_MS);
             // Stop exactly at the next deadline so packets carry their own time.
             let due = self.next_deadline_ms();
-            let dt_ms = if due > self.now_ms { dt_ms.min(due - self.now_ms) } else { dt_ms };
+            let dt_ms = if due > self.now_ms {
+                dt_ms.min(due - self.now_ms)
+            } else {
+                dt_ms
+            };
             self.step(dt_ms);
             self.now_ms += dt_ms;
             self.due();
@@ -369,9 +451,17 @@ impl Board {
             self.mode = Mode::Watchdog;
             self.cmd_v = 0.0;
             self.cmd_w = 0.0;
-            self.event("watchdog", format!("no DriveSpeed for {} ms", now - self.last_cmd_ms));
+            self.event(
+                "watchdog",
+                format!("no DriveSpeed for {} ms", now - self.last_cmd_ms),
+            );
         }
-        let finished: Vec<u8> = self.moves.iter().filter(|(_, m)| m.done_ms <= now).map(|(&k, _)| k).collect();
+        let finished: Vec<u8> = self
+            .moves
+            .iter()
+            .filter(|(_, m)| m.done_ms <= now)
+            .map(|(&k, _)| k)
+            .collect();
         for id in finished {
             if let Some(m) = self.moves.remove(&id) {
                 self.finish(id, m);
@@ -396,7 +486,9 @@ impl Board {
             Action::Take if m.element != 0 => {
                 let (x, y) = (self.truth.x, self.truth.y);
                 let here =
-                    self.s.tasks.iter().any(|t| t.element == m.element && (t.x_m - x).hypot(t.y_m - y) <= t.reach_m);
+                    self.s.tasks.iter().any(|t| {
+                        t.element == m.element && (t.x_m - x).hypot(t.y_m - y) <= t.reach_m
+                    });
                 if here && self.taken.insert(m.element) {
                     DONE_OK
                 } else {
@@ -406,7 +498,10 @@ impl Board {
             _ => DONE_OK,
         };
         let duration = (m.done_ms - m.start_ms).min(65_535) as u16;
-        let name = self.s.actuator_by_id(id).map_or(String::new(), |a| a.name.clone());
+        let name = self
+            .s
+            .actuator_by_id(id)
+            .map_or(String::new(), |a| a.name.clone());
         self.event(
             "actuator_done",
             format!(
@@ -460,7 +555,11 @@ impl Board {
     fn opponent_disc(&self, t_ms: u64) -> Option<Disc> {
         self.opponent.as_ref().map(|o| {
             let (x, y, _) = o.pose_at(t_ms as f64 / 1000.0);
-            Disc { x_m: x, y_m: y, radius_m: o.radius_m }
+            Disc {
+                x_m: x,
+                y_m: y,
+                radius_m: o.radius_m,
+            }
         })
     }
 
@@ -470,13 +569,23 @@ impl Board {
         let radius = self.s.robot.radius_m;
         let angle = self.truth.theta + bearing;
         let mover = self.opponent_disc(self.now_ms);
-        let hit = cast(&self.s, self.truth.x, self.truth.y, angle, radius + range, mover.as_ref());
+        let hit = cast(
+            &self.s,
+            self.truth.x,
+            self.truth.y,
+            angle,
+            radius + range,
+            mover.as_ref(),
+        );
         self.in_range[i] = hit.is_some();
         let Some((t, what)) = hit else {
             return;
         };
         // The hit point, true frame → odometry frame (the base's view).
-        let (hx, hy) = (self.truth.x + t * angle.cos(), self.truth.y + t * angle.sin());
+        let (hx, hy) = (
+            self.truth.x + t * angle.cos(),
+            self.truth.y + t * angle.sin(),
+        );
         let (dx, dy) = (hx - self.truth.x, hy - self.truth.y);
         let rel = dy.atan2(dx) - self.truth.theta;
         let dist = dx.hypot(dy);
@@ -487,7 +596,9 @@ impl Board {
             seq: self.obstacle_seq,
             sensor: u8::try_from(i).unwrap_or(u8::MAX),
             distance_mm: edge_mm,
-            bearing_mrad: (wrap_angle(bearing) * 1000.0).round().clamp(-32768.0, 32767.0) as i16,
+            bearing_mrad: (wrap_angle(bearing) * 1000.0)
+                .round()
+                .clamp(-32768.0, 32767.0) as i16,
             x_mm: (ox * 1000.0) as f32,
             y_mm: (oy * 1000.0) as f32,
         });
@@ -519,7 +630,10 @@ impl Board {
         let r = self.s.robot;
         let (acc_v, acc_w) = if self.mode == Mode::Stopped {
             let k = r.emergency_decel_m_s2 / r.max_linear_accel_m_s2;
-            (r.emergency_decel_m_s2, r.max_angular_accel_rad_s2 * k.max(1.0))
+            (
+                r.emergency_decel_m_s2,
+                r.max_angular_accel_rad_s2 * k.max(1.0),
+            )
         } else {
             (r.max_linear_accel_m_s2, r.max_angular_accel_rad_s2)
         };
@@ -538,7 +652,10 @@ impl Board {
         let blocked = ds != 0.0 && after < r.radius_m && after < before;
         let ds = if blocked {
             if !self.colliding {
-                self.event("collision", format!("at ({:.3}, {:.3})", self.truth.x, self.truth.y));
+                self.event(
+                    "collision",
+                    format!("at ({:.3}, {:.3})", self.truth.x, self.truth.y),
+                );
             }
             self.colliding = true;
             self.v = 0.0;
@@ -552,8 +669,16 @@ impl Board {
         self.truth.theta = wrap_angle(self.truth.theta + dth);
         // Odometry: the same increments with errors.
         let (ln, an) = self.noise;
-        let ds_o = if ln > 0.0 && ds != 0.0 { ds + ln * ds.abs().sqrt() * self.rng.gauss() } else { ds };
-        let dth_o = if an > 0.0 && dth != 0.0 { dth + an * dth.abs().sqrt() * self.rng.gauss() } else { dth };
+        let ds_o = if ln > 0.0 && ds != 0.0 {
+            ds + ln * ds.abs().sqrt() * self.rng.gauss()
+        } else {
+            ds
+        };
+        let dth_o = if an > 0.0 && dth != 0.0 {
+            dth + an * dth.abs().sqrt() * self.rng.gauss()
+        } else {
+            dth
+        };
         let mid_o = self.odom.theta + dth_o / 2.0;
         self.odom.x += ds_o * mid_o.cos();
         self.odom.y += ds_o * mid_o.sin();
@@ -561,7 +686,11 @@ impl Board {
     }
 
     fn event(&mut self, kind: &'static str, detail: String) {
-        self.events.push(Event { time_ms: self.now_ms, kind, detail });
+        self.events.push(Event {
+            time_ms: self.now_ms,
+            kind,
+            detail,
+        });
     }
 }
 
@@ -630,11 +759,22 @@ mod tests {
     }
 
     fn board(extra: &str) -> Board {
-        Board::new(scenario(extra), Options { noise_scale: 0.0, ..Options::default() })
+        Board::new(
+            scenario(extra),
+            Options {
+                noise_scale: 0.0,
+                ..Options::default()
+            },
+        )
     }
 
     fn drive(seq: u16, v: i16, w: i16) -> Input {
-        Input::Drive { seq, linear_mm_s: v, angular_mrad_s: w, watchdog_ms: 0 }
+        Input::Drive {
+            seq,
+            linear_mm_s: v,
+            angular_mrad_s: w,
+            watchdog_ms: 0,
+        }
     }
 
     /// Keeps sending the command every 100 ms until `until_ms`; returns all outputs.
@@ -662,7 +802,11 @@ mod tests {
         hold(&mut b, 200, 1500, 500, 0);
         assert!((b.speeds().0 - 0.5).abs() < 1e-9, "reaches the command");
         // Distance: 0.125 m while accelerating to 0.5 in 0.5 s, then 0.5 m/s for 1 s.
-        assert!((b.truth().x - (0.5 + 0.125 + 0.5)).abs() < 2e-3, "x {}", b.truth().x);
+        assert!(
+            (b.truth().x - (0.5 + 0.125 + 0.5)).abs() < 2e-3,
+            "x {}",
+            b.truth().x
+        );
         assert!((b.truth().y - 1.0).abs() < 1e-9);
         assert_eq!(b.odometry(), b.truth(), "no noise: odometry is the truth");
     }
@@ -680,7 +824,11 @@ mod tests {
         let mut b = board("");
         hold(&mut b, 0, 2000, 0, 1000);
         // 1 rad/s after 0.1 s at 10 rad/s²: 0.05 + 1.9 = 1.95 rad.
-        assert!((b.truth().theta - 1.95).abs() < 5e-3, "theta {}", b.truth().theta);
+        assert!(
+            (b.truth().theta - 1.95).abs() < 5e-3,
+            "theta {}",
+            b.truth().theta
+        );
         assert!((b.truth().x - 0.5).abs() < 1e-12);
     }
 
@@ -702,7 +850,15 @@ mod tests {
         });
         assert_eq!(last_flags, Some(FLAG_WATCHDOG));
         // A per-command watchdog: 1000 ms.
-        b.input(2000, Input::Drive { seq: 2, linear_mm_s: 100, angular_mrad_s: 0, watchdog_ms: 1000 });
+        b.input(
+            2000,
+            Input::Drive {
+                seq: 2,
+                linear_mm_s: 100,
+                angular_mrad_s: 0,
+                watchdog_ms: 1000,
+            },
+        );
         b.advance(2900);
         assert!(b.speeds().0 > 0.0, "still driving within its own watchdog");
         b.advance(3500);
@@ -714,7 +870,11 @@ mod tests {
         let mut b = board("");
         hold(&mut b, 0, 1000, 500, 0);
         let out = b.input(1000, Input::Stop { seq: 9 });
-        assert!(out.contains(&Output::Ack { command: ID_STOP, seq: 9, status: ACK_OK }));
+        assert!(out.contains(&Output::Ack {
+            command: ID_STOP,
+            seq: 9,
+            status: ACK_OK
+        }));
         b.advance(1100);
         // 0.5 m/s at 4 m/s²: stopped within 125 ms.
         assert!(b.speeds().0 > 0.0);
@@ -740,7 +900,10 @@ mod tests {
             })
             .collect();
         assert_eq!(odo.len(), 51, "t = 0, 20, ..., 1000 ms");
-        assert!(odo.iter().enumerate().all(|(i, &(s, t))| s as usize == i && t as usize == i * 20));
+        assert!(odo
+            .iter()
+            .enumerate()
+            .all(|(i, &(s, t))| s as usize == i && t as usize == i * 20));
     }
 
     #[test]
@@ -748,7 +911,10 @@ mod tests {
         let run = |seed| {
             let mut b = Board::new(
                 scenario(r#"{"odometry":{"linear_noise":0.02,"angular_noise":0.02,"seed":1}}"#),
-                Options { seed: Some(seed), ..Options::default() },
+                Options {
+                    seed: Some(seed),
+                    ..Options::default()
+                },
             );
             hold(&mut b, 0, 3000, 300, 200);
             (b.odometry(), b.truth())
@@ -757,32 +923,62 @@ mod tests {
         assert_eq!(run(5).0, a, "same seed, same odometry");
         assert_ne!(run(6).0, a);
         assert_ne!(a, t, "noise moves the estimate off the truth");
-        assert!((a.x - t.x).hypot(a.y - t.y) < 0.1, "but not far: {a:?} vs {t:?}");
+        assert!(
+            (a.x - t.x).hypot(a.y - t.y) < 0.1,
+            "but not far: {a:?} vs {t:?}"
+        );
     }
 
     #[test]
     fn sensors_see_walls_obstacles_and_the_opponent() {
         // Facing the left wall from 0.3 m: the wall is 0.15 m from the edge.
-        let mut b = board(r#"{"robot":{"start":{"x_m":0.3,"y_m":1.0,"theta_rad":3.14159265},"radius_m":0.15}}"#);
+        let mut b = board(
+            r#"{"robot":{"start":{"x_m":0.3,"y_m":1.0,"theta_rad":3.14159265},"radius_m":0.15}}"#,
+        );
         let out = b.advance(0);
         let rep = out.iter().find_map(|o| match o {
-            Output::Obstacle { sensor: 0, distance_mm, x_mm, .. } => Some((*distance_mm, *x_mm)),
+            Output::Obstacle {
+                sensor: 0,
+                distance_mm,
+                x_mm,
+                ..
+            } => Some((*distance_mm, *x_mm)),
             _ => None,
         });
         let (d, x) = rep.expect("the wall is seen");
-        assert!((d as i32 - 150).abs() <= 1 && x.abs() < 1.0, "{d} mm at x {x}");
+        assert!(
+            (d as i32 - 150).abs() <= 1 && x.abs() < 1.0,
+            "{d} mm at x {x}"
+        );
         // Facing an open table: nothing.
         let mut b = board("");
-        assert!(!b.advance(0).iter().any(|o| matches!(o, Output::Obstacle { .. })));
+        assert!(!b
+            .advance(0)
+            .iter()
+            .any(|o| matches!(o, Output::Obstacle { .. })));
         // A rock 0.4 m ahead (0.25 m from the edge): seen.
-        let mut b = board(r#"{"obstacles":[{"name":"rock","disc":{"x_m":1.0,"y_m":1.0,"radius_m":0.1}}]}"#);
+        let mut b =
+            board(r#"{"obstacles":[{"name":"rock","disc":{"x_m":1.0,"y_m":1.0,"radius_m":0.1}}]}"#);
         let out = b.advance(0);
-        assert!(out.iter().any(|o| matches!(o, Output::Obstacle { distance_mm: 250, .. })), "{out:?}");
+        assert!(
+            out.iter().any(|o| matches!(
+                o,
+                Output::Obstacle {
+                    distance_mm: 250,
+                    ..
+                }
+            )),
+            "{out:?}"
+        );
         // The opponent drives in front of us at t ≈ 2 s.
         let mut b = board(
             r#"{"opponent":{"radius_m":0.1,"speed_m_s":0.5,"waypoints":[{"x_m":0.9,"y_m":0.2},{"x_m":0.9,"y_m":1.8}]}}"#,
         );
-        let seen_at = |b: &mut Board, t: u64| b.advance(t).iter().any(|o| matches!(o, Output::Obstacle { .. }));
+        let seen_at = |b: &mut Board, t: u64| {
+            b.advance(t)
+                .iter()
+                .any(|o| matches!(o, Output::Obstacle { .. }))
+        };
         assert!(!seen_at(&mut b, 0), "far away at first");
         assert!(seen_at(&mut b, 1600), "in front at t 1.6 s");
         assert!(b.take_events().iter().any(|e| e.kind == "sees_opponent"));
@@ -792,9 +988,14 @@ mod tests {
 
     #[test]
     fn walls_stop_the_robot() {
-        let mut b = board(r#"{"robot":{"start":{"x_m":2.5,"y_m":1.0,"theta_rad":0},"radius_m":0.15}}"#);
+        let mut b =
+            board(r#"{"robot":{"start":{"x_m":2.5,"y_m":1.0,"theta_rad":0},"radius_m":0.15}}"#);
         hold(&mut b, 0, 3000, 500, 0);
-        assert!(b.truth().x <= 2.85 + 1e-9 && b.truth().x > 2.8, "x {}", b.truth().x);
+        assert!(
+            b.truth().x <= 2.85 + 1e-9 && b.truth().x > 2.8,
+            "x {}",
+            b.truth().x
+        );
         assert!(b.take_events().iter().any(|e| e.kind == "collision"));
         // Backing away works.
         hold(&mut b, 3000, 4000, -200, 0);
@@ -804,39 +1005,142 @@ mod tests {
     #[test]
     fn actuators_take_their_time() {
         let mut b = board("");
-        let out = b.input(100, Input::Actuator { seq: 3, actuator: 0, action: 1, element: 4 });
-        let acks: Vec<_> = out.into_iter().filter(|o| matches!(o, Output::Ack { .. })).collect();
-        assert_eq!(acks, vec![Output::Ack { command: ID_ACTUATOR, seq: 3, status: ACK_OK }]);
-        let busy = b.input(200, Input::Actuator { seq: 4, actuator: 0, action: 0, element: 0 });
-        assert!(busy.contains(&Output::Ack { command: ID_ACTUATOR, seq: 4, status: ACK_BUSY }));
-        let bad = b.input(200, Input::Actuator { seq: 5, actuator: 7, action: 0, element: 0 });
-        assert!(bad.contains(&Output::Ack { command: ID_ACTUATOR, seq: 5, status: ACK_INVALID }));
-        let bad = b.input(200, Input::Actuator { seq: 6, actuator: 0, action: 9, element: 0 });
-        assert!(bad.contains(&Output::Ack { command: ID_ACTUATOR, seq: 6, status: ACK_INVALID }));
+        let out = b.input(
+            100,
+            Input::Actuator {
+                seq: 3,
+                actuator: 0,
+                action: 1,
+                element: 4,
+            },
+        );
+        let acks: Vec<_> = out
+            .into_iter()
+            .filter(|o| matches!(o, Output::Ack { .. }))
+            .collect();
+        assert_eq!(
+            acks,
+            vec![Output::Ack {
+                command: ID_ACTUATOR,
+                seq: 3,
+                status: ACK_OK
+            }]
+        );
+        let busy = b.input(
+            200,
+            Input::Actuator {
+                seq: 4,
+                actuator: 0,
+                action: 0,
+                element: 0,
+            },
+        );
+        assert!(busy.contains(&Output::Ack {
+            command: ID_ACTUATOR,
+            seq: 4,
+            status: ACK_BUSY
+        }));
+        let bad = b.input(
+            200,
+            Input::Actuator {
+                seq: 5,
+                actuator: 7,
+                action: 0,
+                element: 0,
+            },
+        );
+        assert!(bad.contains(&Output::Ack {
+            command: ID_ACTUATOR,
+            seq: 5,
+            status: ACK_INVALID
+        }));
+        let bad = b.input(
+            200,
+            Input::Actuator {
+                seq: 6,
+                actuator: 0,
+                action: 9,
+                element: 0,
+            },
+        );
+        assert!(bad.contains(&Output::Ack {
+            command: ID_ACTUATOR,
+            seq: 6,
+            status: ACK_INVALID
+        }));
         let done = |out: &[Output]| {
             out.iter().find_map(|o| match o {
-                Output::ActuatorDone { seq, status, duration_ms, .. } => Some((*seq, *status, *duration_ms)),
+                Output::ActuatorDone {
+                    seq,
+                    status,
+                    duration_ms,
+                    ..
+                } => Some((*seq, *status, *duration_ms)),
                 _ => None,
             })
         };
         assert_eq!(done(&b.advance(699)), None, "not before 600 ms");
-        assert_eq!(done(&b.advance(700)), Some((3, DONE_OK, 600)), "the robot stands at task t");
+        assert_eq!(
+            done(&b.advance(700)),
+            Some((3, DONE_OK, 600)),
+            "the robot stands at task t"
+        );
         // Element 4 is gone now: a second take fails.
-        b.input(800, Input::Actuator { seq: 7, actuator: 0, action: 1, element: 4 });
+        b.input(
+            800,
+            Input::Actuator {
+                seq: 7,
+                actuator: 0,
+                action: 1,
+                element: 4,
+            },
+        );
         assert_eq!(done(&b.advance(1400)), Some((7, DONE_FAILED, 600)));
         assert!(b.taken().contains(&4));
         // Release needs no element.
-        b.input(1500, Input::Actuator { seq: 8, actuator: 0, action: 0, element: 0 });
+        b.input(
+            1500,
+            Input::Actuator {
+                seq: 8,
+                actuator: 0,
+                action: 0,
+                element: 0,
+            },
+        );
         assert_eq!(done(&b.advance(1900)), Some((8, DONE_OK, 400)));
     }
 
     #[test]
     fn set_pose_moves_the_odometry_only() {
         let mut b = board("");
-        let out = b.input(0, Input::SetPose { seq: 2, x_mm: 1000.0, y_mm: 500.0, theta_mrad: 0.0 });
-        assert!(out.contains(&Output::Ack { command: ID_SET_POSE, seq: 2, status: ACK_OK }));
+        let out = b.input(
+            0,
+            Input::SetPose {
+                seq: 2,
+                x_mm: 1000.0,
+                y_mm: 500.0,
+                theta_mrad: 0.0,
+            },
+        );
+        assert!(out.contains(&Output::Ack {
+            command: ID_SET_POSE,
+            seq: 2,
+            status: ACK_OK
+        }));
         assert_eq!((b.odometry().x, b.truth().x), (1.0, 0.5));
-        let out = b.input(0, Input::SetPose { seq: 3, x_mm: f32::NAN, y_mm: 0.0, theta_mrad: 0.0 });
-        assert!(out.contains(&Output::Ack { command: ID_SET_POSE, seq: 3, status: ACK_INVALID }));
+        let out = b.input(
+            0,
+            Input::SetPose {
+                seq: 3,
+                x_mm: f32::NAN,
+                y_mm: 0.0,
+                theta_mrad: 0.0,
+            },
+        );
+        assert!(out.contains(&Output::Ack {
+            command: ID_SET_POSE,
+            seq: 3,
+            status: ACK_INVALID
+        }));
     }
 }

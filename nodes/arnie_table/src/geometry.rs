@@ -81,7 +81,14 @@ pub enum Hit {
 
 /// Casts a ray over the table: walls, fixed obstacles and the optional moving disc.
 /// Returns the nearest hit within `max` metres of the start.
-pub fn cast(s: &Scenario, x: f64, y: f64, angle: f64, max: f64, mover: Option<&Disc>) -> Option<(f64, Hit)> {
+pub fn cast(
+    s: &Scenario,
+    x: f64,
+    y: f64,
+    angle: f64,
+    max: f64,
+    mover: Option<&Disc>,
+) -> Option<(f64, Hit)> {
     let (dy, dx) = angle.sin_cos();
     let mut best: Option<(f64, Hit)> = None;
     let mut take = |t: f64, h: Hit| {
@@ -89,7 +96,10 @@ pub fn cast(s: &Scenario, x: f64, y: f64, angle: f64, max: f64, mover: Option<&D
             best = Some((t, h));
         }
     };
-    take(ray_walls(x, y, dx, dy, s.table.width_m, s.table.height_m), Hit::Wall);
+    take(
+        ray_walls(x, y, dx, dy, s.table.width_m, s.table.height_m),
+        Hit::Wall,
+    );
     for (i, o) in s.obstacles.iter().enumerate() {
         let t = match o.shape() {
             Shape::Rect(r) => ray_rect(x, y, dx, dy, &r, max),
@@ -121,7 +131,12 @@ mod tests {
 
     #[test]
     fn distances_and_rays() {
-        let r = Rect { x_min_m: 1.0, y_min_m: 1.0, x_max_m: 2.0, y_max_m: 2.0 };
+        let r = Rect {
+            x_min_m: 1.0,
+            y_min_m: 1.0,
+            x_max_m: 2.0,
+            y_max_m: 2.0,
+        };
         assert_eq!(shape_distance(&Shape::Rect(r), 1.5, 1.5), 0.0);
         assert!((shape_distance(&Shape::Rect(r), 0.0, 1.5) - 1.0).abs() < 1e-12);
         assert!((shape_distance(&Shape::Rect(r), 3.0, 3.0) - 2f64.sqrt()).abs() < 1e-12);
@@ -129,7 +144,11 @@ mod tests {
         assert_eq!(ray_rect(0.0, 1.5, -1.0, 0.0, &r, 5.0), None);
         assert_eq!(ray_rect(0.0, 1.5, 1.0, 0.0, &r, 0.5), None);
         assert_eq!(ray_rect(0.0, 2.5, 1.0, 0.0, &r, 5.0), None);
-        let d = Disc { x_m: 2.0, y_m: 0.0, radius_m: 0.5 };
+        let d = Disc {
+            x_m: 2.0,
+            y_m: 0.0,
+            radius_m: 0.5,
+        };
         assert!((ray_disc(0.0, 0.0, 1.0, 0.0, &d, 5.0).expect("hit") - 1.5).abs() < 1e-12);
         assert_eq!(ray_disc(0.0, 0.0, -1.0, 0.0, &d, 5.0), None);
         assert_eq!(ray_disc(0.0, 0.6, 1.0, 0.0, &d, 5.0), None);

@@ -35,11 +35,24 @@ impl Script {
         let first = op.waypoints[0];
         let push_wait = |pieces: &mut Vec<Piece>, t: &mut f64, x: f64, y: f64, dt: f64| {
             if dt > 0.0 {
-                pieces.push(Piece { t0: *t, dt, x0: x, y0: y, vx: 0.0, vy: 0.0 });
+                pieces.push(Piece {
+                    t0: *t,
+                    dt,
+                    x0: x,
+                    y0: y,
+                    vx: 0.0,
+                    vy: 0.0,
+                });
                 *t += dt;
             }
         };
-        push_wait(&mut pieces, &mut t, first.x_m, first.y_m, op.start_delay_s + first.wait_s);
+        push_wait(
+            &mut pieces,
+            &mut t,
+            first.x_m,
+            first.y_m,
+            op.start_delay_s + first.wait_s,
+        );
         let mut legs: Vec<(usize, usize)> = (1..op.waypoints.len()).map(|i| (i - 1, i)).collect();
         if op.r#loop && op.waypoints.len() > 1 {
             legs.push((op.waypoints.len() - 1, 0));
@@ -51,7 +64,14 @@ impl Script {
             if len > 0.0 {
                 let dt = len / op.speed_m_s;
                 let (vx, vy) = ((pb.x_m - pa.x_m) / dt, (pb.y_m - pa.y_m) / dt);
-                pieces.push(Piece { t0: t, dt, x0: pa.x_m, y0: pa.y_m, vx, vy });
+                pieces.push(Piece {
+                    t0: t,
+                    dt,
+                    x0: pa.x_m,
+                    y0: pa.y_m,
+                    vx,
+                    vy,
+                });
                 t += dt;
             }
             // On a loop the first waypoint's wait is part of every lap.
@@ -61,8 +81,20 @@ impl Script {
         let last = op.waypoints[op.waypoints.len() - 1];
         let end = if op.r#loop { first } else { last };
         // The resting piece after the script (non-looping), or a zero-length sentinel.
-        pieces.push(Piece { t0: t, dt: f64::INFINITY, x0: end.x_m, y0: end.y_m, vx: 0.0, vy: 0.0 });
-        Script { pieces, period, loop_start, radius_m: op.radius_m }
+        pieces.push(Piece {
+            t0: t,
+            dt: f64::INFINITY,
+            x0: end.x_m,
+            y0: end.y_m,
+            vx: 0.0,
+            vy: 0.0,
+        });
+        Script {
+            pieces,
+            period,
+            loop_start,
+            radius_m: op.radius_m,
+        }
     }
 
     /// Position and heading (direction of travel, 0 while standing) at `t_s` seconds.
@@ -74,9 +106,18 @@ impl Script {
             }
         }
         // Linear scan: scripts are short (<= 1024 waypoints) and this runs at 200 Hz.
-        let piece = self.pieces.iter().rev().find(|p| p.t0 <= t).unwrap_or(&self.pieces[0]);
+        let piece = self
+            .pieces
+            .iter()
+            .rev()
+            .find(|p| p.t0 <= t)
+            .unwrap_or(&self.pieces[0]);
         let dt = (t - piece.t0).min(piece.dt);
-        let heading = if piece.vx != 0.0 || piece.vy != 0.0 { piece.vy.atan2(piece.vx) } else { 0.0 };
+        let heading = if piece.vx != 0.0 || piece.vy != 0.0 {
+            piece.vy.atan2(piece.vx)
+        } else {
+            0.0
+        };
         (piece.x0 + piece.vx * dt, piece.y0 + piece.vy * dt, heading)
     }
 }
@@ -93,9 +134,21 @@ mod tests {
             r#loop: looping,
             start_delay_s: delay,
             waypoints: vec![
-                Waypoint { x_m: 0.0, y_m: 0.0, wait_s: 0.0 },
-                Waypoint { x_m: 1.0, y_m: 0.0, wait_s: 2.0 },
-                Waypoint { x_m: 1.0, y_m: 1.0, wait_s: 0.0 },
+                Waypoint {
+                    x_m: 0.0,
+                    y_m: 0.0,
+                    wait_s: 0.0,
+                },
+                Waypoint {
+                    x_m: 1.0,
+                    y_m: 0.0,
+                    wait_s: 2.0,
+                },
+                Waypoint {
+                    x_m: 1.0,
+                    y_m: 1.0,
+                    wait_s: 0.0,
+                },
             ],
         }
     }

@@ -44,7 +44,11 @@ impl Raster {
     pub fn occupancy(&self) -> Vec<i8> {
         let mut out = Vec::with_capacity(self.blocked.len());
         for row in (0..self.height).rev() {
-            out.extend(self.blocked[row * self.width..(row + 1) * self.width].iter().map(|&b| if b { 100 } else { 0 }));
+            out.extend(
+                self.blocked[row * self.width..(row + 1) * self.width]
+                    .iter()
+                    .map(|&b| if b { 100 } else { 0 }),
+            );
         }
         out
     }
@@ -62,7 +66,11 @@ impl Raster {
         let mut s = String::with_capacity((self.width + 1) * self.height);
         for row in 0..self.height {
             for col in 0..self.width {
-                s.push(if self.blocked[row * self.width + col] { '#' } else { '.' });
+                s.push(if self.blocked[row * self.width + col] {
+                    '#'
+                } else {
+                    '.'
+                });
             }
             s.push('\n');
         }
@@ -81,12 +89,16 @@ impl Scenario {
     /// [`MAX_CELLS`] cells.
     pub fn rasterise(&self, resolution_m: f64, walls: bool) -> Result<Raster, String> {
         if !(resolution_m.is_finite() && resolution_m >= MIN_RESOLUTION_M) {
-            return Err(format!("resolution {resolution_m} m: must be finite and >= {MIN_RESOLUTION_M} m"));
+            return Err(format!(
+                "resolution {resolution_m} m: must be finite and >= {MIN_RESOLUTION_M} m"
+            ));
         }
         let cells = |side: f64| (side / resolution_m - 1e-9).ceil().max(1.0);
         let (w, h) = (cells(self.table.width_m), cells(self.table.height_m));
         if w * h > MAX_CELLS as f64 {
-            return Err(format!("resolution {resolution_m} m gives {w} × {h} cells, over {MAX_CELLS}"));
+            return Err(format!(
+                "resolution {resolution_m} m gives {w} × {h} cells, over {MAX_CELLS}"
+            ));
         }
         let (width, height) = (w as usize, h as usize);
         let mut blocked = vec![false; width * height];
@@ -96,13 +108,20 @@ impl Scenario {
             for col in 0..width {
                 let x0 = col as f64 * resolution_m;
                 let edge = col == 0 || row == 0 || col + 1 == width || row + 1 == height;
-                let overhang =
-                    x0 + resolution_m > self.table.width_m + 1e-9 || y0 + resolution_m > self.table.height_m + 1e-9;
+                let overhang = x0 + resolution_m > self.table.width_m + 1e-9
+                    || y0 + resolution_m > self.table.height_m + 1e-9;
                 let hit = shapes.iter().any(|s| overlaps(s, x0, y0, resolution_m));
                 blocked[row * width + col] = hit || overhang || (walls && edge);
             }
         }
-        Ok(Raster { width, height, resolution_m, origin_x_m: 0.0, origin_y_m: 0.0, blocked })
+        Ok(Raster {
+            width,
+            height,
+            resolution_m,
+            origin_x_m: 0.0,
+            origin_y_m: 0.0,
+            blocked,
+        })
     }
 }
 
@@ -111,11 +130,19 @@ fn overlaps(shape: &Shape, x0: f64, y0: f64, s: f64) -> bool {
     const EPS: f64 = 1e-9;
     match shape {
         Shape::Rect(r) => {
-            r.x_min_m < x0 + s - EPS && r.x_max_m > x0 + EPS && r.y_min_m < y0 + s - EPS && r.y_max_m > y0 + EPS
+            r.x_min_m < x0 + s - EPS
+                && r.x_max_m > x0 + EPS
+                && r.y_min_m < y0 + s - EPS
+                && r.y_max_m > y0 + EPS
         }
         Shape::Disc(d) => {
             // Distance from the centre to the square (0 inside) below the radius.
-            let sq = Shape::Rect(crate::scenario::Rect { x_min_m: x0, y_min_m: y0, x_max_m: x0 + s, y_max_m: y0 + s });
+            let sq = Shape::Rect(crate::scenario::Rect {
+                x_min_m: x0,
+                y_min_m: y0,
+                x_max_m: x0 + s,
+                y_max_m: y0 + s,
+            });
             shape_distance(&sq, d.x_m, d.y_m) < d.radius_m - EPS
         }
     }
@@ -151,7 +178,10 @@ mod tests {
         assert!(r.is_blocked(2, 4) && !r.is_blocked(0, 0) && r.is_blocked(10, 0));
         let walled = s.rasterise(0.1, true).expect("ok");
         assert!(
-            walled.is_blocked(0, 2) && walled.is_blocked(5, 0) && walled.is_blocked(9, 2) && !walled.is_blocked(5, 2)
+            walled.is_blocked(0, 2)
+                && walled.is_blocked(5, 0)
+                && walled.is_blocked(9, 2)
+                && !walled.is_blocked(5, 2)
         );
         let occ = r.occupancy();
         assert_eq!(occ[2], 100, "bottom row first");
@@ -172,11 +202,14 @@ mod tests {
 
     #[test]
     fn shipped_table_at_planner_resolution() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../params/eurobot/table.json");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../params/eurobot/table.json");
         let s = Scenario::load(&path).expect("loads");
         let r = s.rasterise(0.02, true).expect("ok");
         assert_eq!((r.width, r.height), (150, 100));
-        let (c, row) = r.cell_of(s.robot.start.x_m, s.robot.start.y_m).expect("on the table");
+        let (c, row) = r
+            .cell_of(s.robot.start.x_m, s.robot.start.y_m)
+            .expect("on the table");
         assert!(!r.is_blocked(c, row));
         for t in &s.tasks {
             let (c, row) = r.cell_of(t.x_m, t.y_m).expect("on the table");
@@ -184,7 +217,11 @@ mod tests {
         }
         // The planner's map file is this raster, byte for byte (regenerate with
         // `table_map --scenario params/eurobot/table.json --resolution 0.02 --pgm params/eurobot/table.pgm`).
-        let pgm = std::fs::read(path.with_file_name("table.pgm")).expect("params/eurobot/table.pgm");
-        assert!(pgm == r.to_pgm(), "params/eurobot/table.pgm is stale: regenerate it with table_map");
+        let pgm =
+            std::fs::read(path.with_file_name("table.pgm")).expect("params/eurobot/table.pgm");
+        assert!(
+            pgm == r.to_pgm(),
+            "params/eurobot/table.pgm is stale: regenerate it with table_map"
+        );
     }
 }

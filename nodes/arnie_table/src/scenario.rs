@@ -123,7 +123,12 @@ impl Obstacle {
         match (self.rect, self.disc) {
             (Some(r), _) => Shape::Rect(r),
             (None, Some(d)) => Shape::Disc(d),
-            (None, None) => Shape::Rect(Rect { x_min_m: 0.0, y_min_m: 0.0, x_max_m: 0.0, y_max_m: 0.0 }),
+            (None, None) => Shape::Rect(Rect {
+                x_min_m: 0.0,
+                y_min_m: 0.0,
+                x_max_m: 0.0,
+                y_max_m: 0.0,
+            }),
         }
     }
 }
@@ -204,7 +209,12 @@ fn d_odom_rate() -> f64 {
 
 impl Default for Odometry {
     fn default() -> Self {
-        Odometry { rate_hz: d_odom_rate(), linear_noise: 0.0, angular_noise: 0.0, seed: 0 }
+        Odometry {
+            rate_hz: d_odom_rate(),
+            linear_noise: 0.0,
+            angular_noise: 0.0,
+            seed: 0,
+        }
     }
 }
 
@@ -341,7 +351,10 @@ fn d_duration() -> f64 {
 
 impl Default for Match {
     fn default() -> Self {
-        Match { duration_s: d_duration(), expected_points: 0 }
+        Match {
+            duration_s: d_duration(),
+            expected_points: 0,
+        }
     }
 }
 
@@ -353,13 +366,22 @@ impl Scenario {
     /// that fails ([`Scenario::validate`]); the message names the file and the field.
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         let file = path.display().to_string();
-        let err = |reason: String| ScenarioError { file: file.clone(), reason };
+        let err = |reason: String| ScenarioError {
+            file: file.clone(),
+            reason,
+        };
         let meta = std::fs::metadata(path).map_err(|e| err(format!("cannot read: {e}")))?;
         if meta.len() > MAX_FILE_BYTES {
-            return Err(err(format!("{} bytes is over the {MAX_FILE_BYTES}-byte limit", meta.len())));
+            return Err(err(format!(
+                "{} bytes is over the {MAX_FILE_BYTES}-byte limit",
+                meta.len()
+            )));
         }
         let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read: {e}")))?;
-        Scenario::from_json(&text).map_err(|e| ScenarioError { file, reason: e.reason })
+        Scenario::from_json(&text).map_err(|e| ScenarioError {
+            file,
+            reason: e.reason,
+        })
     }
 
     /// Parses and checks scenario text.
@@ -367,11 +389,18 @@ impl Scenario {
     /// # Errors
     /// As [`Scenario::load`], with an empty `file`.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let err = |reason: String| ScenarioError { file: String::new(), reason };
+        let err = |reason: String| ScenarioError {
+            file: String::new(),
+            reason,
+        };
         if text.len() as u64 > MAX_FILE_BYTES {
-            return Err(err(format!("{} bytes is over the {MAX_FILE_BYTES}-byte limit", text.len())));
+            return Err(err(format!(
+                "{} bytes is over the {MAX_FILE_BYTES}-byte limit",
+                text.len()
+            )));
         }
-        let s: Scenario = serde_json::from_str(text).map_err(|e| err(format!("not a scenario: {e}")))?;
+        let s: Scenario =
+            serde_json::from_str(text).map_err(|e| err(format!("not a scenario: {e}")))?;
         s.validate().map_err(err)?;
         Ok(s)
     }
@@ -410,22 +439,52 @@ impl Scenario {
             }
         }
         let r = &self.robot;
-        positive("robot.radius_m", r.radius_m, t.width_m.min(t.height_m) / 2.0)?;
+        positive(
+            "robot.radius_m",
+            r.radius_m,
+            t.width_m.min(t.height_m) / 2.0,
+        )?;
         self.check_pose("robot.start", r.start.x_m, r.start.y_m, r.radius_m)?;
         finite("robot.start.theta_rad", r.start.theta_rad)?;
         positive("robot.max_linear_m_s", r.max_linear_m_s, 10.0)?;
         positive("robot.max_angular_rad_s", r.max_angular_rad_s, 100.0)?;
-        positive("robot.max_linear_accel_m_s2", r.max_linear_accel_m_s2, 100.0)?;
-        positive("robot.max_angular_accel_rad_s2", r.max_angular_accel_rad_s2, 1000.0)?;
+        positive(
+            "robot.max_linear_accel_m_s2",
+            r.max_linear_accel_m_s2,
+            100.0,
+        )?;
+        positive(
+            "robot.max_angular_accel_rad_s2",
+            r.max_angular_accel_rad_s2,
+            1000.0,
+        )?;
         positive("robot.emergency_decel_m_s2", r.emergency_decel_m_s2, 100.0)?;
-        in_range("robot.watchdog_ms", f64::from(r.watchdog_ms), 1.0, 65_535.0, "out of range")?;
+        in_range(
+            "robot.watchdog_ms",
+            f64::from(r.watchdog_ms),
+            1.0,
+            65_535.0,
+            "out of range",
+        )?;
         if self.blocked_at(r.start.x_m, r.start.y_m, r.radius_m) {
             return Err("robot.start: the robot overlaps a fixed obstacle there".into());
         }
         let o = &self.odometry;
         positive("odometry.rate_hz", o.rate_hz, 1000.0)?;
-        in_range("odometry.linear_noise", o.linear_noise, 0.0, 1.0, "out of range")?;
-        in_range("odometry.angular_noise", o.angular_noise, 0.0, 1.0, "out of range")?;
+        in_range(
+            "odometry.linear_noise",
+            o.linear_noise,
+            0.0,
+            1.0,
+            "out of range",
+        )?;
+        in_range(
+            "odometry.angular_noise",
+            o.angular_noise,
+            0.0,
+            1.0,
+            "out of range",
+        )?;
         cap("sensors", self.sensors.len(), MAX_SENSORS)?;
         if self.sensors.len() > 256 {
             return Err("sensors: at most 256".into());
@@ -437,26 +496,57 @@ impl Scenario {
         }
         cap("actuators", self.actuators.len(), MAX_ACTUATORS)?;
         for (i, a) in self.actuators.iter().enumerate() {
-            if self.actuators[..i].iter().any(|b| b.name == a.name || b.id == a.id) {
-                return Err(format!("actuators[{i}]: name {:?} or id {} used twice", a.name, a.id));
+            if self.actuators[..i]
+                .iter()
+                .any(|b| b.name == a.name || b.id == a.id)
+            {
+                return Err(format!(
+                    "actuators[{i}]: name {:?} or id {} used twice",
+                    a.name, a.id
+                ));
             }
-            for (f, v) in [("take_ms", a.take_ms), ("release_ms", a.release_ms), ("home_ms", a.home_ms)] {
+            for (f, v) in [
+                ("take_ms", a.take_ms),
+                ("release_ms", a.release_ms),
+                ("home_ms", a.home_ms),
+            ] {
                 if v > 65_535 {
                     return Err(format!("actuators[{i}].{f}: {v} is over 65535"));
                 }
             }
         }
         if let Some(op) = &self.opponent {
-            positive("opponent.radius_m", op.radius_m, t.width_m.min(t.height_m) / 2.0)?;
+            positive(
+                "opponent.radius_m",
+                op.radius_m,
+                t.width_m.min(t.height_m) / 2.0,
+            )?;
             positive("opponent.speed_m_s", op.speed_m_s, 10.0)?;
-            in_range("opponent.start_delay_s", op.start_delay_s, 0.0, 3600.0, "out of range")?;
+            in_range(
+                "opponent.start_delay_s",
+                op.start_delay_s,
+                0.0,
+                3600.0,
+                "out of range",
+            )?;
             if op.waypoints.is_empty() {
                 return Err("opponent.waypoints: at least one".into());
             }
             cap("opponent.waypoints", op.waypoints.len(), MAX_WAYPOINTS)?;
             for (i, w) in op.waypoints.iter().enumerate() {
-                self.check_pose(&format!("opponent.waypoints[{i}]"), w.x_m, w.y_m, op.radius_m)?;
-                in_range(&format!("opponent.waypoints[{i}].wait_s"), w.wait_s, 0.0, 3600.0, "out of range")?;
+                self.check_pose(
+                    &format!("opponent.waypoints[{i}]"),
+                    w.x_m,
+                    w.y_m,
+                    op.radius_m,
+                )?;
+                in_range(
+                    &format!("opponent.waypoints[{i}].wait_s"),
+                    w.wait_s,
+                    0.0,
+                    3600.0,
+                    "out of range",
+                )?;
             }
         }
         cap("tasks", self.tasks.len(), MAX_TASKS)?;
@@ -471,12 +561,18 @@ impl Scenario {
             }
             positive(&format!("{p}.reach_m"), task.reach_m, 10.0)?;
             if self.blocked_at(task.x_m, task.y_m, r.radius_m) {
-                return Err(format!("{p}: the robot would overlap a fixed obstacle at ({}, {})", task.x_m, task.y_m));
+                return Err(format!(
+                    "{p}: the robot would overlap a fixed obstacle at ({}, {})",
+                    task.x_m, task.y_m
+                ));
             }
             cap(&format!("{p}.steps"), task.steps.len(), MAX_STEPS)?;
             for (j, st) in task.steps.iter().enumerate() {
                 if self.actuator(&st.actuator).is_none() {
-                    return Err(format!("{p}.steps[{j}].actuator: no actuator named {:?}", st.actuator));
+                    return Err(format!(
+                        "{p}.steps[{j}].actuator: no actuator named {:?}",
+                        st.actuator
+                    ));
                 }
             }
         }
@@ -511,7 +607,9 @@ impl Scenario {
 
     /// Does a disc of `radius_m` at the point overlap a fixed obstacle (not the walls)?
     pub fn blocked_at(&self, x_m: f64, y_m: f64, radius_m: f64) -> bool {
-        self.obstacles.iter().any(|o| crate::geometry::shape_distance(&o.shape(), x_m, y_m) < radius_m)
+        self.obstacles
+            .iter()
+            .any(|o| crate::geometry::shape_distance(&o.shape(), x_m, y_m) < radius_m)
     }
 
     /// Why a disc of `radius_m` cannot stand at the point (a goal check for the base):
@@ -615,16 +713,31 @@ mod tests {
     fn bad_scenarios_name_the_field() {
         let cases = [
             (r#"{"table":{"width_m":0,"height_m":2}}"#, "table.width_m"),
-            (r#"{"table":{"width_m":3,"height_m":2,"depth":1}}"#, "unknown field"),
+            (
+                r#"{"table":{"width_m":3,"height_m":2,"depth":1}}"#,
+                "unknown field",
+            ),
             (
                 r#"{"obstacles":[{"rect":{"x_min_m":1,"y_min_m":0,"x_max_m":3.5,"y_max_m":1}}]}"#,
                 "obstacles[0].rect.x_max_m",
             ),
             (r#"{"obstacles":[{"name":"a"}]}"#, "exactly one"),
-            (r#"{"obstacles":[{"disc":{"x_m":0.3,"y_m":1,"radius_m":0.1}}]}"#, "robot.start"),
-            (r#"{"robot":{"start":{"x_m":0.1,"y_m":1},"radius_m":0.15}}"#, "robot.start"),
-            (r#"{"robot":{"start":{"x_m":0.5,"y_m":1},"radius_m":-1}}"#, "robot.radius_m"),
-            (r#"{"opponent":{"radius_m":0.1,"speed_m_s":0.3,"waypoints":[]}}"#, "opponent.waypoints"),
+            (
+                r#"{"obstacles":[{"disc":{"x_m":0.3,"y_m":1,"radius_m":0.1}}]}"#,
+                "robot.start",
+            ),
+            (
+                r#"{"robot":{"start":{"x_m":0.1,"y_m":1},"radius_m":0.15}}"#,
+                "robot.start",
+            ),
+            (
+                r#"{"robot":{"start":{"x_m":0.5,"y_m":1},"radius_m":-1}}"#,
+                "robot.radius_m",
+            ),
+            (
+                r#"{"opponent":{"radius_m":0.1,"speed_m_s":0.3,"waypoints":[]}}"#,
+                "opponent.waypoints",
+            ),
             (
                 r#"{"opponent":{"radius_m":0.1,"speed_m_s":0.3,"waypoints":[{"x_m":4,"y_m":1}]}}"#,
                 "opponent.waypoints[0]",
@@ -647,7 +760,9 @@ mod tests {
             let e = with(patch).expect_err(patch).to_string();
             assert!(e.contains(want), "{patch}: {e}");
         }
-        let many: Vec<String> = (0..300).map(|_| r#"{"disc":{"x_m":2,"y_m":1,"radius_m":0.1}}"#.to_string()).collect();
+        let many: Vec<String> = (0..300)
+            .map(|_| r#"{"disc":{"x_m":2,"y_m":1,"radius_m":0.1}}"#.to_string())
+            .collect();
         let e = with(&format!(r#"{{"obstacles":[{}]}}"#, many.join(","))).expect_err("too many");
         assert!(e.reason.contains("at most 256"), "{e}");
         let e = Scenario::from_json(&MIN.replace("0.15}", "1e400}")).expect_err("inf");
@@ -658,10 +773,21 @@ mod tests {
 
     #[test]
     fn pose_problems() {
-        let s = with(r#"{"obstacles":[{"name":"rock","disc":{"x_m":1.5,"y_m":1,"radius_m":0.1}}]}"#).expect("ok");
+        let s =
+            with(r#"{"obstacles":[{"name":"rock","disc":{"x_m":1.5,"y_m":1,"radius_m":0.1}}]}"#)
+                .expect("ok");
         assert!(s.pose_problem(1.0, 1.0, 0.15).is_none());
-        assert!(s.pose_problem(f64::NAN, 1.0, 0.15).expect("nan").contains("finite"));
-        assert!(s.pose_problem(3.5, 1.0, 0.15).expect("off").contains("outside"));
-        assert!(s.pose_problem(1.6, 1.0, 0.15).expect("rock").contains("rock"));
+        assert!(s
+            .pose_problem(f64::NAN, 1.0, 0.15)
+            .expect("nan")
+            .contains("finite"));
+        assert!(s
+            .pose_problem(3.5, 1.0, 0.15)
+            .expect("off")
+            .contains("outside"));
+        assert!(s
+            .pose_problem(1.6, 1.0, 0.15)
+            .expect("rock")
+            .contains("rock"));
     }
 }

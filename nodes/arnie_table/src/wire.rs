@@ -8,10 +8,23 @@ use arnie_comms::{Definitions, Packet, Value};
 pub const BOARD_PACKETS: &[(&str, &[(&str, &str)])] = &[
     (
         "DriveSpeed",
-        &[("seq", "uint16"), ("linear_mm_s", "int16"), ("angular_mrad_s", "int16"), ("watchdog_ms", "uint16")],
+        &[
+            ("seq", "uint16"),
+            ("linear_mm_s", "int16"),
+            ("angular_mrad_s", "int16"),
+            ("watchdog_ms", "uint16"),
+        ],
     ),
     ("Stop", &[("seq", "uint16")]),
-    ("SetPose", &[("seq", "uint16"), ("x_mm", "float"), ("y_mm", "float"), ("theta_mrad", "float")]),
+    (
+        "SetPose",
+        &[
+            ("seq", "uint16"),
+            ("x_mm", "float"),
+            ("y_mm", "float"),
+            ("theta_mrad", "float"),
+        ],
+    ),
     (
         "Odometry",
         &[
@@ -37,7 +50,15 @@ pub const BOARD_PACKETS: &[(&str, &[(&str, &str)])] = &[
             ("y_mm", "float"),
         ],
     ),
-    ("Actuator", &[("seq", "uint16"), ("actuator", "uint8"), ("action", "uint8"), ("element", "uint8")]),
+    (
+        "Actuator",
+        &[
+            ("seq", "uint16"),
+            ("actuator", "uint8"),
+            ("action", "uint8"),
+            ("element", "uint8"),
+        ],
+    ),
     (
         "ActuatorDone",
         &[
@@ -49,7 +70,10 @@ pub const BOARD_PACKETS: &[(&str, &[(&str, &str)])] = &[
             ("duration_ms", "uint16"),
         ],
     ),
-    ("Ack", &[("command", "uint8"), ("seq", "uint16"), ("status", "uint8")]),
+    (
+        "Ack",
+        &[("command", "uint8"), ("seq", "uint16"), ("status", "uint8")],
+    ),
 ];
 
 /// Checks that `defs` define every board packet with exactly these fields and types,
@@ -59,10 +83,18 @@ pub const BOARD_PACKETS: &[(&str, &[(&str, &str)])] = &[
 /// The first missing packet or mismatching field.
 pub fn check(defs: &Definitions) -> Result<(), String> {
     for (name, fields) in BOARD_PACKETS {
-        let def = defs.by_name(name).ok_or_else(|| format!("no definition of packet {name}"))?;
-        let got: Vec<(&str, &str)> = def.fields.iter().map(|f| (f.name.as_str(), f.ty.name())).collect();
+        let def = defs
+            .by_name(name)
+            .ok_or_else(|| format!("no definition of packet {name}"))?;
+        let got: Vec<(&str, &str)> = def
+            .fields
+            .iter()
+            .map(|f| (f.name.as_str(), f.ty.name()))
+            .collect();
         if got != *fields {
-            return Err(format!("packet {name}: fields {got:?}, the board needs {fields:?}"));
+            return Err(format!(
+                "packet {name}: fields {got:?}, the board needs {fields:?}"
+            ));
         }
     }
     Ok(())
@@ -117,7 +149,17 @@ pub fn decode(p: &Packet) -> Option<Input> {
 /// A definition missing or of other field types than [`BOARD_PACKETS`] (run [`check`] first).
 pub fn encode(defs: &Definitions, out: &Output) -> Result<Packet, String> {
     let (name, values): (&str, Vec<(&str, Value)>) = match *out {
-        Output::Odometry { seq, time_ms, x_mm, y_mm, theta_mrad, linear_mm_s, angular_mrad_s, cmd_seq, flags } => (
+        Output::Odometry {
+            seq,
+            time_ms,
+            x_mm,
+            y_mm,
+            theta_mrad,
+            linear_mm_s,
+            angular_mrad_s,
+            cmd_seq,
+            flags,
+        } => (
             "Odometry",
             vec![
                 ("seq", Value::U16(seq)),
@@ -131,7 +173,14 @@ pub fn encode(defs: &Definitions, out: &Output) -> Result<Packet, String> {
                 ("flags", Value::U8(flags)),
             ],
         ),
-        Output::Obstacle { seq, sensor, distance_mm, bearing_mrad, x_mm, y_mm } => (
+        Output::Obstacle {
+            seq,
+            sensor,
+            distance_mm,
+            bearing_mrad,
+            x_mm,
+            y_mm,
+        } => (
             "ObstacleReport",
             vec![
                 ("seq", Value::U16(seq)),
@@ -142,10 +191,26 @@ pub fn encode(defs: &Definitions, out: &Output) -> Result<Packet, String> {
                 ("y_mm", Value::F32(y_mm)),
             ],
         ),
-        Output::Ack { command, seq, status } => {
-            ("Ack", vec![("command", Value::U8(command)), ("seq", Value::U16(seq)), ("status", Value::U8(status))])
-        }
-        Output::ActuatorDone { seq, actuator, action, element, status, duration_ms } => (
+        Output::Ack {
+            command,
+            seq,
+            status,
+        } => (
+            "Ack",
+            vec![
+                ("command", Value::U8(command)),
+                ("seq", Value::U16(seq)),
+                ("status", Value::U8(status)),
+            ],
+        ),
+        Output::ActuatorDone {
+            seq,
+            actuator,
+            action,
+            element,
+            status,
+            duration_ms,
+        } => (
             "ActuatorDone",
             vec![
                 ("seq", Value::U16(seq)),
@@ -157,7 +222,9 @@ pub fn encode(defs: &Definitions, out: &Output) -> Result<Packet, String> {
             ],
         ),
     };
-    let def = defs.by_name(name).ok_or_else(|| format!("no definition of packet {name}"))?;
+    let def = defs
+        .by_name(name)
+        .ok_or_else(|| format!("no definition of packet {name}"))?;
     let mut p = Packet::new(def.clone());
     for (f, v) in values {
         p.set(f, v).map_err(|e| e.to_string())?;
@@ -206,11 +273,24 @@ mod tests {
         }
         let replies: Vec<(&str, Option<&str>)> = ["Stop", "SetPose", "Actuator", "DriveSpeed"]
             .iter()
-            .map(|n| (*n, d.by_name(n).and_then(|x| x.reply).and_then(|id| d.get(id)).map(|r| r.name.as_str())))
+            .map(|n| {
+                (
+                    *n,
+                    d.by_name(n)
+                        .and_then(|x| x.reply)
+                        .and_then(|id| d.get(id))
+                        .map(|r| r.name.as_str()),
+                )
+            })
             .collect();
         assert_eq!(
             replies,
-            [("Stop", Some("Ack")), ("SetPose", Some("Ack")), ("Actuator", Some("Ack")), ("DriveSpeed", None)]
+            [
+                ("Stop", Some("Ack")),
+                ("SetPose", Some("Ack")),
+                ("Actuator", Some("Ack")),
+                ("DriveSpeed", None)
+            ]
         );
     }
 
@@ -229,19 +309,66 @@ mod tests {
                 cmd_seq: 8,
                 flags: 9,
             },
-            Output::Obstacle { seq: 1, sensor: 2, distance_mm: 300, bearing_mrad: -500, x_mm: 1.0, y_mm: 2.0 },
-            Output::Ack { command: 31, seq: 4, status: 0 },
-            Output::ActuatorDone { seq: 1, actuator: 0, action: 1, element: 3, status: 0, duration_ms: 600 },
+            Output::Obstacle {
+                seq: 1,
+                sensor: 2,
+                distance_mm: 300,
+                bearing_mrad: -500,
+                x_mm: 1.0,
+                y_mm: 2.0,
+            },
+            Output::Ack {
+                command: 31,
+                seq: 4,
+                status: 0,
+            },
+            Output::ActuatorDone {
+                seq: 1,
+                actuator: 0,
+                action: 1,
+                element: 3,
+                status: 0,
+                duration_ms: 600,
+            },
         ];
         for o in outs {
             let p = encode(&d, &o).expect("encodes");
             assert!(decode(&p).is_none(), "outputs are not inputs");
         }
-        let p =
-            d.packet_from_json("DriveSpeed", 0, 0, r#"{"seq":3,"linear_mm_s":-200,"angular_mrad_s":100}"#).expect("ok");
-        assert_eq!(decode(&p), Some(Input::Drive { seq: 3, linear_mm_s: -200, angular_mrad_s: 100, watchdog_ms: 0 }));
-        let p = d.packet_from_json("Actuator", 0, 0, r#"{"seq":3,"actuator":1,"action":2,"element":5}"#).expect("ok");
-        assert_eq!(decode(&p), Some(Input::Actuator { seq: 3, actuator: 1, action: 2, element: 5 }));
+        let p = d
+            .packet_from_json(
+                "DriveSpeed",
+                0,
+                0,
+                r#"{"seq":3,"linear_mm_s":-200,"angular_mrad_s":100}"#,
+            )
+            .expect("ok");
+        assert_eq!(
+            decode(&p),
+            Some(Input::Drive {
+                seq: 3,
+                linear_mm_s: -200,
+                angular_mrad_s: 100,
+                watchdog_ms: 0
+            })
+        );
+        let p = d
+            .packet_from_json(
+                "Actuator",
+                0,
+                0,
+                r#"{"seq":3,"actuator":1,"action":2,"element":5}"#,
+            )
+            .expect("ok");
+        assert_eq!(
+            decode(&p),
+            Some(Input::Actuator {
+                seq: 3,
+                actuator: 1,
+                action: 2,
+                element: 5
+            })
+        );
         let p = d.packet_from_json("Ping", 0, 0, "").expect("ok");
         assert_eq!(decode(&p), None);
     }

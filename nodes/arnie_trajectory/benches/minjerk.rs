@@ -1,8 +1,8 @@
 //! Time to plan a 300 mm minimum-jerk move (target < 20 µs), checked as it runs.
 
+use arnie_trajectory::minjerk;
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use nalgebra::Point3;
-use arnie_trajectory::minjerk;
 
 fn bench(c: &mut Criterion) {
     let start = Point3::new(-100.0, 50.0, 200.0);

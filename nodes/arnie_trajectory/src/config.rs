@@ -67,7 +67,10 @@ pub struct TrajectoryConfig {
 }
 
 fn invalid(field: &'static str, reason: impl Into<String>) -> TrajectoryError {
-    TrajectoryError::InvalidConfig { field, reason: reason.into() }
+    TrajectoryError::InvalidConfig {
+        field,
+        reason: reason.into(),
+    }
 }
 
 impl TryFrom<RawTrajectoryConfig> for TrajectoryConfig {
@@ -95,12 +98,23 @@ impl TryFrom<RawTrajectoryConfig> for TrajectoryConfig {
                 format!("{tol} is not a finite number above 0"),
             ));
         }
-        for (axis, (lo, hi)) in raw.workspace_min_mm.iter().zip(&raw.workspace_max_mm).enumerate() {
+        for (axis, (lo, hi)) in raw
+            .workspace_min_mm
+            .iter()
+            .zip(&raw.workspace_max_mm)
+            .enumerate()
+        {
             if !lo.is_finite() {
-                return Err(invalid("workspace_min_mm", format!("axis {axis}: {lo} is not finite")));
+                return Err(invalid(
+                    "workspace_min_mm",
+                    format!("axis {axis}: {lo} is not finite"),
+                ));
             }
             if !hi.is_finite() {
-                return Err(invalid("workspace_max_mm", format!("axis {axis}: {hi} is not finite")));
+                return Err(invalid(
+                    "workspace_max_mm",
+                    format!("axis {axis}: {hi} is not finite"),
+                ));
             }
             if lo > hi {
                 return Err(invalid(
@@ -202,32 +216,72 @@ mod tests {
         assert_eq!(c.sample_factor(), 1);
         assert_eq!(c.tracking_tolerance_mm(), 25.0);
         assert_eq!(c.reverse_wait_periods(), 10);
-        assert_eq!(TrajectoryConfig::try_from(RawTrajectoryConfig::default()), Ok(c));
+        assert_eq!(
+            TrajectoryConfig::try_from(RawTrajectoryConfig::default()),
+            Ok(c)
+        );
     }
 
     #[test]
     fn errors_name_the_field() {
         let d = RawTrajectoryConfig::default;
-        assert_eq!(field_of(RawTrajectoryConfig { period_ms: 0, ..d() }), "period_ms");
-        assert_eq!(field_of(RawTrajectoryConfig { sample_factor: 0, ..d() }), "sample_factor");
         assert_eq!(
-            field_of(RawTrajectoryConfig { tracking_tolerance_mm: f64::NAN, ..d() }),
+            field_of(RawTrajectoryConfig {
+                period_ms: 0,
+                ..d()
+            }),
+            "period_ms"
+        );
+        assert_eq!(
+            field_of(RawTrajectoryConfig {
+                sample_factor: 0,
+                ..d()
+            }),
+            "sample_factor"
+        );
+        assert_eq!(
+            field_of(RawTrajectoryConfig {
+                tracking_tolerance_mm: f64::NAN,
+                ..d()
+            }),
             "tracking_tolerance_mm"
         );
         assert_eq!(
-            field_of(RawTrajectoryConfig { tracking_tolerance_mm: -1.0, ..d() }),
+            field_of(RawTrajectoryConfig {
+                tracking_tolerance_mm: -1.0,
+                ..d()
+            }),
             "tracking_tolerance_mm"
         );
         assert_eq!(
-            field_of(RawTrajectoryConfig { workspace_min_mm: [0.0, 10.0, 0.0], workspace_max_mm: [1.0, 5.0, 1.0], ..d() }),
+            field_of(RawTrajectoryConfig {
+                workspace_min_mm: [0.0, 10.0, 0.0],
+                workspace_max_mm: [1.0, 5.0, 1.0],
+                ..d()
+            }),
             "workspace_max_mm"
         );
         assert_eq!(
-            field_of(RawTrajectoryConfig { workspace_min_mm: [f64::NEG_INFINITY, 0.0, 0.0], ..d() }),
+            field_of(RawTrajectoryConfig {
+                workspace_min_mm: [f64::NEG_INFINITY, 0.0, 0.0],
+                ..d()
+            }),
             "workspace_min_mm"
         );
-        assert_eq!(field_of(RawTrajectoryConfig { position_timeout_ms: 0, ..d() }), "position_timeout_ms");
-        assert_eq!(field_of(RawTrajectoryConfig { stale_abort_periods: 0, ..d() }), "stale_abort_periods");
+        assert_eq!(
+            field_of(RawTrajectoryConfig {
+                position_timeout_ms: 0,
+                ..d()
+            }),
+            "position_timeout_ms"
+        );
+        assert_eq!(
+            field_of(RawTrajectoryConfig {
+                stale_abort_periods: 0,
+                ..d()
+            }),
+            "stale_abort_periods"
+        );
     }
 
     #[test]

@@ -116,7 +116,10 @@ mod tests {
             field: "period_ms",
             reason: "must be at least 1".into(),
         };
-        assert_eq!(e.to_string(), "invalid parameter `period_ms`: must be at least 1");
+        assert_eq!(
+            e.to_string(),
+            "invalid parameter `period_ms`: must be at least 1"
+        );
         let e = TrajectoryError::TargetOutsideWorkspace {
             axis: 'y',
             value_mm: 1200.0,
@@ -124,7 +127,10 @@ mod tests {
             max_mm: 1000.0,
         };
         assert!(e.to_string().contains("y = 1200 mm"), "{e}");
-        let e = TrajectoryError::ArmPositionStale { age_ms: 900, timeout_ms: 500 };
+        let e = TrajectoryError::ArmPositionStale {
+            age_ms: 900,
+            timeout_ms: 500,
+        };
         assert!(e.to_string().contains("900 ms old"), "{e}");
     }
 }

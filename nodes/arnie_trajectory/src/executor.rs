@@ -85,11 +85,18 @@ enum Leg {
 #[derive(Debug, Clone, PartialEq)]
 enum Stage {
     /// `next` is the index of the next point to send.
-    Running { next: usize },
+    Running {
+        next: usize,
+    },
     /// All points sent; `waited` settle periods used.
-    Settling { waited: u32 },
+    Settling {
+        waited: u32,
+    },
     /// Holding after a forward obstacle; `waited` hold periods done.
-    Holding { waited: u32, obstacle: Obstruction },
+    Holding {
+        waited: u32,
+        obstacle: Obstruction,
+    },
     Finished(End),
 }
 
@@ -137,7 +144,9 @@ impl Executor {
         config: &TrajectoryConfig,
     ) -> Result<Self, TrajectoryError> {
         if !finite(&start_mm) {
-            return Err(TrajectoryError::ArmPositionNotFinite { position_mm: start_mm });
+            return Err(TrajectoryError::ArmPositionNotFinite {
+                position_mm: start_mm,
+            });
         }
         if !finite(&goal_mm) {
             return Err(TrajectoryError::TargetNotFinite { target_mm: goal_mm });
@@ -189,7 +198,10 @@ impl Executor {
     /// One period. `measured_mm`: the latest arm position, or `None` if it is stale.
     pub fn step(&mut self, measured_mm: Option<Point3<f64>>) -> Step {
         let action = self.advance(measured_mm);
-        Step { action, feedback: self.feedback() }
+        Step {
+            action,
+            feedback: self.feedback(),
+        }
     }
 
     /// Ends the move at once with [`End::Cancelled`] (the node holds the measured
@@ -211,7 +223,10 @@ impl Executor {
                 end
             }
         };
-        Step { action: Action::Done(end), feedback: self.feedback() }
+        Step {
+            action: Action::Done(end),
+            feedback: self.feedback(),
+        }
     }
 
     /// Current feedback (also returned by every step).
@@ -227,7 +242,11 @@ impl Executor {
             Stage::Running { next } => *next,
             Stage::Holding { .. } => self.last_index + 1,
             Stage::Settling { .. } | Stage::Finished(_) => {
-                if self.sends == 0 { 0 } else { self.last_index + 1 }
+                if self.sends == 0 {
+                    0
+                } else {
+                    self.last_index + 1
+                }
             }
         };
         Feedback {
@@ -235,7 +254,11 @@ impl Executor {
             setpoint_mm: self.last_sent,
             measured_mm: self.measured,
             stale_periods: self.stale_periods,
-            progress: if count == 0 { 0.0 } else { sent as f32 / count as f32 },
+            progress: if count == 0 {
+                0.0
+            } else {
+                sent as f32 / count as f32
+            },
             index: u32::try_from(self.last_index).unwrap_or(u32::MAX),
             count: u32::try_from(count).unwrap_or(u32::MAX),
             tracking_error_mm: self.tracking_error_mm,
@@ -251,7 +274,9 @@ impl Executor {
             None => {
                 self.stale_periods = self.stale_periods.saturating_add(1);
                 if self.stale_periods >= self.stale_abort_periods {
-                    return self.finish(End::PositionStale { periods: self.stale_periods });
+                    return self.finish(End::PositionStale {
+                        periods: self.stale_periods,
+                    });
                 }
                 return Action::Wait;
             }
@@ -287,7 +312,10 @@ impl Executor {
             }
             Stage::Holding { waited, obstacle } => {
                 if waited < self.reverse_wait_periods {
-                    self.stage = Stage::Holding { waited: waited + 1, obstacle };
+                    self.stage = Stage::Holding {
+                        waited: waited + 1,
+                        obstacle,
+                    };
                     Action::Wait
                 } else {
                     self.start_reverse(obstacle, m)
@@ -304,7 +332,12 @@ impl Executor {
         if err <= self.tolerance_mm {
             Ok(())
         } else {
-            Err(Obstruction { index, expected_mm: expected, measured_mm: m, error_mm: err })
+            Err(Obstruction {
+                index,
+                expected_mm: expected,
+                measured_mm: m,
+                error_mm: err,
+            })
         }
     }
 
@@ -327,15 +360,19 @@ impl Executor {
 
     fn obstructed(&mut self, ob: Obstruction, m: Point3<f64>) -> Action {
         match (self.leg, self.obstacle) {
-            (Leg::Reverse, Some(obstacle)) => {
-                self.finish(End::ReverseBlocked { obstacle, reverse: ob })
-            }
+            (Leg::Reverse, Some(obstacle)) => self.finish(End::ReverseBlocked {
+                obstacle,
+                reverse: ob,
+            }),
             _ => {
                 self.obstacle = Some(ob);
                 if self.reverse_wait_periods == 0 {
                     self.start_reverse(ob, m)
                 } else {
-                    self.stage = Stage::Holding { waited: 1, obstacle: ob };
+                    self.stage = Stage::Holding {
+                        waited: 1,
+                        obstacle: ob,
+                    };
                     Action::Wait
                 }
             }

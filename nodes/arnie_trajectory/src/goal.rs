@@ -69,7 +69,9 @@ pub fn validate_goal(
     }
     let arm = arm.ok_or(TrajectoryError::NoArmPosition)?;
     if !arm.position_mm.iter().all(|v| v.is_finite()) {
-        return Err(TrajectoryError::ArmPositionNotFinite { position_mm: arm.position_mm });
+        return Err(TrajectoryError::ArmPositionNotFinite {
+            position_mm: arm.position_mm,
+        });
     }
     if arm.age_ms > config.position_timeout_ms() {
         return Err(TrajectoryError::ArmPositionStale {
@@ -77,7 +79,10 @@ pub fn validate_goal(
             timeout_ms: config.position_timeout_ms(),
         });
     }
-    Ok(AcceptedGoal { start_mm: arm.position_mm, target_mm })
+    Ok(AcceptedGoal {
+        start_mm: arm.position_mm,
+        target_mm,
+    })
 }
 
 #[cfg(test)]
@@ -85,7 +90,10 @@ mod tests {
     use super::*;
 
     fn fresh(p: Point3<f64>) -> Option<ArmSample> {
-        Some(ArmSample { position_mm: p, age_ms: 10 })
+        Some(ArmSample {
+            position_mm: p,
+            age_ms: 10,
+        })
     }
 
     #[test]
@@ -94,7 +102,10 @@ mod tests {
         let g = validate_goal(Point3::new(100.0, 0.0, 1000.0), fresh(Point3::origin()), &c);
         assert_eq!(
             g,
-            Ok(AcceptedGoal { start_mm: Point3::origin(), target_mm: Point3::new(100.0, 0.0, 1000.0) })
+            Ok(AcceptedGoal {
+                start_mm: Point3::origin(),
+                target_mm: Point3::new(100.0, 0.0, 1000.0)
+            })
         );
     }
 
@@ -122,12 +133,25 @@ mod tests {
             Err(TrajectoryError::NoArmPosition)
         );
         assert_eq!(
-            validate_goal(Point3::origin(), Some(ArmSample { position_mm: Point3::origin(), age_ms: c.position_timeout_ms() + 1 }), &c),
-            Err(TrajectoryError::ArmPositionStale { age_ms: c.position_timeout_ms() + 1, timeout_ms: c.position_timeout_ms() })
+            validate_goal(
+                Point3::origin(),
+                Some(ArmSample {
+                    position_mm: Point3::origin(),
+                    age_ms: c.position_timeout_ms() + 1
+                }),
+                &c
+            ),
+            Err(TrajectoryError::ArmPositionStale {
+                age_ms: c.position_timeout_ms() + 1,
+                timeout_ms: c.position_timeout_ms()
+            })
         );
         assert!(validate_goal(
             Point3::origin(),
-            Some(ArmSample { position_mm: Point3::origin(), age_ms: c.position_timeout_ms() }),
+            Some(ArmSample {
+                position_mm: Point3::origin(),
+                age_ms: c.position_timeout_ms()
+            }),
             &c
         )
         .is_ok());

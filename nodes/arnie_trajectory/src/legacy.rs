@@ -81,12 +81,19 @@ impl LegacyTargets {
 /// [`TrajectoryError::LegacyParse`] for fewer than three fields or a non-number.
 /// (NaN/∞ parse; [`crate::goal::validate_goal`] rejects them.)
 pub fn parse_target(text: &str) -> Result<Point3<f64>, TrajectoryError> {
-    let err = |reason| TrajectoryError::LegacyParse { text: text.to_owned(), reason };
+    let err = |reason| TrajectoryError::LegacyParse {
+        text: text.to_owned(),
+        reason,
+    };
     let mut fields = text.split(',').map(str::trim);
     let mut v = [0.0; 3];
     for slot in &mut v {
-        let f = fields.next().ok_or_else(|| err("fewer than three fields"))?;
-        *slot = f.parse::<f64>().map_err(|_| err("a field is not a number"))?;
+        let f = fields
+            .next()
+            .ok_or_else(|| err("fewer than three fields"))?;
+        *slot = f
+            .parse::<f64>()
+            .map_err(|_| err("a field is not a number"))?;
     }
     Ok(Point3::new(v[0], v[1], v[2]))
 }
@@ -121,8 +128,17 @@ mod tests {
     fn parses_first_three_fields() {
         assert_eq!(parse_target("1, 2.5,-3"), Ok(Point3::new(1.0, 2.5, -3.0)));
         assert_eq!(parse_target("1,2,3,0.9"), Ok(Point3::new(1.0, 2.0, 3.0)));
-        assert!(matches!(parse_target("1,2"), Err(TrajectoryError::LegacyParse { .. })));
-        assert!(matches!(parse_target("1,x,3"), Err(TrajectoryError::LegacyParse { .. })));
-        assert!(matches!(parse_target(""), Err(TrajectoryError::LegacyParse { .. })));
+        assert!(matches!(
+            parse_target("1,2"),
+            Err(TrajectoryError::LegacyParse { .. })
+        ));
+        assert!(matches!(
+            parse_target("1,x,3"),
+            Err(TrajectoryError::LegacyParse { .. })
+        ));
+        assert!(matches!(
+            parse_target(""),
+            Err(TrajectoryError::LegacyParse { .. })
+        ));
     }
 }

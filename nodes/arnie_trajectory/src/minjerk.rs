@@ -54,7 +54,10 @@ pub fn sample_count(
     let distance_mm = (goal - start).norm();
     let n = distance_mm.ceil() * f64::from(factor);
     if !n.is_finite() || n > MAX_SAMPLES as f64 {
-        return Err(TrajectoryError::TooManySamples { distance_mm, factor });
+        return Err(TrajectoryError::TooManySamples {
+            distance_mm,
+            factor,
+        });
     }
     // n is a whole, non-negative number no larger than MAX_SAMPLES: the cast is exact.
     Ok(n as usize)
@@ -99,7 +102,9 @@ pub fn plan_n_into(start: Point3<f64>, goal: Point3<f64>, n: usize, out: &mut Ve
 
 /// Time of set-point `k` after the first one [ms]: `k · period_ms` (saturating).
 pub fn sample_time_ms(k: usize, period_ms: u64) -> u64 {
-    u64::try_from(k).unwrap_or(u64::MAX).saturating_mul(period_ms)
+    u64::try_from(k)
+        .unwrap_or(u64::MAX)
+        .saturating_mul(period_ms)
 }
 
 /// The send time of every point of a path of `points` points [ms], the first at 0.
@@ -145,7 +150,10 @@ mod tests {
     fn non_finite_or_huge_input_is_a_value_not_a_panic() {
         let o = Point3::origin();
         let nan = Point3::new(f64::NAN, 0.0, 0.0);
-        assert!(matches!(try_plan(o, nan, 1), Err(TrajectoryError::TooManySamples { .. })));
+        assert!(matches!(
+            try_plan(o, nan, 1),
+            Err(TrajectoryError::TooManySamples { .. })
+        ));
         let far = Point3::new(1e12, 0.0, 0.0);
         assert!(try_plan(o, far, 1).is_err());
         assert_eq!(plan(o, far, 1), vec![far]);

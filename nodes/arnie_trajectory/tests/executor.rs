@@ -4,11 +4,11 @@
 //! position passed to step j is where the set-point of step j−1 (possibly limited by an
 //! obstacle) took the arm. See `executor` module doc.
 
-use nalgebra::Point3;
-use proptest::prelude::*;
 use arnie_trajectory::{
     minjerk, Action, End, Executor, Outcome, Phase, RawTrajectoryConfig, Step, TrajectoryConfig,
 };
+use nalgebra::Point3;
+use proptest::prelude::*;
 
 /// Runs to the end. `arm(current, command) -> new position` models the arm; a `None`
 /// from `measure(step_index, position)` models a stale position.
@@ -29,7 +29,10 @@ impl Run {
             .collect()
     }
     fn waits(&self) -> usize {
-        self.steps.iter().filter(|s| s.action == Action::Wait).count()
+        self.steps
+            .iter()
+            .filter(|s| s.action == Action::Wait)
+            .count()
     }
 }
 
@@ -47,13 +50,23 @@ fn run_with(
         match step.action {
             Action::Send(p) => pos = arm(pos, p),
             Action::Wait => {}
-            Action::Done(end) => return Run { steps, end, arm: pos },
+            Action::Done(end) => {
+                return Run {
+                    steps,
+                    end,
+                    arm: pos,
+                }
+            }
         }
     }
     panic!("executor never finished");
 }
 
-fn run(exec: &mut Executor, start: Point3<f64>, arm: impl FnMut(Point3<f64>, Point3<f64>) -> Point3<f64>) -> Run {
+fn run(
+    exec: &mut Executor,
+    start: Point3<f64>,
+    arm: impl FnMut(Point3<f64>, Point3<f64>) -> Point3<f64>,
+) -> Run {
     run_with(exec, start, arm, |_, p| Some(p))
 }
 
@@ -70,14 +83,21 @@ fn cfg(f: impl FnOnce(&mut RawTrajectoryConfig)) -> TrajectoryConfig {
 #[test]
 fn reached_with_exactly_n_plus_one_setpoints() {
     let c = TrajectoryConfig::default();
-    let (s, g) = (Point3::new(10.0, 20.0, 30.0), Point3::new(130.0, -30.0, 60.0));
+    let (s, g) = (
+        Point3::new(10.0, 20.0, 30.0),
+        Point3::new(130.0, -30.0, 60.0),
+    );
     let mut e = Executor::new(s, g, &c).unwrap();
     let r = run(&mut e, s, perfect);
     assert_eq!(r.end, End::Reached);
     assert_eq!(r.end.outcome(), Outcome::Reached);
     let plan = minjerk::plan(s, g, 1);
     assert_eq!(r.sends(), plan, "every set-point, in order, each once");
-    assert_eq!(r.steps.len(), plan.len() + 1, "N + 1 sends then the arrival check");
+    assert_eq!(
+        r.steps.len(),
+        plan.len() + 1,
+        "N + 1 sends then the arrival check"
+    );
     assert_eq!(r.waits(), 0);
     assert_eq!(r.arm, g);
     // Feedback follows the path.
@@ -154,7 +174,11 @@ fn settle_budget_is_exact() {
             assert_eq!(r.end, End::Reached, "settle {settle} late {late}");
             assert_eq!(r.waits(), late);
         } else {
-            assert_eq!(r.end.outcome(), Outcome::ReversedToStart, "settle {settle} late {late}");
+            assert_eq!(
+                r.end.outcome(),
+                Outcome::ReversedToStart,
+                "settle {settle} late {late}"
+            );
         }
     }
 }
@@ -185,15 +209,27 @@ fn obstacle_holds_ten_periods_then_reverses_to_start() {
     // Forward sends 0..k−1, then exactly 10 holds, then the way back.
     let sends = r.sends();
     assert_eq!(&sends[..k], &forward[..k]);
-    let first_wait = r.steps.iter().position(|s| s.action == Action::Wait).unwrap();
+    let first_wait = r
+        .steps
+        .iter()
+        .position(|s| s.action == Action::Wait)
+        .unwrap();
     assert_eq!(first_wait, k);
     assert_eq!(r.waits(), 10);
-    assert!(r.steps[k..k + 10].iter().all(|s| s.action == Action::Wait && s.feedback.phase == Phase::Waiting));
+    assert!(r.steps[k..k + 10]
+        .iter()
+        .all(|s| s.action == Action::Wait && s.feedback.phase == Phase::Waiting));
     let back = minjerk::plan(Point3::new(0.0, 100.0, 50.0), s, 1);
     assert_eq!(&sends[k..], &back[..]);
-    assert!(r.steps[k + 10..].iter().all(|s| s.feedback.phase == Phase::Reversing));
+    assert!(r.steps[k + 10..]
+        .iter()
+        .all(|s| s.feedback.phase == Phase::Reversing));
     assert_eq!(r.arm, s, "back at the original start");
-    assert!(r.end.to_string().contains("reversed to the start"), "{}", r.end);
+    assert!(
+        r.end.to_string().contains("reversed to the start"),
+        "{}",
+        r.end
+    );
 }
 
 #[test]
@@ -212,7 +248,11 @@ fn blocked_reverse_aborts_and_the_arm_stays() {
     let c = TrajectoryConfig::default();
     let (s, g) = (Point3::origin(), Point3::new(0.0, 300.0, 0.0));
     let mut e = Executor::new(s, g, &c).unwrap();
-    let r = run(&mut e, s, |cur, cmd| if cur.y >= 100.0 { cur } else { wall(cur, cmd) });
+    let r = run(
+        &mut e,
+        s,
+        |cur, cmd| if cur.y >= 100.0 { cur } else { wall(cur, cmd) },
+    );
     let End::ReverseBlocked { obstacle, reverse } = r.end.clone() else {
         panic!("expected ReverseBlocked, got {:?}", r.end);
     };
@@ -256,7 +296,12 @@ fn cancel_ends_at_once_and_stays_ended() {
 
 #[test]
 fn preempt_ends_with_preempted() {
-    let mut e = Executor::new(Point3::origin(), Point3::new(0.0, 0.0, 80.0), &TrajectoryConfig::default()).unwrap();
+    let mut e = Executor::new(
+        Point3::origin(),
+        Point3::new(0.0, 0.0, 80.0),
+        &TrajectoryConfig::default(),
+    )
+    .unwrap();
     e.step(Some(Point3::origin()));
     assert_eq!(e.preempt().action, Action::Done(End::Preempted));
     assert_eq!(End::Preempted.outcome(), Outcome::Preempted);
@@ -268,11 +313,19 @@ fn stale_position_pauses_then_resumes() {
     let (s, g) = (Point3::origin(), Point3::new(60.0, 0.0, 0.0));
     let mut e = Executor::new(s, g, &c).unwrap();
     // Steps 5..24 (19 periods) have no position: under the limit.
-    let r = run_with(&mut e, s, perfect, |i, p| if (5..24).contains(&i) { None } else { Some(p) });
+    let r = run_with(&mut e, s, perfect, |i, p| {
+        if (5..24).contains(&i) {
+            None
+        } else {
+            Some(p)
+        }
+    });
     assert_eq!(r.end, End::Reached);
     assert_eq!(r.sends(), minjerk::plan(s, g, 1));
     assert_eq!(r.waits(), 19);
-    assert!(r.steps[5..24].iter().all(|s| s.feedback.phase == Phase::Waiting && s.feedback.stale_periods > 0));
+    assert!(r.steps[5..24]
+        .iter()
+        .all(|s| s.feedback.phase == Phase::Waiting && s.feedback.stale_periods > 0));
 }
 
 #[test]

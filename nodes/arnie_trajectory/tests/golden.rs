@@ -1,7 +1,7 @@
 //! Golden vectors and physics of the minimum-jerk planner.
 
-use nalgebra::Point3;
 use arnie_trajectory::minjerk::{self, plan};
+use nalgebra::Point3;
 
 fn close(a: Point3<f64>, b: Point3<f64>, tol: f64) -> bool {
     (a - b).abs().max() <= tol
@@ -12,8 +12,16 @@ fn three_four_five_triangle() {
     let pts = plan(Point3::origin(), Point3::new(3.0, 4.0, 0.0), 1);
     assert_eq!(pts.len(), 6, "N = ceil(5) = 5 → 6 points");
     assert_eq!(pts[0], Point3::origin());
-    assert!(close(pts[1], Point3::new(0.17376, 0.23168, 0.0), 1e-5), "{:?}", pts[1]);
-    assert!(close(pts[3], Point3::new(2.04768, 2.73024, 0.0), 1e-5), "{:?}", pts[3]);
+    assert!(
+        close(pts[1], Point3::new(0.17376, 0.23168, 0.0), 1e-5),
+        "{:?}",
+        pts[1]
+    );
+    assert!(
+        close(pts[3], Point3::new(2.04768, 2.73024, 0.0), 1e-5),
+        "{:?}",
+        pts[3]
+    );
     assert_eq!(pts[5], Point3::new(3.0, 4.0, 0.0));
 }
 
@@ -28,7 +36,10 @@ fn pyt_emits_end_point() {
     // And for awkward start/goal pairs where start + Δ·1 ≠ goal in floating point.
     for (s, g) in [
         (Point3::new(0.1, 0.2, 0.3), Point3::new(0.7, -0.3, 100.9)),
-        (Point3::new(-333.3, 1e-9, 7.77), Point3::new(123.456, 654.321, -0.1)),
+        (
+            Point3::new(-333.3, 1e-9, 7.77),
+            Point3::new(123.456, 654.321, -0.1),
+        ),
     ] {
         for factor in [1, 3, 7] {
             let pts = plan(s, g, factor);
@@ -72,10 +83,16 @@ fn velocity_and_acceleration_vanish_at_the_ends() {
     let a0 = (x[2] - 2.0 * x[1] + x[0]) / (h * h);
     let a1 = (x[n] - 2.0 * x[n - 1] + x[n - 2]) / (h * h);
     let peak_v = 300.0 * 15.0 / 8.0;
-    assert!(v0.abs() < 1e-3 * peak_v && v1.abs() < 1e-3 * peak_v, "{v0} {v1}");
+    assert!(
+        v0.abs() < 1e-3 * peak_v && v1.abs() < 1e-3 * peak_v,
+        "{v0} {v1}"
+    );
     // Peak acceleration of the shape is 10/√3 ≈ 5.77 · Δ; the one-sided second difference
     // at the end is O(h) ≈ 60·h·Δ.
-    assert!(a0.abs() < 0.05 * 300.0 && a1.abs() < 0.05 * 300.0, "{a0} {a1}");
+    assert!(
+        a0.abs() < 0.05 * 300.0 && a1.abs() < 0.05 * 300.0,
+        "{a0} {a1}"
+    );
     for s in [0.0, 1.0] {
         assert_eq!(minjerk::shape_velocity(s), 0.0);
         assert_eq!(minjerk::shape_acceleration(s), 0.0);
@@ -112,7 +129,13 @@ fn integrated_squared_jerk_is_the_closed_form_minimum() {
     let h = 1.0 / m as f64;
     let mut simpson = 0.0;
     for i in 0..=m {
-        let w = if i == 0 || i == m { 1.0 } else if i % 2 == 1 { 4.0 } else { 2.0 };
+        let w = if i == 0 || i == m {
+            1.0
+        } else if i % 2 == 1 {
+            4.0
+        } else {
+            2.0
+        };
         simpson += w * minjerk::shape_jerk(i as f64 * h).powi(2);
     }
     simpson *= h / 3.0;

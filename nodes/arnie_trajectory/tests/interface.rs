@@ -24,15 +24,19 @@ fn constants(section: usize) -> BTreeMap<String, u8> {
 #[test]
 fn outcomes_match_the_result_constants() {
     let want = constants(1);
-    let got: BTreeMap<String, u8> =
-        Outcome::ALL.iter().map(|o| (o.name().to_owned(), o.code())).collect();
+    let got: BTreeMap<String, u8> = Outcome::ALL
+        .iter()
+        .map(|o| (o.name().to_owned(), o.code()))
+        .collect();
     assert_eq!(got, want);
 }
 
 #[test]
 fn phases_match_the_feedback_constants() {
     let want = constants(2);
-    let got: BTreeMap<String, u8> =
-        Phase::ALL.iter().map(|p| (p.name().to_owned(), p.code())).collect();
+    let got: BTreeMap<String, u8> = Phase::ALL
+        .iter()
+        .map(|p| (p.name().to_owned(), p.code()))
+        .collect();
     assert_eq!(got, want);
 }

@@ -90,11 +90,20 @@ impl App {
         let sim = use_sim_time(&node)?;
         crate::time::install(&mut node, sim, runtime.handle())?;
         if sim {
-            r2r::log_info!(name, "use_sim_time: the ROS clock follows /clock (timers wait for the first one)");
+            r2r::log_info!(
+                name,
+                "use_sim_time: the ROS clock follows /clock (timers wait for the first one)"
+            );
         }
         let (tx, _rx) = watch::channel(false);
         let qos_watch = crate::qos_check::QosWatch::new(name);
-        Ok(App { node, name: name.to_string(), runtime, shutdown_tx: Arc::new(tx), qos_watch })
+        Ok(App {
+            node,
+            name: name.to_string(),
+            runtime,
+            shutdown_tx: Arc::new(tx),
+            qos_watch,
+        })
     }
 
     /// The node's ROS clock (`use_sim_time` honoured; see [`crate::time`]).
@@ -145,15 +154,26 @@ impl App {
     /// `rules.check` (else the node does not start, naming the reason), and so must every
     /// later `ros2 param set`, which is refused with the reason otherwise; a parameter in
     /// `rules.start_only` is refused after start, saying so.
-    pub fn parameters_checked<P>(&mut self, defaults: P, rules: crate::params::Rules<P>) -> Result<Arc<Mutex<P>>, Error>
+    pub fn parameters_checked<P>(
+        &mut self,
+        defaults: P,
+        rules: crate::params::Rules<P>,
+    ) -> Result<Arc<Mutex<P>>, Error>
     where
         P: RosParams + Clone + fmt::Debug + Send + 'static,
     {
         use futures::StreamExt;
         let params = Arc::new(Mutex::new(defaults));
-        let checked = Arc::new(Mutex::new(crate::params::Checked::new(params.clone(), rules)));
+        let checked = Arc::new(Mutex::new(crate::params::Checked::new(
+            params.clone(),
+            rules,
+        )));
         let (handler, mut changes) = self.node.make_derived_parameter_handler(checked.clone())?;
-        checked.lock().map_err(|_| Error::Setup("parameter table poisoned".into()))?.start().map_err(Error::Parameter)?;
+        checked
+            .lock()
+            .map_err(|_| Error::Setup("parameter table poisoned".into()))?
+            .start()
+            .map_err(Error::Parameter)?;
         let _guard = self.runtime.enter();
         tokio::spawn(handler);
         let name = self.name.clone();
@@ -162,7 +182,11 @@ impl App {
                 r2r::log_info!(&name, "parameter {param} set to {value:?}");
             }
         });
-        let table = self.node.params.lock().map_err(|_| Error::Setup("parameter table poisoned".into()))?;
+        let table = self
+            .node
+            .params
+            .lock()
+            .map_err(|_| Error::Setup("parameter table poisoned".into()))?;
         for (key, p) in table.iter() {
             r2r::log_info!(&self.name, "param {key} = {:?}", p.value);
         }
@@ -207,7 +231,10 @@ impl App {
         let tx = self.shutdown_tx.clone();
         self.runtime.spawn(async move {
             use tokio::signal::unix::{signal, SignalKind};
-            let (Ok(mut int), Ok(mut term)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
+            let (Ok(mut int), Ok(mut term)) = (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+            ) else {
                 return;
             };
             tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
@@ -232,7 +259,10 @@ impl App {
 /// The `use_sim_time` parameter (`-p use_sim_time:=true`, or a params file), declared
 /// with its default `false` when not given, as every ROS 2 node has it. Read only at start.
 fn use_sim_time(node: &r2r::Node) -> Result<bool, Error> {
-    let mut params = node.params.lock().map_err(|_| Error::Setup("parameter table poisoned".into()))?;
+    let mut params = node
+        .params
+        .lock()
+        .map_err(|_| Error::Setup("parameter table poisoned".into()))?;
     match params.get(crate::params::USE_SIM_TIME).map(|p| &p.value) {
         None => {
             let mut p = r2r::Parameter::new(r2r::ParameterValue::Bool(false));
@@ -241,7 +271,9 @@ fn use_sim_time(node: &r2r::Node) -> Result<bool, Error> {
             Ok(false)
         }
         Some(r2r::ParameterValue::Bool(b)) => Ok(*b),
-        Some(other) => Err(Error::Parameter(format!("use_sim_time must be true or false, not {other:?}"))),
+        Some(other) => Err(Error::Parameter(format!(
+            "use_sim_time must be true or false, not {other:?}"
+        ))),
     }
 }
 
@@ -254,9 +286,16 @@ fn check_ros_args(args: impl Iterator<Item = String>) -> Result<(), Error> {
         if pair[0] == "-p" || pair[0] == "--param" {
             match pair[1].split_once(":=") {
                 Some((name, "")) => {
-                    return Err(Error::Parameter(format!("`-p {name}:=` has no value (for an empty string write {name}:=''")))
+                    return Err(Error::Parameter(format!(
+                        "`-p {name}:=` has no value (for an empty string write {name}:=''"
+                    )))
                 }
-                None => return Err(Error::Parameter(format!("`-p {}` is not of the form name:=value", pair[1]))),
+                None => {
+                    return Err(Error::Parameter(format!(
+                        "`-p {}` is not of the form name:=value",
+                        pair[1]
+                    )))
+                }
                 _ => {}
             }
         }
@@ -291,7 +330,10 @@ mod tests {
     use super::*;
 
     fn args(a: &[&str]) -> impl Iterator<Item = String> {
-        a.iter().map(|s| s.to_string()).collect::<Vec<_>>().into_iter()
+        a.iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+            .into_iter()
     }
 
     #[test]

@@ -42,7 +42,12 @@ pub struct Status {
 
 impl Status {
     pub fn ok(name: impl Into<String>, message: impl Into<String>) -> Self {
-        Status { name: name.into(), level: Level::Ok, message: message.into(), values: vec![] }
+        Status {
+            name: name.into(),
+            level: Level::Ok,
+            message: message.into(),
+            values: vec![],
+        }
     }
     /// Adds a key/value pair (builder style).
     pub fn with(mut self, key: impl Into<String>, value: impl ToString) -> Self {
@@ -60,8 +65,13 @@ pub struct Diagnostics {
 
 impl Diagnostics {
     pub fn new(node: &mut r2r::Node, node_name: &str) -> r2r::Result<Self> {
-        let publisher = node.create_publisher::<DiagnosticArray>(topics::DIAGNOSTICS, qos::commands())?;
-        Ok(Diagnostics { node_name: node_name.to_string(), publisher, qos: None })
+        let publisher =
+            node.create_publisher::<DiagnosticArray>(topics::DIAGNOSTICS, qos::commands())?;
+        Ok(Diagnostics {
+            node_name: node_name.to_string(),
+            publisher,
+            qos: None,
+        })
     }
 
     /// Adds the `qos` status (`incompatible_qos_peers`, see [`crate::qos_check`]) to
@@ -85,17 +95,27 @@ impl Diagnostics {
                 values: s
                     .values
                     .iter()
-                    .map(|(k, v)| KeyValue { key: k.clone(), value: v.clone() })
+                    .map(|(k, v)| KeyValue {
+                        key: k.clone(),
+                        value: v.clone(),
+                    })
                     .collect(),
             })
             .collect();
-        self.publisher.publish(&DiagnosticArray { header: time::header(""), status })
+        self.publisher.publish(&DiagnosticArray {
+            header: time::header(""),
+            status,
+        })
     }
 
     /// Spawns a task that publishes `make()` every `period` of the node's ROS clock
     /// ([`crate::time::interval`]: with `use_sim_time`, on `/clock`) until shutdown.
-    pub fn spawn_periodic<F>(self, period: std::time::Duration, shutdown: crate::Shutdown, mut make: F)
-    where
+    pub fn spawn_periodic<F>(
+        self,
+        period: std::time::Duration,
+        shutdown: crate::Shutdown,
+        mut make: F,
+    ) where
         F: FnMut() -> Vec<Status> + Send + 'static,
     {
         tokio::spawn(async move {

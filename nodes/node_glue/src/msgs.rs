@@ -9,7 +9,15 @@ pub fn path(header: Header, points: impl IntoIterator<Item = Point>) -> Path {
         .into_iter()
         .map(|position| PoseStamped {
             header: header.clone(),
-            pose: Pose { position, orientation: Quaternion { x: 0.0, y: 0.0, z: 0.0, w: 1.0 } },
+            pose: Pose {
+                position,
+                orientation: Quaternion {
+                    x: 0.0,
+                    y: 0.0,
+                    z: 0.0,
+                    w: 1.0,
+                },
+            },
         })
         .collect();
     Path { header, poses }

@@ -25,7 +25,10 @@ pub struct Rules<P> {
 impl<P> Rules<P> {
     /// Every value accepted, every parameter live.
     pub fn none() -> Self {
-        Rules { check: |_| Ok(()), start_only: &[] }
+        Rules {
+            check: |_| Ok(()),
+            start_only: &[],
+        }
     }
 }
 
@@ -40,7 +43,11 @@ pub struct Checked<P> {
 impl<P: RosParams + Clone> Checked<P> {
     /// Wraps `shared`; call [`Checked::start`] once the start-up values are in.
     pub fn new(shared: Arc<Mutex<P>>, rules: Rules<P>) -> Self {
-        Checked { shared, rules, started: false }
+        Checked {
+            shared,
+            rules,
+            started: false,
+        }
     }
 
     /// Checks the values given at start; from now on start-only parameters are fixed.
@@ -49,17 +56,31 @@ impl<P: RosParams + Clone> Checked<P> {
     /// The check's reason, when the start-up values do not pass it.
     pub fn start(&mut self) -> Result<(), String> {
         self.started = true;
-        let p = self.shared.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let p = self
+            .shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
         (self.rules.check)(&p)
     }
 
     fn trial(&self, name: &str, value: &ParameterValue) -> r2r::Result<P> {
-        let refuse = |msg: String| r2r::Error::ParameterValueConv { name: name.to_string(), msg };
+        let refuse = |msg: String| r2r::Error::ParameterValueConv {
+            name: name.to_string(),
+            msg,
+        };
         if name == USE_SIM_TIME || (self.started && self.rules.start_only.contains(&name)) {
-            return Err(refuse("is read only at start; restart the node to change it".into()));
+            return Err(refuse(
+                "is read only at start; restart the node to change it".into(),
+            ));
         }
-        let mut copy = self.shared.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        copy.set_parameter(name, value).map_err(|e| e.update_param_name(name))?;
+        let mut copy = self
+            .shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        copy.set_parameter(name, value)
+            .map_err(|e| e.update_param_name(name))?;
         (self.rules.check)(&copy).map_err(refuse)?;
         Ok(copy)
     }
@@ -72,11 +93,17 @@ impl<P: RosParams + Clone> RosParams for Checked<P> {
         param: Option<Parameter>,
         params: &mut IndexMap<String, Parameter>,
     ) -> r2r::Result<()> {
-        self.shared.lock().unwrap_or_else(|e| e.into_inner()).register_parameters(prefix, param, params)
+        self.shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .register_parameters(prefix, param, params)
     }
 
     fn get_parameter(&mut self, name: &str) -> r2r::Result<ParameterValue> {
-        self.shared.lock().unwrap_or_else(|e| e.into_inner()).get_parameter(name)
+        self.shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_parameter(name)
     }
 
     fn set_parameter(&mut self, name: &str, value: &ParameterValue) -> r2r::Result<()> {
@@ -103,9 +130,18 @@ mod tests {
     }
 
     fn checked() -> (Arc<Mutex<P>>, Checked<P>) {
-        let shared = Arc::new(Mutex::new(P { factor: 1, file: "a".into() }));
+        let shared = Arc::new(Mutex::new(P {
+            factor: 1,
+            file: "a".into(),
+        }));
         let rules = Rules {
-            check: |p: &P| if p.factor >= 1 { Ok(()) } else { Err(format!("factor must be at least 1, not {}", p.factor)) },
+            check: |p: &P| {
+                if p.factor >= 1 {
+                    Ok(())
+                } else {
+                    Err(format!("factor must be at least 1, not {}", p.factor))
+                }
+            },
             start_only: &["file"],
         };
         let mut c = Checked::new(shared.clone(), rules);
@@ -116,33 +152,60 @@ mod tests {
     #[test]
     fn a_valid_change_is_applied() {
         let (shared, mut c) = checked();
-        c.set_parameter("factor", &ParameterValue::Integer(3)).unwrap();
+        c.set_parameter("factor", &ParameterValue::Integer(3))
+            .unwrap();
         assert_eq!(shared.lock().unwrap().factor, 3);
     }
 
     #[test]
     fn an_invalid_change_is_refused_with_the_reason_and_leaves_nothing() {
         let (shared, mut c) = checked();
-        let e = c.set_parameter("factor", &ParameterValue::Integer(0)).unwrap_err();
-        assert!(e.to_string().contains("factor must be at least 1, not 0"), "{e}");
+        let e = c
+            .set_parameter("factor", &ParameterValue::Integer(0))
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("factor must be at least 1, not 0"),
+            "{e}"
+        );
         assert_eq!(shared.lock().unwrap().factor, 1);
-        assert!(c.check_parameter("factor", &ParameterValue::Integer(-2)).is_err());
-        let e = c.set_parameter("factor", &ParameterValue::String("x".into())).unwrap_err();
+        assert!(c
+            .check_parameter("factor", &ParameterValue::Integer(-2))
+            .is_err());
+        let e = c
+            .set_parameter("factor", &ParameterValue::String("x".into()))
+            .unwrap_err();
         assert!(e.to_string().contains("factor"), "{e}");
     }
 
     #[test]
     fn a_start_only_parameter_says_so() {
         let (shared, mut c) = checked();
-        let e = c.set_parameter("file", &ParameterValue::String("b".into())).unwrap_err();
+        let e = c
+            .set_parameter("file", &ParameterValue::String("b".into()))
+            .unwrap_err();
         assert!(e.to_string().contains("read only at start"), "{e}");
         assert_eq!(shared.lock().unwrap().file, "a");
     }
 
     #[test]
     fn start_values_are_checked() {
-        let shared = Arc::new(Mutex::new(P { factor: 0, file: String::new() }));
-        let mut c = Checked::new(shared, Rules { check: |p: &P| if p.factor >= 1 { Ok(()) } else { Err("factor".into()) }, start_only: &[] });
+        let shared = Arc::new(Mutex::new(P {
+            factor: 0,
+            file: String::new(),
+        }));
+        let mut c = Checked::new(
+            shared,
+            Rules {
+                check: |p: &P| {
+                    if p.factor >= 1 {
+                        Ok(())
+                    } else {
+                        Err("factor".into())
+                    }
+                },
+                start_only: &[],
+            },
+        );
         assert!(c.start().is_err());
     }
 }

@@ -24,5 +24,8 @@ pub fn legacy_commands() -> QosProfile {
 /// Static things (maps, planned paths, state echoes): reliable, transient-local,
 /// depth 1, so a late subscriber (rviz) still gets the last value.
 pub fn latched() -> QosProfile {
-    QosProfile::default().keep_last(1).reliable().transient_local()
+    QosProfile::default()
+        .keep_last(1)
+        .reliable()
+        .transient_local()
 }

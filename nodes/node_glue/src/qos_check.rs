@@ -67,7 +67,11 @@ pub struct Mismatch {
 
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: offered {}, requested {}", self.policy, self.offered, self.requested)
+        write!(
+            f,
+            "{}: offered {}, requested {}",
+            self.policy, self.offered, self.requested
+        )
     }
 }
 
@@ -84,21 +88,50 @@ impl fmt::Display for Mismatch {
 /// them; our presets never use them, except liveliness "system default" = automatic).
 pub fn mismatches(offered: &QosProfile, requested: &QosProfile) -> Vec<Mismatch> {
     let mut out = Vec::new();
-    let mut push = |policy, offered: String, requested: String| out.push(Mismatch { policy, offered, requested });
-    if offered.reliability == ReliabilityPolicy::BestEffort && requested.reliability == ReliabilityPolicy::Reliable {
-        push(Policy::Reliability, reliability(offered), reliability(requested));
+    let mut push = |policy, offered: String, requested: String| {
+        out.push(Mismatch {
+            policy,
+            offered,
+            requested,
+        })
+    };
+    if offered.reliability == ReliabilityPolicy::BestEffort
+        && requested.reliability == ReliabilityPolicy::Reliable
+    {
+        push(
+            Policy::Reliability,
+            reliability(offered),
+            reliability(requested),
+        );
     }
-    if offered.durability == DurabilityPolicy::Volatile && requested.durability == DurabilityPolicy::TransientLocal {
-        push(Policy::Durability, durability(offered), durability(requested));
+    if offered.durability == DurabilityPolicy::Volatile
+        && requested.durability == DurabilityPolicy::TransientLocal
+    {
+        push(
+            Policy::Durability,
+            durability(offered),
+            durability(requested),
+        );
     }
     if let Some(wanted) = finite(requested.deadline) {
         if finite(offered.deadline).is_none_or(|d| d > wanted) {
-            push(Policy::Deadline, duration(offered.deadline), duration(requested.deadline));
+            push(
+                Policy::Deadline,
+                duration(offered.deadline),
+                duration(requested.deadline),
+            );
         }
     }
-    if let (Some(o), Some(r)) = (liveliness_rank(&offered.liveliness), liveliness_rank(&requested.liveliness)) {
+    if let (Some(o), Some(r)) = (
+        liveliness_rank(&offered.liveliness),
+        liveliness_rank(&requested.liveliness),
+    ) {
         if o < r {
-            push(Policy::Liveliness, liveliness(offered), liveliness(requested));
+            push(
+                Policy::Liveliness,
+                liveliness(offered),
+                liveliness(requested),
+            );
         }
     }
     if let Some(wanted) = finite(requested.liveliness_lease_duration) {
@@ -126,7 +159,10 @@ pub fn describe(q: &QosProfile) -> String {
     if finite(q.deadline).is_some() {
         parts.push(format!("deadline {}", duration(q.deadline)));
     }
-    if !matches!(q.liveliness, LivelinessPolicy::Automatic | LivelinessPolicy::SystemDefault) {
+    if !matches!(
+        q.liveliness,
+        LivelinessPolicy::Automatic | LivelinessPolicy::SystemDefault
+    ) {
         parts.push(format!("liveliness {}", liveliness(q)));
     }
     if finite(q.liveliness_lease_duration).is_some() {
@@ -193,7 +229,11 @@ fn duration(d: Duration) -> String {
 /// absolute names stay, `~` / `~/x` go under the node, relative names under the namespace.
 pub fn resolve(namespace: &str, node: &str, name: &str) -> String {
     let ns = namespace.trim_end_matches('/');
-    let ns = if ns.is_empty() || ns.starts_with('/') { ns.to_string() } else { format!("/{ns}") };
+    let ns = if ns.is_empty() || ns.starts_with('/') {
+        ns.to_string()
+    } else {
+        format!("/{ns}")
+    };
     if name.starts_with('/') {
         name.to_string()
     } else if name == "~" {
@@ -232,14 +272,22 @@ impl QosCounters {
     pub fn status(&self) -> Status {
         let n = self.incompatible_qos_peers.get();
         let (level, message) = if n > 0 {
-            (Level::Warn, format!("{n} incompatible QoS publisher(s) found (see the log)"))
+            (
+                Level::Warn,
+                format!("{n} incompatible QoS publisher(s) found (see the log)"),
+            )
         } else {
             (Level::Ok, "no incompatible QoS publisher".to_string())
         };
-        Status { name: "qos".into(), level, message, values: vec![] }
-            .with("incompatible_qos_peers", n)
-            .with("watched_subscriptions", self.watched_subscriptions.get())
-            .with("graph_query_errors", self.graph_query_errors.get())
+        Status {
+            name: "qos".into(),
+            level,
+            message,
+            values: vec![],
+        }
+        .with("incompatible_qos_peers", n)
+        .with("watched_subscriptions", self.watched_subscriptions.get())
+        .with("graph_query_errors", self.graph_query_errors.get())
     }
 }
 
@@ -325,7 +373,10 @@ impl QosWatch {
                 Ok(Err(e)) => {
                     self.counters.graph_query_errors.inc();
                     if !std::mem::replace(&mut self.query_error_logged, true) {
-                        r2r::log_warn!(&self.node, "QoS check: cannot list the publishers of {topic}: {e}");
+                        r2r::log_warn!(
+                            &self.node,
+                            "QoS check: cannot list the publishers of {topic}: {e}"
+                        );
                     }
                     continue;
                 }
@@ -364,15 +415,24 @@ mod tests {
     use crate::qos;
 
     fn policies(offered: &QosProfile, requested: &QosProfile) -> Vec<Policy> {
-        mismatches(offered, requested).iter().map(|m| m.policy).collect()
+        mismatches(offered, requested)
+            .iter()
+            .map(|m| m.policy)
+            .collect()
     }
 
     #[test]
     fn best_effort_never_serves_a_reliable_subscription() {
         // The issue-18 case: the spine published best effort, /arm/target was reliable.
-        assert_eq!(policies(&qos::sensor(), &qos::commands()), vec![Policy::Reliability]);
+        assert_eq!(
+            policies(&qos::sensor(), &qos::commands()),
+            vec![Policy::Reliability]
+        );
         let m = &mismatches(&qos::sensor(), &qos::commands())[0];
-        assert_eq!(m.to_string(), "reliability: offered best effort, requested reliable");
+        assert_eq!(
+            m.to_string(),
+            "reliability: offered best effort, requested reliable"
+        );
         // A best-effort subscription takes both.
         assert!(mismatches(&qos::sensor(), &qos::sensor()).is_empty());
         assert!(mismatches(&qos::commands(), &qos::sensor()).is_empty());
@@ -381,8 +441,14 @@ mod tests {
 
     #[test]
     fn volatile_never_serves_a_transient_local_subscription() {
-        assert_eq!(policies(&qos::commands(), &qos::latched()), vec![Policy::Durability]);
-        assert_eq!(policies(&qos::sensor(), &qos::latched()), vec![Policy::Reliability, Policy::Durability]);
+        assert_eq!(
+            policies(&qos::commands(), &qos::latched()),
+            vec![Policy::Durability]
+        );
+        assert_eq!(
+            policies(&qos::sensor(), &qos::latched()),
+            vec![Policy::Reliability, Policy::Durability]
+        );
         assert!(mismatches(&qos::latched(), &qos::commands()).is_empty());
         assert!(mismatches(&qos::latched(), &qos::latched()).is_empty());
     }
@@ -393,13 +459,26 @@ mod tests {
         let infinite = Duration::new(9_223_372_036, 854_775_807); // RMW_DURATION_INFINITE
         let sub = qos::commands().deadline(ms(100));
         assert_eq!(policies(&qos::commands(), &sub), vec![Policy::Deadline]); // none offered
-        assert_eq!(policies(&qos::commands().deadline(infinite), &sub), vec![Policy::Deadline]);
-        assert_eq!(policies(&qos::commands().deadline(ms(200)), &sub), vec![Policy::Deadline]);
+        assert_eq!(
+            policies(&qos::commands().deadline(infinite), &sub),
+            vec![Policy::Deadline]
+        );
+        assert_eq!(
+            policies(&qos::commands().deadline(ms(200)), &sub),
+            vec![Policy::Deadline]
+        );
         assert!(mismatches(&qos::commands().deadline(ms(100)), &sub).is_empty());
         assert!(mismatches(&qos::commands().deadline(ms(50)), &qos::commands()).is_empty());
-        assert!(mismatches(&qos::commands().deadline(ms(50)), &qos::commands().deadline(infinite)).is_empty());
+        assert!(mismatches(
+            &qos::commands().deadline(ms(50)),
+            &qos::commands().deadline(infinite)
+        )
+        .is_empty());
         let sub = qos::commands().liveliness_lease_duration(ms(500));
-        assert_eq!(policies(&qos::commands(), &sub), vec![Policy::LivelinessLeaseDuration]);
+        assert_eq!(
+            policies(&qos::commands(), &sub),
+            vec![Policy::LivelinessLeaseDuration]
+        );
         assert!(mismatches(&qos::commands().liveliness_lease_duration(ms(400)), &sub).is_empty());
     }
 
@@ -408,7 +487,10 @@ mod tests {
         let manual = qos::commands().liveliness(LivelinessPolicy::ManualByTopic);
         let auto = qos::commands().liveliness(LivelinessPolicy::Automatic);
         assert_eq!(policies(&auto, &manual), vec![Policy::Liveliness]);
-        assert_eq!(policies(&qos::commands(), &manual), vec![Policy::Liveliness]); // system default = automatic
+        assert_eq!(
+            policies(&qos::commands(), &manual),
+            vec![Policy::Liveliness]
+        ); // system default = automatic
         assert!(mismatches(&manual, &auto).is_empty());
         let by_node = qos::commands().liveliness(LivelinessPolicy::ManualByNode);
         assert_eq!(policies(&by_node, &manual), vec![Policy::Liveliness]);
@@ -428,22 +510,36 @@ mod tests {
 
     #[test]
     fn profiles_are_named_in_words() {
-        assert_eq!(describe(&qos::sensor()), "best effort, volatile, keep last 5");
-        assert_eq!(describe(&qos::latched()), "reliable, transient local, keep last 1");
+        assert_eq!(
+            describe(&qos::sensor()),
+            "best effort, volatile, keep last 5"
+        );
+        assert_eq!(
+            describe(&qos::latched()),
+            "reliable, transient local, keep last 1"
+        );
         // As the graph reports a remote publisher: no history, infinite deadline.
         let mut remote = qos::commands().deadline(Duration::new(9_223_372_036, 854_775_807));
         remote.history = HistoryPolicy::Unknown;
         remote.depth = 0;
         assert_eq!(describe(&remote), "reliable, volatile");
-        let strict = qos::commands().deadline(Duration::from_millis(20)).liveliness(LivelinessPolicy::ManualByTopic);
-        assert_eq!(describe(&strict), "reliable, volatile, keep last 10, deadline 20 ms, liveliness manual by topic");
+        let strict = qos::commands()
+            .deadline(Duration::from_millis(20))
+            .liveliness(LivelinessPolicy::ManualByTopic);
+        assert_eq!(
+            describe(&strict),
+            "reliable, volatile, keep last 10, deadline 20 ms, liveliness manual by topic"
+        );
     }
 
     #[test]
     fn names_resolve_like_rcl() {
         assert_eq!(resolve("/", "brain", "arm/position"), "/arm/position");
         assert_eq!(resolve("", "brain", "arm/position"), "/arm/position");
-        assert_eq!(resolve("/left", "brain", "arm/position"), "/left/arm/position");
+        assert_eq!(
+            resolve("/left", "brain", "arm/position"),
+            "/left/arm/position"
+        );
         assert_eq!(resolve("/left/", "brain", "/diagnostics"), "/diagnostics");
         assert_eq!(resolve("/left", "brain", "~/state"), "/left/brain/state");
         assert_eq!(resolve("/", "brain", "~"), "/brain");
@@ -453,23 +549,53 @@ mod tests {
     fn each_incompatible_publisher_is_logged_and_counted_once() {
         let mut watch = QosWatch::new("test");
         watch.watch("/arm/target".into(), qos::commands());
-        let spine = Peer { node: "/spine_bridge".into(), gid: vec![1, 2, 0, 0], qos: qos::sensor() };
+        let spine = Peer {
+            node: "/spine_bridge".into(),
+            gid: vec![1, 2, 0, 0],
+            qos: qos::sensor(),
+        };
         let line = watch.judge(0, &spine).expect("logged");
-        assert!(line.contains("/arm/target") && line.contains("/spine_bridge") && line.contains("gid 0102"), "{line}");
-        assert!(line.contains("offers [best effort, volatile, keep last 5]"), "{line}");
-        assert!(line.contains("requests [reliable, volatile, keep last 10]"), "{line}");
-        assert!(line.contains("reliability: offered best effort, requested reliable"), "{line}");
+        assert!(
+            line.contains("/arm/target")
+                && line.contains("/spine_bridge")
+                && line.contains("gid 0102"),
+            "{line}"
+        );
+        assert!(
+            line.contains("offers [best effort, volatile, keep last 5]"),
+            "{line}"
+        );
+        assert!(
+            line.contains("requests [reliable, volatile, keep last 10]"),
+            "{line}"
+        );
+        assert!(
+            line.contains("reliability: offered best effort, requested reliable"),
+            "{line}"
+        );
         assert_eq!(watch.judge(0, &spine), None); // seen: not again
-        let good = Peer { node: "/brain".into(), gid: vec![3], qos: qos::commands() };
+        let good = Peer {
+            node: "/brain".into(),
+            gid: vec![3],
+            qos: qos::commands(),
+        };
         assert_eq!(watch.judge(0, &good), None);
-        let other = Peer { node: "/spine_bridge".into(), gid: vec![9], qos: qos::sensor() };
+        let other = Peer {
+            node: "/spine_bridge".into(),
+            gid: vec![9],
+            qos: qos::sensor(),
+        };
         assert!(watch.judge(0, &other).is_some()); // a new publisher (restarted): a new peer
         assert_eq!(watch.judge(7, &other), None); // no such subscription
         let counters = watch.counters();
         assert_eq!(counters.incompatible_qos_peers.get(), 2);
         let status = counters.status();
         assert_eq!(status.level, Level::Warn);
-        assert!(status.values.contains(&("incompatible_qos_peers".into(), "2".into())));
-        assert!(status.values.contains(&("watched_subscriptions".into(), "1".into())));
+        assert!(status
+            .values
+            .contains(&("incompatible_qos_peers".into(), "2".into())));
+        assert!(status
+            .values
+            .contains(&("watched_subscriptions".into(), "1".into())));
     }
 }

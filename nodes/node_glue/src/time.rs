@@ -36,19 +36,28 @@ pub struct RosClock {
 static CLOCK: OnceLock<RosClock> = OnceLock::new();
 
 fn system_now() -> Duration {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
 }
 
 /// Installs this process's clock (the first call wins); with `sim`, subscribes `node` to
 /// `/clock` and spawns (on `runtime`) the task that follows it.
-pub(crate) fn install(node: &mut r2r::Node, sim: bool, runtime: &tokio::runtime::Handle) -> r2r::Result<()> {
+pub(crate) fn install(
+    node: &mut r2r::Node,
+    sim: bool,
+    runtime: &tokio::runtime::Handle,
+) -> r2r::Result<()> {
     let clock = if sim {
         let qos = r2r::QosProfile::default().keep_last(1).best_effort();
         let mut ticks = node.subscribe::<r2r::rosgraph_msgs::msg::Clock>("/clock", qos)?;
         let (tx, rx) = watch::channel(Duration::ZERO);
         runtime.spawn(async move {
             while let Some(msg) = ticks.next().await {
-                let t = Duration::new(msg.clock.sec.max(0) as u64, msg.clock.nanosec.min(999_999_999));
+                let t = Duration::new(
+                    msg.clock.sec.max(0) as u64,
+                    msg.clock.nanosec.min(999_999_999),
+                );
                 tx.send_if_modified(|seen| std::mem::replace(seen, t) != t);
             }
         });
@@ -108,12 +117,18 @@ pub fn now() -> Time {
 
 /// A duration since the epoch as a `builtin_interfaces/Time`.
 pub fn stamp(d: Duration) -> Time {
-    Time { sec: d.as_secs() as i32, nanosec: d.subsec_nanos() }
+    Time {
+        sec: d.as_secs() as i32,
+        nanosec: d.subsec_nanos(),
+    }
 }
 
 /// A header stamped now (ROS clock) in `frame_id`.
 pub fn header(frame_id: &str) -> Header {
-    Header { stamp: now(), frame_id: frame_id.to_string() }
+    Header {
+        stamp: now(),
+        frame_id: frame_id.to_string(),
+    }
 }
 
 /// Seconds since the epoch of a stamp.
@@ -155,7 +170,11 @@ pub struct Interval {
 
 enum Inner {
     Wall(tokio::time::Interval),
-    Sim { period: Duration, next: Option<Duration>, missed: tokio::time::MissedTickBehavior },
+    Sim {
+        period: Duration,
+        next: Option<Duration>,
+        missed: tokio::time::MissedTickBehavior,
+    },
 }
 
 /// Ticks every `period` of the node's ROS clock, the first tick at once (with sim time:
@@ -170,7 +189,11 @@ pub fn interval(period: Duration) -> Interval {
     let period = period.max(Duration::from_nanos(1));
     let missed = tokio::time::MissedTickBehavior::Skip;
     let inner = if sim_time() {
-        Inner::Sim { period, next: None, missed }
+        Inner::Sim {
+            period,
+            next: None,
+            missed,
+        }
     } else {
         let mut i = tokio::time::interval(period);
         i.set_missed_tick_behavior(missed);
@@ -196,7 +219,11 @@ impl Interval {
                 i.tick().await;
                 now_duration()
             }
-            Inner::Sim { period, next, missed } => {
+            Inner::Sim {
+                period,
+                next,
+                missed,
+            } => {
                 let period = *period;
                 let (deadline, last) = match *next {
                     Some(t) => (t, t.saturating_sub(period)),
@@ -223,8 +250,12 @@ impl Interval {
                         M::Delay => now + period,
                         _ => {
                             // Skip: the next multiple of the period after now.
-                            let behind = now.saturating_sub(deadline).as_nanos() / period.as_nanos().max(1);
-                            let ahead = period.as_nanos().saturating_mul(behind + 1).min(u64::MAX as u128);
+                            let behind =
+                                now.saturating_sub(deadline).as_nanos() / period.as_nanos().max(1);
+                            let ahead = period
+                                .as_nanos()
+                                .saturating_mul(behind + 1)
+                                .min(u64::MAX as u128);
                             deadline + Duration::from_nanos(ahead as u64)
                         }
                     }

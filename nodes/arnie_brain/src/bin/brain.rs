@@ -10,14 +10,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use arnie_brain::ros::{
+    inputs, markers, BrainServer, CommandMode, Counters, Inputs, Mover, Scale, Settings, SettingsFn,
+};
 use node_glue::r2r::{
     self, arnie_interfaces::action::RunTask, arnie_interfaces::msg::BrainState,
     arnie_interfaces::msg::Coordinates, geometry_msgs::msg::PointStamped, RosParams,
 };
 use node_glue::{main_with, qos, topics, App, Error};
-use arnie_brain::ros::{
-    inputs, markers, BrainServer, CommandMode, Counters, Inputs, Mover, Scale, Settings, SettingsFn,
-};
 
 /// History of the `/brain/state` publisher (reliable).
 const STATE_HISTORY: usize = 10;

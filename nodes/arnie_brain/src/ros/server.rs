@@ -400,7 +400,9 @@ impl BrainServer {
         if outcome != Outcome::Finished {
             let cancelled = task.brain.cancel();
             let s = &task.settings;
-            let arm = self.inputs.arm_m(node_glue::time::now_duration(), s.position_timeout);
+            let arm = self
+                .inputs
+                .arm_m(node_glue::time::now_duration(), s.position_timeout);
             self.mover
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())

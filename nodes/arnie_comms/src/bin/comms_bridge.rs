@@ -11,14 +11,16 @@
 //! One task owns the link ([`arnie_comms::bridge::run`]); the subscription and the
 //! service feed it through one channel. All behaviour is in the library; this file
 //! converts parameters and messages. Parameters are read once, at start.
-use node_glue::diagnostics::{Level, Status};
-use node_glue::r2r::{self, arnie_interfaces::msg::Packet as PacketMsg, arnie_interfaces::srv::SendPacket, RosParams};
-use node_glue::{main_with, qos, time, topics, App, Error};
 use arnie_comms::bridge::{self, Command, Event, Outcome, Settings, Stats, Transport};
 use arnie_comms::link::{LinkConfig, Received};
 use arnie_comms::uart::DecoderConfig;
 use arnie_comms::{Definitions, Packet, ReassemblerConfig};
 use futures::StreamExt;
+use node_glue::diagnostics::{Level, Status};
+use node_glue::r2r::{
+    self, arnie_interfaces::msg::Packet as PacketMsg, arnie_interfaces::srv::SendPacket, RosParams,
+};
+use node_glue::{main_with, qos, time, topics, App, Error};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -104,7 +106,8 @@ impl TryFrom<&CommsParams> for Config {
         if p.packets_dir.trim().is_empty() {
             return Err(bad(
                 "packets_dir",
-                "is empty: name the folder of packet definitions (e.g. nodes/arnie_comms/packets)".into(),
+                "is empty: name the folder of packet definitions (e.g. nodes/arnie_comms/packets)"
+                    .into(),
             ));
         }
         let ranged = |name: &str, v: i64, lo: i64, hi: i64| {
@@ -115,22 +118,41 @@ impl TryFrom<&CommsParams> for Config {
             }
         };
         let addr = |name: &str, v: &str| -> Result<SocketAddr, Error> {
-            v.trim().parse().map_err(|_| bad(name, format!("{v:?} is not an address like 127.0.0.1:5000")))
+            v.trim()
+                .parse()
+                .map_err(|_| bad(name, format!("{v:?} is not an address like 127.0.0.1:5000")))
         };
         let transport = match p.transport.as_str() {
             "uart" => {
                 if p.serial_port.is_empty() {
-                    return Err(bad("serial_port", "is empty (transport uart needs a device path)".into()));
+                    return Err(bad(
+                        "serial_port",
+                        "is empty (transport uart needs a device path)".into(),
+                    ));
                 }
                 let baud = ranged("baud", p.baud, 1, i64::from(u32::MAX))? as u32;
-                Transport::Uart { path: p.serial_port.clone(), baud }
+                Transport::Uart {
+                    path: p.serial_port.clone(),
+                    baud,
+                }
             }
-            "can" => Transport::SocketCan { iface: p.can_interface.clone() },
+            "can" => Transport::SocketCan {
+                iface: p.can_interface.clone(),
+            },
             "can_udp" => Transport::CanUdp {
                 bind: addr("udp_bind", &p.udp_bind)?,
-                peer: if p.udp_peer.trim().is_empty() { None } else { Some(addr("udp_peer", &p.udp_peer)?) },
+                peer: if p.udp_peer.trim().is_empty() {
+                    None
+                } else {
+                    Some(addr("udp_peer", &p.udp_peer)?)
+                },
             },
-            other => return Err(bad("transport", format!("{other:?} is not one of \"uart\", \"can\", \"can_udp\""))),
+            other => {
+                return Err(bad(
+                    "transport",
+                    format!("{other:?} is not one of \"uart\", \"can\", \"can_udp\""),
+                ))
+            }
         };
         let link = LinkConfig {
             decoder: DecoderConfig {
@@ -138,8 +160,10 @@ impl TryFrom<&CommsParams> for Config {
                 frame_timeout_ms: ranged("frame_timeout_ms", p.frame_timeout_ms, 1, 60_000)? as u64,
             },
             reassembler: ReassemblerConfig {
-                max_payload_len: ranged("can_max_payload_len", p.can_max_payload_len, 8, 1 << 20)? as usize,
-                page_timeout_ms: ranged("can_page_timeout_ms", p.can_page_timeout_ms, 1, 60_000)? as u64,
+                max_payload_len: ranged("can_max_payload_len", p.can_max_payload_len, 8, 1 << 20)?
+                    as usize,
+                page_timeout_ms: ranged("can_page_timeout_ms", p.can_page_timeout_ms, 1, 60_000)?
+                    as u64,
             },
         };
         Ok(Config {
@@ -147,9 +171,19 @@ impl TryFrom<&CommsParams> for Config {
             transport,
             default_device: ranged("device", p.device, 0, 31)? as u8,
             link,
-            reply_timeout: Duration::from_millis(ranged("reply_timeout_ms", p.reply_timeout_ms, 1, 3_600_000)? as u64),
+            reply_timeout: Duration::from_millis(ranged(
+                "reply_timeout_ms",
+                p.reply_timeout_ms,
+                1,
+                3_600_000,
+            )? as u64),
             settings: Settings {
-                retry_after: Duration::from_millis(ranged("link_retry_ms", p.link_retry_ms, 1, 60_000)? as u64),
+                retry_after: Duration::from_millis(ranged(
+                    "link_retry_ms",
+                    p.link_retry_ms,
+                    1,
+                    60_000,
+                )? as u64),
             },
         })
     }
@@ -175,24 +209,39 @@ fn main() {
 fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters(CommsParams::default())?;
     let config = {
-        let p = params.lock().map_err(|_| Error::Setup("parameters poisoned".into()))?;
+        let p = params
+            .lock()
+            .map_err(|_| Error::Setup("parameters poisoned".into()))?;
         Config::try_from(&*p)?
     };
     let name = app.name().to_string();
     let defs = Definitions::load_dir(Path::new(&config.packets_dir))
         .map_err(|e| Error::Setup(format!("packets_dir {}: {e}", config.packets_dir)))?;
     let defs = Arc::new(defs);
-    let names: Vec<String> = defs.iter().map(|d| format!("{} ({})", d.name, d.id)).collect();
-    r2r::log_info!(&name, "{} packet definitions from {}: {}", defs.len(), config.packets_dir, names.join(", "));
+    let names: Vec<String> = defs
+        .iter()
+        .map(|d| format!("{} ({})", d.name, d.id))
+        .collect();
+    r2r::log_info!(
+        &name,
+        "{} packet definitions from {}: {}",
+        defs.len(),
+        config.packets_dir,
+        names.join(", ")
+    );
 
     let link = app
         .block_on(config.transport.open(defs.clone(), &config.link))
         .map_err(|e| Error::Setup(format!("cannot open the link ({}): {e}", config.transport)))?;
     r2r::log_info!(&name, "link open: {}", config.transport);
 
-    let rx_pub = app.node.create_publisher::<PacketMsg>(topics::COMMS_RX, qos::commands())?;
+    let rx_pub = app
+        .node
+        .create_publisher::<PacketMsg>(topics::COMMS_RX, qos::commands())?;
     let tx_sub = app.subscribe::<PacketMsg>(topics::COMMS_TX, qos::commands())?;
-    let requests = app.node.create_service::<SendPacket::Service>(topics::COMMS_SEND, qos::commands())?;
+    let requests = app
+        .node
+        .create_service::<SendPacket::Service>(topics::COMMS_SEND, qos::commands())?;
     let diagnostics = app.diagnostics()?;
     let shutdown = app.shutdown();
     let _rt = app.handle().enter();
@@ -200,8 +249,15 @@ fn setup(app: &mut App) -> Result<(), Error> {
     let stats = Arc::new(Mutex::new(Stats::default()));
     let counters = Arc::new(NodeCounters::default());
     let (commands, command_rx) = mpsc::channel::<Command>(COMMAND_QUEUE);
-    let device = if config.transport.is_can() { Some(config.default_device) } else { None };
-    let builder = Builder { defs, default_device: device };
+    let device = if config.transport.is_can() {
+        Some(config.default_device)
+    } else {
+        None
+    };
+    let builder = Builder {
+        defs,
+        default_device: device,
+    };
 
     let on_event = event_handler(name.clone(), rx_pub, counters.clone());
     let down = shutdown.clone();
@@ -213,17 +269,41 @@ fn setup(app: &mut App) -> Result<(), Error> {
         stats.clone(),
         async move { down.wait().await },
     ));
-    tokio::spawn(forward_tx(tx_sub, builder.clone(), commands.clone(), counters.clone(), name.clone()));
-    tokio::spawn(serve_send(requests, builder, commands, config.reply_timeout, counters.clone(), name.clone()));
+    tokio::spawn(forward_tx(
+        tx_sub,
+        builder.clone(),
+        commands.clone(),
+        counters.clone(),
+        name.clone(),
+    ));
+    tokio::spawn(serve_send(
+        requests,
+        builder,
+        commands,
+        config.reply_timeout,
+        counters.clone(),
+        name.clone(),
+    ));
 
     let transport = config.transport.to_string();
     diagnostics.spawn_periodic(Duration::from_millis(500), shutdown, move || {
-        let s = stats.lock().map(|s| s.clone()).unwrap_or_else(|p| p.into_inner().clone());
+        let s = stats
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_else(|p| p.into_inner().clone());
         let (level, message) = match (&s.link_up, &s.last_error) {
             (true, _) => (Level::Ok, format!("{transport}: up")),
-            (false, e) => (Level::Error, format!("{transport}: down: {}", e.as_deref().unwrap_or("?"))),
+            (false, e) => (
+                Level::Error,
+                format!("{transport}: down: {}", e.as_deref().unwrap_or("?")),
+            ),
         };
-        let mut status = Status { name: "link".into(), level, message, values: s.key_values() };
+        let mut status = Status {
+            name: "link".into(),
+            level,
+            message,
+            values: s.key_values(),
+        };
         for (key, c) in [
             ("tx_rejected", &counters.tx_rejected),
             ("send_rejected", &counters.send_rejected),
@@ -253,7 +333,8 @@ impl Builder {
             (0, Some(d)) => d,
             (d, _) => d,
         };
-        self.defs.packet_from_json(&msg.name, msg.id, device, &msg.fields_json)
+        self.defs
+            .packet_from_json(&msg.name, msg.id, device, &msg.fields_json)
     }
 }
 
@@ -285,7 +366,10 @@ struct Throttle {
 
 impl Throttle {
     fn new() -> Throttle {
-        Throttle { last: None, held: 0 }
+        Throttle {
+            last: None,
+            held: 0,
+        }
     }
     /// `Some(lines held back since the last one)` when this line may be logged.
     fn allow(&mut self) -> Option<u64> {
@@ -322,7 +406,12 @@ fn event_handler(
             }
             Err(e) => {
                 counters.publish_errors.fetch_add(1, Ordering::Relaxed);
-                r2r::log_warn!(&name, "cannot publish {} on {}: {e}", r.packet.name(), topics::COMMS_RX);
+                r2r::log_warn!(
+                    &name,
+                    "cannot publish {} on {}: {e}",
+                    r.packet.name(),
+                    topics::COMMS_RX
+                );
             }
         },
         Event::Rejected(r) => {
@@ -331,7 +420,13 @@ fn event_handler(
             }
         }
         Event::Sent { packet, raw } => {
-            r2r::log_debug!(&name, "sent {} {} ({} bytes)", packet.name(), packet.fields_json(), raw.len());
+            r2r::log_debug!(
+                &name,
+                "sent {} {} ({} bytes)",
+                packet.name(),
+                packet.fields_json(),
+                raw.len()
+            );
         }
         Event::SendFailed { packet, error } => {
             r2r::log_warn!(&name, "cannot send {}: {error}", packet.name());
@@ -364,7 +459,12 @@ async fn forward_tx(
             }
             Err(e) => {
                 counters.tx_rejected.fetch_add(1, Ordering::Relaxed);
-                r2r::log_warn!(&name, "{}: packet {} not sent: {e}", topics::COMMS_TX, label(&msg));
+                r2r::log_warn!(
+                    &name,
+                    "{}: packet {} not sent: {e}",
+                    topics::COMMS_TX,
+                    label(&msg)
+                );
             }
         }
     }
@@ -384,21 +484,30 @@ async fn serve_send(
         let checked = reply_timeout(msg.timeout_s, default_timeout)
             .map_err(|e| (SendPacket::Response::REJECTED as u8, e))
             .and_then(|timeout| {
-                builder.packet(&msg.packet).map(|p| (p, timeout)).map_err(|e| {
-                    let code = match e {
-                        arnie_comms::Error::UnknownName(_) | arnie_comms::Error::UnknownId(_) => {
-                            SendPacket::Response::UNKNOWN_PACKET as u8
-                        }
-                        _ => SendPacket::Response::INVALID_FIELDS as u8,
-                    };
-                    (code, e.to_string())
-                })
+                builder
+                    .packet(&msg.packet)
+                    .map(|p| (p, timeout))
+                    .map_err(|e| {
+                        let code = match e {
+                            arnie_comms::Error::UnknownName(_)
+                            | arnie_comms::Error::UnknownId(_) => {
+                                SendPacket::Response::UNKNOWN_PACKET as u8
+                            }
+                            _ => SendPacket::Response::INVALID_FIELDS as u8,
+                        };
+                        (code, e.to_string())
+                    })
             });
         let (packet, timeout) = match checked {
             Ok(ok) => ok,
             Err((code, e)) => {
                 counters.send_rejected.fetch_add(1, Ordering::Relaxed);
-                r2r::log_warn!(&name, "{}: packet {} refused: {e}", topics::COMMS_SEND, label(&msg.packet));
+                r2r::log_warn!(
+                    &name,
+                    "{}: packet {} refused: {e}",
+                    topics::COMMS_SEND,
+                    label(&msg.packet)
+                );
                 respond(req, failure(code, e), &name);
                 continue;
             }
@@ -409,12 +518,26 @@ async fn serve_send(
         tokio::spawn(async move {
             let request = packet.name().to_string();
             let (done, outcome) = oneshot::channel();
-            let response = if commands.send(Command::Request { packet, timeout, done }).await.is_err() {
-                failure(SendPacket::Response::LINK_DOWN as u8, "the bridge is shutting down".into())
+            let response = if commands
+                .send(Command::Request {
+                    packet,
+                    timeout,
+                    done,
+                })
+                .await
+                .is_err()
+            {
+                failure(
+                    SendPacket::Response::LINK_DOWN as u8,
+                    "the bridge is shutting down".into(),
+                )
             } else {
                 match outcome.await {
                     Ok(outcome) => response(&request, outcome, &defs),
-                    Err(_) => failure(SendPacket::Response::LINK_DOWN as u8, "the bridge is shutting down".into()),
+                    Err(_) => failure(
+                        SendPacket::Response::LINK_DOWN as u8,
+                        "the bridge is shutting down".into(),
+                    ),
                 }
             };
             respond(req, response, &name);
@@ -428,13 +551,21 @@ fn reply_timeout(timeout_s: f64, default: Duration) -> Result<Duration, String> 
         return Ok(default);
     }
     if !(timeout_s.is_finite() && timeout_s > 0.0 && timeout_s <= MAX_REPLY_TIMEOUT_S) {
-        return Err(format!("timeout_s {timeout_s} must be 0 (the default) or in (0, {MAX_REPLY_TIMEOUT_S}]"));
+        return Err(format!(
+            "timeout_s {timeout_s} must be 0 (the default) or in (0, {MAX_REPLY_TIMEOUT_S}]"
+        ));
     }
     Ok(Duration::from_secs_f64(timeout_s))
 }
 
 fn failure(outcome: u8, message: String) -> SendPacket::Response {
-    SendPacket::Response { outcome, success: false, message, has_reply: false, reply: PacketMsg::default() }
+    SendPacket::Response {
+        outcome,
+        success: false,
+        message,
+        has_reply: false,
+        reply: PacketMsg::default(),
+    }
 }
 
 /// `success` means: written, and (when the definition names a reply) answered in time.
@@ -454,15 +585,32 @@ fn response(request: &str, outcome: Outcome, defs: &Definitions) -> SendPacket::
             has_reply: true,
             reply: to_msg(&reply),
         },
-        Outcome::NoReply { reply_id, timeout, .. } => {
-            let reply = defs.get(reply_id).map_or_else(|| format!("command {reply_id}"), |d| d.name.clone());
-            failure(SendPacket::Response::TIMEOUT as u8, format!("sent {request}, but no {reply} within {} ms", timeout.as_millis()))
+        Outcome::NoReply {
+            reply_id, timeout, ..
+        } => {
+            let reply = defs
+                .get(reply_id)
+                .map_or_else(|| format!("command {reply_id}"), |d| d.name.clone());
+            failure(
+                SendPacket::Response::TIMEOUT as u8,
+                format!(
+                    "sent {request}, but no {reply} within {} ms",
+                    timeout.as_millis()
+                ),
+            )
         }
-        Outcome::NotSent(e) => failure(SendPacket::Response::LINK_DOWN as u8, format!("{request} not sent: {e}")),
+        Outcome::NotSent(e) => failure(
+            SendPacket::Response::LINK_DOWN as u8,
+            format!("{request} not sent: {e}"),
+        ),
     }
 }
 
-fn respond(req: r2r::ServiceRequest<SendPacket::Service>, response: SendPacket::Response, name: &str) {
+fn respond(
+    req: r2r::ServiceRequest<SendPacket::Service>,
+    response: SendPacket::Response,
+    name: &str,
+) {
     if let Err(e) = req.respond(response) {
         r2r::log_warn!(name, "cannot answer a {} request: {e}", topics::COMMS_SEND);
     }

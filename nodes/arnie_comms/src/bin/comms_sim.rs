@@ -43,8 +43,14 @@ struct Args {
 #[derive(Debug)]
 enum Mode {
     Pty,
-    Serial { path: String, baud: u32 },
-    CanUdp { bind: SocketAddr, peer: Option<SocketAddr> },
+    Serial {
+        path: String,
+        baud: u32,
+    },
+    CanUdp {
+        bind: SocketAddr,
+        peer: Option<SocketAddr>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -55,7 +61,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("comms_sim: cannot start a runtime: {e}");
@@ -87,18 +96,29 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
             "--link-file" => link_file = Some(PathBuf::from(value("--link-file")?)),
             "--baud" => {
                 let v = value("--baud")?;
-                baud = v.parse().map_err(|_| format!("--baud {v:?} is not a number"))?;
+                baud = v
+                    .parse()
+                    .map_err(|_| format!("--baud {v:?} is not a number"))?;
             }
             "--bind" => {
                 let v = value("--bind")?;
-                bind = v.parse().map_err(|_| format!("--bind {v:?} is not an address like 127.0.0.1:0"))?;
+                bind = v
+                    .parse()
+                    .map_err(|_| format!("--bind {v:?} is not an address like 127.0.0.1:0"))?;
             }
             "--peer" => {
                 let v = value("--peer")?;
-                peer = Some(v.parse().map_err(|_| format!("--peer {v:?} is not an address like 127.0.0.1:5000"))?);
+                peer =
+                    Some(v.parse().map_err(|_| {
+                        format!("--peer {v:?} is not an address like 127.0.0.1:5000")
+                    })?);
             }
             "pty" | "serial" | "can_udp" if mode.is_none() => mode = Some(arg),
-            other if mode.as_deref() == Some("serial") && serial_path.is_none() && !other.starts_with('-') => {
+            other
+                if mode.as_deref() == Some("serial")
+                    && serial_path.is_none()
+                    && !other.starts_with('-') =>
+            {
                 serial_path = Some(other.to_string())
             }
             other => return Err(format!("unexpected argument {other:?}")),
@@ -107,11 +127,18 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
     let packets = packets.ok_or("--packets DIR is required")?;
     let mode = match mode.as_deref() {
         Some("pty") => Mode::Pty,
-        Some("serial") => Mode::Serial { path: serial_path.ok_or("serial needs the device path")?, baud },
+        Some("serial") => Mode::Serial {
+            path: serial_path.ok_or("serial needs the device path")?,
+            baud,
+        },
         Some("can_udp") => Mode::CanUdp { bind, peer },
         _ => return Err("a mode is required: pty, serial or can_udp".into()),
     };
-    Ok(Args { packets, mode, link_file })
+    Ok(Args {
+        packets,
+        mode,
+        link_file,
+    })
 }
 
 async fn run(args: Args) -> Result<(), String> {
@@ -119,7 +146,12 @@ async fn run(args: Args) -> Result<(), String> {
     let stop = stop_signal()?;
     let defs = Definitions::load_dir(&args.packets).map_err(|e| e.to_string())?;
     let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
-    println!("comms_sim: {} definitions from {}: {}", defs.len(), args.packets.display(), names.join(", "));
+    println!(
+        "comms_sim: {} definitions from {}: {}",
+        defs.len(),
+        args.packets.display(),
+        names.join(", ")
+    );
     let defs = Arc::new(defs);
     let cfg = LinkConfig::default();
     // Held for the whole run: while one slave fd is open the master never reads EIO, so
@@ -127,7 +159,8 @@ async fn run(args: Args) -> Result<(), String> {
     let mut _slave_hold = None;
     let (link, place) = match args.mode {
         Mode::Pty => {
-            let (master, slave, path) = open_pty().map_err(|e| format!("cannot open a pty: {e}"))?;
+            let (master, slave, path) =
+                open_pty().map_err(|e| format!("cannot open a pty: {e}"))?;
             // Opening the slave as a serial port puts the pty in raw mode (no echo, no
             // line editing) before the bridge opens it.
             _slave_hold = Some(SerialPort::open(&path, 115_200).map_err(|e| e.to_string())?);
@@ -136,23 +169,40 @@ async fn run(args: Args) -> Result<(), String> {
             (Link::uart(master, defs, &cfg), path)
         }
         Mode::Serial { path, baud } => {
-            let link =
-                Transport::Uart { path: path.clone(), baud }.open(defs, &cfg).await.map_err(|e| e.to_string())?;
+            let link = Transport::Uart {
+                path: path.clone(),
+                baud,
+            }
+            .open(defs, &cfg)
+            .await
+            .map_err(|e| e.to_string())?;
             (link, path)
         }
         Mode::CanUdp { bind, peer } => {
-            let bus = arnie_comms::transport::UdpCan::bind(bind, peer).await.map_err(|e| e.to_string())?;
+            let bus = arnie_comms::transport::UdpCan::bind(bind, peer)
+                .await
+                .map_err(|e| e.to_string())?;
             let addr = bus.local_addr().map_err(|e| e.to_string())?;
-            (Link::can(arnie_comms::transport::CanBus::Udp(bus), defs, &cfg), addr.to_string())
+            (
+                Link::can(arnie_comms::transport::CanBus::Udp(bus), defs, &cfg),
+                addr.to_string(),
+            )
         }
     };
     if let Some(file) = &args.link_file {
-        write_atomically(file, &format!("{place}\n")).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        write_atomically(file, &format!("{place}\n"))
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     }
     println!("comms_sim: link {place}");
-    let counters = sim::run(link, stop).await.map_err(|e| format!("link failed: {e}"))?;
-    let counts: Vec<String> =
-        counters.key_values().into_iter().filter(|(_, v)| v != "0").map(|(k, v)| format!("{k}={v}")).collect();
+    let counters = sim::run(link, stop)
+        .await
+        .map_err(|e| format!("link failed: {e}"))?;
+    let counts: Vec<String> = counters
+        .key_values()
+        .into_iter()
+        .filter(|(_, v)| v != "0")
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     println!("comms_sim: stopped; {}", counts.join(" "));
     Ok(())
 }
@@ -160,8 +210,10 @@ async fn run(args: Args) -> Result<(), String> {
 /// Resolves on SIGINT or SIGTERM; the handlers are installed by this call.
 fn stop_signal() -> Result<impl std::future::Future<Output = ()>, String> {
     use tokio::signal::unix::{signal, SignalKind};
-    let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("cannot watch SIGINT: {e}"))?;
-    let mut term = signal(SignalKind::terminate()).map_err(|e| format!("cannot watch SIGTERM: {e}"))?;
+    let mut int =
+        signal(SignalKind::interrupt()).map_err(|e| format!("cannot watch SIGINT: {e}"))?;
+    let mut term =
+        signal(SignalKind::terminate()).map_err(|e| format!("cannot watch SIGTERM: {e}"))?;
     Ok(async move {
         tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
     })
@@ -191,9 +243,13 @@ mod tests {
         assert!(matches!(a.mode, Mode::Serial { ref path, baud: 9600 } if path == "/dev/ttyUSB0"));
         let a = args("--packets p can_udp --bind 127.0.0.1:5000").expect("valid");
         assert!(matches!(a.mode, Mode::CanUdp { peer: None, .. }));
-        for bad in
-            ["pty", "--packets p", "--packets p serial", "--packets p can_udp --bind nowhere", "--packets p pty x"]
-        {
+        for bad in [
+            "pty",
+            "--packets p",
+            "--packets p serial",
+            "--packets p can_udp --bind nowhere",
+            "--packets p pty x",
+        ] {
             assert!(args(bad).is_err(), "{bad}");
         }
     }

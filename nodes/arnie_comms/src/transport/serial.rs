@@ -43,10 +43,19 @@ impl SerialPort {
     /// [`Error::UnsupportedBaud`], [`Error::Serial`] (naming the path).
     pub fn open(path: &str, baud: u32) -> Result<SerialPort> {
         let speed = baud_constant(baud).ok_or(Error::UnsupportedBaud(baud))?;
-        let err = |source| Error::Serial { path: path.to_string(), source };
-        let cpath = CString::new(path).map_err(|_| err(io::Error::from(io::ErrorKind::InvalidInput)))?;
+        let err = |source| Error::Serial {
+            path: path.to_string(),
+            source,
+        };
+        let cpath =
+            CString::new(path).map_err(|_| err(io::Error::from(io::ErrorKind::InvalidInput)))?;
         // SAFETY: a valid NUL-terminated path; the returned fd is owned below.
-        let raw = unsafe { libc::open(cpath.as_ptr(), libc::O_RDWR | libc::O_NOCTTY | libc::O_NONBLOCK | libc::O_CLOEXEC) };
+        let raw = unsafe {
+            libc::open(
+                cpath.as_ptr(),
+                libc::O_RDWR | libc::O_NOCTTY | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            )
+        };
         if raw < 0 {
             return Err(err(io::Error::last_os_error()));
         }
@@ -59,18 +68,26 @@ impl SerialPort {
     /// Wraps an already open fd (e.g. a pty master) as is: non-blocking, no termios change.
     /// Must be called inside a tokio runtime.
     pub fn from_fd(fd: OwnedFd, name: &str) -> Result<SerialPort> {
-        set_nonblocking(&fd).map_err(|source| Error::Serial { path: name.to_string(), source })?;
+        set_nonblocking(&fd).map_err(|source| Error::Serial {
+            path: name.to_string(),
+            source,
+        })?;
         SerialPort::wrap(fd, name.to_string())
     }
 
     fn wrap(fd: OwnedFd, name: String) -> Result<SerialPort> {
         if tokio::runtime::Handle::try_current().is_err() {
-            return Err(Error::Serial { path: name, source: io::Error::other("no tokio runtime") });
+            return Err(Error::Serial {
+                path: name,
+                source: io::Error::other("no tokio runtime"),
+            });
         }
         // SAFETY: the OwnedFd is open, and it stays open and unchanged while registered
         // (only the AsyncFd owns it; it is closed when the AsyncFd drops).
-        let fd = unsafe { AsyncFd::register(fd) }
-            .map_err(|e| Error::Serial { path: name.clone(), source: io::Error::from(e) })?;
+        let fd = unsafe { AsyncFd::register(fd) }.map_err(|e| Error::Serial {
+            path: name.clone(),
+            source: io::Error::from(e),
+        })?;
         Ok(SerialPort { fd, name })
     }
 
@@ -95,11 +112,19 @@ impl SerialPort {
             });
             match got {
                 Ok(Ok(0)) if !buf.is_empty() => {
-                    return Err(Error::Io { context: "serial read", source: io::ErrorKind::UnexpectedEof.into() })
+                    return Err(Error::Io {
+                        context: "serial read",
+                        source: io::ErrorKind::UnexpectedEof.into(),
+                    })
                 }
                 Ok(Ok(n)) => return Ok(n),
                 Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Ok(Err(e)) => return Err(Error::Io { context: "serial read", source: e }),
+                Ok(Err(e)) => {
+                    return Err(Error::Io {
+                        context: "serial read",
+                        source: e,
+                    })
+                }
                 Err(_would_block) => continue,
             }
         }
@@ -121,7 +146,12 @@ impl SerialPort {
             match got {
                 Ok(Ok(n)) => bytes = bytes.get(n..).unwrap_or(&[]),
                 Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
-                Ok(Err(e)) => return Err(Error::Io { context: "serial write", source: e }),
+                Ok(Err(e)) => {
+                    return Err(Error::Io {
+                        context: "serial write",
+                        source: e,
+                    })
+                }
                 Err(_would_block) => {}
             }
         }
@@ -164,7 +194,9 @@ fn configure_raw(fd: &OwnedFd, speed: libc::speed_t) -> io::Result<()> {
     t.c_cc[libc::VMIN] = 1;
     t.c_cc[libc::VTIME] = 0;
     // SAFETY: `t` is a valid termios.
-    if unsafe { libc::cfsetispeed(&mut t, speed) } < 0 || unsafe { libc::cfsetospeed(&mut t, speed) } < 0 {
+    if unsafe { libc::cfsetispeed(&mut t, speed) } < 0
+        || unsafe { libc::cfsetospeed(&mut t, speed) } < 0
+    {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: valid fd and termios.
@@ -184,7 +216,13 @@ pub fn open_pty() -> io::Result<(OwnedFd, OwnedFd, String)> {
     let mut slave: libc::c_int = -1;
     // SAFETY: out-pointers are valid; name, termios and winsize may be null.
     let rc = unsafe {
-        libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), std::ptr::null())
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
     };
     if rc < 0 {
         return Err(io::Error::last_os_error());
@@ -198,7 +236,9 @@ pub fn open_pty() -> io::Result<(OwnedFd, OwnedFd, String)> {
         return Err(io::Error::from_raw_os_error(rc));
     }
     // SAFETY: ttyname_r wrote a NUL-terminated string into `name`.
-    let path = unsafe { CStr::from_ptr(name.as_ptr()) }.to_string_lossy().into_owned();
+    let path = unsafe { CStr::from_ptr(name.as_ptr()) }
+        .to_string_lossy()
+        .into_owned();
     Ok((master, slave, path))
 }
 
@@ -214,7 +254,10 @@ mod tests {
 
     #[tokio::test]
     async fn open_errors_name_the_path() {
-        assert!(matches!(SerialPort::open("/dev/null", 12345), Err(Error::UnsupportedBaud(12345))));
+        assert!(matches!(
+            SerialPort::open("/dev/null", 12345),
+            Err(Error::UnsupportedBaud(12345))
+        ));
         let e = SerialPort::open("/nonexistent/ttyX", 115200).expect_err("no such device");
         assert!(e.to_string().contains("/nonexistent/ttyX"), "{e}");
     }

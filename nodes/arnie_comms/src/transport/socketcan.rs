@@ -25,8 +25,12 @@ impl SocketCan {
     /// [`Error::CanInterfaceNotFound`] when there is no such interface;
     /// [`Error::SocketCan`] when the socket cannot be created or bound.
     pub fn open(iface: &str) -> Result<SocketCan> {
-        let err = |source| Error::SocketCan { iface: iface.to_string(), source };
-        let name = CString::new(iface).map_err(|_| Error::CanInterfaceNotFound(iface.to_string()))?;
+        let err = |source| Error::SocketCan {
+            iface: iface.to_string(),
+            source,
+        };
+        let name =
+            CString::new(iface).map_err(|_| Error::CanInterfaceNotFound(iface.to_string()))?;
         // SAFETY: valid NUL-terminated name.
         let index = unsafe { libc::if_nametoindex(name.as_ptr()) };
         if index == 0 {
@@ -34,7 +38,11 @@ impl SocketCan {
         }
         // SAFETY: plain socket(2) call.
         let raw = unsafe {
-            libc::socket(libc::PF_CAN, libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC, libc::CAN_RAW)
+            libc::socket(
+                libc::PF_CAN,
+                libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                libc::CAN_RAW,
+            )
         };
         if raw < 0 {
             return Err(err(io::Error::last_os_error()));
@@ -44,7 +52,8 @@ impl SocketCan {
         // SAFETY: sockaddr_can is plain data; zero is a valid value for every field.
         let mut addr: libc::sockaddr_can = unsafe { std::mem::zeroed() };
         addr.can_family = libc::AF_CAN as libc::sa_family_t;
-        addr.can_ifindex = i32::try_from(index).map_err(|_| Error::CanInterfaceNotFound(iface.to_string()))?;
+        addr.can_ifindex =
+            i32::try_from(index).map_err(|_| Error::CanInterfaceNotFound(iface.to_string()))?;
         // SAFETY: `addr` is a valid sockaddr_can of the given size.
         let rc = unsafe {
             libc::bind(
@@ -61,7 +70,10 @@ impl SocketCan {
         }
         // SAFETY: the OwnedFd is open, and it stays open and unchanged while registered.
         let fd = unsafe { AsyncFd::register(fd) }.map_err(|e| err(io::Error::from(e)))?;
-        Ok(SocketCan { fd, iface: iface.to_string() })
+        Ok(SocketCan {
+            fd,
+            iface: iface.to_string(),
+        })
     }
 
     /// The interface name.
@@ -73,11 +85,18 @@ impl SocketCan {
     pub async fn send(&self, frame: &CanFrame) -> Result<()> {
         let raw = to_raw(frame);
         loop {
-            let mut guard = self.fd.writable().await.map_err(|source| Error::Io { context: "CAN send", source })?;
+            let mut guard = self.fd.writable().await.map_err(|source| Error::Io {
+                context: "CAN send",
+                source,
+            })?;
             let got = guard.try_io(|fd| {
                 // SAFETY: `raw` is a valid can_frame of CAN_MTU bytes.
                 let n = unsafe {
-                    libc::write(fd.as_raw_fd(), (&raw as *const libc::can_frame).cast(), libc::CAN_MTU)
+                    libc::write(
+                        fd.as_raw_fd(),
+                        (&raw as *const libc::can_frame).cast(),
+                        libc::CAN_MTU,
+                    )
                 };
                 if n < 0 {
                     Err(io::Error::last_os_error())
@@ -88,10 +107,18 @@ impl SocketCan {
             match got {
                 Ok(Ok(n)) if n == libc::CAN_MTU => return Ok(()),
                 Ok(Ok(_)) => {
-                    return Err(Error::Io { context: "CAN send", source: io::Error::other("short write") })
+                    return Err(Error::Io {
+                        context: "CAN send",
+                        source: io::Error::other("short write"),
+                    })
                 }
                 Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
-                Ok(Err(e)) => return Err(Error::Io { context: "CAN send", source: e }),
+                Ok(Err(e)) => {
+                    return Err(Error::Io {
+                        context: "CAN send",
+                        source: e,
+                    })
+                }
                 Err(_would_block) => {}
             }
         }
@@ -100,12 +127,21 @@ impl SocketCan {
     /// Receives one frame. Remote, error and non-classic frames are rejected (not errors).
     pub async fn recv(&self) -> Result<std::result::Result<CanFrame, Rejected>> {
         loop {
-            let mut guard = self.fd.readable().await.map_err(|source| Error::Io { context: "CAN recv", source })?;
+            let mut guard = self.fd.readable().await.map_err(|source| Error::Io {
+                context: "CAN recv",
+                source,
+            })?;
             // SAFETY: can_frame is plain data.
             let mut raw: libc::can_frame = unsafe { std::mem::zeroed() };
             let got = guard.try_io(|fd| {
                 // SAFETY: `raw` is valid for CAN_MTU bytes.
-                let n = unsafe { libc::read(fd.as_raw_fd(), (&mut raw as *mut libc::can_frame).cast(), libc::CAN_MTU) };
+                let n = unsafe {
+                    libc::read(
+                        fd.as_raw_fd(),
+                        (&mut raw as *mut libc::can_frame).cast(),
+                        libc::CAN_MTU,
+                    )
+                };
                 if n < 0 {
                     Err(io::Error::last_os_error())
                 } else {
@@ -116,7 +152,12 @@ impl SocketCan {
                 Ok(Ok(n)) if n == libc::CAN_MTU => return Ok(from_raw(&raw)),
                 Ok(Ok(_)) => return Ok(Err(Rejected::new(RejectKind::BadCanFrame, None))),
                 Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
-                Ok(Err(e)) => return Err(Error::Io { context: "CAN recv", source: e }),
+                Ok(Err(e)) => {
+                    return Err(Error::Io {
+                        context: "CAN recv",
+                        source: e,
+                    })
+                }
                 Err(_would_block) => {}
             }
         }

@@ -62,13 +62,23 @@ impl UdpCan {
     /// # Errors
     /// [`Error::Udp`] naming the address.
     pub async fn bind(local: SocketAddr, peer: Option<SocketAddr>) -> Result<UdpCan> {
-        let sock = UdpSocket::bind(local).await.map_err(|source| Error::Udp { addr: local.to_string(), source })?;
-        Ok(UdpCan { sock, learn_peer: peer.is_none(), peer })
+        let sock = UdpSocket::bind(local).await.map_err(|source| Error::Udp {
+            addr: local.to_string(),
+            source,
+        })?;
+        Ok(UdpCan {
+            sock,
+            learn_peer: peer.is_none(),
+            peer,
+        })
     }
 
     /// The bound address (useful after binding port 0).
     pub fn local_addr(&self) -> Result<SocketAddr> {
-        self.sock.local_addr().map_err(|source| Error::Io { context: "UDP local address", source })
+        self.sock.local_addr().map_err(|source| Error::Io {
+            context: "UDP local address",
+            source,
+        })
     }
 
     /// Sends one frame to the peer.
@@ -80,15 +90,24 @@ impl UdpCan {
         self.sock
             .send_to(&encode_datagram(frame), peer)
             .await
-            .map_err(|source| Error::Io { context: "CAN-over-UDP send", source })?;
+            .map_err(|source| Error::Io {
+                context: "CAN-over-UDP send",
+                source,
+            })?;
         Ok(())
     }
 
     /// Receives one datagram. Cancel-safe.
     pub async fn recv(&mut self) -> Result<std::result::Result<CanFrame, Rejected>> {
         let mut buf = [0u8; 64];
-        let (n, from) =
-            self.sock.recv_from(&mut buf).await.map_err(|source| Error::Io { context: "CAN-over-UDP recv", source })?;
+        let (n, from) = self
+            .sock
+            .recv_from(&mut buf)
+            .await
+            .map_err(|source| Error::Io {
+                context: "CAN-over-UDP recv",
+                source,
+            })?;
         match decode_datagram(&buf[..n]) {
             Some(frame) => {
                 if self.learn_peer {
@@ -113,11 +132,27 @@ mod tests {
         let s = CanFrame::new(CanId::Standard(0x123), &[]).expect("fits");
         assert_eq!(encode_datagram(&s), [0x23, 0x01, 0, 0, 0]);
         assert_eq!(decode_datagram(&[0x23, 0x01, 0, 0, 0]), Some(s));
-        assert_eq!(decode_datagram(&[0x23, 0x01, 0, 0, 1]), None, "len says 1, no data");
-        assert_eq!(decode_datagram(&[0x23, 0x01, 0, 0, 0, 7]), None, "trailing byte");
-        assert_eq!(decode_datagram(&[0x00, 0x08, 0, 0, 0]), None, "standard id over 11 bits");
+        assert_eq!(
+            decode_datagram(&[0x23, 0x01, 0, 0, 1]),
+            None,
+            "len says 1, no data"
+        );
+        assert_eq!(
+            decode_datagram(&[0x23, 0x01, 0, 0, 0, 7]),
+            None,
+            "trailing byte"
+        );
+        assert_eq!(
+            decode_datagram(&[0x00, 0x08, 0, 0, 0]),
+            None,
+            "standard id over 11 bits"
+        );
         assert_eq!(decode_datagram(&[0, 0, 0, 0xa0, 0]), None, "bit 29 set");
-        assert_eq!(decode_datagram(&[0, 0, 0, 0, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9]), None, "len 9");
+        assert_eq!(
+            decode_datagram(&[0, 0, 0, 0, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9]),
+            None,
+            "len 9"
+        );
         assert_eq!(decode_datagram(&[1, 2]), None);
     }
 }

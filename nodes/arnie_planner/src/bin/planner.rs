@@ -17,6 +17,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use arnie_planner::node::{self, Answer, MapOptions, OccupancyMap, Query, Search};
+use arnie_planner::ros::{MapState, UPDATE_MAP};
+use arnie_planner::{Grid, MapFrame, PlanError, Planner};
+use futures::{Stream, StreamExt};
 use node_glue::diagnostics::{Level, Status};
 use node_glue::r2r::{
     self,
@@ -26,10 +30,6 @@ use node_glue::r2r::{
     RosParams, ServiceRequest,
 };
 use node_glue::{main_with, qos, time, topics, App, Error, Shutdown};
-use futures::{Stream, StreamExt};
-use arnie_planner::node::{self, Answer, MapOptions, OccupancyMap, Query, Search};
-use arnie_planner::ros::{MapState, UPDATE_MAP};
-use arnie_planner::{Grid, MapFrame, PlanError, Planner};
 
 #[derive(RosParams, Clone, Debug)]
 struct PlannerParams {
@@ -161,7 +161,10 @@ impl Counters {
             .with("maps_received", self.maps_received.load(Ordering::Relaxed))
             .with("map_updates", self.map_updates.load(Ordering::Relaxed))
             .with("maps_rejected", self.maps_rejected.load(Ordering::Relaxed))
-            .with("update_requests", self.update_requests.load(Ordering::Relaxed))
+            .with(
+                "update_requests",
+                self.update_requests.load(Ordering::Relaxed),
+            )
             .with("marks", self.marks.load(Ordering::Relaxed))
             .with("last_map_error", last_error)
             .with(
@@ -213,7 +216,12 @@ fn setup(app: &mut App) -> Result<(), Error> {
     // A file map is loaded before anything is served: a bad file stops the node (exit 2).
     let (initial, maps, source, map_state) = if map_file.is_empty() {
         let maps = app.subscribe::<OccupancyGrid>(topics::MAP, qos::latched())?;
-        (None, Some(maps), topics::MAP.to_string(), MapState::new(None, &frame_id, &name))
+        (
+            None,
+            Some(maps),
+            topics::MAP.to_string(),
+            MapState::new(None, &frame_id, &name),
+        )
     } else {
         let raw = node::load_map_file_raw(FsPath::new(&map_file), frame, &opts)
             .map_err(|e| Error::Setup(format!("map_file {map_file}: {e}")))?;
@@ -234,7 +242,12 @@ fn setup(app: &mut App) -> Result<(), Error> {
         );
         counters.map_updates.fetch_add(1, Ordering::Relaxed);
         counters.map_size.store(map_size(&grid), Ordering::Relaxed);
-        (Some(Planner::new(&grid)), None, format!("file {map_file}"), state)
+        (
+            Some(Planner::new(&grid)),
+            None,
+            format!("file {map_file}"),
+            state,
+        )
     };
     let updates = app
         .node
@@ -345,7 +358,10 @@ impl PlannerTask {
         // Inflating and indexing a large map takes a while: keep the runtime's other
         // tasks running meanwhile.
         // The map as drawn (no inflation) is kept for the marks; the planner searches it inflated.
-        let raw_opts = MapOptions { robot_radius_m: 0.0, ..opts.clone() };
+        let raw_opts = MapOptions {
+            robot_radius_m: 0.0,
+            ..opts.clone()
+        };
         let built = tokio::task::block_in_place(|| {
             let raw = node::grid_from_occupancy(&map, &raw_opts)?;
             let g = opts.inflate(raw.clone()).map_err(node::MapRejected::from)?;
@@ -353,7 +369,8 @@ impl PlannerTask {
         });
         match built {
             Ok((planner, grid, raw)) => {
-                self.map_state.set_map(raw, grid.clone(), opts.robot_radius_m);
+                self.map_state
+                    .set_map(raw, grid.clone(), opts.robot_radius_m);
                 r2r::log_info!(
                     &self.log,
                     "new map {}x{} at {} m/cell, origin ({}, {}): {} cells blocked (after inflation by {} m)",
@@ -388,7 +405,9 @@ impl PlannerTask {
         // Marks whose ttl is up are forgotten before the search.
         if let Some(p) = tokio::task::block_in_place(|| self.map_state.expire()) {
             self.planner = Some(p);
-            self.counters.marks.store(self.map_state.marks() as u64, Ordering::Relaxed);
+            self.counters
+                .marks
+                .store(self.map_state.marks() as u64, Ordering::Relaxed);
         }
         let m = &req.message;
         let query = Query {
@@ -491,5 +510,8 @@ impl PlannerTask {
 /// The answer as a `nav_msgs/Path`: one pose per kept cell, at its centre, z = 0,
 /// identity orientation.
 fn path_msg(a: &Answer, frame_id: &str) -> Path {
-    node_glue::msgs::path(time::header(frame_id), a.points_m.iter().map(|&(x, y)| Point { x, y, z: 0.0 }))
+    node_glue::msgs::path(
+        time::header(frame_id),
+        a.points_m.iter().map(|&(x, y)| Point { x, y, z: 0.0 }),
+    )
 }

@@ -32,15 +32,25 @@ impl BitRows {
                 }
             }
         }
-        let mut bits = BitRows { words_per_row, data, stop_fwd: Vec::new(), stop_bwd: Vec::new() };
-        let (mut fwd, mut bwd) = (vec![u64::MAX; rows * words_per_row], vec![u64::MAX; rows * words_per_row]);
+        let mut bits = BitRows {
+            words_per_row,
+            data,
+            stop_fwd: Vec::new(),
+            stop_bwd: Vec::new(),
+        };
+        let (mut fwd, mut bwd) = (
+            vec![u64::MAX; rows * words_per_row],
+            vec![u64::MAX; rows * words_per_row],
+        );
         for r in 1..rows.saturating_sub(1) {
             for w in 1..words_per_row - 1 {
                 let p = 64 * w;
                 let here = bits.window(r, p);
                 let (up, down) = (bits.window(r - 1, p), bits.window(r + 1, p));
-                fwd[r * words_per_row + w] = here | (!up & bits.window(r - 1, p - 1)) | (!down & bits.window(r + 1, p - 1));
-                bwd[r * words_per_row + w] = here | (!up & bits.window(r - 1, p + 1)) | (!down & bits.window(r + 1, p + 1));
+                fwd[r * words_per_row + w] =
+                    here | (!up & bits.window(r - 1, p - 1)) | (!down & bits.window(r + 1, p - 1));
+                bwd[r * words_per_row + w] =
+                    here | (!up & bits.window(r - 1, p + 1)) | (!down & bits.window(r + 1, p + 1));
             }
         }
         (bits.stop_fwd, bits.stop_bwd) = (fwd, bwd);
@@ -92,7 +102,11 @@ impl BitRows {
             if stop != 0 {
                 let k = stop.trailing_zeros() as usize;
                 let n = p + k - MARGIN;
-                return if Some(n) != goal && (here >> k) & 1 == 1 { None } else { Some(n) };
+                return if Some(n) != goal && (here >> k) & 1 == 1 {
+                    None
+                } else {
+                    Some(n)
+                };
             }
             p += 64;
         }
@@ -114,7 +128,11 @@ impl BitRows {
             if stop != 0 {
                 let k = 63 - stop.leading_zeros() as usize;
                 let n = q + k - MARGIN;
-                return if Some(n) != goal && (here >> k) & 1 == 1 { None } else { Some(n) };
+                return if Some(n) != goal && (here >> k) & 1 == 1 {
+                    None
+                } else {
+                    Some(n)
+                };
             }
             q -= 64;
         }
@@ -134,7 +152,10 @@ mod tests {
             if b[r][n] {
                 return None;
             }
-            if Some(n) == goal || (!b[r - 1][n] && b[r - 1][behind]) || (!b[r + 1][n] && b[r + 1][behind]) {
+            if Some(n) == goal
+                || (!b[r - 1][n] && b[r - 1][behind])
+                || (!b[r + 1][n] && b[r + 1][behind])
+            {
                 return Some(n);
             }
         }
@@ -150,8 +171,14 @@ mod tests {
                     .map(|r| {
                         (0..len)
                             .map(|i| {
-                                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                                r == 0 || r == rows - 1 || i == 0 || i == len - 1 || (seed >> 33) % 100 < density
+                                seed = seed
+                                    .wrapping_mul(6364136223846793005)
+                                    .wrapping_add(1442695040888963407);
+                                r == 0
+                                    || r == rows - 1
+                                    || i == 0
+                                    || i == len - 1
+                                    || (seed >> 33) % 100 < density
                             })
                             .collect()
                     })
@@ -164,8 +191,16 @@ mod tests {
                         }
                         for goal in [None, Some(1), Some(len / 2), Some(len - 2)] {
                             let goal = goal.filter(|&g| !b[r][g]);
-                            assert_eq!(bits.scan_forward(r, i, goal), slow(&b, r, i, true, goal), "fwd len {len} r {r} i {i}");
-                            assert_eq!(bits.scan_backward(r, i, goal), slow(&b, r, i, false, goal), "back len {len} r {r} i {i}");
+                            assert_eq!(
+                                bits.scan_forward(r, i, goal),
+                                slow(&b, r, i, true, goal),
+                                "fwd len {len} r {r} i {i}"
+                            );
+                            assert_eq!(
+                                bits.scan_backward(r, i, goal),
+                                slow(&b, r, i, false, goal),
+                                "back len {len} r {r} i {i}"
+                            );
                         }
                     }
                 }

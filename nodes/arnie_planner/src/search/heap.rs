@@ -18,7 +18,11 @@ impl Entry {
     /// An entry for cell `idx` with total estimate `f >= 0` and cost so far `g >= 0`.
     #[inline]
     pub fn new(f: f64, g: f64, idx: usize) -> Self {
-        Entry { key: f.to_bits(), tie: !(g as f32).to_bits(), idx: idx as u32 }
+        Entry {
+            key: f.to_bits(),
+            tie: !(g as f32).to_bits(),
+            idx: idx as u32,
+        }
     }
 
     #[cfg(test)]
@@ -48,7 +52,9 @@ impl OpenList {
 
     #[inline]
     pub fn push(&mut self, e: Entry) {
-        self.items.push(Reverse((u128::from(e.key) << 64) | (u128::from(e.tie) << 32) | u128::from(e.idx)));
+        self.items.push(Reverse(
+            (u128::from(e.key) << 64) | (u128::from(e.tie) << 32) | u128::from(e.idx),
+        ));
     }
 
     /// The cell of the entry [`OpenList::pop`] would return next.
@@ -59,7 +65,11 @@ impl OpenList {
 
     #[inline]
     pub fn pop(&mut self) -> Option<Entry> {
-        self.items.pop().map(|Reverse(k)| Entry { key: (k >> 64) as u64, tie: (k >> 32) as u32, idx: k as u32 })
+        self.items.pop().map(|Reverse(k)| Entry {
+            key: (k >> 64) as u64,
+            tie: (k >> 32) as u32,
+            idx: k as u32,
+        })
     }
 }
 
@@ -74,7 +84,9 @@ mod tests {
         let mut all = Vec::new();
         for round in 0..5 {
             for i in 0..(50 * round + 7) {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let f = ((seed >> 40) % 50) as f64 * 0.5;
                 let g = ((seed >> 20) % 7) as f64;
                 let e = Entry::new(f, g, i);
@@ -94,7 +106,10 @@ mod tests {
             assert_eq!((got.key, got.tie), (want.key, want.tie));
         }
         assert!(all.is_empty());
-        assert!(Entry::new(1.0, 5.0, 0).less(&Entry::new(1.0, 2.0, 0)), "deeper first on ties");
+        assert!(
+            Entry::new(1.0, 5.0, 0).less(&Entry::new(1.0, 2.0, 0)),
+            "deeper first on ties"
+        );
         assert!(Entry::new(1.0, 0.0, 0).less(&Entry::new(1.5, 9.0, 0)));
     }
 }

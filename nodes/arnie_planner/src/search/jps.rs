@@ -38,7 +38,14 @@ impl Planner {
     /// Diagonal jump; stops where a straight jump along either component finds a jump
     /// point. Returns the jump point and the number of steps.
     #[inline]
-    fn jump_d(&self, mut x: usize, mut y: usize, dx: isize, dy: isize, goal: (usize, usize)) -> Option<(usize, usize, usize)> {
+    fn jump_d(
+        &self,
+        mut x: usize,
+        mut y: usize,
+        dx: isize,
+        dy: isize,
+        goal: (usize, usize),
+    ) -> Option<(usize, usize, usize)> {
         let mut steps = 0;
         loop {
             let (nx, ny) = (x.wrapping_add_signed(dx), y.wrapping_add_signed(dy));
@@ -47,7 +54,10 @@ impl Planner {
             }
             (x, y) = (nx, ny);
             steps += 1;
-            if (x, y) == goal || self.jump_h(x, y, dx, goal).is_some() || self.jump_v(x, y, dy, goal).is_some() {
+            if (x, y) == goal
+                || self.jump_h(x, y, dx, goal).is_some()
+                || self.jump_v(x, y, dy, goal).is_some()
+            {
                 return Some((x, y, steps));
             }
         }
@@ -88,7 +98,16 @@ impl Planner {
                 nd += 1;
             };
             if parent == idx {
-                for d in [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)] {
+                for d in [
+                    (1, 0),
+                    (-1, 0),
+                    (0, 1),
+                    (0, -1),
+                    (1, 1),
+                    (-1, 1),
+                    (1, -1),
+                    (-1, -1),
+                ] {
                     push(d);
                 }
             } else {
@@ -126,9 +145,15 @@ impl Planner {
             let mut nj = 0;
             for &(dx, dy) in &dirs[..nd] {
                 let found = match (dx, dy) {
-                    (_, 0) => self.jump_h(x, y, dx, gxy).map(|jx| (jx, y, jx.abs_diff(x), 1.0)),
-                    (0, _) => self.jump_v(x, y, dy, gxy).map(|jy| (x, jy, jy.abs_diff(y), 1.0)),
-                    _ => self.jump_d(x, y, dx, dy, gxy).map(|(jx, jy, n)| (jx, jy, n, SQRT2)),
+                    (_, 0) => self
+                        .jump_h(x, y, dx, gxy)
+                        .map(|jx| (jx, y, jx.abs_diff(x), 1.0)),
+                    (0, _) => self
+                        .jump_v(x, y, dy, gxy)
+                        .map(|jy| (x, jy, jy.abs_diff(y), 1.0)),
+                    _ => self
+                        .jump_d(x, y, dx, dy, gxy)
+                        .map(|(jx, jy, n)| (jx, jy, n, SQRT2)),
                 };
                 if let Some((jx, jy, steps, step_cost)) = found {
                     let j = jy * pw + jx;

@@ -120,7 +120,20 @@ impl Planner {
         let n = free.len();
         let rows = BitRows::new(h + 2, pw, |r, i| !free[r * pw + i]);
         let cols = BitRows::new(pw, h + 2, |c, j| !free[j * pw + c]);
-        Planner { grid: grid.clone(), pw, free, rows, cols, gens: vec![0; n], g: vec![0.0; n], parent: vec![0; n], heap: OpenList::default(), stack: Vec::new(), cur_f: 0.0, open_gen: 0 }
+        Planner {
+            grid: grid.clone(),
+            pw,
+            free,
+            rows,
+            cols,
+            gens: vec![0; n],
+            g: vec![0.0; n],
+            parent: vec![0; n],
+            heap: OpenList::default(),
+            stack: Vec::new(),
+            cur_f: 0.0,
+            open_gen: 0,
+        }
     }
 
     /// The map this planner searches.
@@ -134,7 +147,13 @@ impl Planner {
     /// [`PlanError::StartOutside`], [`PlanError::GoalOutside`], [`PlanError::StartBlocked`],
     /// [`PlanError::GoalBlocked`] (checked in that order), [`PlanError::InvalidRequest`]
     /// for JPS with another mode than `OnlyWhenNoObstacles`, [`PlanError::NoPath`].
-    pub fn plan(&mut self, start: Cell, goal: Cell, algo: Algorithm, diag: DiagonalMode) -> Result<PathResult, PlanError> {
+    pub fn plan(
+        &mut self,
+        start: Cell,
+        goal: Cell,
+        algo: Algorithm,
+        diag: DiagonalMode,
+    ) -> Result<PathResult, PlanError> {
         if self.grid.width() == 0 || self.grid.height() == 0 {
             return Err(PlanError::NoMap);
         }
@@ -160,7 +179,11 @@ impl Planner {
         let expansions = match algo {
             Algorithm::Jps => self.jps(s, g),
             Algorithm::AStar => {
-                let h = if diag == DiagonalMode::Never { Heuristic::Manhattan } else { Heuristic::Octile };
+                let h = if diag == DiagonalMode::Never {
+                    Heuristic::Manhattan
+                } else {
+                    Heuristic::Octile
+                };
                 self.astar(s, g, diag, h)
             }
             Algorithm::Dijkstra => self.astar(s, g, diag, Heuristic::Zero),
@@ -170,7 +193,11 @@ impl Planner {
         }
         let cells = self.trace(s, g);
         let length_cells = crate::simplify::path_length(&cells);
-        Ok(PathResult { cells, length_cells, expansions })
+        Ok(PathResult {
+            cells,
+            length_cells,
+            expansions,
+        })
     }
 
     fn next_generation(&mut self) {
@@ -234,7 +261,12 @@ impl Planner {
                 self.gens[idx] = self.open_gen + 1;
                 // The next cell to expand is known now: start loading its state while
                 // this one is expanded (on large maps these loads miss cache).
-                if let Some(next) = self.stack.last().map(|&i| i as usize).or_else(|| self.heap.peek_idx()) {
+                if let Some(next) = self
+                    .stack
+                    .last()
+                    .map(|&i| i as usize)
+                    .or_else(|| self.heap.peek_idx())
+                {
                     self.prefetch_state(next);
                 }
                 return Some((idx, self.g[idx]));
@@ -291,7 +323,12 @@ impl Planner {
             }
             for (dx, dy) in [(1, 1), (-1, 1), (1, -1), (-1, -1)] {
                 let n = idx.wrapping_add_signed(dx + dy * pw);
-                if self.free[n] && diag.allows(self.free[idx.wrapping_add_signed(dx)], self.free[idx.wrapping_add_signed(dy * pw)]) {
+                if self.free[n]
+                    && diag.allows(
+                        self.free[idx.wrapping_add_signed(dx)],
+                        self.free[idx.wrapping_add_signed(dy * pw)],
+                    )
+                {
                     self.relax(n, idx, g + SQRT2, h(c.x + dx as i32, c.y + dy as i32));
                 }
             }
@@ -341,7 +378,13 @@ fn prefetch<T>(v: &[T], i: usize) {
 mod tests {
     use super::*;
 
-    fn plan(map: &str, s: (i32, i32), g: (i32, i32), algo: Algorithm, diag: DiagonalMode) -> Result<PathResult, PlanError> {
+    fn plan(
+        map: &str,
+        s: (i32, i32),
+        g: (i32, i32),
+        algo: Algorithm,
+        diag: DiagonalMode,
+    ) -> Result<PathResult, PlanError> {
         Planner::new(&Grid::from_ascii(map).unwrap()).plan(s.into(), g.into(), algo, diag)
     }
 
@@ -358,7 +401,20 @@ mod tests {
         }
         let r = plan(map, (0, 0), (2, 0), Algorithm::AStar, DiagonalMode::Always).unwrap();
         assert!((r.length_cells - (2.0 + 2.0 * SQRT2)).abs() < 1e-12);
-        assert!((r.length_cells - plan(map, (0, 0), (2, 0), Algorithm::AStar, DiagonalMode::IfAtMostOneObstacle).unwrap().length_cells).abs() < 1e-12);
+        assert!(
+            (r.length_cells
+                - plan(
+                    map,
+                    (0, 0),
+                    (2, 0),
+                    Algorithm::AStar,
+                    DiagonalMode::IfAtMostOneObstacle
+                )
+                .unwrap()
+                .length_cells)
+                .abs()
+                < 1e-12
+        );
     }
 
     #[test]
@@ -367,10 +423,17 @@ mod tests {
         let map = ".#.\n#..\n...";
         let len = |diag| plan(map, (0, 0), (1, 1), Algorithm::AStar, diag).map(|r| r.length_cells);
         assert_eq!(len(DiagonalMode::Always), Ok(SQRT2));
-        assert!(matches!(len(DiagonalMode::IfAtMostOneObstacle), Err(PlanError::NoPath { .. })));
-        assert!(matches!(len(DiagonalMode::Never), Err(PlanError::NoPath { .. })));
+        assert!(matches!(
+            len(DiagonalMode::IfAtMostOneObstacle),
+            Err(PlanError::NoPath { .. })
+        ));
+        assert!(matches!(
+            len(DiagonalMode::Never),
+            Err(PlanError::NoPath { .. })
+        ));
         let map = ".#.\n...\n...";
-        let len = |diag| plan(map, (0, 0), (1, 1), Algorithm::Dijkstra, diag).map(|r| r.length_cells);
+        let len =
+            |diag| plan(map, (0, 0), (1, 1), Algorithm::Dijkstra, diag).map(|r| r.length_cells);
         assert_eq!(len(DiagonalMode::IfAtMostOneObstacle), Ok(SQRT2));
         assert_eq!(len(DiagonalMode::OnlyWhenNoObstacles), Ok(2.0));
         assert_eq!(len(DiagonalMode::Never), Ok(2.0));
@@ -381,14 +444,32 @@ mod tests {
         let map = ".#.\n.#.\n.#.";
         let d = DiagonalMode::default();
         let a = Algorithm::default();
-        assert_eq!(plan(map, (-1, 0), (0, 0), a, d), Err(PlanError::StartOutside(Cell::new(-1, 0))));
-        assert_eq!(plan(map, (0, 0), (0, 3), a, d), Err(PlanError::GoalOutside(Cell::new(0, 3))));
-        assert_eq!(plan(map, (1, 0), (0, 0), a, d), Err(PlanError::StartBlocked(Cell::new(1, 0))));
-        assert_eq!(plan(map, (0, 0), (1, 2), a, d), Err(PlanError::GoalBlocked(Cell::new(1, 2))));
+        assert_eq!(
+            plan(map, (-1, 0), (0, 0), a, d),
+            Err(PlanError::StartOutside(Cell::new(-1, 0)))
+        );
+        assert_eq!(
+            plan(map, (0, 0), (0, 3), a, d),
+            Err(PlanError::GoalOutside(Cell::new(0, 3)))
+        );
+        assert_eq!(
+            plan(map, (1, 0), (0, 0), a, d),
+            Err(PlanError::StartBlocked(Cell::new(1, 0)))
+        );
+        assert_eq!(
+            plan(map, (0, 0), (1, 2), a, d),
+            Err(PlanError::GoalBlocked(Cell::new(1, 2)))
+        );
         for algo in [Algorithm::Jps, Algorithm::AStar, Algorithm::Dijkstra] {
-            assert!(matches!(plan(map, (0, 0), (2, 2), algo, d), Err(PlanError::NoPath { .. })));
+            assert!(matches!(
+                plan(map, (0, 0), (2, 2), algo, d),
+                Err(PlanError::NoPath { .. })
+            ));
         }
-        assert!(matches!(plan(map, (0, 0), (0, 2), a, DiagonalMode::Always), Err(PlanError::InvalidRequest(_))));
+        assert!(matches!(
+            plan(map, (0, 0), (0, 2), a, DiagonalMode::Always),
+            Err(PlanError::InvalidRequest(_))
+        ));
         let r = plan(map, (0, 1), (0, 1), a, d).unwrap();
         assert_eq!((r.cells, r.length_cells), (vec![Cell::new(0, 1)], 0.0));
     }
@@ -397,17 +478,41 @@ mod tests {
     fn buffers_are_reused_across_queries() {
         let grid = Grid::from_ascii("....\n.##.\n....").unwrap();
         let mut p = Planner::new(&grid);
-        let first = p.plan(Cell::new(0, 0), Cell::new(3, 2), Algorithm::Jps, DiagonalMode::default()).unwrap();
+        let first = p
+            .plan(
+                Cell::new(0, 0),
+                Cell::new(3, 2),
+                Algorithm::Jps,
+                DiagonalMode::default(),
+            )
+            .unwrap();
         let cap = p.heap.capacity();
         for _ in 0..100 {
-            let again = p.plan(Cell::new(0, 0), Cell::new(3, 2), Algorithm::Jps, DiagonalMode::default()).unwrap();
+            let again = p
+                .plan(
+                    Cell::new(0, 0),
+                    Cell::new(3, 2),
+                    Algorithm::Jps,
+                    DiagonalMode::default(),
+                )
+                .unwrap();
             assert_eq!(again, first);
         }
         assert_eq!(p.heap.capacity(), cap);
         // Generation wrap-around clears once and keeps working.
         p.open_gen = u16::MAX - 4;
         for _ in 0..3 {
-            assert_eq!(p.plan(Cell::new(0, 0), Cell::new(3, 2), Algorithm::AStar, DiagonalMode::default()).unwrap().length_cells, first.length_cells);
+            assert_eq!(
+                p.plan(
+                    Cell::new(0, 0),
+                    Cell::new(3, 2),
+                    Algorithm::AStar,
+                    DiagonalMode::default()
+                )
+                .unwrap()
+                .length_cells,
+                first.length_cells
+            );
         }
     }
 }

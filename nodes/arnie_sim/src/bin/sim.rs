@@ -16,14 +16,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use node_glue::diagnostics::Status;
-use node_glue::r2r::{self, arnie_interfaces::msg::SimTruth, geometry_msgs::msg::Point, RosParams};
-use node_glue::{main_with, qos, time, topics, App, Error, Shutdown};
-use arnie_sim::wiring::InterfaceNames;
 use arnie_sim::markers::SceneMarkers;
+use arnie_sim::wiring::InterfaceNames;
 use arnie_sim::world::{Arrival, Truth};
 use arnie_sim::{Dest, Event, Scenario, Wiring, World};
 use arnie_spine::{Config, LoopbackMap, Scale};
+use node_glue::diagnostics::Status;
+use node_glue::r2r::{self, arnie_interfaces::msg::SimTruth, geometry_msgs::msg::Point, RosParams};
+use node_glue::{main_with, qos, time, topics, App, Error, Shutdown};
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
@@ -92,22 +92,37 @@ fn lock(world: &Mutex<World>) -> MutexGuard<'_, World> {
 fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters(SimParams::default())?;
     // Read once: the sockets, scenario and rates are fixed for the life of the node.
-    let p = params.lock().map_err(|_| Error::Setup("parameters poisoned".into()))?.clone();
+    let p = params
+        .lock()
+        .map_err(|_| Error::Setup("parameters poisoned".into()))?
+        .clone();
     let name = app.name().to_string();
     let port_offset = i32::try_from(p.port_offset)
         .map_err(|_| Error::Parameter(format!("port_offset {} is out of range", p.port_offset)))?;
     if !(1..=1000).contains(&p.step_ms) {
-        return Err(Error::Parameter(format!("step_ms must be in 1..=1000, got {}", p.step_ms)));
+        return Err(Error::Parameter(format!(
+            "step_ms must be in 1..=1000, got {}",
+            p.step_ms
+        )));
     }
     if !(p.truth_rate_hz.is_finite() && p.truth_rate_hz > 0.0 && p.truth_rate_hz <= 1000.0) {
-        return Err(Error::Parameter(format!("truth_rate_hz must be in (0, 1000], got {}", p.truth_rate_hz)));
+        return Err(Error::Parameter(format!(
+            "truth_rate_hz must be in (0, 1000], got {}",
+            p.truth_rate_hz
+        )));
     }
     if !(p.markers_rate_hz.is_finite() && (0.0..=100.0).contains(&p.markers_rate_hz)) {
-        return Err(Error::Parameter(format!("markers_rate_hz must be in [0, 100], got {}", p.markers_rate_hz)));
+        return Err(Error::Parameter(format!(
+            "markers_rate_hz must be in [0, 100], got {}",
+            p.markers_rate_hz
+        )));
     }
 
-    let config = Config::load(Path::new(&p.spine_config), Some(LoopbackMap { port_offset }))
-        .map_err(|e| Error::Setup(format!("spine_config {}: {e}", p.spine_config)))?;
+    let config = Config::load(
+        Path::new(&p.spine_config),
+        Some(LoopbackMap { port_offset }),
+    )
+    .map_err(|e| Error::Setup(format!("spine_config {}: {e}", p.spine_config)))?;
     let names = InterfaceNames {
         arm_output: p.arm_output.clone(),
         arm_input: p.arm_input.clone(),
@@ -134,16 +149,26 @@ fn setup(app: &mut App) -> Result<(), Error> {
         scenario.eyes.candle_mm.as_slice(),
     );
 
-    let arm_std = StdUdpSocket::bind(wiring.arm_targets.addr)
-        .map_err(|e| Error::Setup(format!("cannot bind the arm at {}: {e}", wiring.arm_targets.addr)))?;
-    let eyes_bind: SocketAddr = if wiring.eyes.addr.is_ipv4() { "127.0.0.1:0" } else { "[::1]:0" }
-        .parse()
-        .map_err(|e| Error::Setup(format!("eyes socket: {e}")))?;
+    let arm_std = StdUdpSocket::bind(wiring.arm_targets.addr).map_err(|e| {
+        Error::Setup(format!(
+            "cannot bind the arm at {}: {e}",
+            wiring.arm_targets.addr
+        ))
+    })?;
+    let eyes_bind: SocketAddr = if wiring.eyes.addr.is_ipv4() {
+        "127.0.0.1:0"
+    } else {
+        "[::1]:0"
+    }
+    .parse()
+    .map_err(|e| Error::Setup(format!("eyes socket: {e}")))?;
     let eyes_std = StdUdpSocket::bind(eyes_bind)?;
     arm_std.set_nonblocking(true)?;
     eyes_std.set_nonblocking(true)?;
 
-    let truth_pub = app.node.create_publisher::<SimTruth>(SIM_TRUTH, qos::latched())?;
+    let truth_pub = app
+        .node
+        .create_publisher::<SimTruth>(SIM_TRUTH, qos::latched())?;
     let markers_pub = match p.markers_rate_hz > 0.0 {
         true => Some(arnie_sim::ros::markers::publisher(&mut app.node)?),
         false => None,
@@ -159,46 +184,86 @@ fn setup(app: &mut App) -> Result<(), Error> {
     let glue = Arc::new(GlueCounters::default());
     let log_tx = match p.truth_log.as_str() {
         "" => None,
-        path => Some(spawn_truth_log(path, &name, glue.clone(), shutdown.clone())?),
+        path => Some(spawn_truth_log(
+            path,
+            &name,
+            glue.clone(),
+            shutdown.clone(),
+        )?),
     };
 
-    tokio::spawn(receive_targets(arm_sock.clone(), world.clone(), glue.clone(), name.clone(), shutdown.clone()));
-    let dests = Dests { arm: wiring.arm_positions.addr, eyes: wiring.eyes.addr };
+    tokio::spawn(receive_targets(
+        arm_sock.clone(),
+        world.clone(),
+        glue.clone(),
+        name.clone(),
+        shutdown.clone(),
+    ));
+    let dests = Dests {
+        arm: wiring.arm_positions.addr,
+        eyes: wiring.eyes.addr,
+    };
     let step = Duration::from_millis(p.step_ms as u64);
     tokio::spawn(physics(
         world.clone(),
         step,
-        Sockets { arm: arm_sock, eyes: eyes_sock, dests },
+        Sockets {
+            arm: arm_sock,
+            eyes: eyes_sock,
+            dests,
+        },
         glue.clone(),
         log_tx.clone(),
         name.clone(),
         shutdown.clone(),
     ));
     let period = Duration::from_secs_f64(1.0 / p.truth_rate_hz);
-    tokio::spawn(publish_truth(world.clone(), truth_pub, period, log_tx, name.clone(), shutdown.clone()));
+    tokio::spawn(publish_truth(
+        world.clone(),
+        truth_pub,
+        period,
+        log_tx,
+        name.clone(),
+        shutdown.clone(),
+    ));
     if let Some(publisher) = markers_pub {
         let period = Duration::from_secs_f64(1.0 / p.markers_rate_hz);
         let scene = scene.with_lifetime_s(arnie_sim::ros::markers::lifetime_s(period));
         let (world, name, shutdown) = (world.clone(), name.clone(), shutdown.clone());
-        tokio::spawn(arnie_sim::ros::markers::run(publisher, world, scene, period, name, shutdown));
+        tokio::spawn(arnie_sim::ros::markers::run(
+            publisher, world, scene, period, name, shutdown,
+        ));
     }
 
     diagnostics.spawn_periodic(Duration::from_millis(500), shutdown, move || {
         let w = lock(&world);
         let c = w.counters();
         let t = w.truth();
-        let mut status = Status::ok("sim", if t.blocked_by.is_some() { "arm blocked" } else { "running" })
-            .with("t_s", format!("{:.3}", t.t_s))
-            .with("lit", t.lit.join(","))
-            .with("commands_received", c.commands_received)
-            .with("commands_dropped", c.commands_dropped)
-            .with("commands_rejected", c.commands_rejected.values().sum::<u64>())
-            .with("positions_sent", c.positions_sent)
-            .with("positions_dropped", c.positions_dropped)
-            .with("observations_sent", c.observations_sent)
-            .with("send_errors", glue.send_errors.load(Ordering::Relaxed))
-            .with("recv_errors", glue.recv_errors.load(Ordering::Relaxed))
-            .with("truth_log_errors", glue.truth_log_errors.load(Ordering::Relaxed));
+        let mut status = Status::ok(
+            "sim",
+            if t.blocked_by.is_some() {
+                "arm blocked"
+            } else {
+                "running"
+            },
+        )
+        .with("t_s", format!("{:.3}", t.t_s))
+        .with("lit", t.lit.join(","))
+        .with("commands_received", c.commands_received)
+        .with("commands_dropped", c.commands_dropped)
+        .with(
+            "commands_rejected",
+            c.commands_rejected.values().sum::<u64>(),
+        )
+        .with("positions_sent", c.positions_sent)
+        .with("positions_dropped", c.positions_dropped)
+        .with("observations_sent", c.observations_sent)
+        .with("send_errors", glue.send_errors.load(Ordering::Relaxed))
+        .with("recv_errors", glue.recv_errors.load(Ordering::Relaxed))
+        .with(
+            "truth_log_errors",
+            glue.truth_log_errors.load(Ordering::Relaxed),
+        );
         for (kind, n) in &c.commands_rejected {
             status = status.with(format!("rejected_{kind}"), n);
         }
@@ -227,7 +292,11 @@ async fn receive_targets(
                 match result {
                     Ok(Arrival::Accepted { .. }) => {}
                     Ok(Arrival::Dropped { target_mm }) => {
-                        r2r::log_debug!(&name, "simulated loss dropped target {:?} mm", target_mm.as_slice());
+                        r2r::log_debug!(
+                            &name,
+                            "simulated loss dropped target {:?} mm",
+                            target_mm.as_slice()
+                        );
                     }
                     Err(e) => r2r::log_warn!(&name, "rejected arm datagram from {from}: {e}"),
                 }
@@ -296,18 +365,30 @@ async fn physics(
             };
             if let Err(e) = sock.send_to(&d.bytes, to).await {
                 if glue.send_errors.fetch_add(1, Ordering::Relaxed) == 0 {
-                    r2r::log_warn!(&name, "send to {to} failed: {e} (only the first is logged; see send_errors)");
+                    r2r::log_warn!(
+                        &name,
+                        "send to {to} failed: {e} (only the first is logged; see send_errors)"
+                    );
                 }
             }
         }
         for (t_s, e) in events {
             let line = match &e {
                 Event::Lit(lit) => {
-                    r2r::log_info!(&name, "the {} is lit (t = {:.2} s)", lit.flame.name(), lit.at_s);
+                    r2r::log_info!(
+                        &name,
+                        "the {} is lit (t = {:.2} s)",
+                        lit.flame.name(),
+                        lit.at_s
+                    );
                     serde_json::json!({"kind": "event", "t_s": t_s, "event": "lit", "flame": lit.flame.name()})
                 }
                 Event::Blocked { obstacle, at_mm } => {
-                    r2r::log_warn!(&name, "the arm is blocked by {obstacle} at {:?} mm", at_mm.as_slice());
+                    r2r::log_warn!(
+                        &name,
+                        "the arm is blocked by {obstacle} at {:?} mm",
+                        at_mm.as_slice()
+                    );
                     serde_json::json!({"kind": "event", "t_s": t_s, "event": "blocked",
                                        "obstacle": obstacle, "at_mm": at_mm.as_slice()})
                 }
@@ -356,7 +437,11 @@ async fn publish_truth(
 fn to_msg(t: &Truth) -> SimTruth {
     let point = |mm: [f64; 3]| {
         let m = Scale::MILLIMETRES.point_to_m(mm);
-        Point { x: m[0], y: m[1], z: m[2] }
+        Point {
+            x: m[0],
+            y: m[1],
+            z: m[2],
+        }
     };
     SimTruth {
         header: time::header(topics::WORLD_FRAME),
@@ -377,7 +462,8 @@ fn spawn_truth_log(
     glue: Arc<GlueCounters>,
     shutdown: Shutdown,
 ) -> Result<mpsc::UnboundedSender<String>, Error> {
-    let mut file = File::create(path).map_err(|e| Error::Setup(format!("truth_log {path}: {e}")))?;
+    let mut file =
+        File::create(path).map_err(|e| Error::Setup(format!("truth_log {path}: {e}")))?;
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();
     let (name, path) = (name.to_string(), path.to_string());
     tokio::spawn(async move {

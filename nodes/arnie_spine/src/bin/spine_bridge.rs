@@ -9,10 +9,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use node_glue::r2r::{self, RosParams};
-use node_glue::{main_with, topics, App, Error};
 use arnie_spine::ros::{start, Settings};
 use arnie_spine::{Limits, LoopbackMap, Scale};
+use node_glue::r2r::{self, RosParams};
+use node_glue::{main_with, topics, App, Error};
 
 #[derive(RosParams, Clone, Debug)]
 struct SpineParams {
@@ -61,33 +61,62 @@ impl TryFrom<&SpineParams> for Settings {
         let port_offset = i32::try_from(p.port_offset)
             .ok()
             .filter(|o| o.abs() <= 65_535)
-            .ok_or_else(|| format!("port_offset must be within -65535..65535, got {}", p.port_offset))?;
+            .ok_or_else(|| {
+                format!(
+                    "port_offset must be within -65535..65535, got {}",
+                    p.port_offset
+                )
+            })?;
         if !p.loopback && port_offset != 0 {
-            return Err(format!("port_offset {port_offset} is only used with loopback:=true"));
+            return Err(format!(
+                "port_offset {port_offset} is only used with loopback:=true"
+            ));
         }
-        let scale = Scale::new(p.m_per_unit)
-            .ok_or_else(|| format!("m_per_unit must be a finite number > 0, got {}", p.m_per_unit))?;
+        let scale = Scale::new(p.m_per_unit).ok_or_else(|| {
+            format!(
+                "m_per_unit must be a finite number > 0, got {}",
+                p.m_per_unit
+            )
+        })?;
         let max = arnie_spine::wire::MAX_UDP_PAYLOAD as i64;
         if !(1..=max).contains(&p.max_datagram) {
-            return Err(format!("max_datagram must be within 1..{max}, got {}", p.max_datagram));
+            return Err(format!(
+                "max_datagram must be within 1..{max}, got {}",
+                p.max_datagram
+            ));
         }
         let recv_buffer_bytes = usize::try_from(p.recv_buffer_bytes)
             .ok()
             .filter(|n| *n <= i32::MAX as usize)
-            .ok_or_else(|| format!("recv_buffer_bytes must be within 0..{}, got {}", i32::MAX, p.recv_buffer_bytes))?;
+            .ok_or_else(|| {
+                format!(
+                    "recv_buffer_bytes must be within 0..{}, got {}",
+                    i32::MAX,
+                    p.recv_buffer_bytes
+                )
+            })?;
         if p.diagnostics_period_ms < 1 {
-            return Err(format!("diagnostics_period_ms must be >= 1, got {}", p.diagnostics_period_ms));
+            return Err(format!(
+                "diagnostics_period_ms must be >= 1, got {}",
+                p.diagnostics_period_ms
+            ));
         }
         let io_rt_priority = match p.io_thread_rt_priority {
             0 => None,
             n @ 1..=99 => Some(n as i32),
-            n => return Err(format!("io_thread_rt_priority must be 0 (off) or 1..99, got {n}")),
+            n => {
+                return Err(format!(
+                    "io_thread_rt_priority must be 0 (off) or 1..99, got {n}"
+                ))
+            }
         };
         Ok(Settings {
             config_file: PathBuf::from(&p.config_file),
             loopback: p.loopback.then_some(LoopbackMap { port_offset }),
             scale,
-            limits: Limits { max_datagram: p.max_datagram as usize },
+            limits: Limits {
+                max_datagram: p.max_datagram as usize,
+            },
             recv_buffer_bytes,
             frame_id: p.frame_id.clone(),
             diagnostics_period: Duration::from_millis(p.diagnostics_period_ms as u64),
@@ -103,7 +132,9 @@ fn main() {
 fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters(SpineParams::default())?;
     let settings = {
-        let p = params.lock().map_err(|_| Error::Setup("parameters poisoned".into()))?;
+        let p = params
+            .lock()
+            .map_err(|_| Error::Setup("parameters poisoned".into()))?;
         Settings::try_from(&*p).map_err(Error::Parameter)?
     };
     // Parameters are read once at start (sockets are bound from them): later `ros2 param

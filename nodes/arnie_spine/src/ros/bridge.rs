@@ -11,8 +11,8 @@ use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use node_glue::{Error, Shutdown};
 use futures::{Stream, StreamExt};
+use node_glue::{Error, Shutdown};
 use r2r::arnie_interfaces::msg::Coordinates;
 use r2r::geometry_msgs::msg::PointStamped;
 use tokio::net::UdpSocket;
@@ -24,9 +24,9 @@ const SEND_RETRIES: u32 = 20;
 use super::convert;
 use super::status::RateLog;
 use super::Settings;
-use crate::forward::{HoldReason, Held};
+use crate::forward::{Held, HoldReason};
 use crate::gate::Verdict;
-use crate::{Emit, InputId, OutputId, Outcome, Routed, Router, Scale};
+use crate::{Emit, InputId, Outcome, OutputId, Routed, Router, Scale};
 
 /// Most datagrams drained from one socket before routing (bounds memory and the time
 /// between two routings under a flood; the next wake-up is immediate anyway).
@@ -107,19 +107,32 @@ impl Shared {
             .map_err(|e| Error::Setup(format!("cannot create the sender socket: {e}")))?;
         let sender_v6 = if config.outputs.iter().any(|o| o.addr.is_ipv6()) {
             Some(
-                bind(SocketAddr::from((Ipv6Addr::UNSPECIFIED, 0)))
-                    .map_err(|e| Error::Setup(format!("cannot create the IPv6 sender socket: {e}")))?,
+                bind(SocketAddr::from((Ipv6Addr::UNSPECIFIED, 0))).map_err(|e| {
+                    Error::Setup(format!("cannot create the IPv6 sender socket: {e}"))
+                })?,
             )
         } else {
             None
         };
         Ok(Shared {
             name: name.to_string(),
-            input_extra: config.inputs.iter().map(|_| GlueCounters::default()).collect(),
-            output_extra: config.outputs.iter().map(|_| GlueCounters::default()).collect(),
+            input_extra: config
+                .inputs
+                .iter()
+                .map(|_| GlueCounters::default())
+                .collect(),
+            output_extra: config
+                .outputs
+                .iter()
+                .map(|_| GlueCounters::default())
+                .collect(),
             input_names: config.inputs.iter().map(|i| i.name.clone()).collect(),
             output_names: config.outputs.iter().map(|o| o.name.clone()).collect(),
-            output_logs: config.outputs.iter().map(|_| Mutex::new(RateLog::default())).collect(),
+            output_logs: config
+                .outputs
+                .iter()
+                .map(|_| Mutex::new(RateLog::default()))
+                .collect(),
             sender_v4,
             sender_v6,
             scale: settings.scale,
@@ -132,17 +145,26 @@ impl Shared {
     /// The router (a poisoned lock is taken over: routing never panics, and counters
     /// stay meaningful).
     pub fn router(&self) -> MutexGuard<'_, Router> {
-        self.router.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.router
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn output_name(&self, id: OutputId) -> &str {
-        self.output_names.get(id.index()).map(String::as_str).unwrap_or("?")
+        self.output_names
+            .get(id.index())
+            .map(String::as_str)
+            .unwrap_or("?")
     }
 
     /// Sends the emits (the wire first), then publishes on `publisher` (input `k`'s
     /// topic, if any), then logs what was held. The publisher is not `Sync`: it is only
     /// used after the last `.await`.
-    async fn deliver(&self, routed: Routed, publisher: Option<(usize, &mut Option<TopicPublisher>)>) {
+    async fn deliver(
+        &self,
+        routed: Routed,
+        publisher: Option<(usize, &mut Option<TopicPublisher>)>,
+    ) {
         for emit in &routed.emits {
             self.send(emit).await;
         }
@@ -188,20 +210,32 @@ impl Shared {
     }
 
     fn publish(&self, k: usize, publisher: &TopicPublisher, global: &[crate::Item]) {
-        let Some(extra) = self.input_extra.get(k) else { return };
+        let Some(extra) = self.input_extra.get(k) else {
+            return;
+        };
         let result = match publisher {
-            TopicPublisher::Point(p) => match convert::point_msg(global, self.scale, &self.frame_id) {
-                Some(msg) => p.publish(&msg),
-                None => {
-                    GlueCounters::add(&extra.unpublishable, 1);
-                    return;
+            TopicPublisher::Point(p) => {
+                match convert::point_msg(global, self.scale, &self.frame_id) {
+                    Some(msg) => p.publish(&msg),
+                    None => {
+                        GlueCounters::add(&extra.unpublishable, 1);
+                        return;
+                    }
                 }
-            },
-            TopicPublisher::Coordinates(p) => p.publish(&convert::coordinates_msg(global, self.scale, &self.frame_id)),
+            }
+            TopicPublisher::Coordinates(p) => p.publish(&convert::coordinates_msg(
+                global,
+                self.scale,
+                &self.frame_id,
+            )),
         };
         if let Err(e) = result {
             GlueCounters::add(&extra.publish_errors, 1);
-            r2r::log_warn!(&self.name, "input {:?}: publish failed: {e}", self.input_names.get(k));
+            r2r::log_warn!(
+                &self.name,
+                "input {:?}: publish failed: {e}",
+                self.input_names.get(k)
+            );
         }
     }
 
@@ -214,7 +248,10 @@ impl Shared {
     fn log_held(&self, held: &Held) {
         let why = match &held.reason {
             HoldReason::Gate(Verdict::Duplicate) | HoldReason::Gate(Verdict::Send) => return,
-            HoldReason::Gate(Verdict::TooFar { dist_mm, threshold_mm }) => {
+            HoldReason::Gate(Verdict::TooFar {
+                dist_mm,
+                threshold_mm,
+            }) => {
                 format!("dropped: {dist_mm:.1} mm from the last value sent (threshold {threshold_mm} mm)")
             }
             HoldReason::Gate(Verdict::TooShort { len, need }) => {
@@ -224,7 +261,12 @@ impl Shared {
             HoldReason::Unsendable(r) => format!("cannot send: {r}"),
         };
         if let Some(suppressed) = self.output_log(held.output.index()) {
-            r2r::log_warn!(&self.name, "output {:?}: {why}{}", self.output_name(held.output), RateLog::suffix(suppressed));
+            r2r::log_warn!(
+                &self.name,
+                "output {:?}: {why}{}",
+                self.output_name(held.output),
+                RateLog::suffix(suppressed)
+            );
         }
     }
 }
@@ -243,14 +285,22 @@ fn bind(addr: SocketAddr) -> io::Result<std::net::UdpSocket> {
 ///
 /// # Errors
 /// [`Error::Setup`] naming the input and address that cannot be bound.
-pub fn bind_inputs(shared: &Shared, recv_buffer_bytes: usize) -> Result<Vec<(InputId, std::net::UdpSocket)>, Error> {
+pub fn bind_inputs(
+    shared: &Shared,
+    recv_buffer_bytes: usize,
+) -> Result<Vec<(InputId, std::net::UdpSocket)>, Error> {
     let binds: Vec<(InputId, String, SocketAddr)> = {
         let router = shared.router();
-        router.input_ids().zip(&router.config().inputs).map(|(id, i)| (id, i.name.clone(), i.bind)).collect()
+        router
+            .input_ids()
+            .zip(&router.config().inputs)
+            .map(|(id, i)| (id, i.name.clone(), i.bind))
+            .collect()
     };
     let mut sockets = Vec::with_capacity(binds.len());
     for (id, name, addr) in binds {
-        let socket = bind(addr).map_err(|e| Error::Setup(format!("input {name:?}: cannot bind {addr}: {e}")))?;
+        let socket = bind(addr)
+            .map_err(|e| Error::Setup(format!("input {name:?}: cannot bind {addr}: {e}")))?;
         let sock = socket2::SockRef::from(&socket);
         if recv_buffer_bytes > 0 {
             if let Err(e) = sock.set_recv_buffer_size(recv_buffer_bytes) {
@@ -258,7 +308,10 @@ pub fn bind_inputs(shared: &Shared, recv_buffer_bytes: usize) -> Result<Vec<(Inp
             }
         }
         match sock.recv_buffer_size() {
-            Ok(n) => r2r::log_info!(&shared.name, "input {name:?}: bound {addr}, receive buffer {n} bytes"),
+            Ok(n) => r2r::log_info!(
+                &shared.name,
+                "input {name:?}: bound {addr}, receive buffer {n} bytes"
+            ),
             Err(_) => r2r::log_info!(&shared.name, "input {name:?}: bound {addr}"),
         }
         sockets.push((id, socket));
@@ -341,7 +394,11 @@ impl InputTask {
         let socket = match registered {
             Some(Ok(socket)) => socket,
             Some(Err(e)) => {
-                r2r::log_error!(&self.shared.name, "input {:?}: cannot use its socket: {e}", self.name);
+                r2r::log_error!(
+                    &self.shared.name,
+                    "input {:?}: cannot use its socket: {e}",
+                    self.name
+                );
                 return;
             }
             None => return,
@@ -387,7 +444,12 @@ impl InputTask {
             GlueCounters::add(&c.receive_errors, 1);
         }
         if let Some(suppressed) = self.log.allow(1) {
-            r2r::log_warn!(&self.shared.name, "input {:?}: receive error: {e}{}", self.name, RateLog::suffix(suppressed));
+            r2r::log_warn!(
+                &self.shared.name,
+                "input {:?}: receive error: {e}{}",
+                self.name,
+                RateLog::suffix(suppressed)
+            );
         }
     }
 
@@ -400,7 +462,9 @@ impl InputTask {
         {
             let mut router = self.shared.router();
             for k in (0..n).rev() {
-                let Some((from, bytes)) = self.batch.slots.get(k) else { continue };
+                let Some((from, bytes)) = self.batch.slots.get(k) else {
+                    continue;
+                };
                 let routed = router.on_datagram(self.id, *from, bytes);
                 match routed.outcome {
                     Outcome::Rejected(_) | Outcome::Unauthorised(_) => {
@@ -421,13 +485,17 @@ impl InputTask {
         }
         self.batch.clear();
         if let Some(routed) = chosen {
-            self.shared.deliver(routed, Some((self.index, &mut self.publisher))).await;
+            self.shared
+                .deliver(routed, Some((self.index, &mut self.publisher)))
+                .await;
         }
         if let Some((from, len, outcome)) = newest_rejection {
             if let Some(suppressed) = self.log.allow(rejected) {
                 let why = match outcome {
                     Outcome::Rejected(r) => format!("rejected ({}): {r}", r.kind()),
-                    Outcome::Unauthorised(_) => "rejected: source not in allowedSources".to_string(),
+                    Outcome::Unauthorised(_) => {
+                        "rejected: source not in allowedSources".to_string()
+                    }
                     _ => String::new(),
                 };
                 r2r::log_warn!(
@@ -443,7 +511,9 @@ impl InputTask {
 
 /// One output topic: values \[m\] → router → datagrams.
 pub async fn run_topic(shared: Arc<Shared>, index: usize, stream: TopicStream, shutdown: Shutdown) {
-    let Some(id) = shared.router().output_ids().nth(index) else { return };
+    let Some(id) = shared.router().output_ids().nth(index) else {
+        return;
+    };
     let mut stream = stream;
     let down = shutdown.wait();
     tokio::pin!(down);
@@ -492,9 +562,21 @@ pub async fn run_topic(shared: Arc<Shared>, index: usize, stream: TopicStream, s
 /// nothing new, its last value sent goes out again (counted `resent`; the gate, hence the
 /// radius check and de-duplication, is unchanged). A value is so re-sent between one and
 /// two intervals after the output fell silent, then every interval.
-pub async fn run_resend(shared: Arc<Shared>, index: usize, interval: std::time::Duration, shutdown: Shutdown) {
-    let Some(id) = shared.router().output_ids().nth(index) else { return };
-    let forwarded = |shared: &Shared| shared.router().output_counters(id).map_or(0, |c| c.forwarded);
+pub async fn run_resend(
+    shared: Arc<Shared>,
+    index: usize,
+    interval: std::time::Duration,
+    shutdown: Shutdown,
+) {
+    let Some(id) = shared.router().output_ids().nth(index) else {
+        return;
+    };
+    let forwarded = |shared: &Shared| {
+        shared
+            .router()
+            .output_counters(id)
+            .map_or(0, |c| c.forwarded)
+    };
     let mut seen = forwarded(&shared);
     let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -524,7 +606,10 @@ pub async fn run_resend(shared: Arc<Shared>, index: usize, interval: std::time::
 
 /// The next message as items \[mm\], or `Err(frame)` if it is in a foreign frame;
 /// `None` when the subscription ended.
-async fn next_items(stream: &mut TopicStream, shared: &Shared) -> Option<Result<Vec<crate::Item>, String>> {
+async fn next_items(
+    stream: &mut TopicStream,
+    shared: &Shared,
+) -> Option<Result<Vec<crate::Item>, String>> {
     let accept = |frame: &str| frame.is_empty() || frame == shared.frame_id;
     match stream {
         TopicStream::Point(s) => {

@@ -11,14 +11,21 @@ use crate::{Item, Scale};
 pub fn point_msg(global_mm: &[Item], scale: Scale, frame_id: &str) -> Option<PointStamped> {
     let first = global_mm.first()?;
     let [x, y, z] = scale.point_to_m([*first.first()?, *first.get(1)?, *first.get(2)?]);
-    Some(PointStamped { header: node_glue::time::header(frame_id), point: Point { x, y, z } })
+    Some(PointStamped {
+        header: node_glue::time::header(frame_id),
+        point: Point { x, y, z },
+    })
 }
 
 /// A `Coordinates` \[m\] with every item (x y z scaled, extras unchanged).
 pub fn coordinates_msg(global_mm: &[Item], scale: Scale, frame_id: &str) -> Coordinates {
     Coordinates {
         header: node_glue::time::header(frame_id),
-        items: scale.to_m(global_mm).into_iter().map(|values| Coordinate { values }).collect(),
+        items: scale
+            .to_m(global_mm)
+            .into_iter()
+            .map(|values| Coordinate { values })
+            .collect(),
     }
 }
 

@@ -75,7 +75,10 @@ pub struct Settings {
 pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
     let name = app.name().to_string();
     let config = Config::load(&settings.config_file, settings.loopback).map_err(|e| {
-        Error::Setup(format!("config_file {}: {e}", settings.config_file.display()))
+        Error::Setup(format!(
+            "config_file {}: {e}",
+            settings.config_file.display()
+        ))
     })?;
     log_summary(&name, &settings, &config);
 
@@ -98,10 +101,12 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
         publishers.push(match &input.topic {
             None => None,
             Some(t) => Some(match t.kind {
-                MsgKind::Point => bridge::TopicPublisher::Point(app.node.create_publisher(&t.name, qos(t.qos))?),
-                MsgKind::Coordinates => {
-                    bridge::TopicPublisher::Coordinates(app.node.create_publisher(&t.name, qos(t.qos))?)
+                MsgKind::Point => {
+                    bridge::TopicPublisher::Point(app.node.create_publisher(&t.name, qos(t.qos))?)
                 }
+                MsgKind::Coordinates => bridge::TopicPublisher::Coordinates(
+                    app.node.create_publisher(&t.name, qos(t.qos))?,
+                ),
             }),
         });
     }
@@ -110,7 +115,9 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
     for (k, output) in router.config().outputs.iter().enumerate() {
         if let Some(t) = &output.topic {
             let stream = match t.kind {
-                MsgKind::Point => bridge::TopicStream::Point(Box::new(app.subscribe(&t.name, qos(t.qos))?)),
+                MsgKind::Point => {
+                    bridge::TopicStream::Point(Box::new(app.subscribe(&t.name, qos(t.qos))?))
+                }
                 MsgKind::Coordinates => {
                     bridge::TopicStream::Coordinates(Box::new(app.subscribe(&t.name, qos(t.qos))?))
                 }
@@ -127,7 +134,9 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
     let tasks: Vec<bridge::InputTask> = sockets
         .into_iter()
         .zip(publishers)
-        .map(|((id, socket), publisher)| bridge::InputTask::new(shared.clone(), id, socket, publisher))
+        .map(|((id, socket), publisher)| {
+            bridge::InputTask::new(shared.clone(), id, socket, publisher)
+        })
         .collect();
     let down = shutdown.clone();
     let (log, priority) = (name.clone(), settings.io_rt_priority);
@@ -153,10 +162,17 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
         tokio::spawn(bridge::run_topic(shared.clone(), k, stream, down));
     }
     for (k, interval) in resends {
-        tokio::spawn(bridge::run_resend(shared.clone(), k, interval, shutdown.clone()));
+        tokio::spawn(bridge::run_resend(
+            shared.clone(),
+            k,
+            interval,
+            shutdown.clone(),
+        ));
     }
     let mut statuses = status::StatusBuilder::new(shared.clone(), &settings);
-    diagnostics.spawn_periodic(settings.diagnostics_period, shutdown, move || statuses.build());
+    diagnostics.spawn_periodic(settings.diagnostics_period, shutdown, move || {
+        statuses.build()
+    });
     Ok(())
 }
 
@@ -172,7 +188,9 @@ pub fn qos(q: TopicQos) -> r2r::QosProfile {
 /// Gives the calling thread the real-time policy SCHED_FIFO at `priority` (1..=99).
 /// Needs CAP_SYS_NICE or an `rtprio` limit; the caller logs a refusal and goes on.
 fn realtime(priority: i32) -> std::io::Result<()> {
-    let param = libc::sched_param { sched_priority: priority };
+    let param = libc::sched_param {
+        sched_priority: priority,
+    };
     // SAFETY: pthread_self() is the calling thread, alive for the call; `param` is a
     // valid sched_param that outlives the call. The function only changes scheduling.
     let rc = unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) };
@@ -209,7 +227,14 @@ fn log_summary(name: &str, settings: &Settings, config: &Config) {
         let topic = input
             .topic
             .as_ref()
-            .map(|t| format!(", publishes {} ({:?}, qos {})", t.name, t.kind, t.qos.as_str()))
+            .map(|t| {
+                format!(
+                    ", publishes {} ({:?}, qos {})",
+                    t.name,
+                    t.kind,
+                    t.qos.as_str()
+                )
+            })
             .unwrap_or_default();
         let sources = match &input.allowed_sources {
             None => String::new(),
@@ -233,10 +258,26 @@ fn log_summary(name: &str, settings: &Settings, config: &Config) {
         let topic = output
             .topic
             .as_ref()
-            .map(|t| format!(", from topic {} ({:?}, qos {})", t.name, t.kind, t.qos.as_str()))
+            .map(|t| {
+                format!(
+                    ", from topic {} ({:?}, qos {})",
+                    t.name,
+                    t.kind,
+                    t.qos.as_str()
+                )
+            })
             .unwrap_or_default();
-        let resend = output.resend_interval_ms.map(|ms| format!(", re-sends its last value after {ms} ms silent")).unwrap_or_default();
-        r2r::log_info!(name, "output {:?}: {} {}{check}{topic}{resend}", output.name, output.addr, output.format);
+        let resend = output
+            .resend_interval_ms
+            .map(|ms| format!(", re-sends its last value after {ms} ms silent"))
+            .unwrap_or_default();
+        r2r::log_info!(
+            name,
+            "output {:?}: {} {}{check}{topic}{resend}",
+            output.name,
+            output.addr,
+            output.format
+        );
     }
     for clash in config.address_clashes() {
         r2r::log_warn!(name, "address clash: {clash}");

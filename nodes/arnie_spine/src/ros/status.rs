@@ -21,7 +21,11 @@ pub struct RateLog {
 
 impl Default for RateLog {
     fn default() -> Self {
-        Self { period: Duration::from_secs(1), last: None, suppressed: 0 }
+        Self {
+            period: Duration::from_secs(1),
+            last: None,
+            suppressed: 0,
+        }
     }
 }
 
@@ -77,16 +81,28 @@ impl StatusBuilder {
             let c = router.config();
             let s = Status::ok(
                 "config",
-                format!("{} inputs, {} outputs, {} connections", c.inputs.len(), c.outputs.len(), c.connections.len()),
+                format!(
+                    "{} inputs, {} outputs, {} connections",
+                    c.inputs.len(),
+                    c.outputs.len(),
+                    c.connections.len()
+                ),
             )
             .with("config_file", settings.config_file.display())
             .with("loopback", settings.loopback.is_some())
-            .with("port_offset", settings.loopback.map(|m| m.port_offset).unwrap_or(0))
+            .with(
+                "port_offset",
+                settings.loopback.map(|m| m.port_offset).unwrap_or(0),
+            )
             .with("m_per_unit", settings.scale.m_per_unit)
             .with("address_clashes", c.address_clashes().len());
             (s, c.inputs.len() + c.outputs.len())
         };
-        StatusBuilder { shared, summary, last_bad: vec![0; n] }
+        StatusBuilder {
+            shared,
+            summary,
+            last_bad: vec![0; n],
+        }
     }
 
     /// The statuses now: `config`, then `input.<name>` and `output.<name>` with every
@@ -100,18 +116,34 @@ impl StatusBuilder {
                 .input_ids()
                 .zip(&c.inputs)
                 .map(|(id, i)| {
-                    let topic = i.topic.as_ref().map(|t| format!(" -> {}", t.name)).unwrap_or_default();
+                    let topic = i
+                        .topic
+                        .as_ref()
+                        .map(|t| format!(" -> {}", t.name))
+                        .unwrap_or_default();
                     let what = format!("{} {}{topic}", i.bind, i.format);
-                    (i.name.clone(), what, router.input_counters(id).cloned().unwrap_or_default())
+                    (
+                        i.name.clone(),
+                        what,
+                        router.input_counters(id).cloned().unwrap_or_default(),
+                    )
                 })
                 .collect();
             let outputs = router
                 .output_ids()
                 .zip(&c.outputs)
                 .map(|(id, o)| {
-                    let topic = o.topic.as_ref().map(|t| format!(" <- {}", t.name)).unwrap_or_default();
+                    let topic = o
+                        .topic
+                        .as_ref()
+                        .map(|t| format!(" <- {}", t.name))
+                        .unwrap_or_default();
                     let what = format!("{} {}{topic}", o.addr, o.format);
-                    (o.name.clone(), what, router.output_counters(id).cloned().unwrap_or_default())
+                    (
+                        o.name.clone(),
+                        what,
+                        router.output_counters(id).cloned().unwrap_or_default(),
+                    )
                 })
                 .collect();
             (inputs, outputs)
@@ -151,15 +183,26 @@ impl StatusBuilder {
         let bad = counters.malformed_total()
             + counters.unauthorised
             + counters.rejected_radius
-            + glue.iter().filter(|(k, _)| *k != "unpublishable").map(|(_, v)| v).sum::<u64>();
-        let new_bad = self.last_bad.get(slot).map(|last| bad.saturating_sub(*last)).unwrap_or(0);
+            + glue
+                .iter()
+                .filter(|(k, _)| *k != "unpublishable")
+                .map(|(_, v)| v)
+                .sum::<u64>();
+        let new_bad = self
+            .last_bad
+            .get(slot)
+            .map(|last| bad.saturating_sub(*last))
+            .unwrap_or(0);
         if let Some(last) = self.last_bad.get_mut(slot) {
             *last = bad;
         }
         let mut status = Status::ok(name, what);
         if new_bad > 0 {
             status.level = Level::Warn;
-            status.message = format!("{}: {new_bad} rejected since the last report", status.message);
+            status.message = format!(
+                "{}: {new_bad} rejected since the last report",
+                status.message
+            );
         }
         for (key, value) in counters.pairs("") {
             status = status.with(key.trim_start_matches('.'), value);
@@ -173,7 +216,10 @@ impl StatusBuilder {
 
 /// The glue counters' values now.
 fn load(counters: &[(&'static str, Option<&AtomicU64>)]) -> Vec<(&'static str, u64)> {
-    counters.iter().map(|(k, v)| (*k, v.map(|v| v.load(Ordering::Relaxed)).unwrap_or(0))).collect()
+    counters
+        .iter()
+        .map(|(k, v)| (*k, v.map(|v| v.load(Ordering::Relaxed)).unwrap_or(0)))
+        .collect()
 }
 
 #[cfg(test)]

@@ -8,9 +8,13 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use node_glue::r2r::{arnie_interfaces::action::RunStrategy, arnie_interfaces::msg::StrategyEvent, RosParams};
+use arnie_strategy::ros::{
+    parse_wait_topics, Counters, Motion, RosRobot, Settings, SettingsFn, StrategyServer,
+};
+use node_glue::r2r::{
+    arnie_interfaces::action::RunStrategy, arnie_interfaces::msg::StrategyEvent, RosParams,
+};
 use node_glue::{main_with, qos, topics, App, Error};
-use arnie_strategy::ros::{parse_wait_topics, Counters, Motion, RosRobot, Settings, SettingsFn, StrategyServer};
 
 /// History of the `/strategy/events` publisher.
 const EVENT_HISTORY: usize = 100;
@@ -64,11 +68,15 @@ impl TryFrom<&StrategyParams> for Settings {
     type Error = String;
     fn try_from(p: &StrategyParams) -> Result<Self, String> {
         if !(p.match_time_s.is_finite() && p.match_time_s > 0.0) {
-            return Err(format!("match_time_s must be a finite number > 0, got {}", p.match_time_s));
+            return Err(format!(
+                "match_time_s must be a finite number > 0, got {}",
+                p.match_time_s
+            ));
         }
         Ok(Settings {
             strategy_file: p.strategy_file.clone(),
-            match_time: Duration::try_from_secs_f64(p.match_time_s).map_err(|e| format!("match_time_s: {e}"))?,
+            match_time: Duration::try_from_secs_f64(p.match_time_s)
+                .map_err(|e| format!("match_time_s: {e}"))?,
             server_wait: millis("server_wait_ms", p.server_wait_ms, 0)?,
             planner_wait: millis("planner_wait_ms", p.planner_wait_ms, 0)?,
             call_timeout: millis("call_timeout_ms", p.call_timeout_ms, 1)?,
@@ -84,27 +92,50 @@ fn main() {
 fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters(StrategyParams::default())?;
     let (settings, wait_topics, diagnostics_period, motion) = {
-        let p = params.lock().map_err(|_| Error::Setup("parameters poisoned".into()))?;
+        let p = params
+            .lock()
+            .map_err(|_| Error::Setup("parameters poisoned".into()))?;
         let settings = Settings::try_from(&*p).map_err(Error::Parameter)?;
-        let wait_topics = parse_wait_topics(&p.wait_topics).map_err(|e| Error::Parameter(e.to_string()))?;
+        let wait_topics =
+            parse_wait_topics(&p.wait_topics).map_err(|e| Error::Parameter(e.to_string()))?;
         let motion = Motion::parse(&p.motion).map_err(Error::Parameter)?;
-        (settings, wait_topics, millis("diagnostics_period_ms", p.diagnostics_period_ms, 1).map_err(Error::Parameter)?, motion)
+        (
+            settings,
+            wait_topics,
+            millis("diagnostics_period_ms", p.diagnostics_period_ms, 1)
+                .map_err(Error::Parameter)?,
+            motion,
+        )
     };
     let name = app.name().to_owned();
     let counters = Arc::new(Counters::default());
     // Reliable, with a deeper history than the commands preset: a run emits events in
     // bursts and a slow subscriber must not lose any.
-    let events = app.node.create_publisher::<StrategyEvent>(topics::STRATEGY_EVENTS, qos::commands().keep_last(EVENT_HISTORY))?;
-    let goals = app.node.create_action_server::<RunStrategy::Action>(topics::STRATEGY_RUN)?;
+    let events = app.node.create_publisher::<StrategyEvent>(
+        topics::STRATEGY_EVENTS,
+        qos::commands().keep_last(EVENT_HISTORY),
+    )?;
+    let goals = app
+        .node
+        .create_action_server::<RunStrategy::Action>(topics::STRATEGY_RUN)?;
     let diagnostics = app.diagnostics()?;
     let shutdown = app.shutdown();
     let _rt = app.handle().enter();
 
-    let robot = RosRobot::new(&mut app.node, motion, &wait_topics, settings, counters.clone(), &name)?;
+    let robot = RosRobot::new(
+        &mut app.node,
+        motion,
+        &wait_topics,
+        settings,
+        counters.clone(),
+        &name,
+    )?;
     // RosRobot subscribes on the node itself: its subscriptions join the QoS check here.
     match motion {
         Motion::MoveTo => app.watch_subscription(topics::ARM_POSITION, &qos::sensor()),
-        Motion::NavigateTo => app.watch_subscription(arnie_strategy::ros::navigate::BASE_POSE, &qos::commands()),
+        Motion::NavigateTo => {
+            app.watch_subscription(arnie_strategy::ros::navigate::BASE_POSE, &qos::commands())
+        }
     }
     for w in &wait_topics {
         app.watch_subscription(&w.topic, &w.kind.qos());
@@ -115,9 +146,18 @@ fn setup(app: &mut App) -> Result<(), Error> {
         let p = live.lock().map_err(|_| "parameters poisoned".to_owned())?;
         Settings::try_from(&*p).map_err(|e| format!("parameter {e}"))
     });
-    let server = StrategyServer::new(robot, events, settings_fn, counters.clone(), shutdown.clone(), &name);
+    let server = StrategyServer::new(
+        robot,
+        events,
+        settings_fn,
+        counters.clone(),
+        shutdown.clone(),
+        &name,
+    );
     tokio::spawn(server.clone().serve(goals));
 
-    diagnostics.spawn_periodic(diagnostics_period, shutdown, move || counters.statuses(server.running()));
+    diagnostics.spawn_periodic(diagnostics_period, shutdown, move || {
+        counters.statuses(server.running())
+    });
     Ok(())
 }

@@ -14,12 +14,19 @@ use crate::robot::PlannedPath;
 use crate::task::{PacketSpec, Point};
 
 pub fn to_ros(p: &Point) -> RosPoint {
-    RosPoint { x: p.x, y: p.y, z: p.z }
+    RosPoint {
+        x: p.x,
+        y: p.y,
+        z: p.z,
+    }
 }
 
 /// `None` when a coordinate is NaN or infinite.
 pub fn from_ros(p: &RosPoint) -> Option<Point> {
-    [p.x, p.y, p.z].iter().all(|v| v.is_finite()).then(|| Point::new(p.x, p.y, p.z))
+    [p.x, p.y, p.z]
+        .iter()
+        .all(|v| v.is_finite())
+        .then(|| Point::new(p.x, p.y, p.z))
 }
 
 /// `StrategyEvent`, stamped now.
@@ -81,7 +88,12 @@ pub fn packet_json(p: &Packet) -> Result<Value, String> {
     } else {
         match serde_json::from_str::<Value>(&p.fields_json) {
             Ok(Value::Object(m)) => m,
-            Ok(_) => return Err(format!("packet {:?}: fields_json is not a JSON object", p.name)),
+            Ok(_) => {
+                return Err(format!(
+                    "packet {:?}: fields_json is not a JSON object",
+                    p.name
+                ))
+            }
             Err(e) => return Err(format!("packet {:?}: fields_json: {e}", p.name)),
         }
     };
@@ -107,14 +119,32 @@ pub fn coordinates_json(c: &Coordinates) -> Value {
 pub fn plan_from_response(r: &PlanPath::Response) -> Result<PlannedPath, Error> {
     if r.error_code != PlanPath::Response::OK as u16 {
         return Err(match PlanCode::from_code(r.error_code) {
-            Some(code) => Error::Plan { code, message: r.error_msg.clone() },
-            None => Error::Robot { message: format!("PlanPath: unknown error code {}: {}", r.error_code, r.error_msg) },
+            Some(code) => Error::Plan {
+                code,
+                message: r.error_msg.clone(),
+            },
+            None => Error::Robot {
+                message: format!(
+                    "PlanPath: unknown error code {}: {}",
+                    r.error_code, r.error_msg
+                ),
+            },
         });
     }
-    let points: Option<Vec<Point>> = r.path.poses.iter().map(|p| from_ros(&p.pose.position)).collect();
+    let points: Option<Vec<Point>> = r
+        .path
+        .poses
+        .iter()
+        .map(|p| from_ros(&p.pose.position))
+        .collect();
     match points {
-        Some(points) if r.length_m.is_finite() => Ok(PlannedPath { points, length_m: r.length_m }),
-        _ => Err(Error::Robot { message: "PlanPath: the answer has a non-finite point or length".into() }),
+        Some(points) if r.length_m.is_finite() => Ok(PlannedPath {
+            points,
+            length_m: r.length_m,
+        }),
+        _ => Err(Error::Robot {
+            message: "PlanPath: the answer has a non-finite point or length".into(),
+        }),
     }
 }
 
@@ -126,13 +156,22 @@ pub fn plan_from_response(r: &PlanPath::Response) -> Result<PlannedPath, Error> 
 /// succeed (a server that aborts with a default result).
 pub fn move_result(status: GoalStatus, r: &MoveTo::Result) -> Result<Point, Error> {
     match MoveOutcome::from_code(r.outcome) {
-        Some(MoveOutcome::Reached) if status != GoalStatus::Succeeded => {
-            Err(Error::Robot { message: format!("MoveTo goal ended {status:?} without an outcome: {}", r.message) })
-        }
-        Some(MoveOutcome::Reached) => from_ros(&r.final_position)
-            .ok_or_else(|| Error::Robot { message: "MoveTo: non-finite final position".into() }),
-        Some(outcome) => Err(Error::Move { outcome, message: r.message.clone() }),
-        None => Err(Error::Robot { message: format!("MoveTo: unknown outcome {}: {}", r.outcome, r.message) }),
+        Some(MoveOutcome::Reached) if status != GoalStatus::Succeeded => Err(Error::Robot {
+            message: format!(
+                "MoveTo goal ended {status:?} without an outcome: {}",
+                r.message
+            ),
+        }),
+        Some(MoveOutcome::Reached) => from_ros(&r.final_position).ok_or_else(|| Error::Robot {
+            message: "MoveTo: non-finite final position".into(),
+        }),
+        Some(outcome) => Err(Error::Move {
+            outcome,
+            message: r.message.clone(),
+        }),
+        None => Err(Error::Robot {
+            message: format!("MoveTo: unknown outcome {}: {}", r.outcome, r.message),
+        }),
     }
 }
 
@@ -144,8 +183,17 @@ mod tests {
 
     #[test]
     fn packets_become_json_with_parsed_fields() {
-        let mut p = Packet { name: "ClampDone".into(), id: 7, device: 2, fields_json: r#"{"pos": 1}"#.into(), ..Default::default() };
-        assert_eq!(packet_json(&p).unwrap(), json!({"name": "ClampDone", "id": 7, "device": 2, "fields": {"pos": 1}}));
+        let mut p = Packet {
+            name: "ClampDone".into(),
+            id: 7,
+            device: 2,
+            fields_json: r#"{"pos": 1}"#.into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            packet_json(&p).unwrap(),
+            json!({"name": "ClampDone", "id": 7, "device": 2, "fields": {"pos": 1}})
+        );
         p.fields_json = String::new();
         assert_eq!(packet_json(&p).unwrap()["fields"], json!({}));
         p.fields_json = "[1]".into();
@@ -158,36 +206,78 @@ mod tests {
     fn coordinates_count_their_items() {
         let mut c = Coordinates::default();
         c.header.frame_id = "world".into();
-        c.items = vec![Coordinate { values: vec![1.0, 2.0, 3.0] }, Coordinate { values: vec![4.0] }];
-        assert_eq!(coordinates_json(&c), json!({"frame_id": "world", "count": 2, "items": [[1.0, 2.0, 3.0], [4.0]]}));
+        c.items = vec![
+            Coordinate {
+                values: vec![1.0, 2.0, 3.0],
+            },
+            Coordinate { values: vec![4.0] },
+        ];
+        assert_eq!(
+            coordinates_json(&c),
+            json!({"frame_id": "world", "count": 2, "items": [[1.0, 2.0, 3.0], [4.0]]})
+        );
     }
 
     #[test]
     fn plan_answers() {
-        let mut r = PlanPath::Response { length_m: 1.5, ..Default::default() };
-        let pose = |x| PoseStamped { pose: r2r::geometry_msgs::msg::Pose { position: RosPoint { x, y: 0.0, z: 0.0 }, ..Default::default() }, ..Default::default() };
+        let mut r = PlanPath::Response {
+            length_m: 1.5,
+            ..Default::default()
+        };
+        let pose = |x| PoseStamped {
+            pose: r2r::geometry_msgs::msg::Pose {
+                position: RosPoint { x, y: 0.0, z: 0.0 },
+                ..Default::default()
+            },
+            ..Default::default()
+        };
         r.path.poses = vec![pose(0.0), pose(1.5)];
         let p = plan_from_response(&r).unwrap();
         assert_eq!((p.points.len(), p.length_m), (2, 1.5));
         r.path.poses.push(pose(f64::NAN));
         assert!(matches!(plan_from_response(&r), Err(Error::Robot { .. })));
         r.error_code = PlanPath::Response::NO_PATH as u16;
-        assert!(matches!(plan_from_response(&r), Err(Error::Plan { code: PlanCode::NoPath, .. })));
+        assert!(matches!(
+            plan_from_response(&r),
+            Err(Error::Plan {
+                code: PlanCode::NoPath,
+                ..
+            })
+        ));
         r.error_code = 99;
         assert!(matches!(plan_from_response(&r), Err(Error::Robot { .. })));
     }
 
     #[test]
     fn move_results() {
-        let mut r = MoveTo::Result { final_position: RosPoint { x: 0.1, y: 0.2, z: 0.3 }, ..Default::default() };
-        assert_eq!(move_result(GoalStatus::Succeeded, &r), Ok(Point::new(0.1, 0.2, 0.3)));
-        assert!(matches!(move_result(GoalStatus::Aborted, &r), Err(Error::Robot { .. })));
+        let mut r = MoveTo::Result {
+            final_position: RosPoint {
+                x: 0.1,
+                y: 0.2,
+                z: 0.3,
+            },
+            ..Default::default()
+        };
+        assert_eq!(
+            move_result(GoalStatus::Succeeded, &r),
+            Ok(Point::new(0.1, 0.2, 0.3))
+        );
+        assert!(matches!(
+            move_result(GoalStatus::Aborted, &r),
+            Err(Error::Robot { .. })
+        ));
         r.outcome = MoveTo::Result::ABORTED_HELP_NEEDED as u8;
         assert!(matches!(
             move_result(GoalStatus::Aborted, &r),
-            Err(Error::Move { outcome: MoveOutcome::AbortedHelpNeeded, .. })
+            Err(Error::Move {
+                outcome: MoveOutcome::AbortedHelpNeeded,
+                ..
+            })
         ));
         r.outcome = 42;
-        assert!(matches!(move_result(GoalStatus::Aborted, &r), Err(Error::Robot { .. })));
+        assert!(matches!(
+            move_result(GoalStatus::Aborted, &r),
+            Err(Error::Robot { .. })
+        ));
     }
 }

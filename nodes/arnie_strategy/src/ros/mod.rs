@@ -140,11 +140,18 @@ fn valid_topic_name(topic: &str) -> bool {
 pub fn parse_wait_topics(spec: &str) -> Result<Vec<WaitTopic>, WaitTopicError> {
     let mut out: Vec<WaitTopic> = Vec::new();
     for entry in spec.split(';').map(str::trim).filter(|e| !e.is_empty()) {
-        let err = |reason| WaitTopicError { entry: entry.to_owned(), reason };
-        let (topic, ty) = entry.split_once('=').ok_or_else(|| err("is not topic=type"))?;
+        let err = |reason| WaitTopicError {
+            entry: entry.to_owned(),
+            reason,
+        };
+        let (topic, ty) = entry
+            .split_once('=')
+            .ok_or_else(|| err("is not topic=type"))?;
         let (topic, ty) = (topic.trim(), ty.trim());
         if !valid_topic_name(topic) {
-            return Err(err("needs a topic name (\"comms/rx\", or absolute \"/comms/rx\")"));
+            return Err(err(
+                "needs a topic name (\"comms/rx\", or absolute \"/comms/rx\")",
+            ));
         }
         let ty = full_type(ty).ok_or_else(|| err("needs a type pkg/msg/Type"))?;
         let kind = match ty.as_str() {
@@ -155,7 +162,10 @@ pub fn parse_wait_topics(spec: &str) -> Result<Vec<WaitTopic>, WaitTopicError> {
         if out.iter().any(|w| w.topic == topic) {
             return Err(err("names a topic already listed"));
         }
-        out.push(WaitTopic { topic: topic.to_owned(), kind });
+        out.push(WaitTopic {
+            topic: topic.to_owned(),
+            kind,
+        });
     }
     Ok(out)
 }
@@ -173,9 +183,18 @@ mod tests {
         assert_eq!(
             w,
             [
-                WaitTopic { topic: "comms/rx".into(), kind: WaitKind::Packet },
-                WaitTopic { topic: "/eyes/observations".into(), kind: WaitKind::Coordinates },
-                WaitTopic { topic: "/d".into(), kind: WaitKind::Other("std_msgs/msg/String".into()) },
+                WaitTopic {
+                    topic: "comms/rx".into(),
+                    kind: WaitKind::Packet
+                },
+                WaitTopic {
+                    topic: "/eyes/observations".into(),
+                    kind: WaitKind::Coordinates
+                },
+                WaitTopic {
+                    topic: "/d".into(),
+                    kind: WaitKind::Other("std_msgs/msg/String".into())
+                },
             ]
         );
         assert_eq!(parse_wait_topics("").unwrap(), []);
@@ -185,11 +204,20 @@ mod tests {
     fn bad_wait_topics_name_the_entry() {
         for (spec, reason) in [
             ("/a", "is not topic=type"),
-            ("a b=std_msgs/String", "needs a topic name (\"comms/rx\", or absolute \"/comms/rx\")"),
-            ("/a//b=std_msgs/String", "needs a topic name (\"comms/rx\", or absolute \"/comms/rx\")"),
+            (
+                "a b=std_msgs/String",
+                "needs a topic name (\"comms/rx\", or absolute \"/comms/rx\")",
+            ),
+            (
+                "/a//b=std_msgs/String",
+                "needs a topic name (\"comms/rx\", or absolute \"/comms/rx\")",
+            ),
             ("/a=String", "needs a type pkg/msg/Type"),
             ("/a=std_msgs/srv/String", "needs a type pkg/msg/Type"),
-            ("/a=std_msgs/String;/a=std_msgs/Bool", "names a topic already listed"),
+            (
+                "/a=std_msgs/String;/a=std_msgs/Bool",
+                "names a topic already listed",
+            ),
         ] {
             let e = parse_wait_topics(spec).unwrap_err();
             assert_eq!(e.reason, reason, "{spec}");

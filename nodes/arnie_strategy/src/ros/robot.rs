@@ -23,9 +23,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use node_glue::{qos, topics};
 use futures::future::BoxFuture;
 use futures::{FutureExt, Stream, StreamExt};
+use node_glue::{qos, topics};
 use r2r::arnie_interfaces::action::{MoveTo, NavigateTo};
 use r2r::arnie_interfaces::msg::{Coordinates, Packet};
 use r2r::arnie_interfaces::srv::{PlanPath, SendPacket};
@@ -33,7 +33,9 @@ use r2r::geometry_msgs::msg::{PointStamped, PoseStamped};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use super::convert::{coordinates_json, from_ros, move_result, packet_json, packet_msg, plan_from_response, to_ros};
+use super::convert::{
+    coordinates_json, from_ros, move_result, packet_json, packet_msg, plan_from_response, to_ros,
+};
 use super::navigate::{nav_goal, nav_result, Motion, BASE_POSE, NAVIGATE_TO};
 use super::{Counters, Settings, WaitKind, WaitTopic};
 use crate::condition::WaitFor;
@@ -76,7 +78,10 @@ fn robot_err(message: String) -> Error {
 }
 
 /// Resolves `true` when the client's server is there within `wait`.
-async fn available(check: r2r::Result<impl std::future::Future<Output = r2r::Result<()>>>, wait: Duration) -> bool {
+async fn available(
+    check: r2r::Result<impl std::future::Future<Output = r2r::Result<()>>>,
+    wait: Duration,
+) -> bool {
     match check {
         Ok(f) => matches!(tokio::time::timeout(wait, f).await, Ok(Ok(()))),
         Err(_) => false,
@@ -99,24 +104,44 @@ impl RosRobot {
         log: &str,
     ) -> Result<Arc<Self>, node_glue::Error> {
         let mover = match motion {
-            Motion::MoveTo => Mover::Arm(node.create_action_client::<MoveTo::Action>(topics::MOVE_TO)?),
-            Motion::NavigateTo => Mover::Base(node.create_action_client::<NavigateTo::Action>(NAVIGATE_TO)?),
+            Motion::MoveTo => {
+                Mover::Arm(node.create_action_client::<MoveTo::Action>(topics::MOVE_TO)?)
+            }
+            Motion::NavigateTo => {
+                Mover::Base(node.create_action_client::<NavigateTo::Action>(NAVIGATE_TO)?)
+            }
         };
         let moves = spawn_goal_thread(mover, counters.clone(), log.to_owned())?;
-        let planner = node.create_client::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?;
-        let comms = node.create_client::<SendPacket::Service>(topics::COMMS_SEND, qos::commands())?;
+        let planner =
+            node.create_client::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?;
+        let comms =
+            node.create_client::<SendPacket::Service>(topics::COMMS_SEND, qos::commands())?;
 
         let position = Arc::new(Mutex::new(None));
         match motion {
             Motion::MoveTo => {
-                let positions = node.subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
+                let positions =
+                    node.subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
                 let points = positions.map(|m| (m.point.x, m.point.y, m.point.z));
-                tokio::spawn(track_position(topics::ARM_POSITION, points, position.clone(), counters.clone(), log.to_owned()));
+                tokio::spawn(track_position(
+                    topics::ARM_POSITION,
+                    points,
+                    position.clone(),
+                    counters.clone(),
+                    log.to_owned(),
+                ));
             }
             Motion::NavigateTo => {
                 let poses = node.subscribe::<PoseStamped>(BASE_POSE, qos::commands())?;
-                let points = poses.map(|m| (m.pose.position.x, m.pose.position.y, m.pose.position.z));
-                tokio::spawn(track_position(BASE_POSE, points, position.clone(), counters.clone(), log.to_owned()));
+                let points =
+                    poses.map(|m| (m.pose.position.x, m.pose.position.y, m.pose.position.z));
+                tokio::spawn(track_position(
+                    BASE_POSE,
+                    points,
+                    position.clone(),
+                    counters.clone(),
+                    log.to_owned(),
+                ));
             }
         }
 
@@ -128,17 +153,40 @@ impl RosRobot {
             match &w.kind {
                 WaitKind::Packet => {
                     let s = node.subscribe::<Packet>(&w.topic, w.kind.qos())?;
-                    tokio::spawn(forward(w.topic.clone(), s.map(|p| packet_json(&p)), t, c, l));
+                    tokio::spawn(forward(
+                        w.topic.clone(),
+                        s.map(|p| packet_json(&p)),
+                        t,
+                        c,
+                        l,
+                    ));
                 }
                 WaitKind::Coordinates => {
                     let s = node.subscribe::<Coordinates>(&w.topic, w.kind.qos())?;
-                    tokio::spawn(forward(w.topic.clone(), s.map(|m| Ok(coordinates_json(&m))), t, c, l));
+                    tokio::spawn(forward(
+                        w.topic.clone(),
+                        s.map(|m| Ok(coordinates_json(&m))),
+                        t,
+                        c,
+                        l,
+                    ));
                 }
                 WaitKind::Other(ty) => {
-                    let s = node.subscribe_untyped(&w.topic, ty, w.kind.qos()).map_err(|e| {
-                        node_glue::Error::Setup(format!("wait_topics: cannot subscribe to {} as {ty}: {e}", w.topic))
-                    })?;
-                    tokio::spawn(forward(w.topic.clone(), s.map(|m| m.map_err(|e| e.to_string())), t, c, l));
+                    let s = node
+                        .subscribe_untyped(&w.topic, ty, w.kind.qos())
+                        .map_err(|e| {
+                            node_glue::Error::Setup(format!(
+                                "wait_topics: cannot subscribe to {} as {ty}: {e}",
+                                w.topic
+                            ))
+                        })?;
+                    tokio::spawn(forward(
+                        w.topic.clone(),
+                        s.map(|m| m.map_err(|e| e.to_string())),
+                        t,
+                        c,
+                        l,
+                    ));
                 }
             }
             watched.insert(topics::resolve(&namespace, &w.topic), tx);
@@ -163,12 +211,16 @@ impl RosRobot {
     }
 
     fn settings(&self) -> Settings {
-        self.settings.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.settings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// True when `wait_for` steps may watch `topic`.
     pub fn watches(&self, topic: &str) -> bool {
-        self.watched.contains_key(&topics::resolve(&self.namespace, topic))
+        self.watched
+            .contains_key(&topics::resolve(&self.namespace, topic))
     }
 
     /// The watched topics, sorted (for error messages).
@@ -185,12 +237,23 @@ impl RosRobot {
             self.counters.planner_unavailable.inc();
             return Err(Error::PlannerUnavailable);
         }
-        let req = PlanPath::Request { start: to_ros(&from), goal: to_ros(&to), simplify: true, smooth };
-        let call = self.planner.request(&req).map_err(|e| robot_err(format!("PlanPath: {e}")))?;
+        let req = PlanPath::Request {
+            start: to_ros(&from),
+            goal: to_ros(&to),
+            simplify: true,
+            smooth,
+        };
+        let call = self
+            .planner
+            .request(&req)
+            .map_err(|e| robot_err(format!("PlanPath: {e}")))?;
         let r = match tokio::time::timeout(s.call_timeout, call).await {
             Ok(Ok(resp)) => plan_from_response(&resp),
             Ok(Err(e)) => Err(robot_err(format!("PlanPath: {e}"))),
-            Err(_) => Err(robot_err(format!("PlanPath: no answer within {} ms", s.call_timeout.as_millis()))),
+            Err(_) => Err(robot_err(format!(
+                "PlanPath: no answer within {} ms",
+                s.call_timeout.as_millis()
+            ))),
         };
         if r.is_err() {
             self.counters.plan_errors.inc();
@@ -212,22 +275,39 @@ impl RosRobot {
     async fn send_inner(&self, packet: &PacketSpec, s: &Settings) -> Result<(), Error> {
         if !available(r2r::Node::is_available(&self.comms), s.server_wait).await {
             return Err(Error::Packet {
-                message: format!("no comms bridge on {} within {} ms", topics::COMMS_SEND, s.server_wait.as_millis()),
+                message: format!(
+                    "no comms bridge on {} within {} ms",
+                    topics::COMMS_SEND,
+                    s.server_wait.as_millis()
+                ),
             });
         }
-        let req = SendPacket::Request { packet: packet_msg(packet), timeout_s: packet.reply_timeout_s };
-        let call = self.comms.request(&req).map_err(|e| Error::Packet { message: e.to_string() })?;
-        let limit = s.call_timeout + Duration::try_from_secs_f64(packet.reply_timeout_s).unwrap_or_default();
+        let req = SendPacket::Request {
+            packet: packet_msg(packet),
+            timeout_s: packet.reply_timeout_s,
+        };
+        let call = self.comms.request(&req).map_err(|e| Error::Packet {
+            message: e.to_string(),
+        })?;
+        let limit = s.call_timeout
+            + Duration::try_from_secs_f64(packet.reply_timeout_s).unwrap_or_default();
         match tokio::time::timeout(limit, call).await {
             Ok(Ok(r)) if r.success => Ok(()),
             Ok(Ok(r)) => Err(Error::Packet { message: r.message }),
-            Ok(Err(e)) => Err(Error::Packet { message: e.to_string() }),
-            Err(_) => Err(Error::Packet { message: format!("no answer within {} ms", limit.as_millis()) }),
+            Ok(Err(e)) => Err(Error::Packet {
+                message: e.to_string(),
+            }),
+            Err(_) => Err(Error::Packet {
+                message: format!("no answer within {} ms", limit.as_millis()),
+            }),
         }
     }
 
     async fn wait(&self, condition: WaitFor) -> Result<(), Error> {
-        let Some(tx) = self.watched.get(&topics::resolve(&self.namespace, &condition.topic)) else {
+        let Some(tx) = self
+            .watched
+            .get(&topics::resolve(&self.namespace, &condition.topic))
+        else {
             return Err(robot_err(format!(
                 "wait_for: {} is not watched (parameter wait_topics: {})",
                 condition.topic,
@@ -240,10 +320,17 @@ impl RosRobot {
                 Ok(v) if condition.matches(&v) => return Ok(()),
                 Ok(_) => {}
                 Err(broadcast::error::RecvError::Lagged(n)) => {
-                    r2r::log_warn!(&self.log, "wait_for {}: skipped {n} messages (too many at once)", condition.topic);
+                    r2r::log_warn!(
+                        &self.log,
+                        "wait_for {}: skipped {n} messages (too many at once)",
+                        condition.topic
+                    );
                 }
                 Err(broadcast::error::RecvError::Closed) => {
-                    return Err(robot_err(format!("wait_for: the subscription to {} ended", condition.topic)))
+                    return Err(robot_err(format!(
+                        "wait_for: the subscription to {} ended",
+                        condition.topic
+                    )))
                 }
             }
         }
@@ -252,12 +339,19 @@ impl RosRobot {
     async fn move_once(&self, target: Point) -> Result<Point, Error> {
         let s = self.settings();
         let (reply, result) = oneshot::channel();
-        let job = MoveJob { target, wait: s.server_wait, accept_timeout: s.call_timeout, reply };
+        let job = MoveJob {
+            target,
+            wait: s.server_wait,
+            accept_timeout: s.call_timeout,
+            reply,
+        };
         if self.moves.send(job).is_err() {
             return Err(robot_err("the MoveTo goal thread is gone".into()));
         }
         // Dropping `result` (this future) tells the goal thread to cancel the goal.
-        result.await.unwrap_or_else(|_| Err(robot_err("the MoveTo goal thread dropped the goal".into())))
+        result
+            .await
+            .unwrap_or_else(|_| Err(robot_err("the MoveTo goal thread dropped the goal".into())))
     }
 }
 
@@ -274,7 +368,12 @@ impl Robot for RosRobot {
         self.motion == Motion::NavigateTo
     }
 
-    fn plan_path(&self, from: Point, to: Point, smooth: bool) -> BoxFuture<'_, Result<PlannedPath, Error>> {
+    fn plan_path(
+        &self,
+        from: Point,
+        to: Point,
+        smooth: bool,
+    ) -> BoxFuture<'_, Result<PlannedPath, Error>> {
         self.plan(from, to, smooth).boxed()
     }
 
@@ -346,16 +445,25 @@ fn spawn_goal_thread(
     log: String,
 ) -> Result<mpsc::UnboundedSender<MoveJob>, node_glue::Error> {
     let (tx, mut rx) = mpsc::unbounded_channel::<MoveJob>();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    std::thread::Builder::new().name("strategy-move_to".into()).spawn(move || {
-        let local = tokio::task::LocalSet::new();
-        local.block_on(&rt, async move {
-            // Ends when the robot (the only sender) is dropped.
-            while let Some(job) = rx.recv().await {
-                tokio::task::spawn_local(run_goal(client.clone(), job, counters.clone(), log.clone()));
-            }
-        });
-    })?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    std::thread::Builder::new()
+        .name("strategy-move_to".into())
+        .spawn(move || {
+            let local = tokio::task::LocalSet::new();
+            local.block_on(&rt, async move {
+                // Ends when the robot (the only sender) is dropped.
+                while let Some(job) = rx.recv().await {
+                    tokio::task::spawn_local(run_goal(
+                        client.clone(),
+                        job,
+                        counters.clone(),
+                        log.clone(),
+                    ));
+                }
+            });
+        })?;
     Ok(tx)
 }
 
@@ -366,10 +474,19 @@ async fn run_goal(client: Mover, mut job: MoveJob, counters: Arc<Counters>, log:
     };
     match &r {
         Ok(_) => counters.moves_reached.inc(),
-        Err(Error::Move { outcome: MoveOutcome::Cancelled, .. }) => counters.moves_cancelled.inc(),
+        Err(Error::Move {
+            outcome: MoveOutcome::Cancelled,
+            ..
+        }) => counters.moves_cancelled.inc(),
         Err(e) => {
             counters.moves_failed.inc();
-            r2r::log_info!(&log, "move to ({:.3}, {:.3}, {:.3}) m failed: {e}", job.target.x, job.target.y, job.target.z);
+            r2r::log_info!(
+                &log,
+                "move to ({:.3}, {:.3}, {:.3}) m failed: {e}",
+                job.target.x,
+                job.target.y,
+                job.target.z
+            );
         }
     }
     // The caller may be gone (stopped): nothing to tell then.
@@ -377,7 +494,10 @@ async fn run_goal(client: Mover, mut job: MoveJob, counters: Arc<Counters>, log:
 }
 
 fn cancelled() -> Error {
-    Error::Move { outcome: MoveOutcome::Cancelled, message: "the step was stopped".into() }
+    Error::Move {
+        outcome: MoveOutcome::Cancelled,
+        message: "the step was stopped".into(),
+    }
 }
 
 async fn drive_goal(
@@ -393,20 +513,33 @@ async fn drive_goal(
         },
         _ = job.reply.closed() => return Err(cancelled()),
     }
-    let goal = MoveTo::Goal { target: to_ros(&job.target), period_s: 0.0, sample_factor: 0 };
-    counters.moves_sent.inc();
-    let request = client.send_goal_request(goal).map_err(|e| robot_err(format!("MoveTo: {e}")))?;
-    // Not raced against a stop: a goal can only be cancelled once it is known.
-    let (handle, result, mut feedback) = match tokio::time::timeout(job.accept_timeout, request).await {
-        Ok(Ok(accepted)) => accepted,
-        Ok(Err(r2r::Error::RCL_RET_ACTION_GOAL_REJECTED)) => {
-            return Err(Error::Move { outcome: MoveOutcome::Rejected, message: "the trajectory server rejected the goal".into() })
-        }
-        Ok(Err(e)) => return Err(robot_err(format!("MoveTo: {e}"))),
-        Err(_) => {
-            return Err(robot_err(format!("MoveTo: no answer to the goal within {} ms", job.accept_timeout.as_millis())))
-        }
+    let goal = MoveTo::Goal {
+        target: to_ros(&job.target),
+        period_s: 0.0,
+        sample_factor: 0,
     };
+    counters.moves_sent.inc();
+    let request = client
+        .send_goal_request(goal)
+        .map_err(|e| robot_err(format!("MoveTo: {e}")))?;
+    // Not raced against a stop: a goal can only be cancelled once it is known.
+    let (handle, result, mut feedback) =
+        match tokio::time::timeout(job.accept_timeout, request).await {
+            Ok(Ok(accepted)) => accepted,
+            Ok(Err(r2r::Error::RCL_RET_ACTION_GOAL_REJECTED)) => {
+                return Err(Error::Move {
+                    outcome: MoveOutcome::Rejected,
+                    message: "the trajectory server rejected the goal".into(),
+                })
+            }
+            Ok(Err(e)) => return Err(robot_err(format!("MoveTo: {e}"))),
+            Err(_) => {
+                return Err(robot_err(format!(
+                    "MoveTo: no answer to the goal within {} ms",
+                    job.accept_timeout.as_millis()
+                )))
+            }
+        };
     tokio::pin!(result);
     let mut feedback_open = true;
     loop {
@@ -447,17 +580,26 @@ async fn drive_nav_goal(
         _ = job.reply.closed() => return Err(cancelled()),
     }
     counters.moves_sent.inc();
-    let request = client.send_goal_request(nav_goal(&job.target)).map_err(|e| robot_err(format!("NavigateTo: {e}")))?;
-    let (handle, result, mut feedback) = match tokio::time::timeout(job.accept_timeout, request).await {
-        Ok(Ok(accepted)) => accepted,
-        Ok(Err(r2r::Error::RCL_RET_ACTION_GOAL_REJECTED)) => {
-            return Err(Error::Move { outcome: MoveOutcome::Rejected, message: "the base rejected the goal".into() })
-        }
-        Ok(Err(e)) => return Err(robot_err(format!("NavigateTo: {e}"))),
-        Err(_) => {
-            return Err(robot_err(format!("NavigateTo: no answer to the goal within {} ms", job.accept_timeout.as_millis())))
-        }
-    };
+    let request = client
+        .send_goal_request(nav_goal(&job.target))
+        .map_err(|e| robot_err(format!("NavigateTo: {e}")))?;
+    let (handle, result, mut feedback) =
+        match tokio::time::timeout(job.accept_timeout, request).await {
+            Ok(Ok(accepted)) => accepted,
+            Ok(Err(r2r::Error::RCL_RET_ACTION_GOAL_REJECTED)) => {
+                return Err(Error::Move {
+                    outcome: MoveOutcome::Rejected,
+                    message: "the base rejected the goal".into(),
+                })
+            }
+            Ok(Err(e)) => return Err(robot_err(format!("NavigateTo: {e}"))),
+            Err(_) => {
+                return Err(robot_err(format!(
+                    "NavigateTo: no answer to the goal within {} ms",
+                    job.accept_timeout.as_millis()
+                )))
+            }
+        };
     tokio::pin!(result);
     let mut feedback_open = true;
     loop {

@@ -81,11 +81,17 @@ impl StrategyServer {
 
     /// The file of the run in progress (for `/diagnostics`).
     pub fn running(&self) -> Option<String> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Serves goal requests until shutdown.
-    pub async fn serve(self: Arc<Self>, mut goals: impl Stream<Item = ActionServerGoalRequest<RunStrategy::Action>> + Unpin) {
+    pub async fn serve(
+        self: Arc<Self>,
+        mut goals: impl Stream<Item = ActionServerGoalRequest<RunStrategy::Action>> + Unpin,
+    ) {
         loop {
             let req = tokio::select! {
                 _ = self.shutdown.wait() => break,
@@ -96,9 +102,11 @@ impl StrategyServer {
             };
             let checked = self.check(&req.goal);
             let checked = match checked {
-                Ok(c) if self.busy.swap(true, Ordering::AcqRel) => {
-                    Err(format!("{}: a strategy is already running ({})", c.file, self.running().unwrap_or_default()))
-                }
+                Ok(c) if self.busy.swap(true, Ordering::AcqRel) => Err(format!(
+                    "{}: a strategy is already running ({})",
+                    c.file,
+                    self.running().unwrap_or_default()
+                )),
                 other => other,
             };
             match checked {
@@ -118,7 +126,8 @@ impl StrategyServer {
                             c.strategy.tasks.len(),
                             c.match_time.as_secs_f64()
                         );
-                        *self.running.lock().unwrap_or_else(|e| e.into_inner()) = Some(c.file.clone());
+                        *self.running.lock().unwrap_or_else(|e| e.into_inner()) =
+                            Some(c.file.clone());
                         tokio::spawn(self.clone().run(goal, cancel, c));
                     }
                     Err(e) => {
@@ -140,7 +149,11 @@ impl StrategyServer {
     /// Reads and checks the goal's file; every error names the file.
     fn check(&self, goal: &RunStrategy::Goal) -> Result<Checked, String> {
         let settings = (self.settings)()?;
-        let file = if goal.strategy_file.trim().is_empty() { settings.strategy_file.clone() } else { goal.strategy_file.clone() };
+        let file = if goal.strategy_file.trim().is_empty() {
+            settings.strategy_file.clone()
+        } else {
+            goal.strategy_file.clone()
+        };
         if file.trim().is_empty() {
             return Err("no strategy file: the goal's strategy_file and the strategy_file parameter are both empty".into());
         }
@@ -150,18 +163,34 @@ impl StrategyServer {
         } else if t.is_finite() && t > 0.0 {
             Duration::try_from_secs_f64(t).map_err(|e| format!("match_time_s {t}: {e}"))?
         } else {
-            return Err(format!("match_time_s must be a finite number >= 0 (0: the parameter), got {t}"));
+            return Err(format!(
+                "match_time_s must be a finite number >= 0 (0: the parameter), got {t}"
+            ));
         };
-        let text = std::fs::read_to_string(&file).map_err(|e| format!("{file}: cannot read: {e}"))?;
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| format!("{file}: cannot read: {e}"))?;
         let strategy = Strategy::from_json(&text).map_err(|e| format!("{file}: {e}"))?;
-        self.check_topics(&strategy).map_err(|e| format!("{file}: {e}"))?;
-        Ok(Checked { file, strategy, match_time, settings })
+        self.check_topics(&strategy)
+            .map_err(|e| format!("{file}: {e}"))?;
+        Ok(Checked {
+            file,
+            strategy,
+            match_time,
+            settings,
+        })
     }
 
     /// Every `wait_for` must watch a subscribed topic (they are fixed at start).
     fn check_topics(&self, s: &Strategy) -> Result<(), String> {
-        let tasks = s.tasks.iter().enumerate().map(|(i, t)| (format!("tasks[{i}]"), &t.steps));
-        let end = s.end_of_match.iter().map(|e| ("end_of_match".to_owned(), &e.steps));
+        let tasks = s
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (format!("tasks[{i}]"), &t.steps));
+        let end = s
+            .end_of_match
+            .iter()
+            .map(|e| ("end_of_match".to_owned(), &e.steps));
         for (field, steps) in tasks.chain(end) {
             for (j, step) in steps.iter().enumerate() {
                 if let StepSpec::WaitFor(w) = &step.spec {
@@ -179,7 +208,11 @@ impl StrategyServer {
     }
 
     fn publish(&self, msg: &StrategyEvent) {
-        let r = self.events.lock().unwrap_or_else(|e| e.into_inner()).publish(msg);
+        let r = self
+            .events
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .publish(msg);
         match r {
             Ok(()) => self.counters.events_published.inc(),
             Err(e) => {
@@ -204,7 +237,14 @@ impl StrategyServer {
     fn on_event(&self, ev: &Event) {
         self.publish(&event_msg(ev));
         if ev.kind == crate::event::EventKind::Error {
-            r2r::log_info!(&self.log, "{}{}{}: {}", ev.task, if ev.step.is_empty() { "" } else { " / " }, ev.step, ev.message);
+            r2r::log_info!(
+                &self.log,
+                "{}{}{}: {}",
+                ev.task,
+                if ev.step.is_empty() { "" } else { " / " },
+                ev.step,
+                ev.message
+            );
         }
     }
 
@@ -271,7 +311,12 @@ impl StrategyServer {
 
     fn finish(&self, goal: &mut Goal, report: Report, cancelled: bool, file: &str) {
         let message = format!("{file}: {}", report.message);
-        r2r::log_info!(&self.log, "{message}; done: [{}]; failed: [{}]", report.done.join(", "), report.failed.join(", "));
+        r2r::log_info!(
+            &self.log,
+            "{message}; done: [{}]; failed: [{}]",
+            report.done.join(", "),
+            report.failed.join(", ")
+        );
         self.counters.set_last(message.clone());
         let outcome = match (report.end, cancelled) {
             (_, true) => RunStrategy::Result::CANCELLED as u8,
@@ -279,7 +324,13 @@ impl StrategyServer {
             (EndReason::MatchTimer, false) => RunStrategy::Result::MATCH_OVER as u8,
             (EndReason::Stopped, false) => RunStrategy::Result::FAILED as u8,
         };
-        let result = RunStrategy::Result { outcome, points: report.points, done: report.done, failed: report.failed, message };
+        let result = RunStrategy::Result {
+            outcome,
+            points: report.points,
+            done: report.done,
+            failed: report.failed,
+            message,
+        };
         *self.running.lock().unwrap_or_else(|e| e.into_inner()) = None;
         // Free before the result goes out: a client may send its next goal at once.
         self.busy.store(false, Ordering::Release);

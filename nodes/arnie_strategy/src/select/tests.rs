@@ -8,14 +8,22 @@ fn s(name: &str, points: f64, cost: Option<f64>) -> TaskScore {
 
 #[test]
 fn best_ratio_wins() {
-    let scores = [s("a", 10.0, Some(2.0)), s("b", 6.0, Some(1.0)), s("c", 1.0, Some(0.5))];
+    let scores = [
+        s("a", 10.0, Some(2.0)),
+        s("b", 6.0, Some(1.0)),
+        s("c", 1.0, Some(0.5)),
+    ];
     assert_eq!(scores[1].score, 6.0);
     assert_eq!(select(&scores), Some(1));
 }
 
 #[test]
 fn ties_go_to_the_default_order() {
-    let scores = [s("a", 4.0, Some(2.0)), s("b", 2.0, Some(1.0)), s("c", 6.0, Some(3.0))];
+    let scores = [
+        s("a", 4.0, Some(2.0)),
+        s("b", 2.0, Some(1.0)),
+        s("c", 6.0, Some(3.0)),
+    ];
     assert_eq!(select(&scores), Some(0));
     assert_eq!(select(&scores[1..]), Some(0));
 }
@@ -85,13 +93,20 @@ fn default_order_until_trouble_then_scored_then_back() {
     m.succeeded(0, 5.0);
     assert_eq!(m.pick(), Pick::Task(1));
     assert!(!m.failed(1));
-    assert_eq!(m.pick(), Pick::Score(vec![2]), "the task that just failed waits one pick");
+    assert_eq!(
+        m.pick(),
+        Pick::Score(vec![2]),
+        "the task that just failed waits one pick"
+    );
     m.succeeded(2, 1.0);
     assert_eq!(m.pick(), Pick::Task(1), "back to default order");
     assert!(m.failed(1), "second failure drops it");
     assert_eq!(m.pick(), Pick::AllDone);
     assert_eq!(m.points(), 6.0);
-    assert_eq!((m.done(), m.dropped(), m.failures(1)), (vec![0, 2], vec![1], 2));
+    assert_eq!(
+        (m.done(), m.dropped(), m.failures(1)),
+        (vec![0, 2], vec![1], 2)
+    );
 }
 
 #[test]
@@ -117,6 +132,10 @@ fn replan_and_deadlines() {
     m.missed_deadline(2, 30.0);
     assert!(matches!(m.status(2), Status::Dropped(r) if r.contains("deadline")));
     assert_eq!(m.pick(), Pick::Score(vec![1]));
-    assert_eq!(m.expire(&st.tasks, 100.0), Vec::<usize>::new(), "dropped tasks are not dropped twice");
+    assert_eq!(
+        m.expire(&st.tasks, 100.0),
+        Vec::<usize>::new(),
+        "dropped tasks are not dropped twice"
+    );
     assert_eq!(m.pending(), vec![1]);
 }

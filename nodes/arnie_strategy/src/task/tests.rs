@@ -48,10 +48,19 @@ fn a_full_file_loads_with_defaults() {
     assert_eq!(s.start, Point::default());
     assert_eq!(s.tasks[0].approach, Point::new(0.5, 0.0, 0.0));
     assert_eq!(s.tasks[0].steps[0].name, "0 move");
-    assert_eq!(s.tasks[0].steps[0].timeout, Some(Duration::from_millis(3000)));
+    assert_eq!(
+        s.tasks[0].steps[0].timeout,
+        Some(Duration::from_millis(3000))
+    );
     let b = &s.tasks[1];
     assert_eq!(b.deadline_s, Some(40.0));
-    assert_eq!(b.steps[0].spec, StepSpec::Follow { goal: Point::new(0.1, 0.1, 0.0), smooth: true });
+    assert_eq!(
+        b.steps[0].spec,
+        StepSpec::Follow {
+            goal: Point::new(0.1, 0.1, 0.0),
+            smooth: true
+        }
+    );
     assert_eq!(b.steps[0].on_error, ErrorPolicy::Retry(2));
     assert_eq!(b.steps[1].on_error, ErrorPolicy::Skip);
     assert_eq!(b.steps[1].name, "1 send ClampGoTo");
@@ -75,68 +84,133 @@ fn a_full_file_loads_with_defaults() {
 #[test]
 fn errors_name_the_field() {
     let cases: Vec<(Value, Error)> = vec![
-        (with(&["tasks", "0", "points"], json!(-1)), Error::OutOfRange {
-            field: "tasks[0].points".into(),
-            value: -1.0,
-            reason: "must be >= 0",
-        }),
-        (with(&["tasks", "1", "approach_m"], json!([1.0])), Error::BadPosition {
-            field: "tasks[1].approach_m".into(),
-            len: 1,
-        }),
-        (with(&["tasks", "1", "name"], json!("a")), Error::DuplicateTask { field: "tasks[1].name".into(), name: "a".into() }),
-        (with(&["tasks", "0", "name"], json!("  ")), Error::EmptyName { field: "tasks[0].name".into() }),
-        (with(&["tasks", "0", "steps", "0"], json!({"move_m": [0, 0], "delay_ms": 3})), Error::StepKind {
-            field: "tasks[0].steps[0]".into(),
-            found: 2,
-        }),
-        (with(&["tasks", "0", "steps", "0"], json!({"timeout_ms": 3})), Error::StepKind {
-            field: "tasks[0].steps[0]".into(),
-            found: 0,
-        }),
-        (with(&["tasks", "1", "steps", "1", "on_error"], json!("ignore")), Error::UnknownPolicy {
-            field: "tasks[1].steps[1].on_error".into(),
-            value: "ignore".into(),
-        }),
-        (with(&["tasks", "1", "steps", "1", "send", "device"], json!(32)), Error::OutOfRange {
-            field: "tasks[1].steps[1].send.device".into(),
-            value: 32.0,
-            reason: "must be 0..31",
-        }),
-        (with(&["end_of_match", "steps", "0", "send"], json!({"device": 1})), Error::PacketUnnamed {
-            field: "end_of_match.steps[0].send".into(),
-        }),
-        (with(&["tasks", "1", "steps", "2", "wait_for"], json!({"topic": "/x"})), Error::EmptyCondition {
-            field: "tasks[1].steps[2].wait_for".into(),
-        }),
-        (with(&["tasks", "1", "steps", "2", "wait_for", "at_most"], json!({"d": "high"})), Error::NotFinite {
-            field: "tasks[1].steps[2].wait_for.at_most.d".into(),
-        }),
-        (with(&["tasks", "0", "steps", "0", "timeout_ms"], json!(0)), Error::OutOfRange {
-            field: "tasks[0].steps[0].timeout_ms".into(),
-            value: 0.0,
-            reason: "must be > 0",
-        }),
-        (with(&["tasks", "1", "deadline_s"], json!(0)), Error::OutOfRange {
-            field: "tasks[1].deadline_s".into(),
-            value: 0.0,
-            reason: "must be > 0",
-        }),
-        (with(&["match_time_s"], json!(-5)), Error::OutOfRange {
-            field: "match_time_s".into(),
-            value: -5.0,
-            reason: "must be > 0",
-        }),
-        (with(&["match_time_s"], json!(1e300)), Error::OutOfRange {
-            field: "match_time_s".into(),
-            value: 1e300,
-            reason: "is too large",
-        }),
-        (with(&["max_failures"], json!(0)), Error::OutOfRange {
-            field: "max_failures".into(),
-            value: 0.0,
-            reason: "must be >= 1",
-        }),
+        (
+            with(&["tasks", "0", "points"], json!(-1)),
+            Error::OutOfRange {
+                field: "tasks[0].points".into(),
+                value: -1.0,
+                reason: "must be >= 0",
+            },
+        ),
+        (
+            with(&["tasks", "1", "approach_m"], json!([1.0])),
+            Error::BadPosition {
+                field: "tasks[1].approach_m".into(),
+                len: 1,
+            },
+        ),
+        (
+            with(&["tasks", "1", "name"], json!("a")),
+            Error::DuplicateTask {
+                field: "tasks[1].name".into(),
+                name: "a".into(),
+            },
+        ),
+        (
+            with(&["tasks", "0", "name"], json!("  ")),
+            Error::EmptyName {
+                field: "tasks[0].name".into(),
+            },
+        ),
+        (
+            with(
+                &["tasks", "0", "steps", "0"],
+                json!({"move_m": [0, 0], "delay_ms": 3}),
+            ),
+            Error::StepKind {
+                field: "tasks[0].steps[0]".into(),
+                found: 2,
+            },
+        ),
+        (
+            with(&["tasks", "0", "steps", "0"], json!({"timeout_ms": 3})),
+            Error::StepKind {
+                field: "tasks[0].steps[0]".into(),
+                found: 0,
+            },
+        ),
+        (
+            with(&["tasks", "1", "steps", "1", "on_error"], json!("ignore")),
+            Error::UnknownPolicy {
+                field: "tasks[1].steps[1].on_error".into(),
+                value: "ignore".into(),
+            },
+        ),
+        (
+            with(&["tasks", "1", "steps", "1", "send", "device"], json!(32)),
+            Error::OutOfRange {
+                field: "tasks[1].steps[1].send.device".into(),
+                value: 32.0,
+                reason: "must be 0..31",
+            },
+        ),
+        (
+            with(
+                &["end_of_match", "steps", "0", "send"],
+                json!({"device": 1}),
+            ),
+            Error::PacketUnnamed {
+                field: "end_of_match.steps[0].send".into(),
+            },
+        ),
+        (
+            with(
+                &["tasks", "1", "steps", "2", "wait_for"],
+                json!({"topic": "/x"}),
+            ),
+            Error::EmptyCondition {
+                field: "tasks[1].steps[2].wait_for".into(),
+            },
+        ),
+        (
+            with(
+                &["tasks", "1", "steps", "2", "wait_for", "at_most"],
+                json!({"d": "high"}),
+            ),
+            Error::NotFinite {
+                field: "tasks[1].steps[2].wait_for.at_most.d".into(),
+            },
+        ),
+        (
+            with(&["tasks", "0", "steps", "0", "timeout_ms"], json!(0)),
+            Error::OutOfRange {
+                field: "tasks[0].steps[0].timeout_ms".into(),
+                value: 0.0,
+                reason: "must be > 0",
+            },
+        ),
+        (
+            with(&["tasks", "1", "deadline_s"], json!(0)),
+            Error::OutOfRange {
+                field: "tasks[1].deadline_s".into(),
+                value: 0.0,
+                reason: "must be > 0",
+            },
+        ),
+        (
+            with(&["match_time_s"], json!(-5)),
+            Error::OutOfRange {
+                field: "match_time_s".into(),
+                value: -5.0,
+                reason: "must be > 0",
+            },
+        ),
+        (
+            with(&["match_time_s"], json!(1e300)),
+            Error::OutOfRange {
+                field: "match_time_s".into(),
+                value: 1e300,
+                reason: "is too large",
+            },
+        ),
+        (
+            with(&["max_failures"], json!(0)),
+            Error::OutOfRange {
+                field: "max_failures".into(),
+                value: 0.0,
+                reason: "must be >= 1",
+            },
+        ),
         (with(&["tasks"], json!([])), Error::NoTasks),
     ];
     for (input, want) in cases {

@@ -8,17 +8,21 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use futures::future::BoxFuture;
-use futures::FutureExt;
 use arnie_strategy::condition::WaitFor;
 use arnie_strategy::error::{Error, MoveOutcome, PlanCode};
 use arnie_strategy::event::{Event, EventKind};
 use arnie_strategy::robot::{PlannedPath, Robot};
 use arnie_strategy::task::{PacketSpec, Point};
+use futures::future::BoxFuture;
+use futures::FutureExt;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 pub fn key(p: &Point) -> (i64, i64, i64) {
-    ((p.x * 1000.0).round() as i64, (p.y * 1000.0).round() as i64, (p.z * 1000.0).round() as i64)
+    (
+        (p.x * 1000.0).round() as i64,
+        (p.y * 1000.0).round() as i64,
+        (p.z * 1000.0).round() as i64,
+    )
 }
 
 #[derive(Default)]
@@ -72,7 +76,10 @@ impl Robot for Fake {
             self.note(format!("move {}", fmt_p(&target)));
             tokio::time::sleep(Duration::from_secs_f64(from.distance_m(&target))).await;
             if self.blocked.lock().unwrap().contains(&key(&target)) {
-                return Err(Error::Move { outcome: MoveOutcome::ReversedToStart, message: "obstacle".into() });
+                return Err(Error::Move {
+                    outcome: MoveOutcome::ReversedToStart,
+                    message: "obstacle".into(),
+                });
             }
             *self.pos.lock().unwrap() = Some(target);
             Ok(target)
@@ -80,14 +87,24 @@ impl Robot for Fake {
         .boxed()
     }
 
-    fn plan_path(&self, from: Point, to: Point, _smooth: bool) -> BoxFuture<'_, Result<PlannedPath, Error>> {
+    fn plan_path(
+        &self,
+        from: Point,
+        to: Point,
+        _smooth: bool,
+    ) -> BoxFuture<'_, Result<PlannedPath, Error>> {
         async move {
             self.note(format!("plan {}", fmt_p(&to)));
             let Some(detour) = *self.planner.lock().unwrap() else {
                 return Err(Error::PlannerUnavailable);
             };
             let length = match self.plan_override.lock().unwrap().get(&key(&to)) {
-                Some(None) => return Err(Error::Plan { code: PlanCode::NoPath, message: "walls".into() }),
+                Some(None) => {
+                    return Err(Error::Plan {
+                        code: PlanCode::NoPath,
+                        message: "walls".into(),
+                    })
+                }
                 Some(Some(l)) => *l,
                 None => detour * from.distance_m(&to),
             };
@@ -97,7 +114,10 @@ impl Robot for Fake {
                 _ => {}
             }
             points.push(to);
-            Ok(PlannedPath { points, length_m: length })
+            Ok(PlannedPath {
+                points,
+                length_m: length,
+            })
         }
         .boxed()
     }
@@ -106,7 +126,9 @@ impl Robot for Fake {
         async move {
             self.note(format!("send {}", packet.name));
             if self.failing_packets.lock().unwrap().contains(&packet.name) {
-                return Err(Error::Packet { message: "no reply".into() });
+                return Err(Error::Packet {
+                    message: "no reply".into(),
+                });
             }
             Ok(())
         }

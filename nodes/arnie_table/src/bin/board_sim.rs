@@ -64,7 +64,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("board_sim: cannot start a runtime: {e}");
@@ -119,7 +122,10 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
             }
             "--seed" => {
                 let v = value("--seed")?;
-                opts.seed = Some(v.parse().map_err(|_| format!("--seed {v:?} is not a number"))?);
+                opts.seed = Some(
+                    v.parse()
+                        .map_err(|_| format!("--seed {v:?} is not a number"))?,
+                );
             }
             "--noise-scale" => {
                 let v = value("--noise-scale")?;
@@ -140,11 +146,16 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
             }
             "--bind" => {
                 let v = value("--bind")?;
-                bind = v.parse().map_err(|_| format!("--bind {v:?} is not an address like 127.0.0.1:0"))?;
+                bind = v
+                    .parse()
+                    .map_err(|_| format!("--bind {v:?} is not an address like 127.0.0.1:0"))?;
             }
             "--peer" => {
                 let v = value("--peer")?;
-                peer = Some(v.parse().map_err(|_| format!("--peer {v:?} is not an address like 127.0.0.1:5000"))?);
+                peer =
+                    Some(v.parse().map_err(|_| {
+                        format!("--peer {v:?} is not an address like 127.0.0.1:5000")
+                    })?);
             }
             "pty" | "can_udp" if mode.is_none() => mode = Some(arg),
             other => return Err(format!("unexpected argument {other:?}")),
@@ -172,7 +183,12 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
 
 /// The wire: our own UART loop (so bytes can be corrupted both ways) or a CAN link.
 enum Wire {
-    Uart { port: SerialPort, decoder: Decoder, defs: Arc<Definitions>, counters: Counters },
+    Uart {
+        port: SerialPort,
+        decoder: Decoder,
+        defs: Arc<Definitions>,
+        counters: Counters,
+    },
     Can(Link),
 }
 
@@ -197,7 +213,13 @@ struct Stats {
 }
 
 impl Wire {
-    async fn send(&mut self, p: &Packet, rate: f64, rng: &mut Rng, stats: &mut Stats) -> Result<(), String> {
+    async fn send(
+        &mut self,
+        p: &Packet,
+        rate: f64,
+        rng: &mut Rng,
+        stats: &mut Stats,
+    ) -> Result<(), String> {
         match self {
             Wire::Uart { port, counters, .. } => {
                 let mut bytes = uart::encode_packet(p).map_err(|e| e.to_string())?;
@@ -219,7 +241,12 @@ impl Wire {
         stats: &mut Stats,
     ) -> Result<Vec<Packet>, String> {
         match self {
-            Wire::Uart { port, decoder, defs, counters } => {
+            Wire::Uart {
+                port,
+                decoder,
+                defs,
+                counters,
+            } => {
                 let mut buf = [0u8; 512];
                 let n = port.read(&mut buf).await.map_err(|e| e.to_string())?;
                 stats.corrupted += corrupt(&mut buf[..n], rate, rng);
@@ -234,11 +261,19 @@ impl Wire {
         }
     }
 
-    fn drain(decoder: &mut Decoder, defs: &Definitions, counters: &mut Counters, now: u64) -> Vec<Packet> {
+    fn drain(
+        decoder: &mut Decoder,
+        defs: &Definitions,
+        counters: &mut Counters,
+        now: u64,
+    ) -> Vec<Packet> {
         let mut out = Vec::new();
         while let Some(item) = decoder.next(now) {
             let Ok(frame) = item else { continue };
-            match defs.get(frame.command).map(|d| Packet::decode(d.clone(), frame.payload())) {
+            match defs
+                .get(frame.command)
+                .map(|d| Packet::decode(d.clone(), frame.payload()))
+            {
                 Some(Ok(p)) => {
                     counters.rx_packets += 1;
                     out.push(p);
@@ -252,14 +287,22 @@ impl Wire {
 
     /// Expires a stale partial frame (UART).
     fn expire(&mut self, now: u64) {
-        if let Wire::Uart { decoder, defs, counters, .. } = self {
+        if let Wire::Uart {
+            decoder,
+            defs,
+            counters,
+            ..
+        } = self
+        {
             let _ = Self::drain(decoder, defs, counters, now);
         }
     }
 
     fn counters(&self) -> Counters {
         match self {
-            Wire::Uart { decoder, counters, .. } => {
+            Wire::Uart {
+                decoder, counters, ..
+            } => {
                 let mut c = counters.clone();
                 c.merge(decoder.counters());
                 c
@@ -279,7 +322,8 @@ async fn run(args: Args) -> Result<(), Failure> {
     let defs = Arc::new(defs);
     let mut truth = match &args.truth_log {
         Some(p) => Some(std::io::BufWriter::new(
-            std::fs::File::create(p).map_err(|e| (2, format!("cannot create {}: {e}", p.display())))?,
+            std::fs::File::create(p)
+                .map_err(|e| (2, format!("cannot create {}: {e}", p.display())))?,
         )),
         None => None,
     };
@@ -289,24 +333,47 @@ async fn run(args: Args) -> Result<(), Failure> {
         args.scenario.display(),
         scenario.obstacles.len(),
         scenario.tasks.len(),
-        if scenario.opponent.is_some() { "yes" } else { "no" }
+        if scenario.opponent.is_some() {
+            "yes"
+        } else {
+            "no"
+        }
     );
     let mut _slave_hold = None;
     let (mut wire, place) = match args.can {
         None => {
-            let (master, slave, path) = open_pty().map_err(|e| (1, format!("cannot open a pty: {e}")))?;
+            let (master, slave, path) =
+                open_pty().map_err(|e| (1, format!("cannot open a pty: {e}")))?;
             // Raw mode on the slave before the bridge opens it; held so the master never
             // reads EIO while the bridge closes and reopens the slave.
             _slave_hold = Some(SerialPort::open(&path, 115_200).map_err(|e| (1, e.to_string()))?);
             drop(slave);
             let port = SerialPort::from_fd(master, "pty master").map_err(|e| (1, e.to_string()))?;
-            let decoder = Decoder::new(DecoderConfig::default()).with_lengths(defs.payload_lengths());
-            (Wire::Uart { port, decoder, defs: defs.clone(), counters: Counters::default() }, path)
+            let decoder =
+                Decoder::new(DecoderConfig::default()).with_lengths(defs.payload_lengths());
+            (
+                Wire::Uart {
+                    port,
+                    decoder,
+                    defs: defs.clone(),
+                    counters: Counters::default(),
+                },
+                path,
+            )
         }
         Some((bind, peer)) => {
-            let bus = UdpCan::bind(bind, peer).await.map_err(|e| (1, e.to_string()))?;
+            let bus = UdpCan::bind(bind, peer)
+                .await
+                .map_err(|e| (1, e.to_string()))?;
             let addr = bus.local_addr().map_err(|e| (1, e.to_string()))?;
-            (Wire::Can(Link::can(CanBus::Udp(bus), defs.clone(), &LinkConfig::default())), addr.to_string())
+            (
+                Wire::Can(Link::can(
+                    CanBus::Udp(bus),
+                    defs.clone(),
+                    &LinkConfig::default(),
+                )),
+                addr.to_string(),
+            )
         }
     };
     let start_line = serde_json::json!({
@@ -321,7 +388,10 @@ async fn run(args: Args) -> Result<(), Failure> {
     });
     let mut board = Board::new(scenario, args.opts);
     let mut rng = Rng::new(args.opts.seed.unwrap_or(board.scenario().odometry.seed) ^ 0xc0ff_ee00);
-    let mut stats = Stats { ignored: 0, corrupted: 0 };
+    let mut stats = Stats {
+        ignored: 0,
+        corrupted: 0,
+    };
     if let Some(t) = truth.as_mut() {
         writeln!(t, "{start_line}").map_err(|e| (1, format!("truth log: {e}")))?;
     }
@@ -330,8 +400,12 @@ async fn run(args: Args) -> Result<(), Failure> {
             .map_err(|e| (1, format!("cannot write {}: {e}", file.display())))?;
     }
     if let (Some(link), None) = (&args.link_symlink, args.can) {
-        symlink_atomically(Path::new(&place), link)
-            .map_err(|e| (1, format!("cannot point {} at {place}: {e}", link.display())))?;
+        symlink_atomically(Path::new(&place), link).map_err(|e| {
+            (
+                1,
+                format!("cannot point {} at {place}: {e}", link.display()),
+            )
+        })?;
     }
     println!("board_sim: link {place}");
     let start = Instant::now();
@@ -342,21 +416,32 @@ async fn run(args: Args) -> Result<(), Failure> {
         // What is due now: board packets, the truth log, a stale partial frame.
         wire.expire(now);
         let outputs = board.advance(now);
-        emit(&mut wire, &defs, &outputs, args.corrupt_rate, &mut rng, &mut stats).await?;
+        emit(
+            &mut wire,
+            &defs,
+            &outputs,
+            args.corrupt_rate,
+            &mut rng,
+            &mut stats,
+        )
+        .await?;
         log_events(&mut truth, board.take_events())?;
         if now >= next_truth_ms {
             next_truth_ms = now + args.truth_period_ms;
             if let Some(t) = truth.as_mut() {
                 let (tr, od, (v, w)) = (board.truth(), board.odometry(), board.speeds());
-                let opp =
-                    board.opponent().map(|(x, y, th)| serde_json::json!({"x": r4(x), "y": r4(y), "theta": r4(th)}));
+                let opp = board
+                    .opponent()
+                    .map(|(x, y, th)| serde_json::json!({"x": r4(x), "y": r4(y), "theta": r4(th)}));
                 let line = serde_json::json!({
                     "type": "pose", "t_ms": now,
                     "robot": {"x": r4(tr.x), "y": r4(tr.y), "theta": r4(tr.theta)},
                     "odom": {"x": r4(od.x), "y": r4(od.y), "theta": r4(od.theta)},
                     "v": r4(v), "w": r4(w), "opponent": opp,
                 });
-                writeln!(t, "{line}").and_then(|_| t.flush()).map_err(|e| (1, format!("truth log: {e}")))?;
+                writeln!(t, "{line}")
+                    .and_then(|_| t.flush())
+                    .map_err(|e| (1, format!("truth log: {e}")))?;
             }
         }
         let wake = board.next_deadline_ms().min(next_truth_ms).max(now + 1);
@@ -373,7 +458,15 @@ async fn run(args: Args) -> Result<(), Failure> {
             match wire::decode(&p) {
                 Some(input) => {
                     let outputs = board.input(ms_since(start), input);
-                    emit(&mut wire, &defs, &outputs, args.corrupt_rate, &mut rng, &mut stats).await?;
+                    emit(
+                        &mut wire,
+                        &defs,
+                        &outputs,
+                        args.corrupt_rate,
+                        &mut rng,
+                        &mut stats,
+                    )
+                    .await?;
                 }
                 // Not a board command: a link test whose definition names a reply
                 // (Ping → Pong) is answered as comms_sim does; anything else is ignored.
@@ -390,8 +483,13 @@ async fn run(args: Args) -> Result<(), Failure> {
     if let Some(t) = truth.as_mut() {
         let _ = t.flush();
     }
-    let mut counts: Vec<String> =
-        wire.counters().key_values().into_iter().filter(|(_, v)| v != "0").map(|(k, v)| format!("{k}={v}")).collect();
+    let mut counts: Vec<String> = wire
+        .counters()
+        .key_values()
+        .into_iter()
+        .filter(|(_, v)| v != "0")
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     counts.push(format!("ignored={}", stats.ignored));
     counts.push(format!("corrupted_bytes={}", stats.corrupted));
     println!("board_sim: stopped; {}", counts.join(" "));
@@ -408,14 +506,24 @@ async fn emit(
 ) -> Result<(), Failure> {
     for o in outputs {
         let p = wire::encode(defs, o).map_err(|e| (1, e))?;
-        wire.send(&p, rate, rng, stats).await.map_err(|e| (1, format!("link failed: {e}")))?;
+        wire.send(&p, rate, rng, stats)
+            .await
+            .map_err(|e| (1, format!("link failed: {e}")))?;
     }
     Ok(())
 }
 
-fn log_events(truth: &mut Option<std::io::BufWriter<std::fs::File>>, events: Vec<Event>) -> Result<(), Failure> {
+fn log_events(
+    truth: &mut Option<std::io::BufWriter<std::fs::File>>,
+    events: Vec<Event>,
+) -> Result<(), Failure> {
     for e in events {
-        println!("board_sim: {:>8.3} s {} {}", e.time_ms as f64 / 1000.0, e.kind, e.detail);
+        println!(
+            "board_sim: {:>8.3} s {} {}",
+            e.time_ms as f64 / 1000.0,
+            e.kind,
+            e.detail
+        );
         if let Some(t) = truth.as_mut() {
             let line = serde_json::json!({"type": "event", "t_ms": e.time_ms, "event": e.kind, "detail": e.detail});
             writeln!(t, "{line}").map_err(|err| (1, format!("truth log: {err}")))?;
@@ -436,8 +544,10 @@ fn ms_since(start: Instant) -> u64 {
 /// Resolves on SIGINT or SIGTERM; the handlers are installed by this call.
 fn stop_signal() -> Result<impl std::future::Future<Output = ()>, String> {
     use tokio::signal::unix::{signal, SignalKind};
-    let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("cannot watch SIGINT: {e}"))?;
-    let mut term = signal(SignalKind::terminate()).map_err(|e| format!("cannot watch SIGTERM: {e}"))?;
+    let mut int =
+        signal(SignalKind::interrupt()).map_err(|e| format!("cannot watch SIGINT: {e}"))?;
+    let mut term =
+        signal(SignalKind::terminate()).map_err(|e| format!("cannot watch SIGTERM: {e}"))?;
     Ok(async move {
         tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
     })
@@ -496,7 +606,11 @@ mod tests {
         let mut rng = Rng::new(1);
         let mut bytes = vec![0u8; 100_000];
         let n = corrupt(&mut bytes, 0.05, &mut rng);
-        assert_eq!(n as usize, bytes.iter().filter(|&&b| b != 0).count(), "every hit changes its byte");
+        assert_eq!(
+            n as usize,
+            bytes.iter().filter(|&&b| b != 0).count(),
+            "every hit changes its byte"
+        );
         assert!((4_000..6_000).contains(&n), "{n}");
         assert_eq!(corrupt(&mut bytes, 0.0, &mut rng), 0);
     }

@@ -69,6 +69,12 @@ fn main() -> ExitCode {
         eprintln!("table_map: cannot write {}: {e}", pgm.display());
         return ExitCode::from(1);
     }
-    println!("table_map: {} x {} cells at {} m, origin (0, 0): {}", r.width, r.height, r.resolution_m, pgm.display());
+    println!(
+        "table_map: {} x {} cells at {} m, origin (0, 0): {}",
+        r.width,
+        r.height,
+        r.resolution_m,
+        pgm.display()
+    );
     ExitCode::SUCCESS
 }

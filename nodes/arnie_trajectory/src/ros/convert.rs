@@ -1,7 +1,7 @@
 //! Conversions at the topic edge: points (metres ↔ millimetres, with [`crate::units`]),
 //! feedback, and the `MoveTo` outcome and phase constants.
-use node_glue::r2r::{arnie_interfaces::action::MoveTo, geometry_msgs::msg::Point};
 use nalgebra::Point3;
+use node_glue::r2r::{arnie_interfaces::action::MoveTo, geometry_msgs::msg::Point};
 
 use crate::units::{m_to_mm, mm_to_m, scalar_mm_to_m};
 use crate::{Feedback, Outcome};

@@ -3,9 +3,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use node_glue::r2r::geometry_msgs::msg::PointStamped;
 use futures::{Stream, StreamExt};
 use nalgebra::Point3;
+use node_glue::r2r::geometry_msgs::msg::PointStamped;
 
 use super::convert::{finite, from_point};
 use super::counters::Counters;

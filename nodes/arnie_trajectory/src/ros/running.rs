@@ -1,11 +1,11 @@
 //! The running move: one step per period, cancel, its end (the `MoveTo` result) and
 //! shutdown; publishing set-points on `/arm/command` and paths on `/trajectory/plan`.
+use nalgebra::Point3;
 use node_glue::r2r::{
     self, arnie_interfaces::action::MoveTo, geometry_msgs::msg::PointStamped,
     ActionServerCancelRequest,
 };
 use node_glue::{time, topics};
-use nalgebra::Point3;
 
 use super::convert::{feedback, outcome_code, to_point};
 use super::position::latest;

@@ -5,15 +5,15 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt};
+use nalgebra::Point3;
 use node_glue::r2r::{
     self, arnie_interfaces::action::MoveTo, geometry_msgs::msg::PointStamped, nav_msgs::msg::Path,
     ActionServerCancelRequest, ActionServerGoal, ActionServerGoalRequest,
 };
-use node_glue::{topics, Shutdown};
-use futures::stream::BoxStream;
-use futures::{Stream, StreamExt};
-use nalgebra::Point3;
 use node_glue::time::Interval;
+use node_glue::{topics, Shutdown};
 use tokio::time::MissedTickBehavior;
 
 use super::convert::{finite, from_point, outcome_code, to_point};
@@ -103,7 +103,12 @@ impl Server {
     fn arm_sample(&self) -> Option<ArmSample> {
         latest(&self.arm).map(|r| ArmSample {
             position_mm: r.position_mm,
-            age_ms: u64::try_from(node_glue::time::now_duration().saturating_sub(r.at).as_millis()).unwrap_or(u64::MAX),
+            age_ms: u64::try_from(
+                node_glue::time::now_duration()
+                    .saturating_sub(r.at)
+                    .as_millis(),
+            )
+            .unwrap_or(u64::MAX),
         })
     }
 

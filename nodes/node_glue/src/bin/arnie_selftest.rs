@@ -6,10 +6,13 @@
 //! - serves `arnie_interfaces/action/MoveTo` on `/selftest/move_to`: interpolates from
 //!   the origin to the target in `steps` feedback messages, `step_ms` apart, then
 //!   succeeds with REACHED; a non-finite target is rejected, cancel ends it CANCELLED.
-use node_glue::diagnostics::Status;
-use node_glue::r2r::{self, arnie_interfaces::action::MoveTo, arnie_interfaces::msg::Coordinates, geometry_msgs::msg::Point, RosParams};
-use node_glue::{main_with, qos, App, Error};
 use futures::{future, StreamExt};
+use node_glue::diagnostics::Status;
+use node_glue::r2r::{
+    self, arnie_interfaces::action::MoveTo, arnie_interfaces::msg::Coordinates,
+    geometry_msgs::msg::Point, RosParams,
+};
+use node_glue::{main_with, qos, App, Error};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,7 +29,11 @@ struct SelftestParams {
 
 impl Default for SelftestParams {
     fn default() -> Self {
-        SelftestParams { gain: 2.0, steps: 5, step_ms: 20 }
+        SelftestParams {
+            gain: 2.0,
+            steps: 5,
+            step_ms: 20,
+        }
     }
 }
 
@@ -37,8 +44,12 @@ fn main() {
 fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters(SelftestParams::default())?;
     let sub = app.subscribe::<Coordinates>("selftest/in", qos::commands())?;
-    let publisher = app.node.create_publisher::<Coordinates>("selftest/out", qos::commands())?;
-    let goals = app.node.create_action_server::<MoveTo::Action>("selftest/move_to")?;
+    let publisher = app
+        .node
+        .create_publisher::<Coordinates>("selftest/out", qos::commands())?;
+    let goals = app
+        .node
+        .create_action_server::<MoveTo::Action>("selftest/move_to")?;
     let diagnostics = app.diagnostics()?;
     let relayed = Arc::new(AtomicU64::new(0));
     let goals_done = Arc::new(AtomicU64::new(0));
@@ -71,8 +82,13 @@ fn setup(app: &mut App) -> Result<(), Error> {
                 let _ = req.reject();
                 continue;
             }
-            let Ok((mut goal, mut cancel)) = req.accept() else { continue };
-            let (steps, step_ms) = p.lock().map(|p| (p.steps.max(1), p.step_ms.max(0))).unwrap_or((5, 20));
+            let Ok((mut goal, mut cancel)) = req.accept() else {
+                continue;
+            };
+            let (steps, step_ms) = p
+                .lock()
+                .map(|p| (p.steps.max(1), p.step_ms.max(0)))
+                .unwrap_or((5, 20));
             let done = done.clone();
             tokio::spawn(async move {
                 // Goal handles are Send but not Sync: the feedback loop owns a clone.
@@ -81,7 +97,11 @@ fn setup(app: &mut App) -> Result<(), Error> {
                 let run = async move {
                     for i in 1..=steps {
                         let f = i as f64 / steps as f64;
-                        let sp = Point { x: target.x * f, y: target.y * f, z: target.z * f };
+                        let sp = Point {
+                            x: target.x * f,
+                            y: target.y * f,
+                            z: target.z * f,
+                        };
                         let _ = feedback.publish_feedback(MoveTo::Feedback {
                             phase: MoveTo::Feedback::FORWARD as u8,
                             setpoint: sp.clone(),

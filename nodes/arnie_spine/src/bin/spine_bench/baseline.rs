@@ -12,7 +12,12 @@ use crate::{instant_at, measured_seqs, wait_until, BoxError, Options, BASELINE_T
 /// (x = seq, stamped now) on the baseline topic for warm-up + S seconds, from wall-clock
 /// time T (once a subscriber is matched).
 pub(crate) fn baseline_publisher(args: &[String]) -> Result<(), BoxError> {
-    let mut o = Options { seconds: 10.0, rate: 1000, spine: PathBuf::new(), rt_priority: 0 };
+    let mut o = Options {
+        seconds: 10.0,
+        rate: 1000,
+        spine: PathBuf::new(),
+        rt_priority: 0,
+    };
     let mut start_ns = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -24,11 +29,17 @@ pub(crate) fn baseline_publisher(args: &[String]) -> Result<(), BoxError> {
         }
     }
     let mut app = App::new("spine_bench_baseline")?;
-    let publisher = app.node.create_publisher::<PointStamped>(BASELINE_TOPIC, qos::sensor())?;
+    let publisher = app
+        .node
+        .create_publisher::<PointStamped>(BASELINE_TOPIC, qos::sensor())?;
     let trigger = app.shutdown_trigger();
     let spinner = thread::spawn(move || app.spin());
     let end = Instant::now() + Duration::from_secs(30);
-    while publisher.get_inter_process_subscription_count().unwrap_or(0) == 0 {
+    while publisher
+        .get_inter_process_subscription_count()
+        .unwrap_or(0)
+        == 0
+    {
         if Instant::now() > end {
             trigger();
             return Err("baseline publisher: no subscriber matched".into());
@@ -41,7 +52,10 @@ pub(crate) fn baseline_publisher(args: &[String]) -> Result<(), BoxError> {
     for seq in 0..count {
         wait_until(start + Duration::from_secs_f64(period * seq as f64));
         // Built like the spine builds its messages (same size, same work).
-        let mut msg = PointStamped { header: node_glue::time::header("world"), ..Default::default() };
+        let mut msg = PointStamped {
+            header: node_glue::time::header("world"),
+            ..Default::default()
+        };
         msg.point.x = seq as f64;
         if let Err(e) = publisher.publish(&msg) {
             eprintln!("baseline publisher: {e}");

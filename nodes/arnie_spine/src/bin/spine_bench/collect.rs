@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use node_glue::r2r::{diagnostic_msgs::msg::DiagnosticArray, geometry_msgs::msg::PointStamped};
 use futures::StreamExt;
+use node_glue::r2r::{diagnostic_msgs::msg::DiagnosticArray, geometry_msgs::msg::PointStamped};
 
 use crate::{now_ns, stamp_ns};
 
@@ -60,7 +60,11 @@ pub(crate) fn collect_diagnostics(
             let Ok(mut c) = l.lock() else { return };
             for s in &msg.status {
                 if let Some(interface) = s.name.strip_prefix("spine_bridge: ") {
-                    let values = s.values.iter().filter_map(|kv| Some((kv.key.clone(), kv.value.parse().ok()?))).collect();
+                    let values = s
+                        .values
+                        .iter()
+                        .filter_map(|kv| Some((kv.key.clone(), kv.value.parse().ok()?)))
+                        .collect();
                     c.values.insert(interface.to_string(), values);
                 }
             }
@@ -72,11 +76,18 @@ pub(crate) fn collect_diagnostics(
 
 /// The counters of `interface` once they stop moving (two reports in a row with the
 /// same `received`).
-pub(crate) fn settled(counters: &Mutex<Counters>, interface: &str, timeout: Duration) -> HashMap<String, u64> {
+pub(crate) fn settled(
+    counters: &Mutex<Counters>,
+    interface: &str,
+    timeout: Duration,
+) -> HashMap<String, u64> {
     let end = Instant::now() + timeout;
     let mut last: Option<(u64, u64)> = None; // (updates, received)
     loop {
-        let (updates, values) = counters.lock().map(|c| (c.updates, c.of(interface))).unwrap_or_default();
+        let (updates, values) = counters
+            .lock()
+            .map(|c| (c.updates, c.of(interface)))
+            .unwrap_or_default();
         let received = values.get("received").copied().unwrap_or(0);
         match last {
             Some((u, r)) if updates > u && received == r => return values,
@@ -92,7 +103,11 @@ pub(crate) fn settled(counters: &Mutex<Counters>, interface: &str, timeout: Dura
 
 /// `after - before` of one counter.
 pub(crate) fn delta(before: &HashMap<String, u64>, after: &HashMap<String, u64>, key: &str) -> u64 {
-    after.get(key).copied().unwrap_or(0).saturating_sub(before.get(key).copied().unwrap_or(0))
+    after
+        .get(key)
+        .copied()
+        .unwrap_or(0)
+        .saturating_sub(before.get(key).copied().unwrap_or(0))
 }
 
 /// The kernel's count of UDP datagrams dropped for a full receive buffer (all sockets).

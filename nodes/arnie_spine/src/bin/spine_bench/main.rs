@@ -116,7 +116,10 @@ impl Options {
 
 /// Nanoseconds since the epoch (wall clock, shared by every process of the machine).
 fn now_ns() -> i128 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as i128).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i128)
+        .unwrap_or(0)
 }
 
 fn stamp_ns(msg: &PointStamped) -> i128 {
@@ -141,14 +144,16 @@ fn wait_until(deadline: Instant) {
     }
 }
 
-
 fn measured_seqs(o: &Options, seconds: f64) -> (u64, u64) {
     let warm = (WARMUP_S * o.rate as f64) as u64;
     (warm, warm + (seconds * o.rate as f64) as u64)
 }
 
 fn take(samples: &Mutex<Vec<Sample>>) -> Vec<Sample> {
-    samples.lock().map(|mut v| std::mem::take(&mut *v)).unwrap_or_default()
+    samples
+        .lock()
+        .map(|mut v| std::mem::take(&mut *v))
+        .unwrap_or_default()
 }
 
 /// An `Instant` for a wall-clock time [ns since the epoch].

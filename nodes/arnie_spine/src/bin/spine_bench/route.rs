@@ -37,11 +37,18 @@ impl Echo {
                 }
             }
         });
-        Echo { samples, stop, thread }
+        Echo {
+            samples,
+            stop,
+            thread,
+        }
     }
 
     pub(crate) fn take(&self) -> Vec<(u64, i128)> {
-        self.samples.lock().map(|mut v| std::mem::take(&mut *v)).unwrap_or_default()
+        self.samples
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default()
     }
 
     pub(crate) fn stop(self) {
@@ -51,11 +58,34 @@ impl Echo {
 }
 
 /// (c): UDP → spine → UDP and plain UDP → UDP at once, half a period apart.
-pub(crate) fn measure_udp(o: &Options, sender: &UdpSocket, legacy: SocketAddr, echo_addr: SocketAddr, echo: &Echo) -> (Stats, Stats) {
+pub(crate) fn measure_udp(
+    o: &Options,
+    sender: &UdpSocket,
+    legacy: SocketAddr,
+    echo_addr: SocketAddr,
+    echo: &Echo,
+) -> (Stats, Stats) {
     pub(crate) const DIRECT: u64 = 1_000_000;
     echo.take();
-    let streams = [Stream { to: legacy, seq_base: 0, phase: 0.0 }, Stream { to: echo_addr, seq_base: DIRECT, phase: 0.5 }];
-    let sent = send_paced(o, o.seconds, sender, Instant::now() + Duration::from_millis(10), &streams);
+    let streams = [
+        Stream {
+            to: legacy,
+            seq_base: 0,
+            phase: 0.0,
+        },
+        Stream {
+            to: echo_addr,
+            seq_base: DIRECT,
+            phase: 0.5,
+        },
+    ];
+    let sent = send_paced(
+        o,
+        o.seconds,
+        sender,
+        Instant::now() + Duration::from_millis(10),
+        &streams,
+    );
     let (first, end) = measured_seqs(o, o.seconds);
     let got = echo.take();
     let latencies = |base: u64, times: &[i128]| -> Vec<f64> {

@@ -22,7 +22,10 @@ pub(crate) struct Spine {
 
 impl Spine {
     pub(crate) fn stop(mut self) {
-        let _ = Command::new("kill").arg("-INT").arg(self.child.id().to_string()).status();
+        let _ = Command::new("kill")
+            .arg("-INT")
+            .arg(self.child.id().to_string())
+            .status();
         let end = Instant::now() + Duration::from_secs(5);
         while Instant::now() < end {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -78,19 +81,33 @@ pub(crate) fn run(o: Options) -> Result<(), BoxError> {
 
     let dir = std::env::temp_dir().join(format!("spine_bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let ports = Ports { arm: free_port()?, legacy: free_port()?, echo: UdpSocket::bind("127.0.0.1:0")? };
+    let ports = Ports {
+        arm: free_port()?,
+        legacy: free_port()?,
+        echo: UdpSocket::bind("127.0.0.1:0")?,
+    };
     let config = write_config(&dir, &ports)?;
 
     let mut app = App::new("spine_bench")?;
-    let arm_sub = app.node.subscribe::<PointStamped>(ARM_TOPIC, qos::sensor())?;
-    let base_sub = app.node.subscribe::<PointStamped>(BASELINE_TOPIC, qos::sensor())?;
-    let diag_sub = app.node.subscribe::<DiagnosticArray>("/diagnostics", qos::commands())?;
+    let arm_sub = app
+        .node
+        .subscribe::<PointStamped>(ARM_TOPIC, qos::sensor())?;
+    let base_sub = app
+        .node
+        .subscribe::<PointStamped>(BASELINE_TOPIC, qos::sensor())?;
+    let diag_sub = app
+        .node
+        .subscribe::<DiagnosticArray>("/diagnostics", qos::commands())?;
     // The spine publishes x = seq mm = seq / 1000 m; the baseline publishes x = seq.
     let (arm_samples, arm_count) = collect_points(arm_sub, |m| (m.point.x * 1000.0).round() as u64);
     let (base_samples, _) = collect_points(base_sub, |m| m.point.x.round() as u64);
     let counters = collect_diagnostics(diag_sub);
 
-    eprintln!("spine_bench: ROS domain {domain}, config {}, spine {}", config.display(), o.spine.display());
+    eprintln!(
+        "spine_bench: ROS domain {domain}, config {}, spine {}",
+        config.display(),
+        o.spine.display()
+    );
     let log = std::fs::File::create(dir.join("spine_bridge.log"))?;
     let child = Command::new(&o.spine)
         .args(["--ros-args", "--log-level", "warn", "-p"])
@@ -100,11 +117,19 @@ pub(crate) fn run(o: Options) -> Result<(), BoxError> {
         .stdout(Stdio::from(log.try_clone()?))
         .stderr(Stdio::from(log))
         .spawn()?;
-    let spine = Spine { child, dir: dir.clone() };
+    let spine = Spine {
+        child,
+        dir: dir.clone(),
+    };
 
     // Wait for the spine's publisher on the graph (its sockets are bound by then).
     let end = Instant::now() + Duration::from_secs(30);
-    while app.node.get_publishers_info_by_topic(ARM_TOPIC, false).map(|v| v.is_empty()).unwrap_or(true) {
+    while app
+        .node
+        .get_publishers_info_by_topic(ARM_TOPIC, false)
+        .map(|v| v.is_empty())
+        .unwrap_or(true)
+    {
         if Instant::now() > end {
             spine.stop();
             return Err("the spine did not start (see its log in the temp dir)".into());
@@ -124,14 +149,23 @@ pub(crate) fn run(o: Options) -> Result<(), BoxError> {
     // → topic → this subscriber.
     eprintln!("spine_bench: (a) {} Hz for {} s: r2r publisher -> subscriber, and UDP -> spine -> {ARM_TOPIC} -> subscriber", o.rate, o.seconds);
     let before = settled(&counters, "input.arm", Duration::from_secs(3));
-    let (baseline, mut through_spine, spine_internal) = measure_topic_latency(&o, &sender, arm_addr, &base_samples, &arm_samples)?;
-    through_spine.stale = Some(delta(&before, &settled(&counters, "input.arm", Duration::from_secs(3)), "stale_dropped"));
+    let (baseline, mut through_spine, spine_internal) =
+        measure_topic_latency(&o, &sender, arm_addr, &base_samples, &arm_samples)?;
+    through_spine.stale = Some(delta(
+        &before,
+        &settled(&counters, "input.arm", Duration::from_secs(3)),
+        "stale_dropped",
+    ));
     // (c) legacy route and plain UDP, interleaved the same way.
     eprintln!("spine_bench: (c) UDP -> spine -> UDP, and plain UDP -> UDP");
     let echo = Echo::start(ports.echo.try_clone()?);
     let before = settled(&counters, "input.legacy", Duration::from_secs(3));
     let (mut legacy, direct) = measure_udp(&o, &sender, legacy_addr, echo_addr, &echo);
-    legacy.stale = Some(delta(&before, &settled(&counters, "input.legacy", Duration::from_secs(3)), "stale_dropped"));
+    legacy.stale = Some(delta(
+        &before,
+        &settled(&counters, "input.legacy", Duration::from_secs(3)),
+        "stale_dropped",
+    ));
     echo.stop();
     // (b) throughput of one input.
     eprintln!("spine_bench: (b) throughput of one input");
@@ -141,6 +175,15 @@ pub(crate) fn run(o: Options) -> Result<(), BoxError> {
     trigger();
     let _ = spinner.join();
 
-    print_report(&o, domain, &baseline, &through_spine, &spine_internal, &legacy, &direct, &steps);
+    print_report(
+        &o,
+        domain,
+        &baseline,
+        &through_spine,
+        &spine_internal,
+        &legacy,
+        &direct,
+        &steps,
+    );
     Ok(())
 }

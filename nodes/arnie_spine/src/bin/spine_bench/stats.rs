@@ -14,7 +14,13 @@ pub(crate) struct Stats {
 /// Latencies (µs) → p50 / p99 / max; `expected` samples were sent.
 pub(crate) fn stats(mut us: Vec<f64>, expected: usize) -> Stats {
     us.sort_by(f64::total_cmp);
-    let pick = |q: f64| if us.is_empty() { f64::NAN } else { us[((us.len() - 1) as f64 * q).round() as usize] };
+    let pick = |q: f64| {
+        if us.is_empty() {
+            f64::NAN
+        } else {
+            us[((us.len() - 1) as f64 * q).round() as usize]
+        }
+    };
     Stats {
         n: us.len(),
         lost: expected.saturating_sub(us.len()),

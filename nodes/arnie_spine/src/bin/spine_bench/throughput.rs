@@ -80,7 +80,9 @@ pub(crate) fn measure_throughput(
             stale: delta("stale_dropped"),
             malformed,
             published_seen: published.load(Ordering::Relaxed) - published_before,
-            kernel_drops: kernel_before.zip(udp_rcvbuf_errors()).map(|(b, a)| a.saturating_sub(b)),
+            kernel_drops: kernel_before
+                .zip(udp_rcvbuf_errors())
+                .map(|(b, a)| a.saturating_sub(b)),
         };
         eprintln!("spine_bench:     {step:?}");
         take(samples); // not used here: only counted
