@@ -148,6 +148,8 @@ fn cmd_test(rest: &[String]) -> Result<(), run::Failure> {
     let layout = env::Layout::discover()?;
     let ros = setup::setup(&layout)?;
     let started = std::time::Instant::now();
+    // The tree is rustfmt-formatted: a file that is not fails the run first.
+    run::cargo(&layout, &ros, &["fmt", "--all", "--check"])?;
     run::cargo(
         &layout,
         &ros,
