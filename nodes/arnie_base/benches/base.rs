@@ -28,7 +28,7 @@ fn main() {
     });
     let odo = |x: f64, t: u32| {
         format!(
-            r#"{{"seq":{t},"time_ms":{t},"x_mm":{x},"y_mm":1000.0,"theta_mrad":0.0,"linear_mm_s":0.0,"angular_mrad_s":0.0,"cmd_seq":0,"flags":0}}"#
+            r#"{{"seq":{t},"x_mm":{x},"y_mm":1000,"theta_mrad":0,"linear_mm_s":0,"angular_mrad_s":0,"cmd_seq":0,"flags":0}}"#
         )
     };
     let pose = |s: &str| match board::parse(board::ODOMETRY, s) {

@@ -10,7 +10,8 @@ use crate::geom::{normalize, Pose2};
 pub const DRIVE_SPEED: &str = "DriveSpeed";
 /// `Stop` (id 31): brake; the board answers `Ack`.
 pub const STOP: &str = "Stop";
-/// `Odometry` (id 33), 50 Hz.
+/// `Odometry` (id 33), 50 Hz: integer mm, mrad, mm/s, mrad/s (15-byte payload, 18-byte
+/// UART frame, so that more frames survive a noisy link).
 pub const ODOMETRY: &str = "Odometry";
 /// `ObstacleReport` (id 34), per sensor while something is in range.
 pub const OBSTACLE_REPORT: &str = "ObstacleReport";
@@ -39,10 +40,8 @@ pub fn stop(seq: u16) -> String {
 pub enum FromBoard {
     /// `Odometry`.
     Odometry {
-        /// Board counter.
+        /// Board counter (50 Hz: the board's clock is seq × 20 ms).
         seq: u16,
-        /// Board clock [ms].
-        time_ms: u32,
         /// Pose (map frame).
         pose: Pose2,
         /// [m/s]
@@ -119,7 +118,6 @@ pub fn parse(name: &str, fields_json: &str) -> Result<FromBoard, BadPacket> {
     Ok(match name {
         ODOMETRY => FromBoard::Odometry {
             seq: int(&v, "seq", name)?,
-            time_ms: int(&v, "time_ms", name)?,
             pose: Pose2::new(
                 num(&v, "x_mm", name)? / 1000.0,
                 num(&v, "y_mm", name)? / 1000.0,
@@ -168,7 +166,7 @@ mod tests {
 
     #[test]
     fn board_packets_read_in_metres() {
-        let odo = parse(ODOMETRY, r#"{"seq":1,"time_ms":20,"x_mm":300.0,"y_mm":1000.0,"theta_mrad":1570.0,"linear_mm_s":100.0,"angular_mrad_s":0.0,"cmd_seq":4,"flags":1}"#).unwrap();
+        let odo = parse(ODOMETRY, r#"{"seq":1,"x_mm":300,"y_mm":1000,"theta_mrad":1570,"linear_mm_s":100,"angular_mrad_s":0,"cmd_seq":4,"flags":1}"#).unwrap();
         match odo {
             FromBoard::Odometry {
                 pose, v, cmd_seq, ..
@@ -204,7 +202,7 @@ mod tests {
         assert!(parse(ODOMETRY, r#"{"seq":1}"#)
             .unwrap_err()
             .0
-            .contains("time_ms"));
+            .contains("x_mm"));
         assert!(parse(ACK, "not json").is_err());
     }
 }

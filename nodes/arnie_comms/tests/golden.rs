@@ -118,7 +118,7 @@ fn shipped_definitions_load_with_ping_pong_reply() {
             (30, "DriveSpeed", 8),
             (31, "Stop", 2),
             (32, "SetPose", 14),
-            (33, "Odometry", 29),
+            (33, "Odometry", 15),
             (34, "ObstacleReport", 15),
             (35, "Actuator", 5),
             (36, "ActuatorDone", 8),

@@ -71,17 +71,25 @@ pub enum Input {
     },
 }
 
+/// `v` × 1000, rounded and saturated to i16 (metres → mm, radians → mrad); NaN → 0.
+fn milli(v: f64) -> i16 {
+    (v * 1000.0)
+        .round()
+        .clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i16
+}
+
 /// A packet for the base.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Output {
+    /// Integer millimetres / milliradians (rounded, saturated to i16: the table is
+    /// 3 m × 2 m, θ is wrapped to (−π, π]); the board's clock is `seq` × the period.
     Odometry {
         seq: u16,
-        time_ms: u32,
-        x_mm: f32,
-        y_mm: f32,
-        theta_mrad: f32,
-        linear_mm_s: f32,
-        angular_mrad_s: f32,
+        x_mm: i16,
+        y_mm: i16,
+        theta_mrad: i16,
+        linear_mm_s: i16,
+        angular_mrad_s: i16,
         cmd_seq: u16,
         flags: u8,
     },
@@ -540,12 +548,11 @@ impl Board {
         }
         self.outputs.push(Output::Odometry {
             seq: self.odom_seq,
-            time_ms: (self.now_ms & 0xffff_ffff) as u32,
-            x_mm: (self.odom.x * 1000.0) as f32,
-            y_mm: (self.odom.y * 1000.0) as f32,
-            theta_mrad: (self.odom.theta * 1000.0) as f32,
-            linear_mm_s: (self.v * 1000.0) as f32,
-            angular_mrad_s: (self.w * 1000.0) as f32,
+            x_mm: milli(self.odom.x),
+            y_mm: milli(self.odom.y),
+            theta_mrad: milli(self.odom.theta),
+            linear_mm_s: milli(self.v),
+            angular_mrad_s: milli(self.w),
             cmd_seq: self.cmd_seq,
             flags,
         });
@@ -895,15 +902,15 @@ mod tests {
         let odo: Vec<_> = out
             .iter()
             .filter_map(|o| match o {
-                Output::Odometry { seq, time_ms, .. } => Some((*seq, *time_ms)),
+                Output::Odometry { seq, .. } => Some(*seq),
                 _ => None,
             })
             .collect();
         assert_eq!(odo.len(), 51, "t = 0, 20, ..., 1000 ms");
-        assert!(odo
-            .iter()
-            .enumerate()
-            .all(|(i, &(s, t))| s as usize == i && t as usize == i * 20));
+        assert!(odo.iter().enumerate().all(|(i, &s)| s as usize == i));
+        assert_eq!(milli(1.2345), 1235);
+        assert_eq!(milli(-40.0), i16::MIN, "saturated");
+        assert_eq!(milli(f64::NAN), 0);
     }
 
     #[test]
