@@ -54,6 +54,25 @@ impl Status {
         self.values.push((key.into(), value.to_string()));
         self
     }
+    /// Adds counters `(name, value)` (builder style; see [`crate::counters`]).
+    pub fn with_counters<'a>(mut self, counters: impl IntoIterator<Item = (&'a str, u64)>) -> Self {
+        self.values.extend(
+            counters
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
+        self
+    }
+    /// Sets the message (builder style).
+    pub fn message(mut self, message: impl Into<String>) -> Self {
+        self.message = message.into();
+        self
+    }
+    /// Sets the level (builder style).
+    pub fn level(mut self, level: Level) -> Self {
+        self.level = level;
+        self
+    }
 }
 
 /// Publisher of `/diagnostics` for one node.

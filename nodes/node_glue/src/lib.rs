@@ -11,6 +11,14 @@
 //!   against its publishers on the graph; a mismatch is logged and counted.
 //! - [`topics`]: the names of the shared topics, one place for all of them.
 //! - [`diagnostics`]: publishes `diagnostic_msgs/DiagnosticArray` on `/diagnostics`.
+//! - [`counters`]: the counter registry: [`counters!`] declares a node's counters once
+//!   (name = field) grouped by status; `/diagnostics` is built from it
+//!   ([`counters::CounterSet::statuses`]). Example in the module doc.
+//! - [`action`]: action servers' one policy: a bad goal is accepted and aborted with
+//!   `REJECTED` and the reason ([`action::reject`]); a new good goal preempts the running
+//!   one (outcome `PREEMPTED`).
+//! - [`ratelimit`]: rate-limited warnings for input-driven log lines ([`warn_limited!`]:
+//!   one line per key per period, then "(K more suppressed)").
 //! - [`time`]: the node's ROS clock (`use_sim_time` honoured: `/clock`): stamps, headers,
 //!   sleeps and intervals.
 //! - [`msgs`]: common messages built from plain values (`nav_msgs/Path`).
@@ -19,11 +27,14 @@
 //! Errors: set-up failures (bad parameter, rcl errors) are returned as [`Error`] and
 //! turned into one clear log line and exit code 2 by [`main_with`].
 
+pub mod action;
+pub mod counters;
 pub mod diagnostics;
 pub mod msgs;
 pub mod params;
 pub mod qos;
 pub mod qos_check;
+pub mod ratelimit;
 pub mod time;
 pub mod topics;
 
