@@ -89,3 +89,84 @@ if len(sys.argv) > 1:
     put("bag_reindex", "lz4_whole.mcap", (bags / "b_lz4" / "b_lz4_0.mcap").read_bytes())
     put("bag_metadata", "metadata.yaml", (bags / "b_none" / "metadata.yaml").read_text())
     put("bag_metadata", "split_metadata.yaml", (bags / "b_split" / "metadata.yaml").read_text())
+
+# Planner PNG maps: the project's two maps (params/maps/demo.pgm, params/eurobot/table.pgm)
+# as PNG in the colour types and depths map_server's files come in.
+import zlib
+
+
+def read_pgm(path):
+    data = path.read_bytes()
+    words, i = [], 0
+    while len(words) < 4:
+        while data[i:i + 1].isspace():
+            i += 1
+        if data[i:i + 1] == b"#":
+            i = data.index(b"\n", i) + 1
+            continue
+        j = i
+        while not data[j:j + 1].isspace():
+            j += 1
+        words.append(data[i:j])
+        i = j
+    w, h, maxval = int(words[1]), int(words[2]), int(words[3])
+    if words[0] == b"P5":
+        px = list(data[i + 1:i + 1 + w * h])
+    else:
+        px = [int(v) for v in data[i:].split()[: w * h]]
+    return w, h, [v * 255 // maxval for v in px]
+
+
+def png(w, h, rows, colour, depth, palette=None, interlace=0):
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    raw = b"".join(b"\x00" + r for r in rows)
+    out = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, colour, 0, 0, interlace))
+    if palette:
+        out += chunk(b"PLTE", palette)
+    return out + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+
+
+def pack_bits(values, bits):
+    out, acc, n = bytearray(), 0, 0
+    for v in values:
+        acc = acc << bits | v
+        n += bits
+        if n == 8:
+            out.append(acc)
+            acc, n = 0, 0
+    if n:
+        out.append(acc << (8 - n))
+    return bytes(out)
+
+
+for name, path in [("demo", ROOT / "params/maps/demo.pgm"), ("table", ROOT / "params/eurobot/table.pgm")]:
+    w, h, px = read_pgm(path)
+    rows = [px[y * w:(y + 1) * w] for y in range(h)]
+    put("planner_png", f"{name}_grey8.png", png(w, h, [bytes(r) for r in rows], 0, 8))
+    if name == "demo":
+        put("planner_png", f"{name}_rgb8.png", png(w, h, [bytes(v for p in r for v in (p, p, p)) for r in rows], 2, 8))
+        put("planner_png", f"{name}_rgba8.png", png(w, h, [bytes(v for p in r for v in (p, p, p, 255)) for r in rows], 6, 8))
+        put("planner_png", f"{name}_grey16.png", png(w, h, [b"".join(struct.pack(">H", p * 257) for p in r) for r in rows], 0, 16))
+        put("planner_png", f"{name}_grey1.png", png(w, h, [pack_bits([p >> 7 for p in r], 1) for r in rows], 0, 1))
+        put("planner_png", f"{name}_palette2.png", png(w, h, [pack_bits([p >> 6 for p in r], 2) for r in rows], 3, 2,
+                                                     palette=bytes(v for i in range(4) for v in (i * 85,) * 3)))
+        put("planner_png", f"{name}_grey_alpha_interlaced.png",
+            png(w, h, [bytes(v for p in r for v in (p, 255)) for r in rows], 4, 8, interlace=1))
+
+# Launch files: the project's own, and a file with an include (the text after `---` is
+# the included file, see fuzz_targets/launch_xml.rs).
+for f in ["arnie.launch.xml", "eurobot.launch.xml"]:
+    put("launch_xml", f, (ROOT / "launch" / f).read_text())
+put("launch_xml", "include_group_subst.launch.xml",
+    '<launch>\n  <arg name="fast" default="false"/>\n  <let name="tick" value="$(env ARNIE_FUZZ 2.5)"/>\n'
+    '  <group namespace="g" unless="$(var fast)">\n    <push-ros-namespace namespace="sub"/>\n'
+    '    <node pkg="brain" exec="brain" name="b" args="-x 1" on_exit="shutdown">\n'
+    '      <param from="$(dirname)/brain.yaml"/>\n      <param name="tick_s" value="$(var tick)"/>\n'
+    '      <remap from="/a" to="b"/>\n    </node>\n  </group>\n'
+    '  <executable cmd="ros2 bag record -a" name="rec" if="$(var fast)"/>\n'
+    '  <include file="$(find-pkg-share arnie_bringup)/launch/inner.launch.xml"><arg name="rate" value="5"/></include>\n'
+    '</launch>\n---\n<launch><arg name="rate"/><node pkg="p" exec="inner"><param name="rate" value="$(var rate)"/></node></launch>\n')
+
+# Table scenario: the project's Eurobot table.
+put("table_scenario", "table.json", (ROOT / "params/eurobot/table.json").read_text())

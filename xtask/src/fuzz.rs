@@ -1,4 +1,4 @@
-//! `cargo xtask fuzz [TARGET ...] [--time SECONDS] [--smoke] [--build-only] [--list]`:
+//! `cargo xtask fuzz [TARGET ...] [--time SECONDS] [--jobs N] [--smoke] [--build-only] [--list]`:
 //! coverage-guided fuzzing of every decoder of outside input, on the stable toolchain.
 //!
 //! The fuzzer is libFuzzer (LLVM's, built by the `libfuzzer-sys` crate from its C++
@@ -18,8 +18,9 @@
 //!   (`target/seeds/<target>/`, with lab addresses rewritten to 127.0.0.1), crash
 //!   artifacts (`target/artifacts/<target>/`) and each run's log (`target/logs/`).
 //!
-//! Each target runs for `--time` seconds (default 600; `--smoke`: 20), one after the
-//! other on one core; the end is a table of executions, speed, coverage and corpus size.
+//! Each target runs for `--time` seconds (default 600; `--smoke`: 20), `--jobs` of them
+//! at once (default 1), each under `nice -n 19` so builds on the machine keep priority;
+//! the end is a table of executions, speed, coverage and corpus size.
 //! A crash stops that target, keeps its input and prints how to replay it; the command
 //! fails if any target crashed.
 use crate::env::Layout;
@@ -97,21 +98,39 @@ const TARGETS: &[(&str, &str, &[&str])] = &[
         "bag reindex of a cut-off MCAP file, then the repaired bag reads",
         &[],
     ),
+    (
+        "planner_png",
+        "planner PNG map loader (every colour type and depth), PNG round trip",
+        &[],
+    ),
+    (
+        "table_scenario",
+        "Eurobot table scenario file, raster, opponent script, board on it",
+        &[],
+    ),
+    (
+        "launch_xml",
+        "launch-file reader of `cargo xtask launch` (xtask/launch_xml), includes in memory",
+        &[],
+    ),
 ];
 
 const USAGE: &str =
-    "usage: cargo xtask fuzz [TARGET ...] [--time SECONDS] [--smoke] [--build-only] [--list]";
+    "usage: cargo xtask fuzz [TARGET ...] [--time SECONDS] [--jobs N] [--smoke] [--build-only] [--list]";
 
 struct Options {
     targets: Vec<&'static str>,
     seconds: u64,
     build_only: bool,
+    /// Fuzzers run at once (`--jobs`, default 1).
+    jobs: usize,
 }
 
 fn parse(rest: &[String]) -> Result<Option<Options>, Failure> {
     let mut targets = Vec::new();
     let mut seconds = 600;
     let mut build_only = false;
+    let mut jobs = 1;
     let mut it = rest.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -122,6 +141,15 @@ fn parse(rest: &[String]) -> Result<Option<Options>, Failure> {
                 seconds = v.parse().ok().filter(|s| *s > 0).ok_or_else(|| {
                     Failure::new(format!("--time {v:?}: expected whole seconds > 0"))
                 })?;
+            }
+            "--jobs" | "-j" => {
+                let v = it
+                    .next()
+                    .ok_or_else(|| Failure::new(format!("--jobs needs a value\n{USAGE}")))?;
+                jobs =
+                    v.parse().ok().filter(|j| *j > 0).ok_or_else(|| {
+                        Failure::new(format!("--jobs {v:?}: expected a count > 0"))
+                    })?;
             }
             "--smoke" => seconds = 20,
             "--build-only" => build_only = true,
@@ -154,6 +182,7 @@ fn parse(rest: &[String]) -> Result<Option<Options>, Failure> {
         targets,
         seconds,
         build_only,
+        jobs,
     }))
 }
 
@@ -181,89 +210,78 @@ pub fn cmd(layout: &Layout, rest: &[String]) -> Result<(), Failure> {
     }
 
     let reference = layout.root.parent().map(|p| p.join("shared/reference"));
+    let mut pending: Vec<&'static str> = opts.targets.iter().rev().copied().collect();
+    let mut running: Vec<Run> = Vec::new();
     let mut rows = Vec::new();
     let mut crashed = Vec::new();
-    for name in &opts.targets {
-        let (_, what, refs) = TARGETS
-            .iter()
-            .find(|t| t.0 == *name)
-            .expect("checked in parse");
-        eprintln!("\nxtask: fuzz `{name}` for {} s: {what}", opts.seconds);
-        let work = target.join("corpus").join(name);
-        let artifacts = target.join("artifacts").join(name);
-        let logs = target.join("logs");
-        for d in [&work, &artifacts, &logs] {
-            fs::create_dir_all(d)?;
+    while !pending.is_empty() || !running.is_empty() {
+        while running.len() < opts.jobs {
+            let Some(name) = pending.pop() else { break };
+            running.push(start(
+                layout,
+                &fuzz,
+                &target,
+                &triple,
+                reference.as_deref(),
+                name,
+                opts.seconds,
+            )?);
         }
-        let mut corpora = vec![work, fuzz.join("corpus").join(name)];
-        if let Some(seeds) = reference
-            .as_deref()
-            .and_then(|r| reference_seeds(r, &target, name, refs))
-        {
-            corpora.push(seeds);
-        }
-        let log = logs.join(format!("{name}.log"));
-        let exe = target.join(&triple).join("release").join(name);
-        let mut c = Command::new(&exe);
-        c.current_dir(&layout.root)
-            .args(&corpora)
-            .arg(format!("-max_total_time={}", opts.seconds))
-            .arg("-timeout=10")
-            .arg("-rss_limit_mb=2048")
-            .arg("-print_final_stats=1")
-            .arg(format!("-artifact_prefix={}/", artifacts.display()))
-            .env("ARNIE_FUZZ_TMP", scratch(&target)?)
-            .stdout(Stdio::null())
-            .stderr(fs::File::create(&log)?);
-        let started = Instant::now();
-        let status = c
-            .status()
-            .map_err(|e| Failure::new(format!("{}: cannot start: {e}", exe.display())))?;
-        let secs = started.elapsed().as_secs_f64();
-        // The bag targets' scratch files (one folder per fuzzer process).
-        let _ = fs::remove_dir_all(scratch(&target)?);
-        let text = fs::read_to_string(&log).unwrap_or_default();
-        let stats = Stats::parse(&text);
-        let result = if status.success() {
-            "ok".to_string()
-        } else {
-            let crash = newest_file(&artifacts);
-            let excerpt: Vec<&str> = text
-                .lines()
-                .filter(|l| {
-                    l.contains("panicked") || l.contains("ERROR") || l.starts_with("SUMMARY")
-                })
-                .take(4)
-                .collect();
-            eprintln!(
-                "xtask: fuzz `{name}` FAILED ({status}); log {}",
-                log.display()
-            );
-            for l in &excerpt {
-                eprintln!("    {l}");
-            }
-            if let Some(c) = &crash {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let mut i = 0;
+        while i < running.len() {
+            let Some(status) = running[i].child.try_wait()? else {
+                i += 1;
+                continue;
+            };
+            let r = running.remove(i);
+            let secs = r.started.elapsed().as_secs_f64();
+            let _ = fs::remove_dir_all(&r.scratch);
+            let text = fs::read_to_string(&r.log).unwrap_or_default();
+            let stats = Stats::parse(&text);
+            let name = r.name;
+            let result = if status.success() {
+                "ok".to_string()
+            } else {
+                let crash = newest_file(&r.artifacts);
+                let excerpt: Vec<&str> = text
+                    .lines()
+                    .filter(|l| {
+                        l.contains("panicked") || l.contains("ERROR") || l.starts_with("SUMMARY")
+                    })
+                    .take(4)
+                    .collect();
                 eprintln!(
-                    "    input kept in {}\n    replay: {} {}",
-                    c.display(),
-                    exe.display(),
-                    c.display()
+                    "xtask: fuzz `{name}` FAILED ({status}); log {}",
+                    r.log.display()
                 );
-            }
-            crashed.push(*name);
-            format!(
-                "CRASH ({})",
-                crash
-                    .map(|c| c.display().to_string())
-                    .unwrap_or_else(|| status.to_string())
-            )
-        };
-        eprintln!(
-            "xtask: fuzz `{name}`: {} execs in {secs:.0} s ({} /s), cov {} ft {} corpus {}: {result}",
-            stats.execs, stats.per_sec, stats.cov, stats.ft, stats.corpus
-        );
-        rows.push((name, secs, stats, result));
+                for l in &excerpt {
+                    eprintln!("    {l}");
+                }
+                if let Some(c) = &crash {
+                    eprintln!(
+                        "    input kept in {}\n    replay: {} {}",
+                        c.display(),
+                        r.exe.display(),
+                        c.display()
+                    );
+                }
+                crashed.push(name);
+                format!(
+                    "CRASH ({})",
+                    crash
+                        .map(|c| c.display().to_string())
+                        .unwrap_or_else(|| status.to_string())
+                )
+            };
+            eprintln!(
+                "xtask: fuzz `{name}`: {} execs in {secs:.0} s ({} /s), cov {} ft {} corpus {}: {result}",
+                stats.execs, stats.per_sec, stats.cov, stats.ft, stats.corpus
+            );
+            rows.push((name, secs, stats, result));
+        }
     }
+    rows.sort_by_key(|r| opts.targets.iter().position(|t| *t == r.0));
 
     println!(
         "\n| target | time (s) | execs | execs/s | cov (edges) | features | corpus | result |"
@@ -283,6 +301,85 @@ pub fn cmd(layout: &Layout, rest: &[String]) -> Result<(), Failure> {
             crashed.join(", ")
         )))
     }
+}
+
+/// One fuzzer under way.
+struct Run {
+    name: &'static str,
+    child: std::process::Child,
+    started: Instant,
+    exe: PathBuf,
+    log: PathBuf,
+    artifacts: PathBuf,
+    scratch: PathBuf,
+}
+
+/// Starts the fuzzer of `name` for `seconds`, at the lowest CPU priority (`nice -n 19`,
+/// when `nice` is there: builds keep the machine), its corpora being the working one,
+/// the committed seeds and the reference seeds.
+fn start(
+    layout: &Layout,
+    fuzz: &Path,
+    target: &Path,
+    triple: &str,
+    reference: Option<&Path>,
+    name: &'static str,
+    seconds: u64,
+) -> Result<Run, Failure> {
+    let (_, what, refs) = TARGETS
+        .iter()
+        .find(|t| t.0 == name)
+        .expect("checked in parse");
+    eprintln!("xtask: fuzz `{name}` for {seconds} s: {what}");
+    let work = target.join("corpus").join(name);
+    let artifacts = target.join("artifacts").join(name);
+    let logs = target.join("logs");
+    // The bag targets' scratch files: one folder per target (several may run at once).
+    let scratch = scratch(target)?.join(name);
+    for d in [&work, &artifacts, &logs, &scratch] {
+        fs::create_dir_all(d)?;
+    }
+    let mut corpora = vec![work, fuzz.join("corpus").join(name)];
+    if let Some(seeds) = reference.and_then(|r| reference_seeds(r, target, name, refs)) {
+        corpora.push(seeds);
+    }
+    let log = logs.join(format!("{name}.log"));
+    let exe = target.join(triple).join("release").join(name);
+    let nice = Command::new("nice")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut c = if nice {
+        let mut c = Command::new("nice");
+        c.args(["-n", "19"]).arg(&exe);
+        c
+    } else {
+        Command::new(&exe)
+    };
+    c.current_dir(&layout.root)
+        .args(&corpora)
+        .arg(format!("-max_total_time={seconds}"))
+        .arg("-timeout=10")
+        .arg("-rss_limit_mb=2048")
+        .arg("-print_final_stats=1")
+        .arg(format!("-artifact_prefix={}/", artifacts.display()))
+        .env("ARNIE_FUZZ_TMP", &scratch)
+        .stdout(Stdio::null())
+        .stderr(fs::File::create(&log)?);
+    let child = c
+        .spawn()
+        .map_err(|e| Failure::new(format!("{}: cannot start: {e}", exe.display())))?;
+    Ok(Run {
+        name,
+        child,
+        started: Instant::now(),
+        exe,
+        log,
+        artifacts,
+        scratch,
+    })
 }
 
 /// What libFuzzer's log says at the end (its last status line and final stats).
@@ -485,5 +582,8 @@ mod tests {
         assert_eq!((o.targets.len(), o.seconds), (TARGETS.len(), 20));
         assert!(parse(&["nope".into()]).is_err());
         assert!(parse(&["--time".into(), "0".into()]).is_err());
+        let o = parse(&["--jobs".into(), "2".into()]).unwrap().unwrap();
+        assert_eq!(o.jobs, 2);
+        assert!(parse(&["--jobs".into(), "0".into()]).is_err());
     }
 }
