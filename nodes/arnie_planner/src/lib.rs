@@ -11,9 +11,11 @@
 //! - [`simplify`]: keep turning points, any-angle smoothing with an exact line-of-sight
 //!   check, path lengths.
 //! - [`marks`]: [`MarkedMap`], obstacles marked at run time (`UpdateMap`: discs, ttl).
-//! - [`node`]: the node's ROS-free half: parameter values → settings, map files and
-//!   `OccupancyGrid` fields → grid (yaw-0 check), one `PlanPath` query answered in metres.
-//! - `ros` (feature `ros`): the node's map glue: marks (`planner/update_map`), `map` republished.
+//! - [`node`]: the node's ROS-free half: parameter values → checked settings, map files
+//!   and `OccupancyGrid` fields → grid (yaw-0 check), one `PlanPath` query checked and
+//!   answered in metres, rate limits for log lines.
+//! - `ros` (feature `ros`): the node's ROS glue (parameters, services, map publishing,
+//!   diagnostics); the binary `src/bin/planner.rs` only calls `ros::setup`.
 //! - [`error`]: [`PlanError`] (one variant per `PlanPath.srv` error code) and [`MapError`].
 //!
 //! ```

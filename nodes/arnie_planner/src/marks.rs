@@ -43,6 +43,13 @@ pub const MARKED: i8 = 99;
 
 /// Most marks kept at once (a request that would exceed it is refused).
 pub const MAX_MARKS: usize = 10_000;
+/// Most centres in one request.
+pub const MAX_CENTERS: usize = 64;
+/// Largest disc radius when marking [m] (a mark's cost grows with its area; clearing
+/// takes any finite radius).
+pub const MAX_RADIUS_M: f64 = 2.0;
+/// Longest time to live [s] (longer: give 0, kept until cleared).
+pub const MAX_TTL_S: f64 = 3600.0;
 
 /// The map with its marks (see the module doc).
 #[derive(Clone, Debug)]
@@ -120,8 +127,9 @@ impl MarkedMap {
     /// cells of the searched grid changed state.
     ///
     /// # Errors
-    /// [`MarkError`] for a non-finite or non-positive radius, a non-finite centre or
-    /// ttl, a negative ttl, no centres, or too many marks; nothing is changed then.
+    /// [`MarkError`] for no centres or more than [`MAX_CENTERS`], a radius not in
+    /// (0, [`MAX_RADIUS_M`]] (any finite radius > 0 to clear), a ttl not in 0..=[`MAX_TTL_S`], a non-finite value, or
+    /// more than [`MAX_MARKS`] marks; nothing is changed then.
     pub fn update(
         &mut self,
         centers: &[(f64, f64)],
@@ -133,14 +141,25 @@ impl MarkedMap {
         if centers.is_empty() {
             return Err(MarkError("no centers given".into()));
         }
-        if !(radius_m.is_finite() && radius_m > 0.0) {
+        if centers.len() > MAX_CENTERS {
             return Err(MarkError(format!(
-                "radius_m {radius_m} is not a finite number > 0"
+                "{} centers in one request, at most {MAX_CENTERS}",
+                centers.len()
             )));
         }
-        if !(ttl_s.is_finite() && ttl_s >= 0.0) {
+        // A mark's cost grows with its area; clearing only compares distances.
+        let max_radius_m = if clear { f64::MAX } else { MAX_RADIUS_M };
+        if !(radius_m.is_finite() && radius_m > 0.0 && radius_m <= max_radius_m) {
+            let range = if clear {
+                "a finite number > 0".to_string()
+            } else {
+                format!("in (0, {MAX_RADIUS_M}] [m]")
+            };
+            return Err(MarkError(format!("radius_m {radius_m} is not {range}")));
+        }
+        if !(ttl_s.is_finite() && (0.0..=MAX_TTL_S).contains(&ttl_s)) {
             return Err(MarkError(format!(
-                "ttl_s {ttl_s} is not a finite number >= 0"
+                "ttl_s {ttl_s} is not in 0..={MAX_TTL_S} [s] (0 = until cleared)"
             )));
         }
         if let Some(c) = centers
@@ -189,8 +208,14 @@ fn stamp(g: &mut Grid, center_m: (f64, f64), radius_m: f64) {
         return;
     };
     let r = (radius_m / f.resolution_m).ceil() as i32 + 1;
-    for y in c.y.saturating_sub(r)..=c.y.saturating_add(r) {
-        for x in c.x.saturating_sub(r)..=c.x.saturating_add(r) {
+    // Only the cells on the grid: a disc much larger than the map costs no more than it.
+    let (w, h) = (
+        i32::try_from(g.width()).unwrap_or(i32::MAX),
+        i32::try_from(g.height()).unwrap_or(i32::MAX),
+    );
+    let ys = c.y.saturating_sub(r).max(0)..=c.y.saturating_add(r).min(h - 1);
+    for y in ys {
+        for x in c.x.saturating_sub(r).max(0)..=c.x.saturating_add(r).min(w - 1) {
             let cell = Cell::new(x, y);
             if !g.contains(cell) {
                 continue;
@@ -256,6 +281,18 @@ mod tests {
         assert!(m.update(&[(1.0, 0.0)], 0.0, false, 0.0, 0.0).is_err());
         assert!(m.update(&[], 0.4, false, 0.0, 0.0).is_err());
         assert!(m.update(&[(1.0, 0.0)], 0.4, false, -1.0, 0.0).is_err());
+        // Per-request bounds: centres, radius, ttl; the reason names the field.
+        let many = vec![(1.0, 0.5); MAX_CENTERS + 1];
+        let e = m.update(&many, 0.1, false, 0.0, 0.0).unwrap_err();
+        assert!(e.0.contains("centers"), "{e}");
+        assert!(m.update(&many[..MAX_CENTERS], 0.1, true, 0.0, 0.0).is_ok());
+        let e = m.update(&[(1.0, 0.5)], 1e9, false, 0.0, 0.0).unwrap_err();
+        assert!(e.0.contains("radius_m"), "{e}");
+        let e = m.update(&[(1.0, 0.5)], 0.1, false, 1e12, 0.0).unwrap_err();
+        assert!(e.0.contains("ttl_s"), "{e}");
+        assert!(m
+            .update(&[(1.0, 0.5)], 0.1, false, f64::INFINITY, 0.0)
+            .is_err());
         assert_eq!(m.update(&[(0.5, 1.5)], 5.0, true, 0.0, 0.0).unwrap(), 1);
         assert_eq!(m.grid().blocked_count(), 1, "the map's own wall stays");
         assert!(!m.expire(1e9), "no ttl: never expires");

@@ -1,16 +1,20 @@
-//! The planner node's map glue (feature `ros`): the map with its run-time marks
-//! ([`MapState`]), the `planner/update_map` service and the `map` republication.
-//! The binary (`src/bin/planner.rs`) owns one [`MapState`] in its planner task, next to
-//! the [`Planner`], so maps, marks and plans are handled in turn without a lock.
+//! The map with its run-time marks ([`MapState`]), the `planner/update_map` service and
+//! the `map` republication. The planner task ([`super::task`]) owns one [`MapState`], next
+//! to the [`Planner`], so maps, marks and plans are handled in turn without a lock.
 //!
 //! - `planner/update_map` (`arnie_interfaces/srv/UpdateMap`): mark (or with `clear`,
 //!   unmark) discs, optional `ttl_s`; answered `OK` with `cells_changed`, `NO_MAP`, or
-//!   `INVALID_REQUEST` with the reason. A change rebuilds the planner and republishes `map`.
+//!   `INVALID_REQUEST` with the reason (the bounds are the library's:
+//!   [`crate::marks::MAX_CENTERS`], [`crate::marks::MAX_RADIUS_M`],
+//!   [`crate::marks::MAX_TTL_S`]). Each answer is counted by outcome; a refusal is logged
+//!   rate-limited. A change rebuilds the planner and republishes `map`.
 //! - Marks expire when their time is up; expiry is checked before each plan (and at each
 //!   update), time being the node's monotonic clock since start.
 //! - `map` (`nav_msgs/OccupancyGrid`, reliable + transient-local, so rviz draws it): with
 //!   a map FILE only (a map received on `map` is not echoed back onto it): 100 = the
 //!   file's obstacles, 99 = marks, 0 = free; frame `frame_id`.
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Instant;
 
 use node_glue::r2r::{
@@ -22,6 +26,7 @@ use node_glue::r2r::{
 };
 use node_glue::time;
 
+use super::counters::{Counters, Gates, Line};
 use crate::{Grid, MarkedMap, Planner};
 
 /// `UpdateMap.srv` outcome constants (r2r gives them as bindgen types).
@@ -30,19 +35,16 @@ const NO_MAP: u8 = 1;
 const INVALID_REQUEST: u8 = 2;
 
 /// The planner's service name for map updates.
-pub const UPDATE_MAP: &str = "planner/update_map";
+pub(crate) const UPDATE_MAP: &str = "planner/update_map";
 
 /// The map with its marks, and where it is republished.
-pub struct MapState {
+pub(crate) struct MapState {
     map: Option<MarkedMap>,
     publisher: Option<r2r::Publisher<OccupancyGrid>>,
     frame_id: String,
     t0: Instant,
     log: String,
-    /// Update requests answered, by outcome (OK, NO_MAP, INVALID_REQUEST).
-    pub updates: [u64; 3],
-    /// Marks forgotten at their ttl.
-    pub expired: u64,
+    counters: Arc<Counters>,
 }
 
 impl MapState {
@@ -51,6 +53,7 @@ impl MapState {
         publisher: Option<r2r::Publisher<OccupancyGrid>>,
         frame_id: &str,
         log: &str,
+        counters: Arc<Counters>,
     ) -> Self {
         MapState {
             map: None,
@@ -58,8 +61,7 @@ impl MapState {
             frame_id: frame_id.into(),
             t0: Instant::now(),
             log: log.into(),
-            updates: [0; 3],
-            expired: 0,
+            counters,
         }
     }
 
@@ -86,14 +88,24 @@ impl MapState {
         if !map.expire(now) {
             return None;
         }
-        self.expired += (before - map.marks().len()) as u64;
+        self.counters
+            .marks_expired
+            .add((before - map.marks().len()) as u64);
+        self.counters
+            .marks
+            .store(map.marks().len() as u64, Ordering::Relaxed);
         let planner = Planner::new(&map.grid());
         self.publish();
         Some(planner)
     }
 
     /// Answers one `UpdateMap` request; `Some(planner)` when the searched grid changed.
-    pub fn on_update(&mut self, req: ServiceRequest<UpdateMap::Service>) -> Option<Planner> {
+    /// A refusal is logged through `gates` (rate-limited).
+    pub fn on_update(
+        &mut self,
+        req: ServiceRequest<UpdateMap::Service>,
+        gates: &mut Gates,
+    ) -> Option<Planner> {
         let now = self.now();
         let rebuilt = self.expire();
         let m = &req.message;
@@ -119,7 +131,7 @@ impl MapState {
                     ),
                     Ok(n) => {
                         let what = if m.clear { "cleared" } else { "marked" };
-                        r2r::log_info!(&self.log, "{what} {} disc(s) of {} m (ttl {} s): {n} cells changed, {} marks live", centers.len(), m.radius_m, m.ttl_s, map.marks().len());
+                        r2r::log_debug!(&self.log, "{what} {} disc(s) of {} m (ttl {} s): {n} cells changed, {} marks live", centers.len(), m.radius_m, m.ttl_s, map.marks().len());
                         let planner = (n > 0).then(|| Planner::new(&map.grid()));
                         (
                             UpdateMap::Response {
@@ -133,11 +145,14 @@ impl MapState {
                 }
             }
         };
-        if let Some(slot) = self.updates.get_mut(usize::from(resp.outcome)) {
-            *slot += 1;
-        }
+        self.counters.count_update(resp.outcome);
+        self.counters
+            .marks
+            .store(self.marks() as u64, Ordering::Relaxed);
         if resp.outcome != OK {
-            r2r::log_warn!(&self.log, "update_map refused: {}", resp.message);
+            if let Some(more) = gates.pass(Line::UpdateRefused, &self.counters) {
+                r2r::log_warn!(&self.log, "update_map refused: {}{more}", resp.message);
+            }
         }
         if let Err(e) = req.respond(resp) {
             r2r::log_warn!(&self.log, "could not answer an UpdateMap request: {e}");
@@ -160,7 +175,7 @@ impl MapState {
 }
 
 /// The map as drawn (see [`MarkedMap::occupancy_data`]) as a `nav_msgs/OccupancyGrid`.
-pub fn occupancy_msg(map: &MarkedMap, frame_id: &str) -> OccupancyGrid {
+pub(crate) fn occupancy_msg(map: &MarkedMap, frame_id: &str) -> OccupancyGrid {
     let g = map.raw();
     let f = g.frame();
     OccupancyGrid {

@@ -1,0 +1,125 @@
+//! The ROS 2 side of the `planner` node (feature `ros`): the only module that uses r2r.
+//! The binary only calls [`setup`] (`node_glue::main_with(NODE, setup)`); every decision
+//! is in the ROS-free [`crate::node`].
+//!
+//! - map: the file named by `map_file` (PGM, PNG, Moving AI `.map` or table scenario
+//!   `.json`, loaded once at start; a bad file stops the node, exit 2), or, when
+//!   `map_file` is "", `/map` (`nav_msgs/OccupancyGrid`, reliable + transient-local);
+//!   every accepted map replaces the grid and the planner;
+//! - service `/planner/plan_path` (`arnie_interfaces/srv/PlanPath`), world metres;
+//! - service `planner/update_map` (`arnie_interfaces/srv/UpdateMap`): marks with a ttl;
+//! - publishes the last path on `/planner/path` (`nav_msgs/Path`, latched), a file map
+//!   with its marks on `map` (latched, for rviz) and counters on `/diagnostics`.
+//!
+//! Layout:
+//! - `params`: the ROS parameters (declared once: type, default, range, description),
+//!   the check at start and on every `ros2 param set`, the start-only list.
+//! - `counters`: the `/diagnostics` counters and the rate limits of input-driven logs.
+//! - `task`: the task that owns the planner: maps in, the select loop.
+//! - `plan`: the `PlanPath` service.
+//! - `map_state`: the marks (`planner/update_map`) and the `map` republication.
+
+mod counters;
+mod map_state;
+mod params;
+mod plan;
+mod task;
+
+use std::path::Path as FsPath;
+use std::sync::Arc;
+
+use node_glue::r2r::{
+    self,
+    arnie_interfaces::srv::{PlanPath, UpdateMap},
+    nav_msgs::msg::{OccupancyGrid, Path},
+};
+use node_glue::{qos, topics, App, Error};
+
+use crate::node;
+use crate::Planner;
+use counters::{Counters, Gates};
+use map_state::{MapState, UPDATE_MAP};
+use params::PlannerParams;
+use task::PlannerTask;
+
+/// The node's name (and the log target).
+pub const NODE: &str = "planner";
+
+/// Creates the node's services, subscriptions, publishers and tasks
+/// (`node_glue::main_with(NODE, setup)`).
+///
+/// # Errors
+/// Invalid parameters, a map file that cannot be used, or a ROS entity that could not be
+/// created.
+pub fn setup(app: &mut App) -> Result<(), Error> {
+    let params = app.parameters_checked(PlannerParams::default(), params::rules())?;
+    let p = params
+        .lock()
+        .map_err(|_| Error::Setup("parameter table poisoned".into()))?
+        .clone();
+    let settings = p.settings().map_err(|e| Error::Parameter(e.to_string()))?;
+    let map_file = p.map_file().to_owned();
+    let name = app.name().to_owned();
+    if settings.search.fell_back() {
+        r2r::log_warn!(&name, "algorithm jps supports only diagonal_mode only_when_no_obstacles: running astar for {:?}", settings.search.diagonal);
+    }
+    let counters = Arc::new(Counters::default());
+
+    // A file map is loaded before anything is served: a bad file stops the node (exit 2).
+    let (initial, maps, source, map_state) = if map_file.is_empty() {
+        let maps = app.subscribe::<OccupancyGrid>(topics::MAP, qos::latched())?;
+        let state = MapState::new(None, &settings.frame_id, &name, counters.clone());
+        (None, Some(maps), topics::MAP.to_string(), state)
+    } else {
+        let opts = &settings.map;
+        let raw = node::load_map_file_raw(FsPath::new(&map_file), settings.file_frame, opts)
+            .map_err(|e| Error::Setup(format!("map_file {map_file}: {e}")))?;
+        let grid = opts
+            .inflate(raw.clone())
+            .map_err(|e| Error::Setup(format!("map_file {map_file}: {e}")))?;
+        let map_pub = app
+            .node
+            .create_publisher::<OccupancyGrid>(topics::MAP, qos::latched())?;
+        let mut state = MapState::new(Some(map_pub), &settings.frame_id, &name, counters.clone());
+        state.set_map(raw, grid.clone(), opts.robot_radius_m);
+        r2r::log_info!(
+            &name,
+            "loaded {map_file}: {}x{} cells, {} blocked (after inflation)",
+            grid.width(),
+            grid.height(),
+            grid.blocked_count()
+        );
+        counters.map_updates.inc();
+        counters.set_map_size(grid.width(), grid.height());
+        let source = format!("file {map_file}");
+        (Some(Planner::new(&grid)), None, source, state)
+    };
+    let updates = app
+        .node
+        .create_service::<UpdateMap::Service>(UPDATE_MAP, qos::commands())?;
+    let requests = app
+        .node
+        .create_service::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?;
+    let path_pub = app
+        .node
+        .create_publisher::<Path>(topics::PLANNER_PATH, qos::latched())?;
+    let diagnostics = app.diagnostics()?;
+    let shutdown = app.shutdown();
+    let _rt = app.handle().enter();
+
+    let task = PlannerTask {
+        planner: initial,
+        map_state,
+        params,
+        counters: counters.clone(),
+        gates: Gates::new(),
+        path_pub,
+        log: name,
+        fallback_logged: settings.search.fell_back(),
+    };
+    tokio::spawn(task.run(maps, requests, updates, shutdown.clone()));
+    diagnostics.spawn_periodic(settings.diagnostics_period, shutdown, move || {
+        counters.statuses(&source)
+    });
+    Ok(())
+}
