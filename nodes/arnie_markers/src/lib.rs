@@ -8,7 +8,10 @@
 //! - [`Tracker`]: turns "the markers that exist now" into the entries to send, so a
 //!   marker that is no longer produced is deleted (rviz would otherwise keep it forever).
 //! - [`Trail`]: the last positions of a moving point, drawn as a line that fades out.
-//! - `ros` (feature `ros`): [`Entry`] → `visualization_msgs/Marker`.
+//! - [`lifetime_s`]: how long the moving markers of a periodic publisher live.
+//! - `ros` (feature `ros`): [`Entry`] → `visualization_msgs/Marker`, and the one
+//!   publishing loop of the nodes' marker topics (latched publisher, [`Tracker`],
+//!   one warning per run of failures).
 //!
 //! Every marker has a namespace (`ns`) and an id; rviz lists the namespaces of a
 //! MarkerArray display and a user toggles each one.
@@ -239,6 +242,12 @@ impl Tracker {
     }
 }
 
+/// How long the moving markers of a node publishing every `period` live in a viewer [s]:
+/// five periods, at least 1 s, so they vanish soon after the node stops publishing.
+pub fn lifetime_s(period: std::time::Duration) -> f64 {
+    (5.0 * period.as_secs_f64()).max(1.0)
+}
+
 /// The last positions of a moving point [m], oldest first: a new point is kept only when
 /// it is at least `min_step` from the last one, and at most `capacity` are kept.
 #[derive(Debug, Clone)]
@@ -305,6 +314,14 @@ mod tests {
     use super::*;
 
     const WHITE: Rgba = Rgba::rgb(1.0, 1.0, 1.0);
+
+    #[test]
+    fn moving_markers_live_five_periods_and_at_least_a_second() {
+        use std::time::Duration;
+        assert_eq!(lifetime_s(Duration::from_millis(100)), 1.0);
+        assert_eq!(lifetime_s(Duration::from_secs(1)), 5.0);
+        assert_eq!(lifetime_s(Duration::ZERO), 1.0);
+    }
 
     #[test]
     fn tracker_clears_first_then_deletes_what_disappeared() {

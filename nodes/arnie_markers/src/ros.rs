@@ -1,10 +1,62 @@
-//! [`Entry`] → `visualization_msgs/Marker` (feature `ros`, the nodes' glue).
+//! [`Entry`] → `visualization_msgs/Marker` (feature `ros`, the nodes' glue), and
+//! [`run`], the loop every marker topic of the nodes runs (`sim/markers`,
+//! `brain/markers`).
+//!
+//! QoS: reliable, transient-local, depth 1 ([`node_glue::qos::latched`]). Every array is
+//! the node's whole picture, so a late subscriber (rviz started later, a Foxglove client)
+//! gets all of it at once from the latched last array. Markers that disappear are
+//! deleted ([`Tracker`]); the first array starts with `DELETEALL`.
+use node_glue::{qos, time, topics, Shutdown};
 use r2r::builtin_interfaces::msg::Duration;
 use r2r::geometry_msgs::msg::{Point, Pose, Quaternion, Vector3};
 use r2r::std_msgs::msg::{ColorRGBA, Header};
 use r2r::visualization_msgs::msg::{Marker as Msg, MarkerArray};
 
-use crate::{Entry, Kind, Marker, Rgba};
+use crate::{Entry, Kind, Marker, Rgba, Tracker};
+
+/// Creates a latched `MarkerArray` publisher on `topic` (before the node spins).
+///
+/// # Errors
+/// The publisher could not be created.
+pub fn publisher(node: &mut r2r::Node, topic: &str) -> r2r::Result<r2r::Publisher<MarkerArray>> {
+    node.create_publisher::<MarkerArray>(topic, qos::latched())
+}
+
+/// Every `period` until shutdown: the markers `draw` returns (`None`: nothing this time)
+/// go out on `publisher` as one array in `world`, stamped from the node's ROS clock, with
+/// `DELETE`s for those no longer drawn. A failed publication is logged (logger `log`)
+/// once per run of failures, naming `topic`.
+pub async fn run<F>(
+    publisher: r2r::Publisher<MarkerArray>,
+    topic: &str,
+    period: std::time::Duration,
+    log: String,
+    shutdown: Shutdown,
+    mut draw: F,
+) where
+    F: FnMut() -> Option<Vec<Marker>>,
+{
+    let mut tracker = Tracker::new();
+    let mut interval = tokio::time::interval(period);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut failed = false;
+    loop {
+        tokio::select! {
+            _ = shutdown.wait() => return,
+            _ = interval.tick() => {}
+        }
+        let Some(markers) = draw() else { continue };
+        let msg = array_msg(&time::header(topics::WORLD_FRAME), &tracker.update(markers));
+        match publisher.publish(&msg) {
+            Ok(()) => failed = false,
+            Err(e) if !failed => {
+                failed = true;
+                r2r::log_warn!(&log, "could not publish {topic}: {e}");
+            }
+            Err(_) => {}
+        }
+    }
+}
 
 fn colour(c: Rgba) -> ColorRGBA {
     ColorRGBA {

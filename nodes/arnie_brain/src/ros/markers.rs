@@ -2,15 +2,14 @@
 //! `visualization_msgs/MarkerArray` in `world`, stamped from the node's ROS clock, every
 //! `period` (independent of the tick: observations move between ticks).
 //!
-//! QoS: reliable, transient-local, depth 1 ([`node_glue::qos::latched`]): every array is
-//! the whole picture, so a late subscriber gets it at once. Markers that disappear (an
-//! observation gone, the variables of a finished run replaced by the next run's) are
-//! deleted ([`arnie_markers::Tracker`]); the first array starts with `DELETEALL`.
+//! The publisher, QoS (latched: every array is the whole picture) and the loop
+//! (`DELETE` of markers that disappear, e.g. an observation gone or the variables of a
+//! finished run replaced by the next run's) are [`arnie_markers::ros`]'s, shared with
+//! the simulator's `sim/markers`.
 use std::sync::Arc;
 use std::time::Duration;
 
-use arnie_markers::{ros::array_msg, Tracker};
-use node_glue::{qos, time, topics, Shutdown};
+use node_glue::{topics, Shutdown};
 use r2r::visualization_msgs::msg::MarkerArray;
 
 use super::{BrainServer, Inputs, SettingsFn};
@@ -19,7 +18,7 @@ use crate::Observation;
 
 /// Creates the `brain/markers` publisher (before the node spins).
 pub fn publisher(node: &mut r2r::Node) -> r2r::Result<r2r::Publisher<MarkerArray>> {
-    node.create_publisher::<MarkerArray>(topics::BRAIN_MARKERS, qos::latched())
+    arnie_markers::ros::publisher(node, topics::BRAIN_MARKERS)
 }
 
 /// Publishes the brain's markers every `period` until shutdown: the last run's state
@@ -34,19 +33,11 @@ pub async fn run(
     log: String,
     shutdown: Shutdown,
 ) {
-    let lifetime_s = (5.0 * period.as_secs_f64()).max(1.0);
-    let mut tracker = Tracker::new();
-    let mut interval = tokio::time::interval(period);
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut failed = false;
-    loop {
-        tokio::select! {
-            _ = shutdown.wait() => return,
-            _ = interval.tick() => {}
-        }
+    let lifetime_s = arnie_markers::lifetime_s(period);
+    let draw = move || {
         let last = server.last_state();
         // The live parameters; a run's own scale wins for its state.
-        let Ok(s) = settings() else { continue };
+        let s = settings().ok()?;
         let scale = last.as_ref().map(|(_, sc)| *sc).unwrap_or(s.scale);
         let seen: Vec<Observation> = inputs
             .seen_now(s.observation_timeout)
@@ -57,15 +48,15 @@ pub async fn run(
             })
             .collect();
         let snap = last.as_ref().map(|(snap, _)| snap);
-        let markers = brain_markers(snap, &seen, scale.m_per_unit(), lifetime_s);
-        let msg = array_msg(&time::header(topics::WORLD_FRAME), &tracker.update(markers));
-        match publisher.publish(&msg) {
-            Ok(()) => failed = false,
-            Err(e) if !failed => {
-                failed = true;
-                r2r::log_warn!(&log, "could not publish {}: {e}", topics::BRAIN_MARKERS);
-            }
-            Err(_) => {}
-        }
-    }
+        Some(brain_markers(snap, &seen, scale.m_per_unit(), lifetime_s))
+    };
+    arnie_markers::ros::run(
+        publisher,
+        topics::BRAIN_MARKERS,
+        period,
+        log,
+        shutdown,
+        draw,
+    )
+    .await
 }
