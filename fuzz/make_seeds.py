@@ -170,3 +170,18 @@ put("launch_xml", "include_group_subst.launch.xml",
 
 # Table scenario: the project's Eurobot table.
 put("table_scenario", "table.json", (ROOT / "params/eurobot/table.json").read_text())
+
+# The motor-board link: frames of every board packet (nodes/arnie_comms/packets), field
+# values by name, little-endian as the comms codec writes them.
+FMT = {"int8": "b", "uint8": "B", "bool": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I", "float": "f", "float64": "d"}
+VALUES = {"seq": 7, "cmd_seq": 6, "linear_mm_s": 300, "angular_mrad_s": -500, "watchdog_ms": 400, "x_mm": 1200,
+          "y_mm": 800, "theta_mrad": 1571, "flags": 1, "sensor": 2, "distance_mm": 350, "bearing_mrad": -200,
+          "command": 30, "status": 0, "actuator": 1, "action": 2, "element": 3}
+board = {}
+for f in sorted((ROOT / "nodes/arnie_comms/packets").glob("*.json")):
+    d = json.loads(f.read_text())
+    payload = b"".join(struct.pack("<" + FMT[v["type"]], VALUES.get(k, 1)) for k, v in d["data"].items())
+    board[d["name"]] = frame(d["id"], payload)
+put("board_link", "commands", b"\x30" + b"".join(board[n] for n in ["SetPose", "DriveSpeed", "Actuator", "Stop"] if n in board))
+put("board_link", "reports", b"\x30" + b"".join(board[n] for n in ["Odometry", "ObstacleReport", "Ack", "ActuatorDone"] if n in board))
+put("board_link", "all_packets_bytewise", b"\x00" + b"".join(board.values()))

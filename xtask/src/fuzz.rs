@@ -109,6 +109,11 @@ const TARGETS: &[(&str, &str, &[&str])] = &[
         &[],
     ),
     (
+        "board_link",
+        "Eurobot motor-board link: UART frames of every packet to the board and the base",
+        &[],
+    ),
+    (
         "launch_xml",
         "launch-file reader of `cargo xtask launch` (xtask/launch_xml), includes in memory",
         &[],
