@@ -328,6 +328,29 @@ pub struct NavCounters {
     pub stale_replies: u64,
 }
 
+impl NavCounters {
+    /// Every counter as `(name, value)` for `/diagnostics` (one per outcome, by its name).
+    pub fn pairs(&self) -> Vec<(&'static str, u64)> {
+        let mut out = vec![
+            ("odometry", self.odometry),
+            ("odometry_rejected", self.odometry_rejected),
+            ("goals", self.goals),
+            ("goals_refused", self.refused),
+        ];
+        out.extend(Outcome::ALL.map(|o| (o.name(), self.outcomes[o.code() as usize])));
+        out.extend([
+            ("obstacle_stops", self.obstacle_stops),
+            ("obstacles_known", self.obstacles_known),
+            ("obstacles_rejected", self.obstacles_rejected),
+            ("no_progress", self.no_progress),
+            ("replans", self.replans),
+            ("mark_failures", self.mark_failures),
+            ("stale_replies", self.stale_replies),
+        ]);
+        out
+    }
+}
+
 /// The state machine (see the module doc).
 #[derive(Clone, Debug)]
 pub struct Navigator {

@@ -23,7 +23,8 @@ use std::time::{Duration, Instant};
 
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
-use node_glue::diagnostics::{Counter, Level, Status};
+use node_glue::counters::CounterSet;
+use node_glue::diagnostics::{Level, Status};
 use node_glue::r2r::{
     self,
     arnie_interfaces::{action::NavigateTo, msg::Packet, srv::PlanPath, srv::UpdateMap},
@@ -31,6 +32,7 @@ use node_glue::r2r::{
     nav_msgs::msg::{OccupancyGrid, Odometry},
     ActionServerCancelRequest, ActionServerGoal, ActionServerGoalRequest,
 };
+use node_glue::ratelimit::RateLimit;
 use node_glue::{qos, time, topics, App, Error, Shutdown};
 use tokio::sync::mpsc;
 
@@ -53,22 +55,27 @@ type Goal = ActionServerGoal<NavigateTo::Action>;
 type GoalRequest = ActionServerGoalRequest<NavigateTo::Action>;
 type CancelStream = BoxStream<'static, ActionServerCancelRequest>;
 
-/// The glue's counters (the navigator's are copied in after each event).
-#[derive(Default)]
-struct Counters {
-    nav: Mutex<crate::NavCounters>,
-    drive_sent: Counter,
-    stops_sent: Counter,
-    publish_errors: Counter,
-    bad_packets: Counter,
-    acks: Counter,
-    acks_not_ok: Counter,
-    obstacle_reports: Counter,
-    maps: Counter,
-    plan_requests: Counter,
-    mark_requests: Counter,
-    /// 0 idle, 1 navigating.
-    busy: std::sync::atomic::AtomicBool,
+node_glue::counters! {
+    /// The glue's counters (declared once; the navigator's own, [`crate::NavCounters`],
+    /// are copied in after each event and listed by [`crate::NavCounters::pairs`]).
+    struct Counters {
+        navigate_to {
+            drive_sent,
+            stops_sent,
+            publish_errors,
+            bad_packets,
+            obstacle_reports,
+            acks,
+            acks_not_ok,
+            maps,
+            plan_requests,
+            mark_requests,
+        }
+        ;
+        nav: Mutex<crate::NavCounters>,
+        /// Navigating (else idle).
+        busy: std::sync::atomic::AtomicBool,
+    }
 }
 
 impl Counters {
@@ -80,31 +87,8 @@ impl Counters {
             s.level = Level::Warn;
             s.message = "no odometry from the motor board yet".into();
         }
-        let mut s = s
-            .with("odometry", nav.odometry)
-            .with("odometry_rejected", nav.odometry_rejected)
-            .with("goals", nav.goals)
-            .with("goals_refused", nav.refused);
-        for o in Outcome::ALL {
-            s = s.with(o.name(), nav.outcomes[o.code() as usize]);
-        }
-        s.with("obstacle_stops", nav.obstacle_stops)
-            .with("obstacles_known", nav.obstacles_known)
-            .with("obstacles_rejected", nav.obstacles_rejected)
-            .with("no_progress", nav.no_progress)
-            .with("replans", nav.replans)
-            .with("mark_failures", nav.mark_failures)
-            .with("stale_replies", nav.stale_replies)
-            .with("drive_sent", self.drive_sent.get())
-            .with("stops_sent", self.stops_sent.get())
-            .with("publish_errors", self.publish_errors.get())
-            .with("bad_packets", self.bad_packets.get())
-            .with("obstacle_reports", self.obstacle_reports.get())
-            .with("acks", self.acks.get())
-            .with("acks_not_ok", self.acks_not_ok.get())
-            .with("maps", self.maps.get())
-            .with("plan_requests", self.plan_requests.get())
-            .with("mark_requests", self.mark_requests.get())
+        let glue = self.groups().into_iter().flat_map(|(_, v)| v);
+        s.with_counters(nav.pairs()).with_counters(glue)
     }
 }
 
@@ -167,6 +151,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         marker,
         events_tx,
         counters: counters.clone(),
+        logs: RateLimit::default(),
         active: None,
         next_goal: 1,
         seq: 0,
@@ -214,6 +199,8 @@ struct Control {
     marker: Arc<r2r::Client<UpdateMap::Service>>,
     events_tx: mpsc::UnboundedSender<Event>,
     counters: Arc<Counters>,
+    /// Input-driven warnings, at most one line per key per period.
+    logs: RateLimit,
     active: Option<ActiveGoal>,
     next_goal: u64,
     /// The seq of the last DriveSpeed / Stop sent (one counter for both: Stop wants a new
@@ -348,7 +335,9 @@ impl Control {
         let now = self.now();
         match self.nav.start(id, goal, now) {
             Err(refused) => {
-                r2r::log_warn!(
+                node_glue::warn_limited!(
+                    self.logs,
+                    "goal",
                     NODE,
                     "refusing NavigateTo ({}, {}): {}",
                     g.x,
@@ -426,7 +415,9 @@ impl Control {
                 self.counters.acks.inc();
                 if status != 0 {
                     self.counters.acks_not_ok.inc();
-                    r2r::log_warn!(
+                    node_glue::warn_limited!(
+                        self.logs,
+                        "ack",
                         NODE,
                         "board answered command {command} seq {seq} with status {status}"
                     );
@@ -436,7 +427,7 @@ impl Control {
             Ok(FromBoard::Other) => Vec::new(),
             Err(e) => {
                 self.counters.bad_packets.inc();
-                r2r::log_warn!(NODE, "bad board packet: {e}");
+                node_glue::warn_limited!(self.logs, "packet", NODE, "bad board packet: {e}");
                 Vec::new()
             }
         }
@@ -447,7 +438,9 @@ impl Control {
         let (w, h) = (m.info.width as usize, m.info.height as usize);
         let res = f64::from(m.info.resolution);
         if w == 0 || h == 0 || m.data.len() != w * h || !(res.is_finite() && res > 0.0) {
-            r2r::log_warn!(
+            node_glue::warn_limited!(
+                self.logs,
+                "map",
                 NODE,
                 "map ignored: {w}x{h} cells, {} values, resolution {res}",
                 m.data.len()

@@ -8,7 +8,6 @@
 
 use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures::{Stream, StreamExt};
@@ -21,12 +20,15 @@ use tokio::net::UdpSocket;
 /// send error.
 const SEND_RETRIES: u32 = 20;
 
+/// At most one warning per interface per period (the rest are counted in the next one).
+const LOG_PERIOD: std::time::Duration = std::time::Duration::from_secs(1);
+
 use super::convert;
-use super::status::RateLog;
 use super::Settings;
 use crate::forward::{Held, HoldReason};
 use crate::gate::Verdict;
 use crate::{Emit, InputId, Outcome, OutputId, Routed, Router, Scale};
+use node_glue::ratelimit::{suffix, RateLimit};
 
 /// Most datagrams drained from one socket before routing (bounds memory and the time
 /// between two routings under a flood; the next wake-up is immediate anyway).
@@ -51,25 +53,27 @@ pub enum TopicStream {
     Coordinates(Box<dyn Stream<Item = Coordinates> + Unpin + Send>),
 }
 
-/// Counters of the glue itself (the router counts everything about messages).
-#[derive(Debug, Default)]
-pub struct GlueCounters {
-    /// Input: an accepted value that could not become a message (a `point` topic needs
-    /// x y z in the first item).
-    pub unpublishable: AtomicU64,
-    /// Input: r2r refused to publish.
-    pub publish_errors: AtomicU64,
-    /// Input: the socket reported an error on receive.
-    pub receive_errors: AtomicU64,
-    /// Output: the socket refused to send.
-    pub send_errors: AtomicU64,
-    /// Output: a topic message in another frame than `frame_id` (not forwarded).
-    pub wrong_frame: AtomicU64,
-}
-
-impl GlueCounters {
-    fn add(counter: &AtomicU64, n: u64) {
-        counter.fetch_add(n, Ordering::Relaxed);
+node_glue::counters! {
+    /// Counters of the glue itself (the router counts everything about messages),
+    /// published after the router's in each interface's status.
+    pub struct GlueCounters {
+        /// Published in an input's status.
+        input {
+            /// An accepted value that could not become a message (a `point` topic needs
+            /// x y z in the first item).
+            unpublishable,
+            /// r2r refused to publish.
+            publish_errors,
+            /// The socket reported an error on receive.
+            receive_errors,
+        }
+        /// Published in an output's status.
+        output {
+            /// The socket refused to send.
+            send_errors,
+            /// A topic message in another frame than `frame_id` (not forwarded).
+            wrong_frame,
+        }
     }
 }
 
@@ -93,7 +97,8 @@ pub struct Shared {
     pub output_extra: Vec<GlueCounters>,
     input_names: Vec<String>,
     output_names: Vec<String>,
-    output_logs: Vec<Mutex<RateLog>>,
+    /// Rate-limited log lines, one key per interface (`input.<k>`, `output.<k>`).
+    logs: RateLimit,
 }
 
 impl Shared {
@@ -128,11 +133,7 @@ impl Shared {
                 .collect(),
             input_names: config.inputs.iter().map(|i| i.name.clone()).collect(),
             output_names: config.outputs.iter().map(|o| o.name.clone()).collect(),
-            output_logs: config
-                .outputs
-                .iter()
-                .map(|_| Mutex::new(RateLog::default()))
-                .collect(),
+            logs: RateLimit::new(LOG_PERIOD),
             sender_v4,
             sender_v6,
             scale: settings.scale,
@@ -195,7 +196,7 @@ impl Shared {
         if let Err(e) = sent {
             let k = emit.output.index();
             if let Some(c) = self.output_extra.get(k) {
-                GlueCounters::add(&c.send_errors, 1);
+                c.send_errors.inc();
             }
             if let Some(suppressed) = self.output_log(k) {
                 r2r::log_warn!(
@@ -203,7 +204,7 @@ impl Shared {
                     "output {:?}: cannot send to {}: {e}{}",
                     self.output_name(emit.output),
                     emit.to,
-                    RateLog::suffix(suppressed)
+                    suffix(suppressed)
                 );
             }
         }
@@ -218,7 +219,7 @@ impl Shared {
                 match convert::point_msg(global, self.scale, &self.frame_id) {
                     Some(msg) => p.publish(&msg),
                     None => {
-                        GlueCounters::add(&extra.unpublishable, 1);
+                        extra.unpublishable.inc();
                         return;
                     }
                 }
@@ -230,7 +231,7 @@ impl Shared {
             )),
         };
         if let Err(e) = result {
-            GlueCounters::add(&extra.publish_errors, 1);
+            extra.publish_errors.inc();
             r2r::log_warn!(
                 &self.name,
                 "input {:?}: publish failed: {e}",
@@ -241,8 +242,7 @@ impl Shared {
 
     /// `Some(suppressed)` if output `k` may log now.
     fn output_log(&self, k: usize) -> Option<u64> {
-        let log = self.output_logs.get(k)?;
-        log.lock().unwrap_or_else(|p| p.into_inner()).allow(1)
+        self.logs.allow(&format!("output.{k}"))
     }
 
     fn log_held(&self, held: &Held) {
@@ -265,7 +265,7 @@ impl Shared {
                 &self.name,
                 "output {:?}: {why}{}",
                 self.output_name(held.output),
-                RateLog::suffix(suppressed)
+                suffix(suppressed)
             );
         }
     }
@@ -358,7 +358,7 @@ pub struct InputTask {
     /// Bound, not yet registered with a runtime (done in [`InputTask::run`]).
     socket: Option<std::net::UdpSocket>,
     publisher: Option<TopicPublisher>,
-    log: RateLog,
+    log: RateLimit,
     batch: Batch,
 }
 
@@ -383,7 +383,7 @@ impl InputTask {
             shared,
             socket: Some(socket),
             publisher,
-            log: RateLog::default(),
+            log: RateLimit::new(LOG_PERIOD),
             batch: Batch::default(),
         }
     }
@@ -441,14 +441,14 @@ impl InputTask {
 
     fn receive_error(&mut self, e: io::Error) {
         if let Some(c) = self.shared.input_extra.get(self.index) {
-            GlueCounters::add(&c.receive_errors, 1);
+            c.receive_errors.inc();
         }
-        if let Some(suppressed) = self.log.allow(1) {
+        if let Some(suppressed) = self.log.allow("input") {
             r2r::log_warn!(
                 &self.shared.name,
                 "input {:?}: receive error: {e}{}",
                 self.name,
-                RateLog::suffix(suppressed)
+                suffix(suppressed)
             );
         }
     }
@@ -490,7 +490,10 @@ impl InputTask {
                 .await;
         }
         if let Some((from, len, outcome)) = newest_rejection {
-            if let Some(suppressed) = self.log.allow(rejected) {
+            if let Some(suppressed) =
+                self.log
+                    .allow_at("input", rejected, std::time::Instant::now())
+            {
                 let why = match outcome {
                     Outcome::Rejected(r) => format!("rejected ({}): {r}", r.kind()),
                     Outcome::Unauthorised(_) => {
@@ -502,7 +505,7 @@ impl InputTask {
                     &self.shared.name,
                     "input {:?}: {len} bytes from {from} {why}{}",
                     self.name,
-                    RateLog::suffix(suppressed)
+                    suffix(suppressed)
                 );
             }
         }
@@ -527,7 +530,7 @@ pub async fn run_topic(shared: Arc<Shared>, index: usize, stream: TopicStream, s
             None => break,
             Some(Err(frame)) => {
                 if let Some(c) = shared.output_extra.get(index) {
-                    GlueCounters::add(&c.wrong_frame, 1);
+                    c.wrong_frame.inc();
                 }
                 if let Some(suppressed) = shared.output_log(index) {
                     r2r::log_warn!(
@@ -535,7 +538,7 @@ pub async fn run_topic(shared: Arc<Shared>, index: usize, stream: TopicStream, s
                         "output {:?}: ignored a message in frame {frame:?} (expected {:?}){}",
                         shared.output_name(id),
                         shared.frame_id,
-                        RateLog::suffix(suppressed)
+                        suffix(suppressed)
                     );
                 }
                 continue;
@@ -550,7 +553,7 @@ pub async fn run_topic(shared: Arc<Shared>, index: usize, stream: TopicStream, s
                     "output {:?}: rejected a topic value ({}): {r}{}",
                     shared.output_name(id),
                     r.kind(),
-                    RateLog::suffix(suppressed)
+                    suffix(suppressed)
                 );
             }
         }

@@ -1,65 +1,13 @@
-//! `/diagnostics` (one status per interface, every counter) and the rate-limited log.
+//! `/diagnostics` (one status per interface, every counter).
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use node_glue::diagnostics::{Level, Status};
 
-use super::bridge::Shared;
+use super::bridge::{GlueCounters, Shared};
 use super::Settings;
 use crate::counters::Counters;
-
-/// At most one log line per period per interface; the lines in between are counted
-/// and reported on the next one ("N similar suppressed").
-#[derive(Debug)]
-pub struct RateLog {
-    period: Duration,
-    last: Option<Instant>,
-    suppressed: u64,
-}
-
-impl Default for RateLog {
-    fn default() -> Self {
-        Self {
-            period: Duration::from_secs(1),
-            last: None,
-            suppressed: 0,
-        }
-    }
-}
-
-impl RateLog {
-    /// Notes `n` events; `Some(suppressed before)` if one line may be logged now (the
-    /// line stands for one event, the other `n - 1` are counted as suppressed).
-    pub fn allow(&mut self, n: u64) -> Option<u64> {
-        self.allow_at(Instant::now(), n)
-    }
-
-    fn allow_at(&mut self, now: Instant, n: u64) -> Option<u64> {
-        match self.last {
-            Some(t) if now.duration_since(t) < self.period => {
-                self.suppressed += n;
-                None
-            }
-            _ => {
-                self.last = Some(now);
-                let before = std::mem::take(&mut self.suppressed);
-                self.suppressed = n.saturating_sub(1);
-                Some(before)
-            }
-        }
-    }
-
-    /// `" (N similar suppressed)"`, or nothing for 0.
-    pub fn suffix(suppressed: u64) -> String {
-        if suppressed == 0 {
-            String::new()
-        } else {
-            format!(" ({suppressed} similar suppressed)")
-        }
-    }
-}
+use node_glue::counters::CounterSet;
 
 /// One interface: name, what it is (address, format, topic), its counters.
 type Row = (String, String, Counters);
@@ -151,21 +99,12 @@ impl StatusBuilder {
         let mut out = vec![self.summary.clone()];
         let mut slot = 0;
         for (k, (name, what, counters)) in inputs.into_iter().enumerate() {
-            let extra = self.shared.input_extra.get(k);
-            let glue = load(&[
-                ("unpublishable", extra.map(|e| &e.unpublishable)),
-                ("publish_errors", extra.map(|e| &e.publish_errors)),
-                ("receive_errors", extra.map(|e| &e.receive_errors)),
-            ]);
+            let glue = glue(self.shared.input_extra.get(k), "input");
             out.push(self.status(slot, format!("input.{name}"), what, &counters, &glue));
             slot += 1;
         }
         for (k, (name, what, counters)) in outputs.into_iter().enumerate() {
-            let extra = self.shared.output_extra.get(k);
-            let glue = load(&[
-                ("send_errors", extra.map(|e| &e.send_errors)),
-                ("wrong_frame", extra.map(|e| &e.wrong_frame)),
-            ]);
+            let glue = glue(self.shared.output_extra.get(k), "output");
             out.push(self.status(slot, format!("output.{name}"), what, &counters, &glue));
             slot += 1;
         }
@@ -214,28 +153,14 @@ impl StatusBuilder {
     }
 }
 
-/// The glue counters' values now.
-fn load(counters: &[(&'static str, Option<&AtomicU64>)]) -> Vec<(&'static str, u64)> {
-    counters
-        .iter()
-        .map(|(k, v)| (*k, v.map(|v| v.load(Ordering::Relaxed)).unwrap_or(0)))
+/// The glue counters of one interface now (of its `group`: "input" or "output").
+fn glue(extra: Option<&GlueCounters>, group: &str) -> Vec<(&'static str, u64)> {
+    let none = GlueCounters::default();
+    extra
+        .unwrap_or(&none)
+        .groups()
+        .into_iter()
+        .filter(|(g, _)| *g == group)
+        .flat_map(|(_, values)| values)
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rate_log_counts_what_it_suppresses() {
-        let t0 = Instant::now();
-        let mut log = RateLog::default();
-        assert_eq!(log.allow_at(t0, 1), Some(0));
-        assert_eq!(log.allow_at(t0 + Duration::from_millis(10), 1), None);
-        assert_eq!(log.allow_at(t0 + Duration::from_millis(20), 5), None);
-        assert_eq!(log.allow_at(t0 + Duration::from_millis(1100), 3), Some(6));
-        assert_eq!(log.allow_at(t0 + Duration::from_millis(2200), 1), Some(2));
-        assert_eq!(RateLog::suffix(0), "");
-        assert_eq!(RateLog::suffix(4), " (4 similar suppressed)");
-    }
 }

@@ -25,6 +25,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::{FutureExt, Stream, StreamExt};
+use node_glue::ratelimit::RateLimit;
 use node_glue::{qos, topics};
 use r2r::arnie_interfaces::action::{MoveTo, NavigateTo};
 use r2r::arnie_interfaces::msg::{Coordinates, Packet};
@@ -71,6 +72,8 @@ pub struct RosRobot {
     settings: Mutex<Settings>,
     counters: Arc<Counters>,
     log: String,
+    /// `wait_for` steps that lag behind a busy topic: one line per topic per period.
+    lag_log: RateLimit,
 }
 
 fn robot_err(message: String) -> Error {
@@ -202,6 +205,7 @@ impl RosRobot {
             settings: Mutex::new(settings),
             counters,
             log: log.to_owned(),
+            lag_log: RateLimit::default(),
         }))
     }
 
@@ -320,7 +324,9 @@ impl RosRobot {
                 Ok(v) if condition.matches(&v) => return Ok(()),
                 Ok(_) => {}
                 Err(broadcast::error::RecvError::Lagged(n)) => {
-                    r2r::log_warn!(
+                    node_glue::warn_limited!(
+                        self.lag_log,
+                        &condition.topic,
                         &self.log,
                         "wait_for {}: skipped {n} messages (too many at once)",
                         condition.topic
@@ -393,6 +399,7 @@ async fn track_position(
     counters: Arc<Counters>,
     log: String,
 ) {
+    let limit = RateLimit::default();
     while let Some((x, y, z)) = positions.next().await {
         match from_ros(&r2r::geometry_msgs::msg::Point { x, y, z }) {
             Some(p) => {
@@ -401,7 +408,12 @@ async fn track_position(
             }
             None => {
                 counters.positions_rejected.inc();
-                r2r::log_warn!(&log, "{topic}: ignored a non-finite position");
+                node_glue::warn_limited!(
+                    limit,
+                    topic,
+                    &log,
+                    "{topic}: ignored a non-finite position"
+                );
             }
         }
     }
@@ -415,6 +427,7 @@ async fn forward(
     counters: Arc<Counters>,
     log: String,
 ) {
+    let limit = RateLimit::default();
     while let Some(m) = messages.next().await {
         match m {
             Ok(v) => {
@@ -424,7 +437,7 @@ async fn forward(
             }
             Err(e) => {
                 counters.wait_messages_rejected.inc();
-                r2r::log_warn!(&log, "{topic}: ignored a message: {e}");
+                node_glue::warn_limited!(limit, &topic, &log, "{topic}: ignored a message: {e}");
             }
         }
     }

@@ -1,29 +1,36 @@
-//! The node's counters, published on `/diagnostics`.
+//! The node's counters, published on `/diagnostics` (declared once: `node_glue::counters!`).
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use node_glue::diagnostics::{Counter, Level, Status};
+use node_glue::counters::CounterSet;
+use node_glue::diagnostics::{Level, Status};
 
 use crate::Outcome;
 
-/// Counters published on /diagnostics.
-#[derive(Default)]
-pub(crate) struct Counters {
-    pub(crate) positions: Counter,
-    pub(crate) positions_not_finite: Counter,
-    pub(crate) goals_accepted: Counter,
-    pub(crate) goals_rejected: Counter,
-    pub(crate) legacy_targets: Counter,
-    pub(crate) legacy_repeats: Counter,
-    pub(crate) legacy_rejected: Counter,
-    pub(crate) setpoints_sent: Counter,
-    pub(crate) reached: Counter,
-    pub(crate) reversed_to_start: Counter,
-    pub(crate) aborted_help_needed: Counter,
-    pub(crate) cancelled: Counter,
-    pub(crate) preempted: Counter,
-    pub(crate) publish_errors: Counter,
-    /// 0 idle, 1 moving, 2 the last move needed help.
-    pub(crate) state: AtomicU8,
+node_glue::counters! {
+    /// Counters published on /diagnostics.
+    pub(crate) struct Counters {
+        move_to {
+            positions,
+            positions_not_finite,
+            goals_accepted,
+            goals_rejected,
+            legacy_targets,
+            legacy_repeats,
+            legacy_rejected,
+            setpoints_sent,
+            reached,
+            reversed_to_start,
+            aborted_help_needed,
+            cancelled,
+            preempted,
+            publish_errors,
+            /// Holds (cancel, shutdown) with no fresh arm position: nothing commanded.
+            holds_skipped,
+        }
+        ;
+        /// 0 idle, 1 moving, 2 the last move needed help.
+        pub(crate) state: AtomicU8,
+    }
 }
 
 impl Counters {
@@ -33,22 +40,9 @@ impl Counters {
             2 => (Level::Warn, "last move aborted: help needed"),
             _ => (Level::Ok, "idle"),
         };
-        let mut s = Status::ok("move_to", message);
-        s.level = level;
-        s.with("positions", self.positions.get())
-            .with("positions_not_finite", self.positions_not_finite.get())
-            .with("goals_accepted", self.goals_accepted.get())
-            .with("goals_rejected", self.goals_rejected.get())
-            .with("legacy_targets", self.legacy_targets.get())
-            .with("legacy_repeats", self.legacy_repeats.get())
-            .with("legacy_rejected", self.legacy_rejected.get())
-            .with("setpoints_sent", self.setpoints_sent.get())
-            .with("reached", self.reached.get())
-            .with("reversed_to_start", self.reversed_to_start.get())
-            .with("aborted_help_needed", self.aborted_help_needed.get())
-            .with("cancelled", self.cancelled.get())
-            .with("preempted", self.preempted.get())
-            .with("publish_errors", self.publish_errors.get())
+        CounterSet::status(self, "move_to")
+            .message(message)
+            .level(level)
     }
 
     pub(crate) fn count_end(&self, outcome: Outcome) {
