@@ -8,12 +8,19 @@
 //! end the loop: the error is reported once per failure, counted, and reading is retried
 //! after [`Settings::retry_after`]; sends keep being attempted (and fail, counted).
 //!
+//! Definitions marked `reliable` ([`crate::reliable`]): a packet sent (by request or
+//! fire-and-forget) is repeated every `interval_ms` until its acknowledgement arrives, at
+//! most `attempts` sends; a request waits only for the acknowledgement of its own `seq`.
+//! A received reliable packet is acknowledged (every copy), delivered once; its repeats
+//! are counted as duplicates and not delivered again.
+//!
 //! [`Transport`] names the wire to open; [`Transport::open`] makes the [`Link`].
 use crate::counters::{Counters, Rejected};
 use crate::definition::Definitions;
 use crate::error::{Error, Result};
 use crate::link::{Link, LinkConfig, LinkEvent, Received};
 use crate::packet::Packet;
+use crate::reliable::{self, Arrival, Due, Receiver, Repeater};
 use crate::reply::{ReplyTracker, Ticket};
 use crate::transport::{CanBus, SerialPort, SocketCan, UdpCan};
 use std::collections::HashMap;
@@ -143,6 +150,13 @@ pub enum Event<'a> {
     LinkFailed(&'a Error),
     /// A request's reply did not come in time.
     ReplyTimedOut { request: &'a str, reply_id: u8 },
+    /// A reliable packet was sent again (`attempt` 2 = the first repeat).
+    Repeated { packet: &'a Packet, attempt: u32 },
+    /// A reliable packet got no acknowledgement after `attempts` sends: not repeated any
+    /// more (its request, if any, still waits for its timeout).
+    GaveUp { packet: &'a Packet, attempts: u32 },
+    /// A repeat of a reliable packet already delivered: acknowledged again, not delivered.
+    Duplicate(&'a Received),
 }
 
 /// Counts of the loop, with the link's own [`Counters`]. All keys are always listed.
@@ -160,6 +174,15 @@ pub struct Stats {
     pub send_failures: u64,
     /// Reads of the transport that failed.
     pub link_failures: u64,
+    /// Reliable packets sent again for want of their acknowledgement.
+    pub repeats: u64,
+    /// Reliable packets given up (no acknowledgement after every attempt, or the request
+    /// timed out while repeating).
+    pub gave_up: u64,
+    /// Received repeats of reliable packets already delivered (dropped, acknowledged).
+    pub duplicates: u64,
+    /// Acknowledgements the bridge sent for received reliable packets (repeats included).
+    pub acks_sent: u64,
     /// False from a failed read until the next good one.
     pub link_up: bool,
     /// The last transport or send error, for the diagnostics message.
@@ -179,6 +202,10 @@ impl Stats {
             ),
             ("send_failures".to_string(), self.send_failures.to_string()),
             ("link_failures".to_string(), self.link_failures.to_string()),
+            ("repeats".to_string(), self.repeats.to_string()),
+            ("gave_up".to_string(), self.gave_up.to_string()),
+            ("duplicates".to_string(), self.duplicates.to_string()),
+            ("acks_sent".to_string(), self.acks_sent.to_string()),
             ("link_up".to_string(), self.link_up.to_string()),
         ]);
         out
@@ -220,7 +247,12 @@ pub async fn run(
         u64::try_from(at.saturating_duration_since(start).as_millis()).unwrap_or(u64::MAX)
     };
     let match_device = link.is_can();
+    let defs = link.definitions().clone();
     let mut tracker = ReplyTracker::new();
+    let mut repeater = Repeater::new();
+    let mut receiver = Receiver::new();
+    // Repeats of fire-and-forget sends: ids apart from the request tickets.
+    let mut next_send_id: u64 = 1 << 63;
     let mut pending: HashMap<Ticket, Pending> = HashMap::new();
     let mut local = Stats {
         link_up: true,
@@ -231,8 +263,10 @@ pub async fn run(
     *lock(&stats) = local.clone();
     tokio::pin!(shutdown);
     loop {
-        let deadline = tracker
-            .deadline_ms()
+        let deadline = [tracker.deadline_ms(), repeater.deadline_ms()]
+            .into_iter()
+            .flatten()
+            .min()
             .map(|d| start + Duration::from_millis(d));
         let step = tokio::select! {
             _ = &mut shutdown => Step::Shutdown,
@@ -245,7 +279,37 @@ pub async fn run(
             Step::Link(Ok(LinkEvent::Packet(received))) => {
                 retry_at = None;
                 local.link_up = true;
-                on_event(Event::Received(&received));
+                match receiver.on_packet(&received.packet, ms(Instant::now())) {
+                    Arrival::Duplicate { reply, .. } => {
+                        local.duplicates += 1;
+                        on_event(Event::Duplicate(&received));
+                        if let Some(ack) = reply {
+                            if send(&mut link, &ack, &mut local, &mut on_event)
+                                .await
+                                .is_ok()
+                            {
+                                local.acks_sent += 1;
+                            }
+                        }
+                        local.link = link.counters();
+                        *lock(&stats) = local.clone();
+                        continue;
+                    }
+                    Arrival::First(key) => {
+                        on_event(Event::Received(&received));
+                        if let Some(ack) = reliable::ack_for(&defs, &received.packet) {
+                            if send(&mut link, &ack, &mut local, &mut on_event)
+                                .await
+                                .is_ok()
+                            {
+                                local.acks_sent += 1;
+                            }
+                            receiver.set_reply(key, ack);
+                        }
+                    }
+                    Arrival::Untracked => on_event(Event::Received(&received)),
+                }
+                repeater.on_packet(&received.packet);
                 if let Some(ticket) = tracker.on_packet(&received.packet) {
                     if let Some(p) = pending.remove(&ticket) {
                         local.replies += 1;
@@ -270,7 +334,13 @@ pub async fn run(
             }
             Step::Command(None) => commands_open = false,
             Step::Command(Some(Command::Send(packet))) => {
-                let _ = send(&mut link, &packet, &mut local, &mut on_event).await;
+                if send(&mut link, &packet, &mut local, &mut on_event)
+                    .await
+                    .is_ok()
+                {
+                    repeater.start(next_send_id, packet, ms(Instant::now()));
+                    next_send_id = next_send_id.wrapping_add(1) | 1 << 63;
+                }
             }
             Step::Command(Some(Command::Request {
                 packet,
@@ -291,11 +361,19 @@ pub async fn run(
                     (Ok(raw), Some(reply_id)) => {
                         let device = match_device.then_some(packet.device);
                         let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-                        let ticket = tracker.expect(
-                            reply_id,
-                            device,
-                            ms(Instant::now()).saturating_add(timeout_ms),
-                        );
+                        let now = ms(Instant::now());
+                        let deadline = now.saturating_add(timeout_ms);
+                        let ticket = match packet.definition().reliable {
+                            Some(_) => {
+                                let t = tracker.expect_ack(packet.clone(), deadline);
+                                if let Some(t) = t {
+                                    repeater.start(t.0, packet.clone(), now);
+                                }
+                                t
+                            }
+                            None => None,
+                        }
+                        .unwrap_or_else(|| tracker.expect(reply_id, device, deadline));
                         let request = packet.name().to_string();
                         pending.insert(
                             ticket,
@@ -311,7 +389,34 @@ pub async fn run(
                 }
             }
             Step::Expire => {
-                for ticket in tracker.expire(ms(Instant::now())) {
+                let now = ms(Instant::now());
+                for due in repeater.due(now) {
+                    match due {
+                        Due::Repeat {
+                            packet, attempt, ..
+                        } => {
+                            local.repeats += 1;
+                            on_event(Event::Repeated {
+                                packet: &packet,
+                                attempt,
+                            });
+                            let _ = send(&mut link, &packet, &mut local, &mut on_event).await;
+                        }
+                        Due::GaveUp {
+                            packet, attempts, ..
+                        } => {
+                            local.gave_up += 1;
+                            on_event(Event::GaveUp {
+                                packet: &packet,
+                                attempts,
+                            });
+                        }
+                    }
+                }
+                for ticket in tracker.expire(now) {
+                    if repeater.cancel(ticket.0) {
+                        local.gave_up += 1;
+                    }
                     if let Some(p) = pending.remove(&ticket) {
                         local.reply_timeouts += 1;
                         on_event(Event::ReplyTimedOut {
@@ -332,6 +437,7 @@ pub async fn run(
             let keep = !p.done.is_closed();
             if !keep {
                 tracker.cancel(*ticket);
+                repeater.cancel(ticket.0);
             }
             keep
         });
@@ -581,6 +687,125 @@ mod tests {
         stop_sim.send(()).expect("sim alive");
         sim.await.expect("joined").expect("sim ok");
         drop(slave_guard);
+    }
+
+    /// The device side drops the first copy of a reliable command, acknowledges the
+    /// second; it sends a reliable report twice (its first acknowledgement "lost").
+    #[tokio::test]
+    async fn reliable_packets_are_repeated_until_acked_and_deduplicated() {
+        let defs = Arc::new(
+            Definitions::from_texts([
+                (
+                    "cmd",
+                    r#"{"name":"Cmd","id":5,"reply":"Ack","reliable":{"attempts":5,"interval_ms":40},"data":{"seq":{"type":"uint16"}}}"#,
+                ),
+                (
+                    "done",
+                    r#"{"name":"Done","id":6,"reply":"Ack","reliable":{"attempts":5,"interval_ms":40},"data":{"seq":{"type":"uint16"},"status":{"type":"uint8"}}}"#,
+                ),
+                (
+                    "ack",
+                    r#"{"name":"Ack","id":7,"data":{"command":{"type":"uint8"},"seq":{"type":"uint16"},"status":{"type":"uint8"}}}"#,
+                ),
+            ])
+            .expect("valid"),
+        );
+        let (link, master, _guard) = pty(&defs).await;
+        let mut device = Link::uart(master, defs.clone(), &LinkConfig::default());
+        let mut h = start(link);
+        let cmd = defs
+            .packet_from_json("Cmd", 0, 0, r#"{"seq":41}"#)
+            .expect("valid");
+        let (done, outcome) = oneshot::channel();
+        h.commands
+            .send(Command::Request {
+                packet: cmd,
+                timeout: Duration::from_secs(5),
+                done,
+            })
+            .await
+            .expect("alive");
+        let mut copies = 0;
+        while copies < 2 {
+            if let Ok(LinkEvent::Packet(r)) = device.recv().await {
+                assert_eq!(r.packet.fields_json(), r#"{"seq":41}"#);
+                copies += 1;
+            }
+        }
+        let ack = defs
+            .packet_from_json("Ack", 0, 0, r#"{"command":5,"seq":41,"status":1}"#)
+            .expect("valid");
+        device.send(&ack).await.expect("written");
+        match tokio::time::timeout(Duration::from_secs(5), outcome).await {
+            Ok(Ok(Outcome::Reply { reply, .. })) => {
+                assert_eq!(reply.packet.get("status"), Some(Value::U8(1)))
+            }
+            other => panic!("{other:?}"),
+        }
+        // The report, twice: delivered once, acknowledged twice.
+        let report = defs
+            .packet_from_json("Done", 0, 0, r#"{"seq":7,"status":0}"#)
+            .expect("valid");
+        device.send(&report).await.expect("written");
+        device.send(&report).await.expect("written");
+        let mut acks = 0;
+        while acks < 2 {
+            if let Ok(LinkEvent::Packet(r)) = device.recv().await {
+                if r.packet.name() == "Ack" {
+                    assert_eq!(
+                        r.packet.fields_json(),
+                        r#"{"command":6,"seq":7,"status":0}"#
+                    );
+                    acks += 1;
+                }
+            }
+        }
+        let mut lines = Vec::new();
+        while !lines.iter().any(|l: &String| l.starts_with("Duplicate")) {
+            lines.push(h.next_event().await);
+        }
+        let end = h.finish().await;
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with("rx Done")).count(),
+            1,
+            "{lines:?}"
+        );
+        assert!(
+            end.repeats >= 1 && end.duplicates == 1 && end.acks_sent == 2,
+            "{end:?}"
+        );
+        assert_eq!((end.replies, end.gave_up), (1, 0));
+    }
+
+    #[tokio::test]
+    async fn an_unacknowledged_reliable_packet_is_given_up_after_its_attempts() {
+        let defs = Arc::new(
+            Definitions::from_texts([
+                (
+                    "cmd",
+                    r#"{"name":"Cmd","id":5,"reply":"Ack","reliable":{"attempts":3,"interval_ms":20},"data":{"seq":{"type":"uint16"}}}"#,
+                ),
+                (
+                    "ack",
+                    r#"{"name":"Ack","id":7,"data":{"command":{"type":"uint8"},"seq":{"type":"uint16"}}}"#,
+                ),
+            ])
+            .expect("valid"),
+        );
+        let (link, _silent_master, _guard) = pty(&defs).await;
+        let mut h = start(link);
+        let cmd = defs.packet_from_json("Cmd", 0, 0, "").expect("valid");
+        h.commands.send(Command::Send(cmd)).await.expect("alive");
+        let mut lines = Vec::new();
+        while !lines.iter().any(|l: &String| l.starts_with("GaveUp")) {
+            lines.push(h.next_event().await);
+        }
+        let end = h.finish().await;
+        assert_eq!(
+            (end.repeats, end.gave_up, end.link.tx_packets),
+            (2, 1, 3),
+            "{lines:?}"
+        );
     }
 
     #[tokio::test]

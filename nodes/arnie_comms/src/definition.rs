@@ -6,8 +6,12 @@
 //! ```
 //! `data` is an ordered object: its order is the wire order. `default` may be omitted
 //! (zero / false). `reply` (optional, an arnie extension) names the packet the send
-//! service waits for. Unknown keys, duplicate field names, duplicate ids or names, ids
-//! over 255 and defaults that do not fit their type are errors naming the file.
+//! service waits for. `reliable` (optional, an arnie extension, see [`crate::reliable`]):
+//! `{"attempts": 10, "interval_ms": 100}` makes the sender repeat the packet until its
+//! `reply` acknowledges it, and the receiver de-duplicate it by `seq`; such a definition
+//! needs a `reply` and an unsigned `seq` field, and so does its reply. Unknown keys,
+//! duplicate field names, duplicate ids or names, ids over 255 and defaults that do not
+//! fit their type are errors naming the file.
 use crate::error::{Error, Result};
 use crate::packet::Packet;
 use crate::value::{FieldType, Value, TYPE_NAMES};
@@ -30,6 +34,29 @@ pub struct RawDefinition {
     pub data: RawFields,
     #[serde(default)]
     pub reply: Option<String>,
+    #[serde(default)]
+    pub reliable: Option<Reliable>,
+}
+
+/// `"reliable": {"attempts": N, "interval_ms": M}`: the sender sends the packet at most
+/// `attempts` times in all, `interval_ms` apart, until its reply acknowledges it (same
+/// `seq`, and same `command` when the reply has that field); receivers de-duplicate copies
+/// by (command, device, `seq`) for [`Reliable::window_ms`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reliable {
+    /// Sends in all, the first included (1..=100).
+    pub attempts: u32,
+    /// Between two sends [ms] (1..=60 000).
+    pub interval_ms: u64,
+}
+
+impl Reliable {
+    /// How long a receiver treats a copy of a seen (command, device, seq) as a duplicate
+    /// after the last copy: the sender's whole repeat span plus one interval.
+    pub fn window_ms(&self) -> u64 {
+        (u64::from(self.attempts) + 1).saturating_mul(self.interval_ms)
+    }
 }
 
 /// One field as written: `{"type": "int8", "default": -1}`.
@@ -92,6 +119,8 @@ pub struct Definition {
     pub fields: Vec<Field>,
     /// Command id of the reply packet, if the definition names one.
     pub reply: Option<u8>,
+    /// Repeat until acknowledged, de-duplicate by `seq` (see [`crate::reliable`]).
+    pub reliable: Option<Reliable>,
     /// Payload bytes (all types are fixed-size).
     pub payload_len: usize,
     /// Where it was loaded from, for messages.
@@ -110,6 +139,17 @@ impl Definition {
 pub struct Definitions {
     by_id: BTreeMap<u8, Arc<Definition>>,
     by_name: HashMap<String, u8>,
+}
+
+/// True when the fields have an unsigned `seq` (the key of [`Reliable`] packets).
+fn has_seq(fields: &[Field]) -> bool {
+    fields.iter().any(|f| {
+        f.name == "seq"
+            && matches!(
+                f.ty,
+                FieldType::UInt8 | FieldType::UInt16 | FieldType::UInt32
+            )
+    })
 }
 
 /// Parses one definition file's text.
@@ -207,6 +247,28 @@ impl Definitions {
                     max: MAX_PAYLOAD_LEN,
                 });
             }
+            if let Some(r) = raw.reliable {
+                let bad = |reason: String| Error::BadReliable {
+                    file: file.clone(),
+                    reason,
+                };
+                if !(1..=100).contains(&r.attempts) || !(1..=60_000).contains(&r.interval_ms) {
+                    return Err(bad(format!(
+                        "attempts {} must be in 1..=100 and interval_ms {} in 1..=60000",
+                        r.attempts, r.interval_ms
+                    )));
+                }
+                if raw.reply.is_none() {
+                    return Err(bad(
+                        "needs a `reply` (the packet that acknowledges it)".into()
+                    ));
+                }
+                if !has_seq(&fields) {
+                    return Err(bad(
+                        "needs a field `seq` of type uint8, uint16 or uint32".into()
+                    ));
+                }
+            }
             if let Some(reply) = raw.reply {
                 replies.push((id, file.clone(), reply));
             }
@@ -218,6 +280,7 @@ impl Definitions {
                     id,
                     fields,
                     reply: None,
+                    reliable: raw.reliable,
                     payload_len,
                     file,
                 }),
@@ -227,8 +290,23 @@ impl Definitions {
             let reply_id = *defs
                 .by_name
                 .get(&reply)
-                .ok_or(Error::UnknownReply { file, reply })?;
+                .ok_or_else(|| Error::UnknownReply {
+                    file: file.clone(),
+                    reply: reply.clone(),
+                })?;
+            let reply_has_seq = defs
+                .by_id
+                .get(&reply_id)
+                .is_some_and(|r| has_seq(&r.fields));
             if let Some(def) = defs.by_id.get_mut(&id) {
+                if def.reliable.is_some() && !reply_has_seq {
+                    return Err(Error::BadReliable {
+                        file,
+                        reason: format!(
+                            "its reply {reply:?} needs a field `seq` (uint8, uint16 or uint32) to echo"
+                        ),
+                    });
+                }
                 Arc::make_mut(def).reply = Some(reply_id);
             }
         }
@@ -363,6 +441,26 @@ mod tests {
         assert!(matches!(
             bad(r#"{"name":"A","id":1,"data":{},"reply":"B"}"#),
             Error::UnknownReply { .. }
+        ));
+        let seq = r#"{"seq":{"type":"uint16"}}"#;
+        for (a, b) in [
+            // no reply, no seq, bad numbers, a reply without seq, a signed seq
+            (format!(r#"{{"name":"A","id":1,"data":{seq},"reliable":{{"attempts":3,"interval_ms":10}}}}"#), seq.to_string()),
+            (r#"{"name":"A","id":1,"data":{},"reply":"B","reliable":{"attempts":3,"interval_ms":10}}"#.to_string(), seq.to_string()),
+            (format!(r#"{{"name":"A","id":1,"data":{seq},"reply":"B","reliable":{{"attempts":0,"interval_ms":10}}}}"#), seq.to_string()),
+            (format!(r#"{{"name":"A","id":1,"data":{seq},"reply":"B","reliable":{{"attempts":3,"interval_ms":0}}}}"#), seq.to_string()),
+            (format!(r#"{{"name":"A","id":1,"data":{seq},"reply":"B","reliable":{{"attempts":3,"interval_ms":10}}}}"#), "{}".to_string()),
+            (r#"{"name":"A","id":1,"data":{"seq":{"type":"int16"}},"reply":"B","reliable":{"attempts":3,"interval_ms":10}}"#.to_string(), seq.to_string()),
+        ] {
+            let b = format!(r#"{{"name":"B","id":2,"data":{b}}}"#);
+            let e = Definitions::from_texts([("a.json", a.as_str()), ("b.json", b.as_str())])
+                .expect_err(&a);
+            assert!(matches!(e, Error::BadReliable { .. }), "{a}: {e}");
+            assert!(e.to_string().contains("a.json"), "{e}");
+        }
+        assert!(matches!(
+            bad(r#"{"name":"A","id":1,"data":{},"reliable":{"attempts":3}}"#),
+            Error::Parse { .. }
         ));
         let e = bad(r#"{"name":"A","id":1,"data":{"x":{"type":"uint8","default":300}}}"#);
         assert!(

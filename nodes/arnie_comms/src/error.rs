@@ -60,6 +60,9 @@ pub enum Error {
     /// `reply` names a packet that no definition declares.
     #[error("{file}: `reply` names unknown packet {reply:?}")]
     UnknownReply { file: PathBuf, reply: String },
+    /// `reliable` cannot work as written (no reply, no unsigned `seq`, bad numbers).
+    #[error("{file}: `reliable`: {reason}")]
+    BadReliable { file: PathBuf, reason: String },
     /// The payload is too long for a UART frame (15-bit size).
     #[error("{file}: payload of {bytes} bytes is longer than a UART frame allows ({max})")]
     DefinitionTooLarge {

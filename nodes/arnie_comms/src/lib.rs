@@ -14,6 +14,9 @@
 //! - [`transport`]: the wires: serial port (termios), SocketCAN, CAN-over-UDP.
 //! - [`link`]: [`Link`] = codec + transport: `send(&Packet)` and `recv()`.
 //! - [`reply`]: [`ReplyTracker`], which pending send-service call a packet answers.
+//! - [`reliable`]: definitions marked `reliable`: the sender's [`reliable::Repeater`]
+//!   (repeat until acknowledged, bounded) and the receiver's [`reliable::Receiver`]
+//!   (de-duplicate by `seq`, acknowledge every copy).
 //! - [`bridge`]: the node's event loop without ROS: one task owns the [`Link`], sends
 //!   [`bridge::Command`]s, matches replies, reports [`bridge::Event`]s and counts.
 //! - [`sim`]: the device simulator (Ping → Pong, anything else echoed).
@@ -34,6 +37,7 @@ pub mod definition;
 pub mod error;
 pub mod link;
 pub mod packet;
+pub mod reliable;
 pub mod reply;
 pub mod sim;
 pub mod transport;
@@ -43,7 +47,7 @@ pub mod value;
 pub use bridge::{Command, Outcome, Stats, Transport};
 pub use can::{CanFrame, CanId, CanMessage, Reassembler, ReassemblerConfig};
 pub use counters::{Counters, RejectKind, Rejected};
-pub use definition::{Definition, Definitions, Field, RawDefinition};
+pub use definition::{Definition, Definitions, Field, RawDefinition, Reliable};
 pub use error::{Error, Result};
 pub use link::{Link, LinkConfig, LinkEvent, Received};
 pub use packet::Packet;

@@ -2,9 +2,13 @@
 //!
 //! Pure: the glue registers a wait when it sends a packet whose definition names a
 //! `reply`, offers every received packet, and expires waits with the current time.
-//! A reply goes to the *oldest* wait for that command (and device, on CAN).
+//! A reply goes to the *oldest* wait for that command (and device, on CAN). A wait for
+//! a `reliable` request ([`ReplyTracker::expect_ack`]) takes only the reply that
+//! [`acknowledges`] that request (same `seq`, same `command`), so a late acknowledgement
+//! of a repeat never answers another request.
 
 use crate::packet::Packet;
+use crate::reliable::acknowledges;
 
 /// Identifies one wait; the glue maps it to its responder (e.g. a oneshot sender).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -16,6 +20,8 @@ struct Wait {
     reply_id: u8,
     device: Option<u8>,
     deadline_ms: u64,
+    /// A reliable request: only its acknowledgement answers it.
+    request: Option<Packet>,
 }
 
 /// Waits for replies, oldest first.
@@ -39,14 +45,28 @@ impl ReplyTracker {
             reply_id,
             device,
             deadline_ms,
+            request: None,
         });
         ticket
     }
 
+    /// Waits until `deadline_ms` for the reply that acknowledges `request` (a reliable
+    /// packet: same `seq`, same `command`, same device).
+    pub fn expect_ack(&mut self, request: Packet, deadline_ms: u64) -> Option<Ticket> {
+        let reply_id = request.definition().reply?;
+        let device = Some(request.device);
+        let ticket = self.expect(reply_id, device, deadline_ms);
+        if let Some(w) = self.waits.last_mut() {
+            w.request = Some(request);
+        }
+        Some(ticket)
+    }
+
     /// The wait this packet answers, if any (removed from the tracker).
     pub fn on_packet(&mut self, packet: &Packet) -> Option<Ticket> {
-        let i = self.waits.iter().position(|w| {
-            w.reply_id == packet.id() && !matches!(w.device, Some(d) if d != packet.device)
+        let i = self.waits.iter().position(|w| match &w.request {
+            Some(request) => acknowledges(request, packet),
+            None => w.reply_id == packet.id() && !matches!(w.device, Some(d) if d != packet.device),
         })?;
         Some(self.waits.remove(i).ticket)
     }
@@ -114,5 +134,47 @@ mod tests {
         let d = t.expect(2, None, 10);
         t.cancel(d);
         assert_eq!(t.on_packet(&pong(0)), None);
+    }
+
+    #[test]
+    fn a_reliable_request_takes_only_its_acknowledgement() {
+        let defs = Definitions::from_texts([
+            (
+                "c",
+                r#"{"name":"Cmd","id":5,"reply":"Ack","reliable":{"attempts":3,"interval_ms":10},"data":{"seq":{"type":"uint16"}}}"#,
+            ),
+            (
+                "a",
+                r#"{"name":"Ack","id":7,"data":{"command":{"type":"uint8"},"seq":{"type":"uint16"}}}"#,
+            ),
+        ])
+        .expect("valid");
+        let p = |name: &str, json: &str| defs.packet_from_json(name, 0, 0, json).expect("valid");
+        let mut t = ReplyTracker::new();
+        let plain = t.expect(7, None, 100);
+        let one = t
+            .expect_ack(p("Cmd", r#"{"seq":1}"#), 100)
+            .expect("has a reply");
+        let two = t
+            .expect_ack(p("Cmd", r#"{"seq":2}"#), 100)
+            .expect("has a reply");
+        assert_eq!(
+            t.on_packet(&p("Ack", r#"{"command":5,"seq":2}"#)),
+            Some(plain)
+        );
+        assert_eq!(
+            t.on_packet(&p("Ack", r#"{"command":5,"seq":2}"#)),
+            Some(two)
+        );
+        assert_eq!(
+            t.on_packet(&p("Ack", r#"{"command":5,"seq":2}"#)),
+            None,
+            "a late copy"
+        );
+        assert_eq!(t.on_packet(&p("Ack", r#"{"command":4,"seq":1}"#)), None);
+        assert_eq!(
+            t.on_packet(&p("Ack", r#"{"command":5,"seq":1}"#)),
+            Some(one)
+        );
     }
 }

@@ -6,6 +6,9 @@
 //!   counted (`tx_rejected`) and never sent;
 //! - serves `/comms/send` (`arnie_interfaces/srv/SendPacket`): sends the packet and, when
 //!   its definition names a `reply`, answers with that reply (or fails after the timeout);
+//! - packets whose definition is `reliable` (`arnie_comms::reliable`) are repeated until
+//!   acknowledged and de-duplicated on reception (acknowledged, published once); repeats,
+//!   give-ups and duplicates are counted and logged (at most a line a second each);
 //! - publishes the link's and its own counters on `/diagnostics`.
 //!
 //! One task owns the link ([`arnie_comms::bridge::run`]); the subscription and the
@@ -399,6 +402,9 @@ fn event_handler(
 ) -> impl FnMut(Event<'_>) + Send + 'static {
     let mut rejected = Throttle::new();
     let mut failed = Throttle::new();
+    let mut repeated = Throttle::new();
+    let mut duplicate = Throttle::new();
+    let mut gave_up = Throttle::new();
     move |event| match event {
         Event::Received(r) => match rx_pub.publish(&to_msg(r)) {
             Ok(()) => {
@@ -438,6 +444,39 @@ fn event_handler(
         }
         Event::ReplyTimedOut { request, reply_id } => {
             r2r::log_warn!(&name, "no reply (command {reply_id}) to {request} in time");
+        }
+        Event::Repeated { packet, attempt } => {
+            if let Some(n) = repeated.allow() {
+                r2r::log_info!(
+                    &name,
+                    "repeating {} {} (send {attempt}): no acknowledgement yet{}",
+                    packet.name(),
+                    packet.fields_json(),
+                    held(n)
+                );
+            }
+        }
+        Event::GaveUp { packet, attempts } => {
+            if let Some(n) = gave_up.allow() {
+                r2r::log_warn!(
+                    &name,
+                    "gave up {} {}: no acknowledgement after {attempts} sends{}",
+                    packet.name(),
+                    packet.fields_json(),
+                    held(n)
+                );
+            }
+        }
+        Event::Duplicate(r) => {
+            if let Some(n) = duplicate.allow() {
+                r2r::log_info!(
+                    &name,
+                    "duplicate {} {} acknowledged again, not republished{}",
+                    r.packet.name(),
+                    r.packet.fields_json(),
+                    held(n)
+                );
+            }
         }
     }
 }

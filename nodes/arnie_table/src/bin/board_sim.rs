@@ -20,12 +20,20 @@
 //! `--corrupt-rate P` replaces each byte on the wire, in both directions, with
 //! probability P by a different random byte (seeded by `--seed`), to test resync.
 //!
+//! Packets marked `reliable` (`Actuator`, `ActuatorDone`; see `arnie_comms::reliable`):
+//! a repeated `Actuator` (same `seq` within its window) is acknowledged again with the
+//! first copy's `Ack` and never restarts the action; an `ActuatorDone` is repeated until
+//! the host's `Ack` (command 36, same `seq`) arrives, at most its `attempts`. Repeats,
+//! duplicates and give-ups are counted (printed at the end; a give-up is also printed
+//! and logged as a `gave_up` event).
+//!
 //! The truth log (JSON lines): a `start` line (scenario, table, start pose), then every
 //! `--truth-period-ms` a `pose` line (`t_ms`, true `robot` pose, board `odom` pose,
 //! speeds, `opponent`), and an `event` line for each board event (watchdog, stop,
 //! collision, actuator start/done, opponent seen, ...). SIGINT / SIGTERM stop it (exit 0,
 //! counters printed); a failing link exits 1, bad arguments or files 2.
 use arnie_comms::link::{Link, LinkConfig, LinkEvent};
+use arnie_comms::reliable::{self, Arrival, Due, Receiver, Repeater};
 use arnie_comms::transport::{open_pty, CanBus, SerialPort, UdpCan};
 use arnie_comms::uart::{self, Decoder, DecoderConfig};
 use arnie_comms::{Counters, Definitions, Packet};
@@ -210,6 +218,13 @@ fn corrupt(bytes: &mut [u8], rate: f64, rng: &mut Rng) -> u64 {
 struct Stats {
     ignored: u64,
     corrupted: u64,
+    /// Reliable packets sent again, received again (dropped), given up.
+    repeats: u64,
+    duplicates: u64,
+    gave_up: u64,
+    receiver: Receiver,
+    repeater: Repeater,
+    next_id: u64,
 }
 
 impl Wire {
@@ -391,6 +406,12 @@ async fn run(args: Args) -> Result<(), Failure> {
     let mut stats = Stats {
         ignored: 0,
         corrupted: 0,
+        repeats: 0,
+        duplicates: 0,
+        gave_up: 0,
+        receiver: Receiver::new(),
+        repeater: Repeater::new(),
+        next_id: 0,
     };
     if let Some(t) = truth.as_mut() {
         writeln!(t, "{start_line}").map_err(|e| (1, format!("truth log: {e}")))?;
@@ -419,6 +440,7 @@ async fn run(args: Args) -> Result<(), Failure> {
         emit(
             &mut wire,
             &defs,
+            now,
             &outputs,
             args.corrupt_rate,
             &mut rng,
@@ -426,6 +448,34 @@ async fn run(args: Args) -> Result<(), Failure> {
         )
         .await?;
         log_events(&mut truth, board.take_events())?;
+        for due in stats.repeater.due(now) {
+            match due {
+                Due::Repeat { packet, .. } => {
+                    stats.repeats += 1;
+                    wire.send(&packet, args.corrupt_rate, &mut rng, &mut stats)
+                        .await
+                        .map_err(|e| (1, format!("link failed: {e}")))?;
+                }
+                Due::GaveUp {
+                    packet, attempts, ..
+                } => {
+                    stats.gave_up += 1;
+                    let detail = format!(
+                        "{} {} unacknowledged after {attempts} sends",
+                        packet.name(),
+                        packet.fields_json()
+                    );
+                    log_events(
+                        &mut truth,
+                        vec![Event {
+                            time_ms: now,
+                            kind: "gave_up",
+                            detail,
+                        }],
+                    )?;
+                }
+            }
+        }
         if now >= next_truth_ms {
             next_truth_ms = now + args.truth_period_ms;
             if let Some(t) = truth.as_mut() {
@@ -444,7 +494,11 @@ async fn run(args: Args) -> Result<(), Failure> {
                     .map_err(|e| (1, format!("truth log: {e}")))?;
             }
         }
-        let wake = board.next_deadline_ms().min(next_truth_ms).max(now + 1);
+        let wake = board
+            .next_deadline_ms()
+            .min(next_truth_ms)
+            .min(stats.repeater.deadline_ms().unwrap_or(u64::MAX))
+            .max(now + 1);
         let deadline = start + Duration::from_millis(wake);
         let got = tokio::select! {
             biased;
@@ -455,12 +509,41 @@ async fn run(args: Args) -> Result<(), Failure> {
         let Some(got) = got else { continue };
         let packets = got.map_err(|e| (1, format!("link failed: {e}")))?;
         for p in packets {
+            let now = ms_since(start);
+            // An acknowledgement of a reliable packet the board repeats (ActuatorDone).
+            if !stats.repeater.on_packet(&p).is_empty() {
+                continue;
+            }
+            let key = match stats.receiver.on_packet(&p, now) {
+                Arrival::Duplicate { reply, .. } => {
+                    stats.duplicates += 1;
+                    if let Some(ack) = reply {
+                        wire.send(&ack, args.corrupt_rate, &mut rng, &mut stats)
+                            .await
+                            .map_err(|e| (1, format!("link failed: {e}")))?;
+                    }
+                    continue;
+                }
+                Arrival::First(key) => Some(key),
+                Arrival::Untracked => None,
+            };
             match wire::decode(&p) {
                 Some(input) => {
-                    let outputs = board.input(ms_since(start), input);
+                    let outputs = board.input(now, input);
+                    if let Some(key) = key {
+                        // Remember the acknowledgement, to answer the repeats with it.
+                        for o in &outputs {
+                            if let Ok(ack) = wire::encode(&defs, o) {
+                                if reliable::acknowledges(&p, &ack) {
+                                    stats.receiver.set_reply(key, ack);
+                                }
+                            }
+                        }
+                    }
                     emit(
                         &mut wire,
                         &defs,
+                        now,
                         &outputs,
                         args.corrupt_rate,
                         &mut rng,
@@ -492,6 +575,9 @@ async fn run(args: Args) -> Result<(), Failure> {
         .collect();
     counts.push(format!("ignored={}", stats.ignored));
     counts.push(format!("corrupted_bytes={}", stats.corrupted));
+    counts.push(format!("repeats={}", stats.repeats));
+    counts.push(format!("duplicates={}", stats.duplicates));
+    counts.push(format!("gave_up={}", stats.gave_up));
     println!("board_sim: stopped; {}", counts.join(" "));
     Ok(())
 }
@@ -499,6 +585,7 @@ async fn run(args: Args) -> Result<(), Failure> {
 async fn emit(
     wire: &mut Wire,
     defs: &Definitions,
+    now_ms: u64,
     outputs: &[arnie_table::Output],
     rate: f64,
     rng: &mut Rng,
@@ -509,6 +596,11 @@ async fn emit(
         wire.send(&p, rate, rng, stats)
             .await
             .map_err(|e| (1, format!("link failed: {e}")))?;
+        // Reliable outputs (ActuatorDone) are repeated until acknowledged.
+        let id = stats.next_id;
+        if stats.repeater.start(id, p, now_ms) {
+            stats.next_id += 1;
+        }
     }
     Ok(())
 }
