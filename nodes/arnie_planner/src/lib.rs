@@ -13,7 +13,7 @@
 //! - [`marks`]: [`MarkedMap`], obstacles marked at run time (`UpdateMap`: discs, ttl).
 //! - [`node`]: the node's ROS-free half: parameter values → checked settings, map files
 //!   and `OccupancyGrid` fields → grid (yaw-0 check), one `PlanPath` query checked and
-//!   answered in metres, rate limits for log lines.
+//!   answered in metres.
 //! - `ros` (feature `ros`): the node's ROS glue (parameters, services, map publishing,
 //!   diagnostics); the binary `src/bin/planner.rs` only calls `ros::setup`.
 //! - [`error`]: [`PlanError`] (one variant per `PlanPath.srv` error code) and [`MapError`].

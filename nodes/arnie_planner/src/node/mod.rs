@@ -1,26 +1,24 @@
 //! The node's ROS-free half; the ROS glue (`crate::ros`, feature `ros`) only converts
 //! messages to and from these types.
 //!
-//! - [`settings`]: the parameter values ([`PlannerConfig`]) checked into [`Settings`]:
-//!   the [`Search`], the [`MapOptions`], the map file's frame.
+//! - [`config`]: the parameter values ([`PlannerConfig`]) checked as a whole into
+//!   [`Settings`]: the [`Search`], the [`MapOptions`], the map file's frame.
+//! - [`settings`]: each setting parsed and checked: [`Search`], [`MapOptions`].
 //! - [`maps`]: map files loaded, `nav_msgs/OccupancyGrid` fields checked and turned into
 //!   a [`Grid`].
 //! - here: one `PlanPath` [`Query`] checked ([`Query::check`]) and answered in metres
 //!   ([`answer`]).
-//! - [`throttle`]: rate-limited log lines for input-driven events (time passed in).
 
+pub mod config;
 pub mod maps;
 pub mod settings;
-pub mod throttle;
 
+pub use config::{PlannerConfig, Settings};
 pub use maps::{
     check_orientation, f32_as_decimal, grid_from_occupancy, load_map_file, load_map_file_raw,
     MapRejected, OccupancyMap, MAX_YAW_RAD,
 };
-pub use settings::{
-    parse_algorithm, parse_diagonal_mode, MapOptions, ParamError, PlannerConfig, Search, Settings,
-};
-pub use throttle::Throttle;
+pub use settings::{parse_algorithm, parse_diagonal_mode, MapOptions, ParamError, Search};
 
 use crate::error::PlanError;
 use crate::grid::{Cell, Grid};

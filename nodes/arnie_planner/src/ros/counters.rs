@@ -1,81 +1,91 @@
 //! Everything the node counts, in one place: the `/diagnostics` counters
-//! ([`Counters`], `node_glue::diagnostics::Counter`) and the rate limits of the log lines
+//! ([`Counters`], declared once with `node_glue::counters!`) and the rate limits of the log lines
 //! a peer can cause at any rate ([`Gates`]: refused requests, failed plans, rejected
 //! maps). Each refusal is counted here, always; its log line is written at most once per
-//! [`LOG_EVERY_S`] per kind, the next one saying how many were left out
+//! [`LOG_EVERY`] per kind, the next one saying how many were left out
 //! (`log_lines_suppressed` counts them).
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::Duration;
 
-use node_glue::diagnostics::{Counter, Level, Status};
+use node_glue::counters::CounterSet;
+use node_glue::diagnostics::{Level, Status};
+use node_glue::ratelimit::{self, RateLimit};
 
-use crate::node::Throttle;
+/// At most one log line per kind of refusal per this period.
+pub(crate) const LOG_EVERY: Duration = Duration::from_secs(5);
 
-/// At most one log line per kind of refusal per this many seconds.
-pub(crate) const LOG_EVERY_S: f64 = 5.0;
-
-/// `PlanPath` `error_code` names for /diagnostics, indexed by code.
-const CODE_NAMES: [&str; 8] = [
-    "ok",
-    "no_map",
-    "start_outside",
-    "goal_outside",
-    "start_blocked",
-    "goal_blocked",
-    "no_path",
-    "invalid_request",
-];
-
-/// `UpdateMap` outcome names for /diagnostics, indexed by outcome.
-const UPDATE_NAMES: [&str; 3] = ["updates_ok", "updates_no_map", "updates_refused"];
-
-/// What /diagnostics shows. Written by the planner task only.
-#[derive(Default)]
-pub(crate) struct Counters {
-    /// `PlanPath` requests answered.
-    pub(crate) requests: Counter,
-    /// `PlanPath` answers by `error_code` (0 = OK; 7 = INVALID_REQUEST: refused).
-    by_code: [Counter; CODE_NAMES.len()],
-    /// Maps received on /map.
-    pub(crate) maps_received: Counter,
-    /// Maps in use (file or /map).
-    pub(crate) map_updates: Counter,
-    /// Maps refused (rotated, malformed).
-    pub(crate) maps_rejected: Counter,
-    /// `UpdateMap` requests answered.
-    pub(crate) update_requests: Counter,
-    /// `UpdateMap` answers by outcome (OK, NO_MAP, INVALID_REQUEST: refused).
-    by_update: [Counter; UPDATE_NAMES.len()],
-    /// Marks forgotten at their ttl.
-    pub(crate) marks_expired: Counter,
-    /// Log lines left out by the rate limits.
-    pub(crate) log_lines_suppressed: Counter,
-    /// Marks live after the last update or plan (a gauge).
-    pub(crate) marks: AtomicU64,
-    /// f64 bits of the last search time [s].
-    pub(crate) last_plan_time_s: AtomicU64,
-    /// Cells the last search expanded.
-    pub(crate) last_expansions: AtomicU64,
-    /// `width << 32 | height` of the current map (0 = none).
-    pub(crate) map_size: AtomicU64,
-    /// Why the last map was refused.
-    pub(crate) last_map_error: Mutex<String>,
+node_glue::counters! {
+    /// What /diagnostics shows (the counters' names are written once, here). Written by
+    /// the planner task only.
+    pub(crate) struct Counters {
+        /// The status `planner: planner`.
+        planner {
+            /// `PlanPath` requests answered.
+            requests,
+            /// `PlanPath` answers by `error_code` (`invalid_request`: refused).
+            ok,
+            no_map,
+            start_outside,
+            goal_outside,
+            start_blocked,
+            goal_blocked,
+            no_path,
+            invalid_request,
+            /// Maps received on /map.
+            maps_received,
+            /// Maps in use (file or /map).
+            map_updates,
+            /// Maps refused (rotated, malformed).
+            maps_rejected,
+            /// `UpdateMap` requests answered, and by outcome (`updates_refused`:
+            /// INVALID_REQUEST).
+            update_requests,
+            updates_ok,
+            updates_no_map,
+            updates_refused,
+            /// Marks forgotten at their ttl.
+            marks_expired,
+            /// Log lines left out by the rate limits.
+            log_lines_suppressed,
+        }
+        ;
+        /// Marks live after the last update or plan (a gauge).
+        pub(crate) marks: AtomicU64,
+        /// f64 bits of the last search time [s].
+        pub(crate) last_plan_time_s: AtomicU64,
+        /// Cells the last search expanded.
+        pub(crate) last_expansions: AtomicU64,
+        /// `width << 32 | height` of the current map (0 = none).
+        map_size: AtomicU64,
+        /// Why the last map was refused.
+        pub(crate) last_map_error: Mutex<String>,
+    }
 }
 
 impl Counters {
     /// Counts one `PlanPath` answer by its code.
     pub(crate) fn count_code(&self, code: u16) {
-        if let Some(c) = self.by_code.get(usize::from(code)) {
-            c.inc();
-        }
+        let c = match code {
+            0 => &self.ok,
+            1 => &self.no_map,
+            2 => &self.start_outside,
+            3 => &self.goal_outside,
+            4 => &self.start_blocked,
+            5 => &self.goal_blocked,
+            6 => &self.no_path,
+            _ => &self.invalid_request,
+        };
+        c.inc();
     }
 
-    /// Counts one `UpdateMap` answer by its outcome.
+    /// Counts one `UpdateMap` answer by its outcome (OK, NO_MAP, INVALID_REQUEST).
     pub(crate) fn count_update(&self, outcome: u8) {
         self.update_requests.inc();
-        if let Some(c) = self.by_update.get(usize::from(outcome)) {
-            c.inc();
+        match outcome {
+            0 => self.updates_ok.inc(),
+            1 => self.updates_no_map.inc(),
+            _ => self.updates_refused.inc(),
         }
     }
 
@@ -85,7 +95,8 @@ impl Counters {
         self.map_size.store(size, Ordering::Relaxed);
     }
 
-    /// The `planner` status; `source` names where maps come from.
+    /// The `planner` status (WARN until a map is in use); `source` names where maps come
+    /// from.
     pub(crate) fn statuses(&self, source: &str) -> Vec<Status> {
         let size = self.map_size.load(Ordering::Relaxed);
         let (level, message) = if size == 0 {
@@ -96,33 +107,16 @@ impl Counters {
                 format!("map {}x{} ({source})", size >> 32, size & 0xffff_ffff),
             )
         };
-        let mut s = Status {
-            name: "planner".into(),
-            level,
-            message,
-            values: vec![],
-        }
-        .with("requests", self.requests.get());
-        for (name, n) in CODE_NAMES.iter().zip(&self.by_code) {
-            s = s.with(*name, n.get());
-        }
         let last_error = self
             .last_map_error
             .lock()
             .map(|e| e.clone())
             .unwrap_or_default();
-        s = s
-            .with("maps_received", self.maps_received.get())
-            .with("map_updates", self.map_updates.get())
-            .with("maps_rejected", self.maps_rejected.get())
-            .with("update_requests", self.update_requests.get());
-        for (name, n) in UPDATE_NAMES.iter().zip(&self.by_update) {
-            s = s.with(*name, n.get());
-        }
-        vec![s
+        vec![self
+            .status("planner")
+            .level(level)
+            .message(message)
             .with("marks", self.marks.load(Ordering::Relaxed))
-            .with("marks_expired", self.marks_expired.get())
-            .with("log_lines_suppressed", self.log_lines_suppressed.get())
             .with("last_map_error", last_error)
             .with(
                 "last_plan_time_s",
@@ -148,31 +142,34 @@ pub(crate) enum Line {
     MapRejected,
 }
 
-/// One [`Throttle`] per [`Line`], on the node's monotonic clock.
-pub(crate) struct Gates {
-    t0: Instant,
-    throttles: [Throttle; 4],
+impl Line {
+    fn key(self) -> &'static str {
+        match self {
+            Line::PlanRefused => "plan_refused",
+            Line::PlanFailed => "plan_failed",
+            Line::UpdateRefused => "update_refused",
+            Line::MapRejected => "map_rejected",
+        }
+    }
 }
+
+/// The rate limits of the [`Line`]s (`node_glue::ratelimit`, one key per kind).
+pub(crate) struct Gates(RateLimit);
 
 impl Gates {
     pub(crate) fn new() -> Self {
-        Gates {
-            t0: Instant::now(),
-            throttles: std::array::from_fn(|_| Throttle::new(LOG_EVERY_S)),
-        }
+        Gates(RateLimit::new(LOG_EVERY))
     }
 
     /// `Some(suffix)` when a `line` may be written now (the suffix tells how many like it
     /// were left out since, or is empty); `None` when it is left out (counted).
-    pub(crate) fn pass(&mut self, line: Line, counters: &Counters) -> Option<String> {
-        let now = self.t0.elapsed().as_secs_f64();
-        match self.throttles[line as usize].allow(now) {
+    pub(crate) fn pass(&self, line: Line, counters: &Counters) -> Option<String> {
+        match self.0.allow(line.key()) {
             None => {
                 counters.log_lines_suppressed.inc();
                 None
             }
-            Some(0) => Some(String::new()),
-            Some(n) => Some(format!(" ({n} more like it not logged)")),
+            Some(n) => Some(ratelimit::suffix(n)),
         }
     }
 }

@@ -104,7 +104,7 @@ impl MapState {
     pub fn on_update(
         &mut self,
         req: ServiceRequest<UpdateMap::Service>,
-        gates: &mut Gates,
+        gates: &Gates,
     ) -> Option<Planner> {
         let now = self.now();
         let rebuilt = self.expire();

@@ -60,7 +60,7 @@ impl PlannerTask {
                     None => break,
                 },
                 Some(req) = updates.next() => {
-                    let (state, gates) = (&mut self.map_state, &mut self.gates);
+                    let (state, gates) = (&mut self.map_state, &self.gates);
                     if let Some(p) = tokio::task::block_in_place(|| state.on_update(req, gates)) {
                         self.planner = Some(p);
                     }
