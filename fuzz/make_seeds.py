@@ -185,3 +185,24 @@ for f in sorted((ROOT / "nodes/arnie_comms/packets").glob("*.json")):
 put("board_link", "commands", b"\x30" + b"".join(board[n] for n in ["SetPose", "DriveSpeed", "Actuator", "Stop"] if n in board))
 put("board_link", "reports", b"\x30" + b"".join(board[n] for n in ["Odometry", "ObstacleReport", "Ack", "ActuatorDone"] if n in board))
 put("board_link", "all_packets_bytewise", b"\x00" + b"".join(board.values()))
+
+# The arm simulator: its scenario files, then (after `---`) target datagrams as the spine
+# sends them (Simulink: little-endian doubles), one per line.
+targets = struct.pack("<3d", 100, 50, 200) + b"\n" + struct.pack("<3d", -120, 80, 150) + b"\n" + struct.pack("<3d", 0, 0, 250)
+for f in ["scenario_sample.json", "scenario_flame.json"]:
+    put("sim_world", f, (ROOT / "params" / f).read_bytes() + b"\n---\n" + targets)
+put("sim_world", "targets_only", targets)
+
+# The trajectory server: settings as params/trajectory_server.yaml gives them (as JSON),
+# a legacy target, the arm's position, then the arm following (and one lost sample).
+import re
+yaml = (ROOT / "params/trajectory_server.yaml").read_text()
+cfg = {}
+for k, v in re.findall(r"^\s+(\w+):\s*([-0-9.]+)\s*$", yaml, re.M):
+    cfg[k] = float(v) if "." in v else int(v)
+ws_min = [cfg.pop(f"workspace_min_{a}_mm", -1000.0) for a in "xyz"]
+ws_max = [cfg.pop(f"workspace_max_{a}_mm", 1000.0) for a in "xyz"]
+cfg["workspace_min_mm"], cfg["workspace_max_mm"] = ws_min, ws_max
+follow = "\n".join(f"{100 + 4 * k},{-20 + k},{150 - 2 * k}" for k in range(40))
+put("trajectory_moves", "params_follow", json.dumps(cfg) + "\n100,50,200,extra\n100,-20,150\n" + follow + "\n\nnot a sample\n")
+put("trajectory_moves", "defaults_short", "12.5, 0, 300\n0,0,300\n0,0,300\n5,0,300\n")

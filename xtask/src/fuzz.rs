@@ -114,6 +114,16 @@ const TARGETS: &[(&str, &str, &[&str])] = &[
         &[],
     ),
     (
+        "sim_world",
+        "arm simulator: scenario file, then target datagrams, the world stepped",
+        &[],
+    ),
+    (
+        "trajectory_moves",
+        "trajectory server: settings JSON, legacy target text, arm samples, executor",
+        &[],
+    ),
+    (
         "launch_xml",
         "launch-file reader of `cargo xtask launch` (xtask/launch_xml), includes in memory",
         &[],
