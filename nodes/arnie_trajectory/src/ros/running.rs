@@ -8,7 +8,6 @@ use node_glue::r2r::{
 use node_glue::{time, topics};
 
 use super::convert::{feedback, outcome_code, to_point};
-use super::position::latest;
 use super::server::{Server, Source};
 use super::NODE;
 use crate::{Action, End, Feedback, Outcome};
@@ -21,25 +20,30 @@ impl Server {
         };
         request.accept();
         let step = a.exec.cancel();
-        let hold = self.best_position(step.feedback.measured_mm);
-        self.send_command(hold);
-        r2r::log_info!(
-            NODE,
-            "goal cancelled; holding at {:?} mm",
-            hold.coords.as_slice()
-        );
+        match self.fresh_position(a.position_timeout) {
+            Some(hold) => {
+                self.send_command(hold);
+                r2r::log_info!(
+                    NODE,
+                    "goal cancelled; holding at {:?} mm",
+                    hold.coords.as_slice()
+                );
+            }
+            None => self.hold_skipped("goal cancelled", a.position_timeout),
+        }
         if let Action::Done(end) = step.action {
             self.finish(a.source, end, step.feedback);
         }
     }
 
     pub(super) fn on_tick(&mut self) {
+        let Some(timeout) = self.active.as_ref().map(|a| a.position_timeout) else {
+            return;
+        };
+        let measured = self.fresh_position(timeout);
         let Some(a) = self.active.as_mut() else {
             return;
         };
-        let measured = latest(&self.arm)
-            .filter(|r| node_glue::time::now_duration().saturating_sub(r.at) <= a.position_timeout)
-            .map(|r| r.position_mm);
         let step = a.exec.step(measured);
         let reverse_plan = (a.exec.is_reversing() && !a.reverse_published).then(|| {
             a.reverse_published = true;
@@ -111,20 +115,45 @@ impl Server {
             return;
         };
         let step = a.exec.cancel();
-        let hold = self.best_position(step.feedback.measured_mm);
-        self.send_command(hold);
-        r2r::log_warn!(
-            NODE,
-            "shutting down during a move; arm holds at {:?} mm",
-            hold.coords.as_slice()
-        );
+        let hold = self.fresh_position(a.position_timeout);
+        match hold {
+            Some(hold) => {
+                self.send_command(hold);
+                r2r::log_warn!(
+                    NODE,
+                    "shutting down during a move; arm holds at {:?} mm",
+                    hold.coords.as_slice()
+                );
+            }
+            None => self.hold_skipped("shutting down during a move", a.position_timeout),
+        }
         if let Source::Action { mut goal, .. } = a.source {
+            let message = match hold {
+                Some(_) => format!("{NODE} is shutting down; arm holds its position"),
+                None => format!(
+                    "{NODE} is shutting down; no fresh arm position: nothing commanded, \
+                     the arm keeps its last set-point"
+                ),
+            };
+            let final_mm = hold.unwrap_or_else(|| self.best_position(step.feedback.measured_mm));
             let _ = goal.abort(MoveTo::Result {
                 outcome: outcome_code(Outcome::Cancelled),
-                final_position: to_point(hold),
-                message: format!("{NODE} is shutting down; arm holds its position"),
+                final_position: to_point(final_mm),
+                message,
             });
         }
+    }
+
+    /// A hold with no fresh arm position: nothing is commanded (a stale sample never is);
+    /// the arm keeps its last set-point. Counted (`holds_skipped`) and logged.
+    fn hold_skipped(&self, what: &str, timeout: std::time::Duration) {
+        self.counters.holds_skipped.inc();
+        r2r::log_warn!(
+            NODE,
+            "{what}; no arm position in the last {} ms: nothing commanded (a stale sample is \
+             never commanded), the arm keeps its last set-point",
+            timeout.as_millis()
+        );
     }
 
     fn send_command(&self, p_mm: Point3<f64>) {

@@ -112,8 +112,18 @@ impl Server {
         })
     }
 
-    /// The best known arm position for a result or a hold: the latest finite sample,
-    /// else what the move saw last.
+    /// The latest arm position if it is fresh (no older than `timeout`) and finite: the
+    /// only position the server may command as a hold (cancel, shutdown). `None` when the
+    /// stream stopped: then nothing is commanded and the arm keeps its last set-point.
+    pub(super) fn fresh_position(&self, timeout: Duration) -> Option<Point3<f64>> {
+        latest(&self.arm)
+            .filter(|r| node_glue::time::now_duration().saturating_sub(r.at) <= timeout)
+            .map(|r| r.position_mm)
+            .filter(finite)
+    }
+
+    /// The best known arm position for a result (never commanded): the latest finite
+    /// sample, else what the move saw last.
     pub(super) fn best_position(&self, fallback_mm: Point3<f64>) -> Point3<f64> {
         latest(&self.arm)
             .map(|r| r.position_mm)
