@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from arnie_interfaces.msg import BrainEvent
 from conftest import BIN_DIR, ROOT, binary
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
@@ -67,7 +68,8 @@ def test_library_bag_reads_in_rosbags_and_mcap(tmp_path, args):
     assert poses[7].header.frame_id == "world" and poses[7].header.stamp.nanosec == 70_000_000
     assert [m.data for t, m in decoded if t == "/chatter"][:2] == ["hello 0", "hello 2"]
     states = [m for t, m in decoded if t == "/brain/state"]
-    assert states[3].tick == 30 and states[3].events == ["tick 30"] and states[3].target.z == 0.3
+    assert states[3].tick == 30 and states[3].target.z == 0.3
+    assert [(e.kind, e.text) for e in states[3].events] == [(BrainEvent.IDLE, "tick 30")]
     # log_time = receive time, in order.
     times = [t for _, t, _ in msgs]
     assert times == sorted(times) and times[0] == T0 and times[-1] == T0 + 199 * 10 * MS

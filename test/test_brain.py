@@ -14,7 +14,7 @@ import json
 
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import MoveTo, RunTask
-from arnie_interfaces.msg import BrainState, Coordinate, Coordinates
+from arnie_interfaces.msg import BrainEvent, BrainState, Coordinate, Coordinates
 from conftest import REFERENCE, ROOT
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
@@ -217,12 +217,21 @@ def test_flame_passing_runs_to_its_end(graph):
     assert collapse([a.step for s in light_self for a in s.active]) == [0, 1, 2, 3]
     assert all(a.steps == 4 for s in light_self for a in s.active)
     start_var = [v for v in states[-1].variables if v.name == "start,0,0"]
-    assert len(start_var) == 1 and [round(v, 6) for v in start_var[0].values] == [*F_MM, 90.0]
+    # Variables in metres (world), like every topic; the confidence unchanged.
+    assert len(start_var) == 1 and [round(v, 6) for v in start_var[0].values] == [*m(F_MM), 90.0]
     assert any(s.last_decision == "lightSelf.decisions[0]: success -> lightOther (delay -1)" for s in states)
     targets = [key(s.target) for s in states if s.has_target]
     assert collapse(targets) == [key(p) for p in EXPECTED]
     assert not any(s.paused for s in states)
-    assert any("lightOther: started" in s.events for s in states)
+    started = [e for s in states for e in s.events if e.kind == BrainEvent.ACTION_STARTED]
+    assert "lightOther" in [e.action for e in started]
+    # Every step sent, as a structured event: its action, index and target in metres.
+    sent = [e for s in states for e in s.events if e.kind == BrainEvent.STEP_SENT]
+    assert all(e.has_target for e in sent)
+    assert collapse([key(e.target) for e in sent if e.action == "lightSelf"]) == [key(p) for p in EXPECTED[1:5]]
+    passed = [e for s in states for e in s.events if e.kind == BrainEvent.DECISION_PASSED and e.action == "lightSelf"]
+    assert [(e.index, e.next, e.delay) for e in passed] == [(0, "lightOther", -1)]
+    assert passed[0].text == "lightSelf.decisions[0]: success -> lightOther (delay -1)"
     # The same states come as feedback.
     graph.spin_until(lambda: any(f.tick == 13 for f in feedback), what="the last feedback")
     assert collapse([key(f.target) for f in feedback if f.has_target]) == [key(p) for p in EXPECTED]
@@ -303,7 +312,9 @@ def test_cancel_stops_the_task_and_its_move(graph):
     assert res.result.message.startswith("cancelled after")
     graph.spin_until(lambda: arm.cancelled, what="the MoveTo goal to be cancelled")
     assert arm.cancelled == [(0.0, 0.0, 0.0)]
-    graph.spin_until(lambda: any("cancelled" in s.events for s in states), what="the last /brain/state")
+    graph.spin_until(
+        lambda: any(e.kind == BrainEvent.CANCELLED for s in states for e in s.events), what="the last /brain/state"
+    )
     assert states[-1].active == []
 
 
@@ -325,7 +336,7 @@ def test_stale_arm_pauses_decisions(graph):
     held = states[paused_at:]
     assert all(s.paused for s in held)
     assert len({(a.name, a.step) for s in held for a in s.active}) == 1
-    assert all(any(e.endswith("paused, arm position stale") for e in s.events) for s in held)
+    assert all(any(e.kind == BrainEvent.PAUSED and e.action == s.active[0].name for e in s.events) for s in held)
     # Positions again: the run goes on.
     arm.publishing = True
     graph.spin_until(lambda: not states[-1].paused, what="an unpaused /brain/state")

@@ -27,7 +27,7 @@ import math
 
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import RunTask
-from arnie_interfaces.msg import BrainState, SimTruth
+from arnie_interfaces.msg import BrainEvent, BrainState, SimTruth
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PointStamped
 from nav_msgs.msg import Path
@@ -234,7 +234,7 @@ def test_obstacle_reverses_then_brain_retries_and_resets(graph, tmp_path):
     stack.run_task()
 
     def reset_to_start():
-        return any(e.startswith("lightOther: reset") for e in stack.events())
+        return any(e.kind == BrainEvent.RESET and e.action == "lightOther" for e in stack.events())
 
     stack.wait(reset_to_start, "lightOther reset by the brain")
     # The sim's arm was stopped by the wall; the trajectory server reversed to the start.
@@ -251,13 +251,16 @@ def test_obstacle_reverses_then_brain_retries_and_resets(graph, tmp_path):
     # The brain: step 1 not reached `timeout` times (failures 1..timeout, re-sent each
     # time), then the reset of the task file: -> start.
     events = stack.events()
-    reset_at = next(i for i, e in enumerate(events) if e.startswith("lightOther: reset"))
-    failures = [e for e in events[:reset_at] if e.startswith("lightOther: step 1 not reached")]
-    assert len(failures) == timeout, failures
-    assert [f.rsplit("(failure ", 1)[1].rstrip(")") for f in failures] == [str(i + 1) for i in range(timeout)], failures
-    assert "verification retries exhausted" in events[reset_at] and "-> start" in events[reset_at], events[reset_at]
-    retried = [e for e in events[:reset_at] if e.startswith("lightOther: step 1 ->") and e.endswith("(retry)")]
-    assert len(retried) == timeout, events[:reset_at]
+    reset_at = next(i for i, e in enumerate(events) if e.kind == BrainEvent.RESET and e.action == "lightOther")
+    mine = [e for e in events[:reset_at] if e.action == "lightOther" and e.index == 1]
+    failures = [e for e in mine if e.kind == BrainEvent.VERIFICATION_FAILED]
+    assert [f.count for f in failures] == [i + 1 for i in range(timeout)], [f.text for f in failures]
+    # Each failure carries the arm held off by the wall and the target behind it, in metres.
+    assert all(f.has_arm and f.has_target and close_mm(f.target, (-95.0, 30.0, 0.0)) for f in failures)
+    reset = events[reset_at]
+    assert (reset.cause, reset.next) == (BrainEvent.CAUSE_VERIFICATION, "start"), reset.text
+    retried = [e for e in mine if e.kind == BrainEvent.STEP_SENT and e.retry]
+    assert len(retried) == timeout, [e.text for e in events[:reset_at]]
     # ... and the task goes on from `start`.
     n = len(stack.states)
     stack.wait(lambda: any(a.name == "start" for s in stack.states[n:] for a in s.active),
@@ -284,7 +287,7 @@ def test_spine_killed_mid_task_pauses_then_resumes(graph, tmp_path):
     # The brain pauses (arm position stale) and says so on /diagnostics.
     stack.wait(lambda: stack.states[-1].paused, "the brain paused", timeout=30.0)
     paused_at = len(stack.states)
-    assert any("paused, arm position stale" in e for e in stack.states[-1].events), stack.states[-1].events
+    assert any(e.kind == BrainEvent.PAUSED for e in stack.states[-1].events), stack.states[-1].events
     graph.spin_until(lambda: stack.diag.get("brain: run") is not None
                      and stack.diag["brain: run"].level == DiagnosticStatus.WARN
                      and "paused" in stack.diag["brain: run"].message,

@@ -48,8 +48,11 @@ impl Cdr {
         self.0.extend_from_slice(s.as_bytes());
         self.0.push(0);
     }
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
     fn bool(&mut self, b: bool) {
-        self.0.push(u8::from(b));
+        self.u8(u8::from(b));
     }
     fn header(&mut self, t_ns: u64, frame: &str) {
         self.i32((t_ns / 1_000_000_000) as i32);
@@ -81,8 +84,25 @@ fn brain_state(i: u64, t: u64) -> Vec<u8> {
     c.u32(0); // active[]
     c.u32(0); // variables[]
     c.string("");
-    c.u32(1); // events[]
-    c.string(&format!("tick {i}"));
+    c.u32(1); // events[]: one BrainEvent, kind IDLE (9), text "tick i"
+    c.u8(9); // kind: IDLE
+    c.u8(0); // cause
+    c.string(""); // action
+    c.u32(0); // index
+    c.string(""); // next
+    c.u64(0); // delay (int64)
+    c.u64(0); // count
+    c.bool(false); // retry
+    c.bool(false); // has_target
+    for _ in 0..3 {
+        c.f64(0.0);
+    }
+    c.bool(false); // has_arm
+    for _ in 0..3 {
+        c.f64(0.0);
+    }
+    c.string(""); // detail
+    c.string(&format!("tick {i}")); // text
     c.bool(true);
     c.f64(0.1);
     c.f64(0.2);

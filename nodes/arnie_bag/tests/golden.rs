@@ -64,8 +64,9 @@ fn brain_state_schema_is_rosbag2s() {
         order,
         [
             "arnie_interfaces/ActiveAction",
-            "arnie_interfaces/Variable",
+            "arnie_interfaces/BrainEvent",
             "geometry_msgs/Point",
+            "arnie_interfaces/Variable",
             "std_msgs/Header",
             "builtin_interfaces/Time"
         ]

@@ -1,5 +1,5 @@
 //! A copy of the brain's state, shaped like `arnie_interfaces/BrainState` (mm, not metres:
-//! the glue scales `target_mm` and leaves variables in mm, as `Variable.msg` says).
+//! the glue scales the target and the variables' x, y, z to metres, `ros::state`).
 
 use nalgebra::Point3;
 

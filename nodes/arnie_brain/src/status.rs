@@ -13,25 +13,19 @@ pub enum Status {
     Cancelled,
 }
 
-/// `RunTask` result outcomes, with the action's constants.
+/// `RunTask` result outcomes, one per constant of `RunTask.action` (same names). The
+/// numbers are the generated constants', mapped in the node's glue
+/// (`ros::state::outcome_code`), never copied here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
 pub enum Outcome {
-    /// `FINISHED = 0`: the task ended, or ran its `max_ticks`.
-    Finished = 0,
-    /// `ABORTED = 1`: decided by the glue (e.g. the arm stayed stale too long).
-    Aborted = 1,
-    /// `CANCELLED = 2`.
-    Cancelled = 2,
-    /// `REJECTED = 3`: the instructions did not load ([`crate::BrainError`]).
-    Rejected = 3,
-}
-
-impl Outcome {
-    /// The constant of `RunTask.action`.
-    pub fn code(self) -> u8 {
-        self as u8
-    }
+    /// `FINISHED`: the task ended, or ran its `max_ticks`.
+    Finished,
+    /// `ABORTED`: decided by the glue (preempted by a newer goal, node shutting down).
+    Aborted,
+    /// `CANCELLED`.
+    Cancelled,
+    /// `REJECTED`: the instructions did not load ([`crate::BrainError`]).
+    Rejected,
 }
 
 impl Status {
@@ -50,12 +44,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn outcomes_match_run_task_constants() {
+    fn statuses_map_to_outcomes() {
         assert_eq!(Status::Running.outcome(), None);
-        assert_eq!(Status::Finished.outcome().map(Outcome::code), Some(0));
-        assert_eq!(Status::TickLimit.outcome().map(Outcome::code), Some(0));
-        assert_eq!(Outcome::Aborted.code(), 1);
-        assert_eq!(Status::Cancelled.outcome().map(Outcome::code), Some(2));
-        assert_eq!(Outcome::Rejected.code(), 3);
+        assert_eq!(Status::Finished.outcome(), Some(Outcome::Finished));
+        assert_eq!(Status::TickLimit.outcome(), Some(Outcome::Finished));
+        assert_eq!(Status::Cancelled.outcome(), Some(Outcome::Cancelled));
     }
 }

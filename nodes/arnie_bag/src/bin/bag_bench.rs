@@ -27,7 +27,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use arnie_bag::Bag;
 use futures::{FutureExt, Stream, StreamExt};
 use node_glue::r2r::{self, QosProfile, WrappedTypesupport};
-use r2r::arnie_interfaces::msg::{BrainState, Coordinate, Coordinates, SimTruth};
+use r2r::arnie_interfaces::msg::{BrainEvent, BrainState, Coordinate, Coordinates, SimTruth};
 use r2r::builtin_interfaces::msg::Time;
 use r2r::diagnostic_msgs::msg::{DiagnosticArray, DiagnosticStatus, KeyValue};
 use r2r::geometry_msgs::msg::{Point, PointStamped, PoseStamped};
@@ -224,7 +224,11 @@ fn loads(arm_hz: f64) -> Vec<TopicLoad> {
                     task: "flame_passing".into(),
                     tick: i,
                     last_decision: format!("tick {i}: move to the flame"),
-                    events: vec![format!("tick {i}")],
+                    events: vec![BrainEvent {
+                        kind: BrainEvent::IDLE as u8,
+                        text: format!("tick {i}"),
+                        ..BrainEvent::default()
+                    }],
                     has_target: true,
                     target: point(i),
                     ..BrainState::default()

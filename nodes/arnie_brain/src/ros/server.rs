@@ -39,7 +39,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::inputs::Seen;
-use super::state::state_msg;
+use super::state::{aborted_msg, event_msg, outcome_code, state_msg};
 use super::{Counters, Inputs, Mover, Scale, Settings, SettingsFn};
 use crate::{Brain, Event, Observation, Outcome, Snapshot, Status};
 
@@ -249,7 +249,7 @@ impl BrainServer {
         self.counters.runs_rejected.inc();
         self.counters.set_last(format!("rejected: {message}"));
         let result = RunTask::Result {
-            outcome: Outcome::Rejected.code(),
+            outcome: outcome_code(Outcome::Rejected),
             ticks: 0,
             message,
         };
@@ -409,8 +409,9 @@ impl BrainServer {
                 .stop(arm);
             let mut msg = state_msg(&task.name, &task.brain.state(), &[], s.scale);
             msg.events = match (outcome, cancelled) {
-                (Outcome::Cancelled, Some(ev)) => vec![ev.to_string()],
-                _ => vec![format!("aborted: {message}")],
+                (Outcome::Cancelled, Some(ev)) => vec![event_msg(&ev, s.scale)],
+                (Outcome::Cancelled, None) => vec![event_msg(&Event::Cancelled, s.scale)],
+                _ => vec![aborted_msg(&message)],
             };
             self.publish(&msg);
         }
@@ -430,7 +431,7 @@ impl BrainServer {
             return;
         };
         let result = RunTask::Result {
-            outcome: outcome.code(),
+            outcome: outcome_code(outcome),
             ticks,
             message,
         };

@@ -1,13 +1,19 @@
-//! [`Snapshot`] → `arnie_interfaces/BrainState` (published on `/brain/state` and in the
-//! `RunTask` feedback). The target is scaled to metres (frame `world`); variables stay in
-//! instructions units (mm), as `Variable.msg` says.
+//! The library's values → `arnie_interfaces` messages, at the topic edge: [`Snapshot`] →
+//! `BrainState` (published on `/brain/state` and in the `RunTask` feedback), [`Event`] →
+//! `BrainEvent`, [`Outcome`] → the `RunTask` result constant. Every position is scaled
+//! to metres here (frame `world`): the target, the events' targets and arm positions,
+//! and the first three values (x, y, z) of each variable; extra values (a confidence)
+//! pass unchanged. The constants are r2r's, generated from the `.msg`/`.action` files:
+//! this module is the one place they meet the library's enums.
 
+use nalgebra::Point3;
 use node_glue::{time, topics};
-use r2r::arnie_interfaces::msg::{ActiveAction, BrainState, Variable};
+use r2r::arnie_interfaces::action::RunTask;
+use r2r::arnie_interfaces::msg::{ActiveAction, BrainEvent, BrainState, Variable};
 use r2r::geometry_msgs::msg::Point;
 
 use super::Scale;
-use crate::{Event, Snapshot};
+use crate::{Event, Mismatch, Outcome, ResetCause, Snapshot};
 
 /// The message for `snap`, with the events of the tick that produced it.
 pub fn state_msg(task: &str, snap: &Snapshot, events: &[Event], scale: Scale) -> BrainState {
@@ -31,20 +37,184 @@ pub fn state_msg(task: &str, snap: &Snapshot, events: &[Event], scale: Scale) ->
             .iter()
             .map(|v| Variable {
                 name: v.name.clone(),
-                values: v.values.clone(),
+                values: values_m(&v.values, scale),
             })
             .collect(),
         last_decision: snap.last_decision.clone(),
-        events: events.iter().map(ToString::to_string).collect(),
+        events: events.iter().map(|e| event_msg(e, scale)).collect(),
         has_target: target.is_some(),
-        target: target
-            .map(|t| Point {
-                x: t.x,
-                y: t.y,
-                z: t.z,
-            })
-            .unwrap_or_default(),
+        target: target.map(point).unwrap_or_default(),
         paused: snap.paused,
+    }
+}
+
+/// A variable's values in metres: x, y, z scaled, the rest (a confidence) unchanged.
+fn values_m(values_mm: &[f64], scale: Scale) -> Vec<f64> {
+    values_mm
+        .iter()
+        .enumerate()
+        .map(|(i, v)| if i < 3 { v * scale.m_per_unit() } else { *v })
+        .collect()
+}
+
+fn point(p: Point3<f64>) -> Point {
+    Point {
+        x: p.x,
+        y: p.y,
+        z: p.z,
+    }
+}
+
+/// The `RunTask` result `outcome` constant of a library outcome.
+pub fn outcome_code(o: Outcome) -> u8 {
+    match o {
+        Outcome::Finished => RunTask::Result::FINISHED as u8,
+        Outcome::Aborted => RunTask::Result::ABORTED as u8,
+        Outcome::Cancelled => RunTask::Result::CANCELLED as u8,
+        Outcome::Rejected => RunTask::Result::REJECTED as u8,
+    }
+}
+
+/// The event the node adds when it aborts a run (preempted, shutting down): kind
+/// `ABORTED`, `why` in `detail`.
+pub fn aborted_msg(why: &str) -> BrainEvent {
+    BrainEvent {
+        kind: BrainEvent::ABORTED as u8,
+        detail: why.to_owned(),
+        text: format!("aborted: {why}"),
+        ..BrainEvent::default()
+    }
+}
+
+/// One event as a `BrainEvent`: kind and cause constants, fields in metres, and `text`,
+/// the event's log line (in the instructions' units).
+pub fn event_msg(ev: &Event, scale: Scale) -> BrainEvent {
+    let mut m = BrainEvent {
+        text: ev.to_string(),
+        ..BrainEvent::default()
+    };
+    let index = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+    match ev {
+        Event::ActionStarted { action, repeats } => {
+            m.kind = BrainEvent::ACTION_STARTED as u8;
+            m.action = action.clone();
+            m.count = u64::from(*repeats);
+        }
+        Event::StepSent {
+            action,
+            step,
+            target_mm,
+            retry,
+        } => {
+            m.kind = BrainEvent::STEP_SENT as u8;
+            m.action = action.clone();
+            m.index = index(*step);
+            m.has_target = true;
+            m.target = point(scale.to_m(*target_mm));
+            m.retry = *retry;
+        }
+        Event::VerificationFailed {
+            action,
+            step,
+            arm_mm,
+            target_mm,
+            retries,
+        } => {
+            m.kind = BrainEvent::VERIFICATION_FAILED as u8;
+            m.action = action.clone();
+            m.index = index(*step);
+            m.has_arm = true;
+            m.arm = point(scale.to_m(*arm_mm));
+            m.has_target = true;
+            m.target = point(scale.to_m(*target_mm));
+            m.count = u64::from(*retries);
+        }
+        Event::DecisionPassed {
+            action,
+            decision,
+            next,
+            delay,
+        } => {
+            m.kind = BrainEvent::DECISION_PASSED as u8;
+            m.action = action.clone();
+            m.index = index(*decision);
+            m.next = next.clone();
+            m.delay = *delay;
+        }
+        Event::DecisionFailed {
+            action,
+            decision,
+            why,
+            next,
+            delay,
+        } => {
+            m.kind = BrainEvent::DECISION_FAILED as u8;
+            m.action = action.clone();
+            m.index = index(*decision);
+            m.cause = mismatch_code(why);
+            m.detail = why.to_string();
+            m.next = next.clone();
+            m.delay = *delay;
+        }
+        Event::Reset {
+            action,
+            cause,
+            next,
+            delay,
+        } => {
+            m.kind = BrainEvent::RESET as u8;
+            m.action = action.clone();
+            m.cause = reset_code(*cause);
+            m.detail = cause.to_string();
+            m.next = next.clone();
+            m.delay = *delay;
+        }
+        Event::MissingVariable {
+            action,
+            step,
+            variable,
+        } => {
+            m.kind = BrainEvent::MISSING_VARIABLE as u8;
+            m.action = action.clone();
+            m.index = index(*step);
+            m.detail = variable.clone();
+        }
+        Event::Paused { action } => {
+            m.kind = BrainEvent::PAUSED as u8;
+            m.action = action.clone();
+        }
+        Event::ActionFinished { action } => {
+            m.kind = BrainEvent::ACTION_FINISHED as u8;
+            m.action = action.clone();
+        }
+        Event::Idle => m.kind = BrainEvent::IDLE as u8,
+        Event::TooManyActions { action } => {
+            m.kind = BrainEvent::TOO_MANY_ACTIONS as u8;
+            m.action = action.clone();
+        }
+        Event::TaskFinished => m.kind = BrainEvent::TASK_FINISHED as u8,
+        Event::TickLimitReached { ticks } => {
+            m.kind = BrainEvent::TICK_LIMIT_REACHED as u8;
+            m.count = *ticks;
+        }
+        Event::Cancelled => m.kind = BrainEvent::CANCELLED as u8,
+    }
+    m
+}
+
+fn mismatch_code(why: &Mismatch) -> u8 {
+    match why {
+        Mismatch::Arm { .. } => BrainEvent::CAUSE_ARM_OUTSIDE as u8,
+        Mismatch::NoObject { .. } => BrainEvent::CAUSE_NO_OBJECT as u8,
+        Mismatch::MissingVariable { .. } => BrainEvent::CAUSE_MISSING_VARIABLE as u8,
+    }
+}
+
+fn reset_code(cause: ResetCause) -> u8 {
+    match cause {
+        ResetCause::Verification => BrainEvent::CAUSE_VERIFICATION as u8,
+        ResetCause::Repeats => BrainEvent::CAUSE_REPEATS as u8,
+        ResetCause::MissingVariable => BrainEvent::CAUSE_MISSING_VARIABLE as u8,
     }
 }
 
@@ -52,7 +222,6 @@ pub fn state_msg(task: &str, snap: &Snapshot, events: &[Event], scale: Scale) ->
 mod tests {
     use super::*;
     use crate::{Brain, Observation};
-    use nalgebra::Point3;
 
     const TASK: &str = r#"{"initialAction": "a", "actions": {"a": {
         "trajectory": [{"x": 10, "y": 20, "z": 30}, {"x": "a,0,0", "y": 0, "z": 0}],
@@ -60,26 +229,124 @@ mod tests {
             "state": {"arm": {"x": -1, "y": -1, "z": -1}, "objects": [{"x": -1, "y": -1, "z": -1}]},
             "success": {"action": "a", "delay": 5}, "fail": {"action": "a", "delay": 5}}]}}}"#;
 
+    fn near(a: &Point, b: [f64; 3]) -> bool {
+        (a.x - b[0]).abs() < 1e-12 && (a.y - b[1]).abs() < 1e-12 && (a.z - b[2]).abs() < 1e-12
+    }
+
     #[test]
-    fn target_in_metres_variables_in_mm() {
+    fn everything_in_metres_events_structured() {
         let mut b = Brain::from_json(TASK).unwrap();
         let scale = Scale::new(0.001).unwrap();
         let out = b.tick(Some(Point3::origin()), &[]);
         let msg = state_msg("inline", &b.state(), &out.events, scale);
         assert!(msg.has_target);
-        assert!((msg.target.x - 0.01).abs() < 1e-12 && (msg.target.z - 0.03).abs() < 1e-12);
+        assert!(near(&msg.target, [0.01, 0.02, 0.03]));
         assert_eq!(msg.header.frame_id, "world");
         assert_eq!(msg.active[0].name, "a");
         assert_eq!((msg.active[0].step, msg.active[0].steps), (0, 2));
-        assert_eq!(msg.events, ["a: started", "a: step 0 -> (10, 20, 30)"]);
+        let kinds: Vec<u8> = msg.events.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                BrainEvent::ACTION_STARTED as u8,
+                BrainEvent::STEP_SENT as u8
+            ]
+        );
+        let texts: Vec<&str> = msg.events.iter().map(|e| e.text.as_str()).collect();
+        assert_eq!(texts, ["a: started", "a: step 0 -> (10, 20, 30)"]);
+        let step = &msg.events[1];
+        assert_eq!(
+            (step.action.as_str(), step.index, step.retry),
+            ("a", 0, false)
+        );
+        assert!(step.has_target && near(&step.target, [0.01, 0.02, 0.03]));
+        assert!(!step.has_arm);
 
         let seen = [Observation::at(5.0, 6.0, 7.0).with_confidence(80.0)];
         let out = b.tick(Some(Point3::new(10.0, 20.0, 30.0)), &seen);
         let msg = state_msg("inline", &b.state(), &out.events, scale);
         let var = msg.variables.iter().find(|v| v.name == "a,0,0").unwrap();
-        assert_eq!(var.values, [5.0, 6.0, 7.0, 80.0]);
-        assert!((msg.target.x - 0.005).abs() < 1e-12);
+        let want = [0.005, 0.006, 0.007, 80.0];
+        assert_eq!(var.values.len(), 4);
+        assert!(var
+            .values
+            .iter()
+            .zip(want)
+            .all(|(v, w)| (v - w).abs() < 1e-12));
+        assert!(near(&msg.target, [0.005, 0.0, 0.0]));
         assert!(msg.last_decision.starts_with("a.decisions[0]: success"));
+        let passed = msg
+            .events
+            .iter()
+            .find(|e| e.kind == BrainEvent::DECISION_PASSED as u8)
+            .unwrap();
+        assert_eq!(
+            (passed.index, passed.next.as_str(), passed.delay),
+            (0, "a", 5)
+        );
         assert!(!msg.paused);
+    }
+
+    #[test]
+    fn every_event_kind_maps_to_its_constant() {
+        let s = Scale::new(0.001).unwrap();
+        let p = Point3::new(1000.0, -2000.0, 500.0);
+        let a = || "act".to_owned();
+        let failed = event_msg(
+            &Event::VerificationFailed {
+                action: a(),
+                step: 2,
+                arm_mm: p,
+                target_mm: Point3::origin(),
+                retries: 3,
+            },
+            s,
+        );
+        assert_eq!(failed.kind, BrainEvent::VERIFICATION_FAILED as u8);
+        assert!(failed.has_arm && near(&failed.arm, [1.0, -2.0, 0.5]));
+        assert_eq!((failed.index, failed.count), (2, 3));
+        let reset = event_msg(
+            &Event::Reset {
+                action: a(),
+                cause: ResetCause::Verification,
+                next: "start".into(),
+                delay: -1,
+            },
+            s,
+        );
+        assert_eq!(
+            (reset.kind, reset.cause),
+            (
+                BrainEvent::RESET as u8,
+                BrainEvent::CAUSE_VERIFICATION as u8
+            )
+        );
+        assert_eq!((reset.next.as_str(), reset.delay), ("start", -1));
+        assert_eq!(reset.detail, "verification retries exhausted");
+        let missing = event_msg(
+            &Event::MissingVariable {
+                action: a(),
+                step: 1,
+                variable: "v,0,0".into(),
+            },
+            s,
+        );
+        assert_eq!(missing.kind, BrainEvent::MISSING_VARIABLE as u8);
+        assert_eq!(missing.detail, "v,0,0");
+        let limit = event_msg(&Event::TickLimitReached { ticks: 40 }, s);
+        assert_eq!(
+            (limit.kind, limit.count),
+            (BrainEvent::TICK_LIMIT_REACHED as u8, 40)
+        );
+        let aborted = aborted_msg("preempted");
+        assert_eq!(aborted.kind, BrainEvent::ABORTED as u8);
+        assert_eq!(
+            (aborted.detail.as_str(), aborted.text.as_str()),
+            ("preempted", "aborted: preempted")
+        );
+        assert_eq!(
+            outcome_code(Outcome::Rejected),
+            RunTask::Result::REJECTED as u8
+        );
     }
 }
