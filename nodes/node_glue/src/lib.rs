@@ -23,6 +23,8 @@
 //!   sleeps and intervals.
 //! - [`msgs`]: common messages built from plain values (`nav_msgs/Path`).
 //! - [`params`]: checked parameters (a refused `ros2 param set` says why).
+//! - [`files`]: files named by outside input (goal files) read safely: off the runtime,
+//!   regular files only, a size cap, only from allowed folders (`allowed_dirs`).
 //!
 //! Errors: set-up failures (bad parameter, rcl errors) are returned as [`Error`] and
 //! turned into one clear log line and exit code 2 by [`main_with`].
@@ -30,6 +32,7 @@
 pub mod action;
 pub mod counters;
 pub mod diagnostics;
+pub mod files;
 pub mod msgs;
 pub mod params;
 pub mod qos;
