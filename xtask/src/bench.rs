@@ -7,6 +7,10 @@ use crate::env::{Layout, Ros};
 use crate::run::{self, Failure};
 use std::path::Path;
 
+/// The base's live bench (planner + comms_bridge + arnie_base, the board played by the bench).
+#[path = "bench_live.rs"]
+mod live;
+
 /// (name, what it measures, cargo arguments).
 const BENCHES: &[(&str, &str, &[&str])] = &[
     ("trajectory", "minimum-jerk planning (target: 300 mm under 20 µs)", &["bench", "-p", "arnie_trajectory", "--no-default-features", "--bench", "minjerk"]),
@@ -16,7 +20,7 @@ const BENCHES: &[(&str, &str, &[&str])] = &[
     ("comms", "comms: frames encoded / decoded per second", &["bench", "-p", "arnie_comms", "--no-default-features", "--bench", "codec"]),
     ("brain", "brain: instructions loading and ticks", &["bench", "-p", "arnie_brain", "--no-default-features", "--bench", "tick"]),
     ("foxglove", "arnie_foxglove on a real graph: added latency publish -> WebSocket client at 1 kHz, messages/s to 1 and 4 clients", &["build", "--release", "-p", "arnie_foxglove", "--bins"]),
-    ("base", "arnie_base: control step (odometry packet in -> DriveSpeed out) and the planner's re-plan after a mark on the table map (library calls)", &["bench", "-p", "arnie_base", "--no-default-features", "--bench", "base"]),
+    ("base", "arnie_base: control step (odometry packet in -> DriveSpeed out) and the planner's re-plan after a mark on the table map: library calls, then live through planner + comms_bridge + arnie_base with the bench as the motor board", &["bench", "-p", "arnie_base", "--no-default-features", "--bench", "base"]),
     ("bag", "arnie_bag on a real graph: recording 1 kHz + the demo's topics without loss (60 s), recorder CPU, playback timing error at -r 1 / -r 4", &["build", "--release", "-p", "arnie_bag", "--bins"]),
 ];
 
@@ -65,6 +69,11 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
                 run::command(layout, ros, &bench.to_string_lossy()),
                 "foxglove_bench",
             );
+        }
+        if result.is_ok() && *name == "base" {
+            // The library figures above; now the same loop through the real stack.
+            println!("\n### live: odometry packet in -> motion packet out, and the re-plan\n");
+            result = live::base(layout, ros);
         }
         if let Err(f) = result {
             eprintln!("xtask: bench {name}: {}", f.message);

@@ -1,0 +1,702 @@
+//! `base_bench`: the Eurobot base's control loop and re-plan, measured live through the
+//! real stack (`cargo xtask bench base` starts planner, comms_bridge and arnie_base from
+//! the release build as `launch/eurobot.launch.xml` does, then runs this).
+//!
+//! This program is the motor board's end of the CAN-over-UDP link: it loads the packet
+//! definitions (`--packets`, the JSON files the bridge loads) through `arnie_comms`, sends
+//! `Odometry` at 50 Hz from an ideal differential drive that follows the last `DriveSpeed`,
+//! answers `Stop` with `Ack`, and logs the instant of every packet in and out. As a ROS
+//! client (rcl, its own node) it sends `NavigateTo` goals back and forth on the table, and
+//! once per northbound goal marks an obstacle across the robot's path through the planner's
+//! `UpdateMap`, asks `PlanPath` itself, then reports the obstacle on the wire as the board's
+//! proximity sensor would (`ObstacleReport`) and watches the base stop and re-plan
+//! (`planner/path`). The table is computed from the logged instants afterwards; nothing
+//! here asserts on timing.
+//!
+//! `base_bench --packets DIR --bind ADDR --peer ADDR [--duration S]`
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use arnie_comms::link::{Link, LinkConfig, LinkEvent};
+use arnie_comms::transport::{CanBus, UdpCan};
+use arnie_comms::{Definitions, FieldType, Packet, Value};
+use futures::StreamExt;
+use node_glue::r2r::{
+    self,
+    arnie_interfaces::{
+        action::NavigateTo,
+        srv::{PlanPath, UpdateMap},
+    },
+    geometry_msgs::msg::Point,
+    nav_msgs::msg::Path,
+    QosProfile,
+};
+use tokio::sync::{mpsc, watch};
+
+/// The two ends of the bench's drive, in the open lower-left part of the table
+/// (`params/eurobot/table.json`): 1 m apart, nearly north-south, clear of walls and
+/// obstacles by more than the planner's inflation (robot_radius_m 0.2).
+const A: (f64, f64) = (0.40, 0.30);
+const B: (f64, f64) = (0.55, 1.25);
+/// The board's period (the scenario's odometry rate, 50 Hz).
+const PERIOD: Duration = Duration::from_millis(20);
+/// The simulated robot's radius (the scenario's `robot.radius_m`): `ObstacleReport`
+/// distances are from its edge.
+const ROBOT_RADIUS_M: f64 = 0.15;
+/// Where the obstacle is seen: from the robot's edge, and off the heading (toward the
+/// table's left wall, so the way around it, on the right, stays open).
+const HIT_DISTANCE_M: f64 = 0.15;
+const HIT_BEARING_RAD: f64 = 0.55;
+
+/// NavigateTo's outcome constants, by code (the action's result).
+const OUTCOMES: &[&str] = &[
+    "REACHED",
+    "BLOCKED",
+    "NO_PATH",
+    "CANCELLED",
+    "LINK_LOST (the first goal, before the base had odometry)",
+    "REJECTED",
+    "PREEMPTED",
+];
+
+/// One instant on the wire (the bench's side of the UDP socket).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Wire {
+    /// Odometry about to be written.
+    Odometry,
+    /// A DriveSpeed read (v m/s, w rad/s).
+    Drive(f64, f64),
+    /// A Stop read.
+    Stop,
+    /// An ObstacleReport written.
+    Report,
+}
+
+/// Everything the bench logs, read once at the end.
+#[derive(Default)]
+struct Log {
+    wire: Vec<(Instant, Wire)>,
+    /// `planner/path` messages received.
+    paths: Vec<Instant>,
+    /// Goals: accepted, ended, outcome.
+    goals: Vec<(Instant, Instant, u8)>,
+    /// The bench's own calls: mark sent, mark answered, own plan answered (code).
+    trials: Vec<Trial>,
+    rejected_frames: u64,
+    encode_errors: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Trial {
+    mark_sent: Instant,
+    mark_answered: Instant,
+    plan_answered: Instant,
+    plan_code: u16,
+    /// Set by the wire task when the ObstacleReport is written.
+    reported: Option<Instant>,
+}
+
+/// The ideal differential drive the bench plays (no limits, no noise: the base's
+/// reaction, not the board's, is measured).
+#[derive(Clone, Copy, Debug)]
+struct Drive {
+    x: f64,
+    y: f64,
+    theta: f64,
+    v: f64,
+    w: f64,
+    /// Last DriveSpeed received.
+    cmd_at: Option<Instant>,
+}
+
+impl Drive {
+    fn step(&mut self, dt: f64) {
+        let mid = self.theta + 0.5 * self.w * dt;
+        self.x += self.v * dt * mid.cos();
+        self.y += self.v * dt * mid.sin();
+        self.theta = wrap(self.theta + self.w * dt);
+    }
+}
+
+fn wrap(a: f64) -> f64 {
+    let t = (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU);
+    t - std::f64::consts::PI
+}
+
+struct Shared {
+    drive: Mutex<Drive>,
+    log: Mutex<Log>,
+}
+
+fn is_integer(t: FieldType) -> bool {
+    !matches!(t, FieldType::Float | FieldType::Float64 | FieldType::Bool)
+}
+
+/// A packet by name from the loaded definitions: each field the definition has takes
+/// the value given here (rounded for integer fields), the others keep their defaults.
+/// So a change of a field's type or a field dropped in the JSON does not break the bench.
+fn packet(defs: &Definitions, name: &str, values: &[(&str, f64)]) -> Result<Packet, String> {
+    let def = defs
+        .by_name(name)
+        .ok_or_else(|| format!("no definition of packet {name}"))?
+        .clone();
+    let mut fields = serde_json::Map::new();
+    for f in &def.fields {
+        if let Some((_, v)) = values.iter().find(|(n, _)| *n == f.name) {
+            let json = if is_integer(f.ty) {
+                serde_json::json!(v.round() as i64)
+            } else {
+                serde_json::json!(v)
+            };
+            fields.insert(f.name.clone(), json);
+        }
+    }
+    Packet::from_json(def, &serde_json::Value::Object(fields)).map_err(|e| e.to_string())
+}
+
+fn number(p: &Packet, field: &str) -> f64 {
+    match p.get(field) {
+        Some(Value::F32(v)) => f64::from(v),
+        Some(v) => v.to_json().as_f64().unwrap_or(0.0),
+        None => 0.0,
+    }
+}
+
+/// The board: odometry every [`PERIOD`], DriveSpeed / Stop in, ObstacleReport on request.
+async fn board(
+    mut link: Link,
+    shared: Arc<Shared>,
+    mut reports: mpsc::UnboundedReceiver<usize>,
+    mut stop: watch::Receiver<bool>,
+) -> Result<(), String> {
+    let defs = link.definitions().clone();
+    let mut tick = tokio::time::interval(PERIOD);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let (t0, mut last) = (Instant::now(), Instant::now());
+    let (mut seq, mut cmd_seq, mut report_seq) = (0u16, 0u16, 0u16);
+    loop {
+        tokio::select! {
+            biased;
+            _ = stop.changed() => return Ok(()),
+            ev = link.recv() => {
+                let at = Instant::now();
+                let p = match ev.map_err(|e| format!("link: {e}"))? {
+                    LinkEvent::Packet(r) => r.packet,
+                    LinkEvent::Rejected(_) => {
+                        shared.log.lock().map_err(|_| "poisoned")?.rejected_frames += 1;
+                        continue;
+                    }
+                };
+                let event = match p.name() {
+                    "DriveSpeed" => {
+                        let (v, w) = (number(&p, "linear_mm_s") / 1000.0, number(&p, "angular_mrad_s") / 1000.0);
+                        let mut d = shared.drive.lock().map_err(|_| "poisoned")?;
+                        d.step(at.duration_since(last).as_secs_f64());
+                        last = at;
+                        (d.v, d.w, d.cmd_at) = (v, w, Some(at));
+                        cmd_seq = number(&p, "seq") as u16;
+                        Wire::Drive(v, w)
+                    }
+                    "Stop" => {
+                        {
+                            let mut d = shared.drive.lock().map_err(|_| "poisoned")?;
+                            d.step(at.duration_since(last).as_secs_f64());
+                            (d.v, d.w) = (0.0, 0.0);
+                        }
+                        last = at;
+                        let seq = number(&p, "seq");
+                        let id = f64::from(p.id());
+                        match packet(&defs, "Ack", &[("command", id), ("seq", seq), ("status", 0.0)]) {
+                            Ok(ack) => { link.send(&ack).await.map_err(|e| format!("link: {e}"))?; }
+                            Err(_) => shared.log.lock().map_err(|_| "poisoned")?.encode_errors += 1,
+                        }
+                        Wire::Stop
+                    }
+                    _ => continue,
+                };
+                shared.log.lock().map_err(|_| "poisoned")?.wire.push((at, event));
+            }
+            Some(trial) = reports.recv() => {
+                let d = *shared.drive.lock().map_err(|_| "poisoned")?;
+                let bearing = if d.theta.sin() > 0.0 { HIT_BEARING_RAD } else { -HIT_BEARING_RAD };
+                let ray = d.theta + bearing;
+                let r = ROBOT_RADIUS_M + HIT_DISTANCE_M;
+                let (hx, hy) = (d.x + r * ray.cos(), d.y + r * ray.sin());
+                report_seq = report_seq.wrapping_add(1);
+                let p = packet(&defs, "ObstacleReport", &[
+                    ("seq", f64::from(report_seq)), ("sensor", 0.0),
+                    ("distance_mm", HIT_DISTANCE_M * 1000.0), ("bearing_mrad", bearing * 1000.0),
+                    ("x_mm", hx * 1000.0), ("y_mm", hy * 1000.0),
+                ])?;
+                let at = Instant::now();
+                link.send(&p).await.map_err(|e| format!("link: {e}"))?;
+                let mut log = shared.log.lock().map_err(|_| "poisoned")?;
+                log.wire.push((at, Wire::Report));
+                if let Some(t) = log.trials.get_mut(trial) {
+                    t.reported = Some(at);
+                }
+            }
+            _ = tick.tick() => {
+                let now = Instant::now();
+                let d = {
+                    let mut d = shared.drive.lock().map_err(|_| "poisoned")?;
+                    d.step(now.duration_since(last).as_secs_f64());
+                    last = now;
+                    *d
+                };
+                seq = seq.wrapping_add(1);
+                let flags = if d.v != 0.0 || d.w != 0.0 { 1.0 } else { 0.0 };
+                let p = packet(&defs, "Odometry", &[
+                    ("seq", f64::from(seq)),
+                    ("time_ms", t0.elapsed().as_millis() as f64),
+                    ("x_mm", d.x * 1000.0), ("y_mm", d.y * 1000.0),
+                    ("theta_mrad", d.theta * 1000.0),
+                    ("linear_mm_s", d.v * 1000.0), ("angular_mrad_s", d.w * 1000.0),
+                    ("cmd_seq", f64::from(cmd_seq)), ("flags", flags),
+                ]);
+                let p = match p {
+                    Ok(p) => p,
+                    Err(e) => return Err(format!("Odometry: {e}")),
+                };
+                let at = Instant::now();
+                link.send(&p).await.map_err(|e| format!("link: {e}"))?;
+                shared.log.lock().map_err(|_| "poisoned")?.wire.push((at, Wire::Odometry));
+            }
+        }
+    }
+}
+
+fn point((x, y): (f64, f64)) -> Point {
+    Point { x, y, z: 0.0 }
+}
+
+async fn within<F: std::future::Future>(secs: u64, what: &str, f: F) -> Result<F::Output, String> {
+    tokio::time::timeout(Duration::from_secs(secs), f)
+        .await
+        .map_err(|_| format!("{what}: no answer within {secs} s"))
+}
+
+struct Clients {
+    nav: r2r::ActionClient<NavigateTo::Action>,
+    mark: r2r::Client<UpdateMap::Service>,
+    plan: r2r::Client<PlanPath::Service>,
+}
+
+/// The goals, back and forth for `duration`, one re-plan trial per northbound goal.
+async fn drive(
+    c: Clients,
+    shared: Arc<Shared>,
+    reports: mpsc::UnboundedSender<usize>,
+    duration: Duration,
+) -> Result<(), String> {
+    let up = |e: r2r::Error| format!("{e}");
+    within(
+        60,
+        "the base's NavigateTo server",
+        r2r::Node::is_available(&c.nav).map_err(up)?,
+    )
+    .await?
+    .map_err(up)?;
+    within(
+        60,
+        "planner/update_map",
+        r2r::Node::is_available(&c.mark).map_err(up)?,
+    )
+    .await?
+    .map_err(up)?;
+    within(
+        60,
+        "planner/plan_path",
+        r2r::Node::is_available(&c.plan).map_err(up)?,
+    )
+    .await?
+    .map_err(up)?;
+    let start = Instant::now();
+    let mut northbound = true;
+    let mut link_lost_at_start = 0;
+    while start.elapsed() < duration {
+        let target = if northbound { B } else { A };
+        let goal = NavigateTo::Goal {
+            x: target.0,
+            y: target.1,
+            theta: 0.0,
+            use_heading: false,
+        };
+        let request = c.nav.send_goal_request(goal).map_err(up)?;
+        let (_handle, result, mut feedback) = within(10, "NavigateTo goal", request)
+            .await?
+            .map_err(|e| format!("NavigateTo goal refused: {e}"))?;
+        let accepted = Instant::now();
+        tokio::spawn(async move { while feedback.next().await.is_some() {} });
+        tokio::pin!(result);
+        let from = {
+            let d = shared.drive.lock().map_err(|_| "poisoned")?;
+            (d.x, d.y)
+        };
+        let mut tried = !northbound;
+        let outcome = loop {
+            tokio::select! {
+                r = &mut result => break r.map_err(|e| format!("NavigateTo result: {e}"))?.1.outcome,
+                _ = tokio::time::sleep(Duration::from_millis(5)), if !tried => {
+                    let d = *shared.drive.lock().map_err(|_| "poisoned")?;
+                    let driving = d.v >= 0.25 && d.w.abs() < 0.3
+                        && d.cmd_at.is_some_and(|t| t.elapsed() < PERIOD * 2);
+                    let gone = (d.x - from.0).hypot(d.y - from.1);
+                    if driving && gone > 0.2 {
+                        tried = true;
+                        trial(&c, &shared, &reports, (d.x, d.y, d.theta), target).await?;
+                    }
+                }
+            }
+        };
+        shared
+            .log
+            .lock()
+            .map_err(|_| "poisoned")?
+            .goals
+            .push((accepted, Instant::now(), outcome));
+        if outcome == NavigateTo::Result::LINK_LOST as u8 && link_lost_at_start < 20 {
+            // The base has not had odometry yet (the bridge just started): try again.
+            link_lost_at_start += 1;
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            continue;
+        }
+        link_lost_at_start = 20;
+        northbound = !northbound;
+    }
+    Ok(())
+}
+
+/// Marks the obstacle across the path (UpdateMap), plans from here (PlanPath, as the base
+/// asks: simplify, smooth), then has the board report it (ObstacleReport).
+async fn trial(
+    c: &Clients,
+    shared: &Shared,
+    reports: &mpsc::UnboundedSender<usize>,
+    (x, y, theta): (f64, f64, f64),
+    target: (f64, f64),
+) -> Result<(), String> {
+    let up = |e: r2r::Error| format!("{e}");
+    let bearing = if theta.sin() > 0.0 {
+        HIT_BEARING_RAD
+    } else {
+        -HIT_BEARING_RAD
+    };
+    let r = ROBOT_RADIUS_M + HIT_DISTANCE_M + 0.05;
+    let centre = (
+        x + r * (theta + bearing).cos(),
+        y + r * (theta + bearing).sin(),
+    );
+    let mark_sent = Instant::now();
+    let req = UpdateMap::Request {
+        centers: vec![point(centre)],
+        radius_m: 0.05,
+        clear: false,
+        ttl_s: 3.0,
+    };
+    within(10, "UpdateMap", c.mark.request(&req).map_err(up)?)
+        .await?
+        .map_err(up)?;
+    let mark_answered = Instant::now();
+    let here = {
+        let d = shared.drive.lock().map_err(|_| "poisoned")?;
+        (d.x, d.y)
+    };
+    let req = PlanPath::Request {
+        start: point(here),
+        goal: point(target),
+        simplify: true,
+        smooth: true,
+    };
+    let answer = within(10, "PlanPath", c.plan.request(&req).map_err(up)?)
+        .await?
+        .map_err(up)?;
+    let plan_answered = Instant::now();
+    let index = {
+        let mut log = shared.log.lock().map_err(|_| "poisoned")?;
+        log.trials.push(Trial {
+            mark_sent,
+            mark_answered,
+            plan_answered,
+            plan_code: answer.error_code,
+            reported: None,
+        });
+        log.trials.len() - 1
+    };
+    reports
+        .send(index)
+        .map_err(|_| "the board task ended".to_string())
+}
+
+// ------------------------------------------------------------------ the table
+
+/// p50, p99, max of `v` (nearest rank), or None when empty.
+fn quantiles(v: &mut [f64]) -> Option<(f64, f64, f64)> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| v[((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
+    Some((at(0.50), at(0.99), v[v.len() - 1]))
+}
+
+fn row(what: &str, unit: &str, mut v: Vec<f64>, note: &str) {
+    let scale = if unit == "ms" { 1e3 } else { 1e6 };
+    match quantiles(&mut v) {
+        Some((p50, p99, max)) => {
+            let f = |x: f64| {
+                if unit == "ms" {
+                    format!("{:.2}", x * scale)
+                } else {
+                    format!("{:.0}", x * scale)
+                }
+            };
+            println!(
+                "| {what} | {unit} | {} | {} | {} | {}{note} |",
+                f(p50),
+                f(p99),
+                f(max),
+                v.len()
+            );
+        }
+        None => println!("| {what} | {unit} | | | | 0{note} |"),
+    }
+}
+
+fn report(log: &Log) {
+    let in_goal = |t: Instant| log.goals.iter().any(|(a, b, _)| t >= *a && t <= *b);
+    // (1) odometry in -> the first DriveSpeed before the next odometry.
+    let mut loop_s = Vec::new();
+    let (mut odo, mut unanswered, mut after_plan) = (0u64, 0u64, 0u64);
+    for (i, (t, e)) in log.wire.iter().enumerate() {
+        if *e != Wire::Odometry || !in_goal(*t) {
+            continue;
+        }
+        odo += 1;
+        let reply = log.wire[i + 1..]
+            .iter()
+            .take_while(|(_, e)| *e != Wire::Odometry)
+            .find(|(_, e)| matches!(e, Wire::Drive(..)));
+        match reply {
+            // A path answered in between: that DriveSpeed may be the base's answer to
+            // the plan, not to this odometry.
+            Some((r, _)) if log.paths.iter().any(|p| p >= t && p <= r) => after_plan += 1,
+            Some((r, _)) => loop_s.push(r.duration_since(*t).as_secs_f64()),
+            None => unanswered += 1,
+        }
+    }
+    // (2)-(5) the re-plan trials.
+    let (mut mark, mut own, mut stop, mut replan, mut moving) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut own_failed, mut no_replan) = (0, 0);
+    for tr in &log.trials {
+        mark.push(tr.mark_answered.duration_since(tr.mark_sent).as_secs_f64());
+        if tr.plan_code == 0 {
+            own.push(tr.plan_answered.duration_since(tr.mark_sent).as_secs_f64());
+        } else {
+            own_failed += 1;
+        }
+        let Some(rep) = tr.reported else { continue };
+        let end = log
+            .goals
+            .iter()
+            .find(|(a, b, _)| rep >= *a && rep <= *b)
+            .map(|g| g.1)
+            .unwrap_or(rep);
+        if let Some((t, _)) = log.wire.iter().find(|(t, e)| *t > rep && *e == Wire::Stop) {
+            stop.push(t.duration_since(rep).as_secs_f64());
+            eprintln!(
+                "base_bench: trial at +{:.1} s: Stop {:.2} ms after the report",
+                rep.duration_since(log.goals[0].0).as_secs_f64(),
+                t.duration_since(rep).as_secs_f64() * 1e3
+            );
+        }
+        match log.paths.iter().find(|t| **t > rep && **t <= end) {
+            Some(p) => {
+                replan.push(p.duration_since(rep).as_secs_f64());
+                if let Some((t, _)) = log.wire.iter().find(|(t, e)| {
+                    *t > *p && matches!(e, Wire::Drive(v, w) if *v != 0.0 || *w != 0.0)
+                }) {
+                    moving.push(t.duration_since(*p).as_secs_f64());
+                }
+            }
+            None => no_replan += 1,
+        }
+    }
+    let mut outcomes = std::collections::BTreeMap::new();
+    for g in &log.goals {
+        *outcomes
+            .entry(OUTCOMES.get(usize::from(g.2)).copied().unwrap_or("?"))
+            .or_insert(0) += 1;
+    }
+    let outcomes: Vec<String> = outcomes.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    println!("| measure | unit | p50 | p99 | max | samples |");
+    println!("| --- | --- | ---: | ---: | ---: | ---: |");
+    row(
+        "(1) control loop: Odometry written → first DriveSpeed read",
+        "µs",
+        loop_s,
+        &format!(" of {odo} odometry packets during goals ({unanswered} with no DriveSpeed before the next: planning, stopped, arrived; {after_plan} left out: a new path came in between)"),
+    );
+    row(
+        "(2) obstacle → stop: ObstacleReport written → Stop read",
+        "ms",
+        stop,
+        "",
+    );
+    row(
+        "(3) the base's re-plan: ObstacleReport written → its new path on planner/path",
+        "ms",
+        replan,
+        &format!(" ({no_replan} trials with no new path before the goal ended)"),
+    );
+    row(
+        "(4) moving again: new path on planner/path → next non-zero DriveSpeed read",
+        "ms",
+        moving,
+        "",
+    );
+    row("(5) UpdateMap: mark request → answer", "ms", mark, "");
+    row(
+        "(6) the planner's live re-plan: mark request → PlanPath answer (here → goal, simplify + smooth)",
+        "ms",
+        own,
+        &format!(" ({own_failed} not OK)"),
+    );
+    println!(
+        "\nNavigateTo goals: {} ({}); {} bad frames from the bridge, {} packets not encodable.",
+        log.goals.len(),
+        outcomes.join(", "),
+        log.rejected_frames,
+        log.encode_errors
+    );
+}
+
+// ------------------------------------------------------------------ main
+
+struct Args {
+    packets: std::path::PathBuf,
+    bind: std::net::SocketAddr,
+    peer: std::net::SocketAddr,
+    duration: Duration,
+}
+
+fn args() -> Result<Args, String> {
+    let mut a = std::env::args().skip(1);
+    let (mut packets, mut bind, mut peer, mut duration) = (None, None, None, 40.0);
+    while let Some(k) = a.next() {
+        let mut v = || a.next().ok_or_else(|| format!("{k} needs a value"));
+        match k.as_str() {
+            "--packets" => packets = Some(std::path::PathBuf::from(v()?)),
+            "--bind" => bind = Some(v()?.parse().map_err(|e| format!("--bind: {e}"))?),
+            "--peer" => peer = Some(v()?.parse().map_err(|e| format!("--peer: {e}"))?),
+            "--duration" => {
+                duration = v()?
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|d| d.is_finite() && *d > 0.0)
+                    .ok_or("--duration: seconds > 0")?
+            }
+            "--ros-args" => break,
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(Args {
+        packets: packets.ok_or("--packets DIR is required")?,
+        bind: bind.ok_or("--bind ADDR is required")?,
+        peer: peer.ok_or("--peer ADDR is required")?,
+        duration: Duration::from_secs_f64(duration),
+    })
+}
+
+fn run() -> Result<(), String> {
+    let args = args()?;
+    let defs = Definitions::load_dir(&args.packets).map_err(|e| e.to_string())?;
+    let mut app = node_glue::App::new("base_bench").map_err(|e| e.to_string())?;
+    let node = &mut app.node;
+    let clients = Clients {
+        nav: node
+            .create_action_client::<NavigateTo::Action>("base/navigate_to")
+            .map_err(|e| e.to_string())?,
+        mark: node
+            .create_client::<UpdateMap::Service>("planner/update_map", QosProfile::default())
+            .map_err(|e| e.to_string())?,
+        plan: node
+            .create_client::<PlanPath::Service>("planner/plan_path", QosProfile::default())
+            .map_err(|e| e.to_string())?,
+    };
+    let mut paths = node
+        .subscribe::<Path>("planner/path", QosProfile::default())
+        .map_err(|e| e.to_string())?;
+    let shared = Arc::new(Shared {
+        drive: Mutex::new(Drive {
+            x: A.0,
+            y: A.1,
+            theta: std::f64::consts::FRAC_PI_2,
+            v: 0.0,
+            w: 0.0,
+            cmd_at: None,
+        }),
+        log: Mutex::default(),
+    });
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let spin = {
+        let stop = stop_rx.clone();
+        std::thread::spawn(move || {
+            while !*stop.borrow() {
+                app.node.spin_once(Duration::from_millis(2));
+            }
+        })
+    };
+    let result = rt.block_on(async {
+        let bus = UdpCan::bind(args.bind, Some(args.peer))
+            .await
+            .map_err(|e| e.to_string())?;
+        let link = Link::can(CanBus::Udp(bus), Arc::new(defs), &LinkConfig::default());
+        {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                while paths.next().await.is_some() {
+                    if let Ok(mut log) = shared.log.lock() {
+                        log.paths.push(Instant::now());
+                    }
+                }
+            });
+        }
+        let (reports_tx, reports_rx) = mpsc::unbounded_channel();
+        let board = tokio::spawn(board(link, shared.clone(), reports_rx, stop_rx.clone()));
+        eprintln!(
+            "base_bench: NavigateTo goals between ({:.2}, {:.2}) and ({:.2}, {:.2}) for {:.0} s",
+            A.0,
+            A.1,
+            B.0,
+            B.1,
+            args.duration.as_secs_f64()
+        );
+        let driven = drive(clients, shared.clone(), reports_tx, args.duration).await;
+        let _ = stop_tx.send(true);
+        let boarded = board.await.map_err(|e| e.to_string())?;
+        driven.and(boarded)
+    });
+    let _ = stop_tx.send(true);
+    let _ = spin.join();
+    let log = shared.log.lock().map_err(|_| "poisoned")?;
+    report(&log);
+    result
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("base_bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
