@@ -140,6 +140,17 @@ def send(graph, client, file="", match_time_s=0.0, feedback=None):
     return graph.wait_future(client.send_goal_async(goal, feedback_callback=cb), what="the goal response")
 
 
+def rejected(graph, client, file="", match_time_s=0.0):
+    """Sends a bad goal: it is accepted, then aborted with outcome REJECTED; the result."""
+    handle = send(graph, client, file, match_time_s)
+    assert handle.accepted, file
+    res = graph.wait_future(handle.get_result_async(), what="the REJECTED result")
+    assert res.status == GoalStatus.STATUS_ABORTED, (file, res.status)
+    assert res.result.outcome == RunStrategy.Result.REJECTED, (file, res.result)
+    assert res.result.message.startswith("goal rejected: "), res.result.message
+    return res.result
+
+
 def wait_for_end(graph, events, kind):
     """Events and the result travel separately: waits for the run's last event."""
     graph.spin_until(lambda: any(e.kind == kind and e.task == "" for e in events), what="the run's last event")
@@ -252,15 +263,17 @@ def test_bad_files_are_rejected_with_a_reason(graph, tmp_path):
     ]
     for file, reason in cases:
         n = len(events)
-        handle = send(graph, client, file)
-        assert not handle.accepted, file
+        # The goal policy (node_glue::action): accepted, then aborted with REJECTED and
+        # the reason, so the client reads it.
+        res = rejected(graph, client, file)
+        assert file in res.message and reason in res.message, res.message
         graph.spin_until(lambda: len(events) > n, what=f"the rejection event for {file}")
         ev = events[-1]
         assert ev.kind == StrategyEvent.ERROR and ev.task == ""
         assert file in ev.message and reason in ev.message, ev.message
 
-    handle = send(graph, client, "", match_time_s=-1.0)
-    assert not handle.accepted
+    res = rejected(graph, client, "", match_time_s=-1.0)
+    assert "match_time_s" in res.message, res.message
 
     # The node lives on: an empty goal runs the strategy_file parameter (here, no move:
     # the approach point is the start, and no planner is running).
@@ -281,10 +294,9 @@ def test_cancel_stops_the_run_and_cancels_the_move(graph, tmp_path):
     handle = send(graph, client, file)
     assert handle.accepted, graph.logs()
     graph.spin_until(lambda: trajectory.targets == [(0.3, 0.0, 0.0)], what="the MoveTo goal")
-    # One run at a time.
-    n = len(events)
-    assert not send(graph, client, file).accepted
-    graph.spin_until(lambda: any("already running" in e.message for e in events[n:]), what="the busy rejection")
+    # A bad goal while running: REJECTED with the reason, the run goes on.
+    res = rejected(graph, client, str(tmp_path / "missing.json"))
+    assert "cannot read" in res.message, res.message
     graph.wait_future(handle.cancel_goal_async(), what="the cancel response")
     res = graph.wait_future(handle.get_result_async(), what="the RunStrategy result")
 
@@ -294,6 +306,29 @@ def test_cancel_stops_the_run_and_cancels_the_move(graph, tmp_path):
     wait_for_end(graph, events, StrategyEvent.STOPPED)
     stops = [(e.task, e.step) for e in events if e.kind == StrategyEvent.STOPPED]
     assert stops == [("far", "approach"), ("", "")]
+
+
+def test_a_new_goal_preempts_the_running_one(graph, tmp_path):
+    trajectory = TrajectoryPeer(graph.node, hold=True)
+    _, client = start_node(graph)
+    file = write_strategy(tmp_path, {"tasks": [{"name": "far", "points": 5, "approach_m": [0.3, 0.0, 0.0]}]})
+
+    first = send(graph, client, file)
+    assert first.accepted, graph.logs()
+    graph.spin_until(lambda: trajectory.targets == [(0.3, 0.0, 0.0)], what="the first run's MoveTo goal")
+    # The goal policy (node_glue::action): a good goal while one runs preempts it.
+    second = send(graph, client, file)
+    assert second.accepted, graph.logs()
+    res = graph.wait_future(first.get_result_async(), what="the preempted run's result")
+    assert res.status == GoalStatus.STATUS_ABORTED, res.status
+    # RunStrategy has no PREEMPTED constant yet: FAILED with the preemption message.
+    assert res.result.outcome == RunStrategy.Result.FAILED, res.result
+    assert res.result.message.startswith("preempted by a newer goal"), res.result.message
+    graph.spin_until(lambda: trajectory.cancelled == [(0.3, 0.0, 0.0)], what="the first MoveTo goal to be cancelled")
+    graph.spin_until(lambda: len(trajectory.targets) == 2, what="the second run's MoveTo goal")
+    graph.wait_future(second.cancel_goal_async(), what="the cancel response")
+    res = graph.wait_future(second.get_result_async(), what="the second run's result")
+    assert res.status == GoalStatus.STATUS_CANCELED, res.status
 
 
 def test_send_packet_and_wait_for_a_reply(graph, tmp_path):

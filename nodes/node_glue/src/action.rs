@@ -112,8 +112,8 @@ pub fn preempted_message(by: r2r::uuid::Uuid) -> String {
 }
 
 /// The next cancel request of the running goal; pending forever when there is none
-/// (for a `tokio::select!` branch).
-pub async fn next_cancel<T>(running: &mut Option<Accepted<T>>) -> ActionServerCancelRequest
+/// (for a `tokio::select!` branch): `next_cancel(self.running.as_mut())`.
+pub async fn next_cancel<T>(running: Option<&mut Accepted<T>>) -> ActionServerCancelRequest
 where
     T: r2r::WrappedActionTypeSupport + 'static,
 {

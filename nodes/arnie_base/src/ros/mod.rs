@@ -21,8 +21,8 @@ mod params;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
+use node_glue::action::{self, Accepted, End};
 use node_glue::counters::CounterSet;
 use node_glue::diagnostics::{Level, Status};
 use node_glue::r2r::{
@@ -30,7 +30,7 @@ use node_glue::r2r::{
     arnie_interfaces::{action::NavigateTo, msg::Packet, srv::PlanPath, srv::UpdateMap},
     geometry_msgs::msg::{Point, Pose, PoseStamped, Quaternion},
     nav_msgs::msg::{OccupancyGrid, Odometry},
-    ActionServerCancelRequest, ActionServerGoal, ActionServerGoalRequest,
+    ActionServerCancelRequest, ActionServerGoalRequest,
 };
 use node_glue::ratelimit::RateLimit;
 use node_glue::{qos, time, topics, App, Error, Shutdown};
@@ -51,9 +51,7 @@ pub const ODOM: &str = "odom";
 /// The robot's pose out.
 pub const BASE_POSE: &str = "base/pose";
 
-type Goal = ActionServerGoal<NavigateTo::Action>;
 type GoalRequest = ActionServerGoalRequest<NavigateTo::Action>;
-type CancelStream = BoxStream<'static, ActionServerCancelRequest>;
 
 node_glue::counters! {
     /// The glue's counters (declared once; the navigator's own, [`crate::NavCounters`],
@@ -184,8 +182,7 @@ enum Event {
 
 struct ActiveGoal {
     id: u64,
-    goal: Goal,
-    cancel: CancelStream,
+    run: Accepted<NavigateTo::Action>,
 }
 
 struct Control {
@@ -223,16 +220,6 @@ enum Step {
     Closed,
 }
 
-async fn next_cancel(active: &mut Option<ActiveGoal>) -> ActionServerCancelRequest {
-    match active {
-        Some(a) => match a.cancel.next().await {
-            Some(r) => r,
-            None => std::future::pending().await,
-        },
-        None => std::future::pending().await,
-    }
-}
-
 impl Control {
     fn now(&self) -> f64 {
         self.t0.elapsed().as_secs_f64()
@@ -256,7 +243,7 @@ impl Control {
                 Some(p) = rx.next() => Step::Packet(p),
                 Some(m) = maps.next() => Step::Map(m),
                 Some(e) = events.recv() => Step::Event(e),
-                c = next_cancel(&mut self.active) => Step::Cancel(c),
+                c = action::next_cancel(self.active.as_mut().map(|a| &mut a.run)) => Step::Cancel(c),
                 _ = ticker.tick() => Step::Tick,
             };
             let now = self.now();
@@ -295,14 +282,15 @@ impl Control {
         }
         if let Some(a) = self.active.take() {
             self.send_stop();
-            let mut goal = a.goal;
-            let _ = goal.abort(NavigateTo::Result {
+            let mut run = a.run;
+            let result = NavigateTo::Result {
                 outcome: Outcome::Cancelled.code(),
                 pose: pose_msg(&self.nav.pose().unwrap_or_default()),
                 replans: 0,
                 driven_m: 0.0,
                 message: format!("{NODE} is shutting down; motors stopped"),
-            });
+            };
+            action::end(&mut run.goal, End::Aborted, result, NODE);
         }
     }
 
@@ -344,31 +332,20 @@ impl Control {
                     g.y,
                     refused.message
                 );
-                match req.accept() {
-                    Ok((mut handle, _cancel)) => {
-                        let result = NavigateTo::Result {
-                            outcome: refused.outcome.code(),
-                            pose: pose_msg(&self.nav.pose().unwrap_or_default()),
-                            replans: 0,
-                            driven_m: 0.0,
-                            message: refused.message,
-                        };
-                        if let Err(e) = handle.abort(result) {
-                            r2r::log_warn!(NODE, "could not answer a refused goal: {e}");
-                        }
-                    }
-                    Err(e) => r2r::log_warn!(NODE, "could not answer a refused goal: {e}"),
-                }
+                let result = NavigateTo::Result {
+                    outcome: refused.outcome.code(),
+                    pose: pose_msg(&self.nav.pose().unwrap_or_default()),
+                    replans: 0,
+                    driven_m: 0.0,
+                    message: refused.message,
+                };
+                action::reject(req, result, NODE);
             }
             Ok(outs) => {
-                let (handle, cancel) = match req.accept() {
-                    Ok(a) => a,
-                    Err(e) => {
-                        r2r::log_warn!(NODE, "could not accept a goal: {e}");
-                        let outs = self.nav.cancel(now);
-                        self.apply(outs);
-                        return;
-                    }
+                let Some(run) = action::accept(req, NODE) else {
+                    let outs = self.nav.cancel(now);
+                    self.apply(outs);
+                    return;
                 };
                 r2r::log_info!(
                     NODE,
@@ -383,11 +360,7 @@ impl Control {
                 );
                 // Ends the previous goal (PREEMPTED) before the new one is the active one.
                 self.apply(outs);
-                self.active = Some(ActiveGoal {
-                    id,
-                    goal: handle,
-                    cancel: cancel.boxed(),
-                });
+                self.active = Some(ActiveGoal { id, run });
             }
         }
     }
@@ -517,7 +490,7 @@ impl Control {
                             distance_left_m: feedback.distance_left_m,
                             replans: feedback.replans,
                         };
-                        if let Err(e) = a.goal.publish_feedback(fb) {
+                        if let Err(e) = a.run.goal.publish_feedback(fb) {
                             r2r::log_debug!(NODE, "could not publish feedback: {e}");
                         }
                     }
@@ -544,15 +517,13 @@ impl Control {
                         driven_m: finish.driven_m,
                         message: finish.message,
                     };
-                    let mut handle = a.goal;
-                    let sent = match finish.outcome {
-                        Outcome::Reached => handle.succeed(result),
-                        Outcome::Cancelled => handle.cancel(result),
-                        _ => handle.abort(result),
+                    let how = match finish.outcome {
+                        Outcome::Reached => End::Succeeded,
+                        Outcome::Cancelled => End::Cancelled,
+                        _ => End::Aborted,
                     };
-                    if let Err(e) = sent {
-                        r2r::log_warn!(NODE, "could not send the NavigateTo result: {e}");
-                    }
+                    let mut run = a.run;
+                    action::end(&mut run.goal, how, result, NODE);
                 }
             }
         }

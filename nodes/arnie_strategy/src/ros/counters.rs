@@ -18,6 +18,8 @@ node_glue::counters! {
             runs_succeeded,
             runs_cancelled,
             runs_aborted,
+            /// Runs ended by a newer goal (the goal policy: preempt).
+            runs_preempted,
             events_published,
             publish_errors,
         }

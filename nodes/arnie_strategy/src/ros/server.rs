@@ -4,9 +4,13 @@
 //! (0: the `match_time_s` parameter). The file is read and checked before the goal is
 //! accepted; a goal is **rejected** when the file cannot be read or fails its check,
 //! when a `wait_for` step watches a topic the node does not subscribe to, when the
-//! match time is not a finite number ≥ 0, or while another run is in progress. The
-//! reason is logged, counted, and published on `/strategy/events` as an `ERROR` event
-//! with an empty task, so the client can read it.
+//! match time is not a finite number ≥ 0. Goal policy (one for every node,
+//! `node_glue::action`): a bad goal is accepted and at once aborted with outcome
+//! `REJECTED` and the reason in `message`; the reason is also logged (rate-limited),
+//! counted, and published on `/strategy/events` as an `ERROR` event with an empty task.
+//! A good goal while a run is in progress **preempts** it: the running run is stopped
+//! (its step in flight cancelled) and its goal ends `ABORTED` with outcome
+//! [`PREEMPTED`] and a message naming the new goal; then the new run starts.
 //!
 //! An accepted goal runs the [`Runner`]; each of its events is published on
 //! `/strategy/events` and updates the feedback (current task and step, elapsed time,
@@ -15,14 +19,15 @@
 //! goal ends `CANCELED`; a run that ends by itself (all tasks done or dropped, or the
 //! match timer) `SUCCEEDED`; node shutdown stops the run and `ABORTED`s the goal.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::{Stream, StreamExt};
+use node_glue::action::{self, Accepted, End};
+use node_glue::ratelimit::RateLimit;
 use r2r::arnie_interfaces::action::RunStrategy;
 use r2r::arnie_interfaces::msg::StrategyEvent;
-use r2r::{ActionServerCancelRequest, ActionServerGoal, ActionServerGoalRequest};
+use r2r::{ActionServerGoal, ActionServerGoalRequest};
 use tokio::time::Instant;
 
 use super::convert::{event_msg, rejection_msg, score_msg};
@@ -31,10 +36,23 @@ use crate::event::{Event, EventSink};
 use crate::progress::Progress;
 use crate::robot::Robot;
 use crate::runner::{EndReason, Report, Runner};
-use crate::stop::StopSource;
+use crate::stop::{StopSource, StopToken};
 use crate::task::{StepSpec, Strategy};
 
 type Goal = ActionServerGoal<RunStrategy::Action>;
+
+/// The outcome of a run ended by a newer goal. `RunStrategy` has no `PREEMPTED` constant
+/// yet (msg/ is the interfaces owner's): until it has, a preempted run reports `FAILED`
+/// with a message that starts "preempted by a newer goal".
+pub const PREEMPTED: u8 = RunStrategy::Result::FAILED as u8;
+
+/// The run in progress, as the goal loop sees it.
+struct Current {
+    stop: Arc<StopSource>,
+    /// Set (to the new goal's id) when a newer goal preempts this run.
+    preempted_by: Arc<Mutex<Option<r2r::uuid::Uuid>>>,
+    done: tokio::task::JoinHandle<()>,
+}
 
 /// Serves `/strategy/run`.
 pub struct StrategyServer {
@@ -46,7 +64,8 @@ pub struct StrategyServer {
     shutdown: node_glue::Shutdown,
     /// The file of the run in progress; at most one run at a time.
     running: Mutex<Option<String>>,
-    busy: AtomicBool,
+    /// Input-driven warnings (rejected goals), rate-limited.
+    logs: RateLimit,
     log: String,
 }
 
@@ -74,7 +93,7 @@ impl StrategyServer {
             counters,
             shutdown,
             running: Mutex::new(None),
-            busy: AtomicBool::new(false),
+            logs: RateLimit::default(),
             log: log.to_owned(),
         })
     }
@@ -92,6 +111,7 @@ impl StrategyServer {
         self: Arc<Self>,
         mut goals: impl Stream<Item = ActionServerGoalRequest<RunStrategy::Action>> + Unpin,
     ) {
+        let mut current: Option<Current> = None;
         loop {
             let req = tokio::select! {
                 _ = self.shutdown.wait() => break,
@@ -100,47 +120,68 @@ impl StrategyServer {
                     None => break,
                 },
             };
-            let checked = self.check(&req.goal);
-            let checked = match checked {
-                Ok(c) if self.busy.swap(true, Ordering::AcqRel) => Err(format!(
-                    "{}: a strategy is already running ({})",
-                    c.file,
-                    self.running().unwrap_or_default()
-                )),
-                other => other,
-            };
-            match checked {
+            let c = match self.check(&req.goal) {
                 Err(reason) => {
                     self.reject(&reason);
-                    if let Err(e) = req.reject() {
-                        r2r::log_warn!(&self.log, "could not send the rejection: {e}");
-                    }
+                    let result = RunStrategy::Result {
+                        outcome: RunStrategy::Result::REJECTED as u8,
+                        points: 0.0,
+                        done: Vec::new(),
+                        failed: Vec::new(),
+                        message: format!("goal rejected: {reason}"),
+                    };
+                    action::reject(req, result, &self.log);
+                    continue;
                 }
-                Ok(c) => match req.accept() {
-                    Ok((goal, cancel)) => {
-                        self.counters.goals_accepted.inc();
-                        r2r::log_info!(
-                            &self.log,
-                            "running {} ({} tasks, match {:.1} s)",
-                            c.file,
-                            c.strategy.tasks.len(),
-                            c.match_time.as_secs_f64()
-                        );
-                        *self.running.lock().unwrap_or_else(|e| e.into_inner()) =
-                            Some(c.file.clone());
-                        tokio::spawn(self.clone().run(goal, cancel, c));
-                    }
-                    Err(e) => {
-                        self.busy.store(false, Ordering::Release);
-                        r2r::log_error!(&self.log, "could not accept the goal: {e}");
-                    }
-                },
+                Ok(c) => c,
+            };
+            let Some(accepted) = action::accept(req, &self.log) else {
+                continue;
+            };
+            if let Some(old) = current.take() {
+                if !old.done.is_finished() {
+                    r2r::log_info!(
+                        &self.log,
+                        "{}: preempted by a newer goal ({})",
+                        self.running().unwrap_or_default(),
+                        c.file
+                    );
+                    *old.preempted_by.lock().unwrap_or_else(|e| e.into_inner()) =
+                        Some(accepted.uuid());
+                    old.stop.stop();
+                }
+                // The old run ends (its result sent) before the new one starts.
+                let _ = old.done.await;
             }
+            self.counters.goals_accepted.inc();
+            r2r::log_info!(
+                &self.log,
+                "running {} ({} tasks, match {:.1} s)",
+                c.file,
+                c.strategy.tasks.len(),
+                c.match_time.as_secs_f64()
+            );
+            *self.running.lock().unwrap_or_else(|e| e.into_inner()) = Some(c.file.clone());
+            let (stop, token) = StopSource::new();
+            let stop = Arc::new(stop);
+            let preempted_by = Arc::new(Mutex::new(None));
+            let done = tokio::spawn(self.clone().run(
+                accepted,
+                c,
+                stop.clone(),
+                token,
+                preempted_by.clone(),
+            ));
+            current = Some(Current {
+                stop,
+                preempted_by,
+                done,
+            });
         }
     }
 
     fn reject(&self, reason: &str) {
-        r2r::log_error!(&self.log, "goal rejected: {reason}");
+        node_glue::warn_limited!(self.logs, "goal", &self.log, "goal rejected: {reason}");
         self.counters.goals_rejected.inc();
         self.counters.set_last(format!("rejected: {reason}"));
         self.publish(&rejection_msg(format!("goal rejected: {reason}")));
@@ -251,13 +292,18 @@ impl StrategyServer {
     /// One accepted goal, from start to result.
     async fn run(
         self: Arc<Self>,
-        mut goal: Goal,
-        mut cancel: impl Stream<Item = ActionServerCancelRequest> + Unpin,
+        accepted: Accepted<RunStrategy::Action>,
         c: Checked,
+        stop_source: Arc<StopSource>,
+        stop: StopToken,
+        preempted_by: Arc<Mutex<Option<r2r::uuid::Uuid>>>,
     ) {
+        let Accepted {
+            mut goal,
+            mut cancel,
+        } = accepted;
         self.robot.configure(c.settings.clone());
         let mut progress = Progress::new(&c.strategy);
-        let (stop_source, stop) = StopSource::new();
         let (sink, mut events) = EventSink::channel();
         let robot: Arc<dyn Robot> = self.robot.clone();
         let runner = Runner::new(c.strategy, robot, sink).with_match_time(c.match_time);
@@ -306,11 +352,26 @@ impl StrategyServer {
                 message: format!("the run ended abnormally: {e}"),
             },
         };
-        self.finish(&mut goal, report, cancelled, &c.file);
+        let preempted_by = *preempted_by.lock().unwrap_or_else(|e| e.into_inner());
+        self.finish(&mut goal, report, cancelled, preempted_by, &c.file);
     }
 
-    fn finish(&self, goal: &mut Goal, report: Report, cancelled: bool, file: &str) {
-        let message = format!("{file}: {}", report.message);
+    fn finish(
+        &self,
+        goal: &mut Goal,
+        report: Report,
+        cancelled: bool,
+        preempted_by: Option<r2r::uuid::Uuid>,
+        file: &str,
+    ) {
+        let message = match preempted_by {
+            Some(by) => format!(
+                "{}: {file}: {}",
+                action::preempted_message(by),
+                report.message
+            ),
+            None => format!("{file}: {}", report.message),
+        };
         r2r::log_info!(
             &self.log,
             "{message}; done: [{}]; failed: [{}]",
@@ -319,6 +380,7 @@ impl StrategyServer {
         );
         self.counters.set_last(message.clone());
         let outcome = match (report.end, cancelled) {
+            _ if preempted_by.is_some() => PREEMPTED,
             (_, true) => RunStrategy::Result::CANCELLED as u8,
             (EndReason::AllDone, false) => RunStrategy::Result::FINISHED as u8,
             (EndReason::MatchTimer, false) => RunStrategy::Result::MATCH_OVER as u8,
@@ -332,24 +394,24 @@ impl StrategyServer {
             message,
         };
         *self.running.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        // Free before the result goes out: a client may send its next goal at once.
-        self.busy.store(false, Ordering::Release);
-        let sent = match (report.end, cancelled) {
+        let how = match (report.end, cancelled) {
+            _ if preempted_by.is_some() => {
+                self.counters.runs_preempted.inc();
+                End::Aborted
+            }
             (_, true) => {
                 self.counters.runs_cancelled.inc();
-                goal.cancel(result)
+                End::Cancelled
             }
             (EndReason::AllDone | EndReason::MatchTimer, false) => {
                 self.counters.runs_succeeded.inc();
-                goal.succeed(result)
+                End::Succeeded
             }
             (EndReason::Stopped, false) => {
                 self.counters.runs_aborted.inc();
-                goal.abort(result)
+                End::Aborted
             }
         };
-        if let Err(e) = sent {
-            r2r::log_warn!(&self.log, "could not send the result: {e}");
-        }
+        action::end(goal, how, result, &self.log);
     }
 }
