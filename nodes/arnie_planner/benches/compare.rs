@@ -425,7 +425,7 @@ fn main() {
         };
         row("ours JPS (default)", jps);
         row("ours A*", astar);
-        row(&format!("`pathfinding` crate astar"), krate);
+        row("`pathfinding` crate astar", krate);
         let js_stats = match &js {
             Ok((script, node_path)) => match run_js(ds, script, node_path.as_deref(), &tmp) {
                 Ok((s, lengths)) => {
