@@ -16,6 +16,8 @@
 //! - [`event`]: [`Event`]s and the [`TickOutput`] of a tick.
 //! - [`snapshot`]: [`Snapshot`], the state shaped like `BrainState.msg`.
 //! - [`markers`]: what the brain sees and wants as rviz markers (plain values).
+//! - [`config`]: the node's settings as written and checked (every period, timeout and
+//!   rate within a stated range).
 //! - `ros` (feature `ros`, the node's glue; the only module that uses r2r): inputs,
 //!   the `MoveTo` client, the `/brain/run_task` server (tasks in JSON, or in English
 //!   through arnie_english) and `/brain/state`.
@@ -36,6 +38,7 @@
 //! Units: millimetres and the legacy frame of instructions.json everywhere in this crate;
 //! the node converts to metres at the topic edge. Differences from BrainJS: `README.md`.
 
+pub mod config;
 pub mod core;
 pub mod decide;
 pub mod event;
