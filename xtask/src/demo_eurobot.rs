@@ -10,7 +10,7 @@
 //! 4. `xtask/scripts/eurobot_monitor.py` (an rclpy client) sends the RunStrategy goal,
 //!    prints progress (task, score, time left, re-plans) and decides: exit 0 when the
 //!    points reach the scenario's `match.expected_points`;
-//! 5. draws `out/eurobot/eurobot.svg`: the table, obstacles, the opponent's path, the
+//! 5. draws `out/eurobot/eurobot.svg` (and `eurobot.png` beside it): the table, obstacles, the opponent's path, the
 //!    robot's driven path coloured by task, where it stopped for an obstacle or re-planned,
 //!    and the score over time.
 //!
@@ -202,7 +202,11 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     }
     // The picture, also (especially) after a failed match.
     match draw(&scenario, &truth, &record, &svg) {
-        Ok(()) => eprintln!("xtask: demo eurobot: picture {}", svg.display()),
+        Ok(()) => eprintln!(
+            "xtask: demo eurobot: picture {} and {}",
+            svg.display(),
+            svg.with_extension("png").display()
+        ),
         Err(e) => eprintln!("xtask: demo eurobot: no picture: {}", e.message),
     }
     let wall = started.elapsed().as_secs_f64();
@@ -245,8 +249,9 @@ const PALETTE: &[&str] = &[
     "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
 ];
 
-/// Draws the match as SVG (plain text; no plotting library needed): the table on the
-/// left (1 m = 250 px), the score over time on the right.
+/// Draws the match as SVG (plain text): the table on the left (1 m = 250 px), the score
+/// over time on the right; and the same as PNG beside it (`svg` with extension `png`,
+/// rendered by arnie_plot).
 pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<(), Failure> {
     let s = read_json(scenario)?;
     let f = |v: &Value| v.as_f64().unwrap_or(0.0);
@@ -583,7 +588,12 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
         r##"<polyline points="{pts}" fill="none" stroke="#1f77b4" stroke-width="2"/>"##
     );
     let _ = writeln!(o, "</svg>");
-    std::fs::write(svg, o).map_err(|e| Failure::new(format!("{}: {e}", svg.display())))
+    std::fs::write(svg, &o).map_err(|e| Failure::new(format!("{}: {e}", svg.display())))?;
+    // The same picture as PNG beside it (arnie_plot's rasteriser, as the arm's demo.png).
+    let png = svg.with_extension("png");
+    let image = arnie_plot::render_png(&o, 1.0)
+        .map_err(|e| Failure::new(format!("{}: {e}", png.display())))?;
+    std::fs::write(&png, &image.data).map_err(|e| Failure::new(format!("{}: {e}", png.display())))
 }
 
 fn esc(s: &str) -> String {
@@ -628,6 +638,21 @@ mod tests {
         assert!(text.contains(&format!("stroke=\"{}\" stroke-width=\"3\"", PALETTE[0])));
         assert!(text.contains(&format!("stroke=\"{}\" stroke-width=\"3\"", PALETTE[1])));
         assert!(text.contains("fill=\"#ff0\""), "opponent seen");
+        // The PNG beside it decodes to the SVG's size.
+        let png = png::Decoder::new(std::fs::File::open(dir.join("e.png")).expect("png"));
+        let info = png.read_info().expect("decodes").info().clone();
+        let size = |attr: &str| {
+            let at = text.find(&format!(" {attr}=\"")).expect(attr) + attr.len() + 3;
+            text[at..]
+                .split('"')
+                .next()
+                .and_then(|v| v.parse::<f64>().ok())
+                .expect(attr)
+        };
+        assert_eq!(
+            (info.width, info.height),
+            (size("width").round() as u32, size("height").round() as u32)
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
