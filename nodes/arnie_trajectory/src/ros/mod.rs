@@ -98,6 +98,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         command,
         plan,
         counters: counters.clone(),
+        logs: node_glue::ratelimit::RateLimit::default(),
         legacy: LegacyTargets::new(),
         active: None,
     };

@@ -1,6 +1,7 @@
 //! The running move: one step per period, cancel, its end (the `MoveTo` result) and
 //! shutdown; publishing set-points on `/arm/command` and paths on `/trajectory/plan`.
 use nalgebra::Point3;
+use node_glue::action::End as GoalEnd;
 use node_glue::r2r::{
     self, arnie_interfaces::action::MoveTo, geometry_msgs::msg::PointStamped,
     ActionServerCancelRequest,
@@ -98,14 +99,12 @@ impl Server {
                 final_position: to_point(final_mm),
                 message,
             };
-            let sent = match outcome {
-                Outcome::Reached => goal.succeed(result),
-                Outcome::Cancelled => goal.cancel(result),
-                _ => goal.abort(result),
+            let how = match outcome {
+                Outcome::Reached => GoalEnd::Succeeded,
+                Outcome::Cancelled => GoalEnd::Cancelled,
+                _ => GoalEnd::Aborted,
             };
-            if let Err(e) = sent {
-                r2r::log_warn!(NODE, "could not send the MoveTo result: {e}");
-            }
+            node_glue::action::end(&mut goal, how, result, NODE);
         }
     }
 

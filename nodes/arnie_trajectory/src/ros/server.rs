@@ -5,13 +5,14 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use nalgebra::Point3;
+use node_glue::action::{self, Accepted, CancelStream};
 use node_glue::r2r::{
     self, arnie_interfaces::action::MoveTo, geometry_msgs::msg::PointStamped, nav_msgs::msg::Path,
     ActionServerCancelRequest, ActionServerGoal, ActionServerGoalRequest,
 };
+use node_glue::ratelimit::RateLimit;
 use node_glue::time::Interval;
 use node_glue::{topics, Shutdown};
 use tokio::time::MissedTickBehavior;
@@ -29,7 +30,6 @@ use crate::{
 
 type Goal = ActionServerGoal<MoveTo::Action>;
 type GoalRequest = ActionServerGoalRequest<MoveTo::Action>;
-type CancelStream = BoxStream<'static, ActionServerCancelRequest>;
 
 /// Who asked for the running move.
 pub(super) enum Source {
@@ -56,6 +56,8 @@ pub(crate) struct Server {
     pub(super) command: r2r::Publisher<PointStamped>,
     pub(super) plan: r2r::Publisher<Path>,
     pub(super) counters: Arc<Counters>,
+    /// Input-driven warnings (rejected goals and targets), rate-limited.
+    pub(super) logs: RateLimit,
     pub(super) legacy: LegacyTargets,
     pub(super) active: Option<Active>,
 }
@@ -174,32 +176,26 @@ impl Server {
         let uuid = req.uuid;
         match self.plan_goal(&config, target_mm, g.period_s, g.sample_factor) {
             Err(reason) => {
-                r2r::log_warn!(NODE, "rejecting MoveTo goal {uuid}: {reason}");
+                node_glue::warn_limited!(
+                    self.logs,
+                    "goal",
+                    NODE,
+                    "rejecting MoveTo goal {uuid}: {reason}"
+                );
                 self.counters.goals_rejected.inc();
                 let position = latest(&self.arm)
                     .map(|r| to_point(r.position_mm))
                     .unwrap_or_default();
-                match req.accept() {
-                    Ok((mut goal, _cancel)) => {
-                        let result = MoveTo::Result {
-                            outcome: outcome_code(Outcome::Rejected),
-                            final_position: position,
-                            message: reason,
-                        };
-                        if let Err(e) = goal.abort(result) {
-                            r2r::log_warn!(NODE, "could not answer rejected goal {uuid}: {e}");
-                        }
-                    }
-                    Err(e) => r2r::log_warn!(NODE, "could not answer rejected goal {uuid}: {e}"),
-                }
+                let result = MoveTo::Result {
+                    outcome: outcome_code(Outcome::Rejected),
+                    final_position: position,
+                    message: reason,
+                };
+                action::reject(req, result, NODE);
             }
             Ok((exec, goal_config)) => {
-                let (goal, cancel) = match req.accept() {
-                    Ok(accepted) => accepted,
-                    Err(e) => {
-                        r2r::log_warn!(NODE, "could not accept goal {uuid}: {e}");
-                        return;
-                    }
+                let Some(Accepted { goal, cancel }) = action::accept(req, NODE) else {
+                    return;
                 };
                 self.counters.goals_accepted.inc();
                 r2r::log_info!(
@@ -210,14 +206,7 @@ impl Server {
                     goal_config.period_ms()
                 );
                 self.preempt();
-                self.start(
-                    exec,
-                    &goal_config,
-                    Source::Action {
-                        goal,
-                        cancel: cancel.boxed(),
-                    },
-                );
+                self.start(exec, &goal_config, Source::Action { goal, cancel });
             }
         }
     }
@@ -232,7 +221,9 @@ impl Server {
             Ok(exec) => exec,
             Err(reason) => {
                 self.counters.legacy_rejected.inc();
-                r2r::log_warn!(
+                node_glue::warn_limited!(
+                    self.logs,
+                    "legacy",
                     NODE,
                     "legacy target on {} rejected: {reason}",
                     topics::ARM_TARGET
