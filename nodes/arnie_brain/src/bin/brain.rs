@@ -46,6 +46,10 @@ struct BrainParams {
     command_mode: String,
     /// brain/markers (observations, target, variables, actions for rviz) publications per second, read at start [Hz]; 0 = off
     markers_rate_hz: f64,
+    /// Folders task files (a goal's task_file, instructions_file) may be read from, symlinks and .. resolved; [] = any folder
+    allowed_dirs: node_glue::files::Dirs,
+    /// Largest task file, and largest inline task_json / task_english [bytes] (at most 64 MiB)
+    max_file_bytes: i64,
 }
 
 impl Default for BrainParams {
@@ -61,6 +65,8 @@ impl Default for BrainParams {
             m_per_unit: 0.001,
             command_mode: "move_to".into(),
             markers_rate_hz: 10.0,
+            allowed_dirs: node_glue::files::Dirs::default(),
+            max_file_bytes: node_glue::files::DEFAULT_MAX_FILE_BYTES,
         }
     }
 }
@@ -95,6 +101,7 @@ impl TryFrom<&BrainParams> for Settings {
                     p.m_per_unit
                 )
             })?,
+            files: node_glue::files::FileRules::new(&p.allowed_dirs, p.max_file_bytes)?,
         })
     }
 }
@@ -190,8 +197,8 @@ fn setup(app: &mut App) -> Result<(), Error> {
     // first goal that falls back on it.
     let mut first = None;
     if !settings.instructions_file.trim().is_empty() {
-        let task = server
-            .load(&RunTask::Goal::default())
+        let task = app
+            .block_on(server.load(&RunTask::Goal::default()))
             .map_err(|e| Error::Setup(format!("instructions_file {e}")))?;
         first = autostart.then_some(task);
     }

@@ -14,6 +14,9 @@ pub struct Counters {
     pub runs_started: Counter,
     /// Goals whose task did not load (outcome REJECTED).
     pub runs_rejected: Counter,
+    /// Of those: a task file refused by the file rules (`allowed_dirs`, regular file,
+    /// `max_file_bytes`) or an inline task over `max_file_bytes`.
+    pub tasks_refused: Counter,
     /// Runs that ended by themselves or by their tick limit (FINISHED).
     pub runs_finished: Counter,
     pub runs_cancelled: Counter,
@@ -80,6 +83,7 @@ impl Counters {
         )
         .with("runs_started", self.runs_started.get())
         .with("runs_rejected", self.runs_rejected.get())
+        .with("tasks_refused", self.tasks_refused.get())
         .with("runs_finished", self.runs_finished.get())
         .with("runs_cancelled", self.runs_cancelled.get())
         .with("runs_aborted", self.runs_aborted.get())

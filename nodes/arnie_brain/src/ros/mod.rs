@@ -109,6 +109,9 @@ pub struct Settings {
     pub verify_tolerance_mm: f64,
     /// Metres per instructions unit.
     pub scale: Scale,
+    /// Where task files may be read from and how large they (and inline tasks) may be
+    /// (`allowed_dirs`, `max_file_bytes`).
+    pub files: node_glue::files::FileRules,
 }
 
 /// Reads the current settings (the binary reads its live parameters), so `ros2 param

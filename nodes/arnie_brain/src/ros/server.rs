@@ -6,7 +6,9 @@
 //! `task_english`); any other file is instructions JSON. Every goal is **accepted**; one
 //! whose task cannot be read, does not load or does not compile (or names an unknown
 //! `initial_action`) is then aborted at once with outcome `REJECTED` and the loader's
-//! error in `message`, e.g.
+//! error in `message` (a task file is read by `node_glue::files`: off the runtime, a
+//! regular file in `allowed_dirs` of at most `max_file_bytes`, each refusal naming the
+//! file and the rule; an inline task over `max_file_bytes` is refused too), e.g.
 //! `task_json: actions.start.decisions[0].success.action: unknown action "nope"`, or
 //! every diagnostic of the English, one per line, e.g.
 //! `task_english: line 2, column 13: unknown sentence: …` (a plain rejection would tell
@@ -117,9 +119,28 @@ impl BrainServer {
     }
 
     /// Loads the task a goal names (see the module doc). The error is the `REJECTED`
-    /// message: it names the source and the problem.
-    pub fn load(&self, goal: &RunTask::Goal) -> Result<Task, String> {
+    /// message: it names the source and the problem. A file is read by
+    /// `node_glue::files` (off the runtime; `allowed_dirs`, regular files only,
+    /// `max_file_bytes`); an inline task is capped at `max_file_bytes` too.
+    pub async fn load(&self, goal: &RunTask::Goal) -> Result<Task, String> {
         let settings = (self.settings)()?;
+        let read = |path: String| {
+            let rules = settings.files.clone();
+            async move {
+                node_glue::files::read_to_string(&path, &rules)
+                    .await
+                    .map_err(|e| self.refused(e))
+            }
+        };
+        for (name, text) in [
+            ("task_json", &goal.task_json),
+            ("task_english", &goal.task_english),
+        ] {
+            settings
+                .files
+                .check_len(name, text.len())
+                .map_err(|e| self.refused(e))?;
+        }
         let inline = [
             ("task_json", &goal.task_json),
             ("task_english", &goal.task_english),
@@ -138,7 +159,7 @@ impl BrainServer {
                 );
             }
             let path = goal.task_file.trim().to_owned();
-            let text = read(&path)?;
+            let text = read(path.clone()).await?;
             let english = is_english_file(&path);
             (path, text, english)
         } else if !goal.task_json.trim().is_empty() {
@@ -153,7 +174,7 @@ impl BrainServer {
             ("task_english".to_owned(), goal.task_english.clone(), true)
         } else if !settings.instructions_file.trim().is_empty() {
             let path = settings.instructions_file.trim().to_owned();
-            let text = read(&path)?;
+            let text = read(path.clone()).await?;
             let english = is_english_file(&path);
             (path, text, english)
         } else {
@@ -187,6 +208,14 @@ impl BrainServer {
             brain,
             settings,
         })
+    }
+
+    /// A task file or inline task refused by the file rules: counted, the reason kept.
+    fn refused(&self, e: node_glue::files::FileError) -> String {
+        if !matches!(e.refusal, node_glue::files::Refusal::Unreadable(_)) {
+            self.counters.tasks_refused.inc();
+        }
+        e.to_string()
     }
 
     /// Compiles a task in English (arnie_english). Warnings are logged; errors make the
@@ -236,7 +265,7 @@ impl BrainServer {
                     continue;
                 }
             };
-            match self.load(&request) {
+            match self.load(&request).await {
                 Ok(task) => self.start(Some((goal, cancel.boxed())), task).await,
                 Err(message) => self.reject(goal, message),
             }
@@ -462,8 +491,4 @@ fn is_english_file(path: &str) -> bool {
     std::path::Path::new(path)
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("txt"))
-}
-
-fn read(path: &str) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("{path}: cannot read: {e}"))
 }
