@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 from arnie_interfaces.msg import SimTruth
 from diagnostic_msgs.msg import DiagnosticArray
+from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+from rcl_interfaces.srv import DescribeParameters, SetParameters
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from conftest import ROOT
@@ -110,15 +112,16 @@ def scenario(tmp_path, **eyes):
     return data, path
 
 
-def start_sim(graph, spine, scenario_path, truth_log=None):
+def start_sim(graph, spine, scenario_path, truth_log=None, params_file=None, **extra):
     params = {
         "spine_config": str(spine.config_path),
         "scenario_file": str(scenario_path),
         "port_offset": PORT_OFFSET,
+        **extra,
     }
     if truth_log:
         params["truth_log"] = str(truth_log)
-    return graph.start("sim", params=params)
+    return graph.start("sim", params=params, params_file=params_file)
 
 
 def near(a, b, tol=1e-6):
@@ -225,3 +228,100 @@ def test_bad_scenario_fails_naming_the_field(graph, spine, tmp_path):
     proc.must_live = False
     assert proc.wait(30) == 2
     assert "arm.max_speed_mm_s" in graph.output(proc)
+
+
+def sim_status(diags):
+    """The key/values of the last `sim: sim` status seen, or None."""
+    for arr in reversed(diags):
+        for st in arr.status:
+            if st.name == "sim: sim":
+                return {kv.key: kv.value for kv in st.values}
+    return None
+
+
+def test_a_bad_period_at_start_stops_the_node_naming_it(graph, spine, tmp_path):
+    _, path = scenario(tmp_path)
+    # A params file asking for a /sim/truth period of 1e-12 s.
+    params_file = tmp_path / "sim.yaml"
+    params_file.write_text("/**:\n  ros__parameters:\n    truth_rate_hz: 1.0e12\n")
+    proc = start_sim(graph, spine, path, params_file=params_file)
+    proc.must_live = False
+    assert proc.wait(30) == 2
+    out = graph.output(proc)
+    assert "truth_rate_hz: must be in [0.01, 1000], got 1000000000000" in out, out
+    assert "panicked" not in out
+    # A zero physics step on the command line, the same way.
+    proc = start_sim(graph, spine, path, step_ms=0)
+    proc.must_live = False
+    assert proc.wait(30) == 2
+    out = graph.output(proc)
+    assert "step_ms: must be in [1, 1000], got 0" in out, out
+
+
+def set_param(graph, name, value):
+    """`ros2 param set /sim NAME VALUE` through the node's own service; the result."""
+    client = graph.node.create_client(SetParameters, "/sim/set_parameters")
+    graph.spin_until(client.service_is_ready, what="/sim/set_parameters")
+    if isinstance(value, float):
+        v = ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=value)
+    else:
+        v = ParameterValue(type=ParameterType.PARAMETER_INTEGER, integer_value=value)
+    req = SetParameters.Request(parameters=[Parameter(name=name, value=v)])
+    return graph.wait_future(client.call_async(req), what=f"set {name}").results[0]
+
+
+def test_param_set_refuses_a_bad_period_and_start_only_parameters(graph, spine, tmp_path):
+    _, path = scenario(tmp_path)
+    start_sim(graph, spine, path)
+    truths = graph.collect(SimTruth, "/sim/truth", TRUTH_QOS)
+    graph.spin_until(lambda: truths, what="/sim/truth")
+    # The description says the range and the policy.
+    client = graph.node.create_client(DescribeParameters, "/sim/describe_parameters")
+    graph.spin_until(client.service_is_ready, what="/sim/describe_parameters")
+    names = ["truth_rate_hz", "step_ms"]
+    described = graph.wait_future(client.call_async(DescribeParameters.Request(names=names)),
+                                  what="describe_parameters").descriptors
+    assert "in [0.01, 1000]; live" in described[0].description, described[0]
+    assert "in [1, 1000]; start only" in described[1].description, described[1]
+
+    r = set_param(graph, "truth_rate_hz", 1e12)
+    assert not r.successful
+    assert "truth_rate_hz: must be in [0.01, 1000], got 1000000000000" in r.reason, r.reason
+    r = set_param(graph, "step_ms", 1)
+    assert not r.successful and "read only at start" in r.reason, r.reason
+    r = set_param(graph, "truth_rate_hz", 20.0)
+    assert r.successful, r.reason
+    # Still alive and publishing after the refusals.
+    seen = len(truths)
+    graph.spin_until(lambda: len(truths) >= seen + 5, what="/sim/truth after the parameter changes")
+
+
+def test_the_truth_log_is_written_off_the_runtime_and_counted(graph, spine, tmp_path):
+    _, path = scenario(tmp_path)
+    log = tmp_path / "truth.jsonl"
+    proc = start_sim(graph, spine, path, log, truth_rate_hz=50.0)
+    diags = graph.collect(DiagnosticArray, "/diagnostics")
+
+    def written(n):
+        s = sim_status(diags)
+        return s is not None and int(s["truth_log_written"]) >= n
+
+    graph.spin_until(lambda: written(20), what="20 truth lines counted on /diagnostics")
+    s = sim_status(diags)
+    assert s["truth_log_dropped"] == "0" and s["truth_log_errors"] == "0", s
+    assert graph.stop(proc) == 0
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    truths = [x for x in lines if x["kind"] == "truth"]
+    # Every line counted while running is in the file (and the last ones written at stop).
+    assert len(lines) >= int(s["truth_log_written"]) and len(truths) >= 20
+    assert all("arm_mm" in x and "t_s" in x for x in truths)
+    times = [x["t_s"] for x in truths]
+    assert times == sorted(times), "truth lines out of order"
+
+
+def test_a_truth_log_that_cannot_be_created_stops_the_node(graph, spine, tmp_path):
+    _, path = scenario(tmp_path)
+    proc = start_sim(graph, spine, path, tmp_path / "no" / "such" / "dir" / "truth.jsonl")
+    proc.must_live = False
+    assert proc.wait(30) == 2
+    assert "truth_log" in graph.output(proc) and "truth.jsonl" in graph.output(proc)

@@ -1,8 +1,9 @@
 //! Simulated xPC Targets (arm with encoders, eyes seeing flames) speaking UDP like the
 //! real hardware, so the flame-passing task (ARCHITECTURE.md §5) can really succeed or
-//! fail. This library is the pure part (no sockets, no clock: time comes in as `dt`);
-//! the `ros` feature's `sim` binary binds the sockets, runs [`World::step`] at a fixed
-//! step and publishes the ground truth.
+//! fail. This library is the logic, without ROS (no sockets, no clock: time comes in
+//! as `dt`); its `ros` module (feature `ros`) binds the sockets, runs [`World::step`] at
+//! a fixed step and publishes the ground truth, and the `sim` binary only calls
+//! `ros::setup`.
 //!
 //! # Layout
 //! - [`scenario`]: our scenario JSON (arm start, limits, rates, obstacles, flames,
@@ -17,7 +18,13 @@
 //! - [`world`]: [`World`], all of the above plus the lossy arm link; datagrams in,
 //!   datagrams and events out, and the ground truth ([`world::Truth`]).
 //! - [`markers`]: [`markers::SceneMarkers`], the scene as rviz markers (plain values).
-//! - `ros` (feature `ros`): the node's glue that is more than wiring (`sim/markers`).
+//! - [`settings`]: the node's numeric parameters, their ranges and checks
+//!   ([`settings::RawSettings`] → [`settings::Settings`]), and the physics' fixed-step
+//!   clock ([`settings::CatchUp`]).
+//! - [`truth_log`]: [`truth_log::TruthLog`], the JSON Lines ground-truth log written by
+//!   a thread of its own through a bounded queue (dropped lines counted).
+//! - `ros` (feature `ros`): the node's ROS 2 glue (parameters, UDP tasks, `sim/truth`,
+//!   `sim/markers`, `/diagnostics`).
 //!
 //! # Frames and units
 //! Millimetres throughout. The models live in the global frame; the wire is in each
@@ -60,6 +67,8 @@ pub mod rng;
 #[cfg(feature = "ros")]
 pub mod ros;
 pub mod scenario;
+pub mod settings;
+pub mod truth_log;
 pub mod wiring;
 pub mod world;
 

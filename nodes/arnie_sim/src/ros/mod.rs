@@ -1,5 +1,206 @@
-//! The ROS 2 glue of the `sim` node that is more than wiring (feature `ros`); the
-//! binary (`src/bin/sim.rs`) creates the entities and spawns these tasks.
+//! The ROS 2 side of the `sim` node (feature `ros`): the only module that uses r2r. The
+//! binary only calls [`setup`].
 //!
-//! - [`markers`]: `sim/markers` (`visualization_msgs/MarkerArray`), the scene for rviz.
+//! The hardware side speaks UDP only, mirroring the spine config named by
+//! `spine_config`: the arm listens for simulink targets where the spine's arm output
+//! sends; encoder positions go to the spine's arm input and csv observations to its
+//! eyes input, each in the device frame of the config's transforms. ROS carries the
+//! parameters, the ground truth on `sim/truth` (`arnie_interfaces/SimTruth`, metres,
+//! `world`, latched), the scene on `sim/markers` and `/diagnostics`.
+//!
+//! Tasks (all behaviour is the library's [`crate::World`], behind one mutex):
+//! - `link::receive_targets`: arm datagrams → the world;
+//! - `link::physics`: the fixed-step physics on the node's ROS clock, sending what the
+//!   world emits and logging its events;
+//! - `truth::publish`: `sim/truth` at `truth_rate_hz` (live) and a truth log line;
+//! - `markers::run`: `sim/markers`;
+//! - the truth log's writer is a thread of its own ([`crate::truth_log`]): no file write
+//!   runs on the async runtime, and lines it cannot keep up with are counted.
+//!
+//! Layout: `params` (the parameters and their rules), `link` (UDP), `truth`
+//! (`sim/truth`), `markers` (`sim/markers`), `status` (counters and `/diagnostics`).
+mod link;
 pub mod markers;
+mod params;
+mod status;
+mod truth;
+
+use std::net::{SocketAddr, UdpSocket as StdUdpSocket};
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use arnie_spine::{Config, LoopbackMap};
+use node_glue::r2r::{self, arnie_interfaces::msg::SimTruth};
+use node_glue::{qos, topics, App, Error, Shutdown};
+use tokio::net::UdpSocket;
+
+use crate::markers::SceneMarkers;
+use crate::truth_log::{Sent, TruthLog};
+use crate::wiring::InterfaceNames;
+use crate::{Scenario, Wiring, World};
+use params::{SimParams, RULES};
+use status::Counters;
+
+/// The node's name (and the log target).
+pub const NODE: &str = "sim";
+
+/// What every task of the node shares.
+#[derive(Clone)]
+struct Ctx {
+    world: Arc<Mutex<World>>,
+    counters: Arc<Counters>,
+    log: Option<TruthLog>,
+    name: String,
+    shutdown: Shutdown,
+}
+
+impl Ctx {
+    /// Locks the world; a poisoned lock (a panicked task) still holds a usable world.
+    fn world(&self) -> MutexGuard<'_, World> {
+        self.world.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Hands a line to the truth log (if any); the first dropped line is logged.
+    fn log_line(&self, line: impl FnOnce() -> String) {
+        if let Some(log) = &self.log {
+            if let Sent::Dropped { first: true } = log.send(line()) {
+                r2r::log_warn!(
+                    &self.name,
+                    "truth_log: the writer is behind, lines are dropped (counted in truth_log_dropped)"
+                );
+            }
+        }
+    }
+}
+
+/// Creates the node's sockets, publishers and tasks (`node_glue::main_with(NODE, setup)`).
+///
+/// # Errors
+/// Invalid parameters (naming the parameter and its range), a spine config or scenario
+/// the sim cannot run with, a socket that cannot be bound, a truth log that cannot be
+/// created, or a ROS entity that could not be created.
+pub fn setup(app: &mut App) -> Result<(), Error> {
+    let params = app.parameters_checked(SimParams::default(), RULES)?;
+    let p = params
+        .lock()
+        .map_err(|_| Error::Setup("parameter table poisoned".into()))?
+        .clone();
+    let settings = p.settings().map_err(|e| Error::Parameter(e.to_string()))?;
+    let name = app.name().to_string();
+
+    let loopback = LoopbackMap {
+        port_offset: settings.port_offset,
+    };
+    let config = Config::load(Path::new(&p.spine_config), Some(loopback))
+        .map_err(|e| Error::Setup(format!("spine_config {}: {e}", p.spine_config)))?;
+    let names = InterfaceNames {
+        arm_output: p.arm_output.clone(),
+        arm_input: p.arm_input.clone(),
+        eyes_input: p.eyes_input.clone(),
+    };
+    let wiring = Wiring::from_config(&config, &names)
+        .map_err(|e| Error::Setup(format!("spine_config {}: {e}", p.spine_config)))?;
+    let scenario = match p.scenario_file.as_str() {
+        "" => Scenario::default(),
+        file => Scenario::load(Path::new(file))
+            .map_err(|e| Error::Setup(format!("scenario_file {file}: {e}")))?,
+    };
+    r2r::log_info!(
+        &name,
+        "arm listens on {} ({}), sends positions to {} ({}); eyes send to {} ({}); source at {:?} mm, candle at {:?} mm",
+        wiring.arm_targets.addr,
+        wiring.arm_targets.format,
+        wiring.arm_positions.addr,
+        wiring.arm_positions.format,
+        wiring.eyes.addr,
+        wiring.eyes.format,
+        scenario.eyes.source_mm.as_slice(),
+        scenario.eyes.candle_mm.as_slice(),
+    );
+
+    let arm_std = StdUdpSocket::bind(wiring.arm_targets.addr).map_err(|e| {
+        let at = wiring.arm_targets.addr;
+        Error::Setup(format!("cannot bind the arm at {at}: {e}"))
+    })?;
+    let eyes_bind = SocketAddr::new(
+        match wiring.eyes.addr {
+            SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+            SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+        },
+        0,
+    );
+    let eyes_std = StdUdpSocket::bind(eyes_bind)?;
+    arm_std.set_nonblocking(true)?;
+    eyes_std.set_nonblocking(true)?;
+    // The file is created here, at start: a bad path stops the node naming it.
+    let log = match p.truth_log.as_str() {
+        "" => None,
+        path => Some(
+            TruthLog::create(Path::new(path))
+                .map_err(|e| Error::Setup(format!("truth_log {e}")))?,
+        ),
+    };
+
+    let truth_pub = app
+        .node
+        .create_publisher::<SimTruth>(topics::SIM_TRUTH, qos::latched())?;
+    let markers_pub = match settings.markers_period {
+        Some(period) => Some((markers::publisher(&mut app.node)?, period)),
+        None => None,
+    };
+    let diagnostics = app.diagnostics()?;
+    let _rt = app.handle().enter();
+    let arm_sock = Arc::new(UdpSocket::from_std(arm_std)?);
+    let eyes_sock = UdpSocket::from_std(eyes_std)?;
+
+    let scene = SceneMarkers::new(scenario.clone(), 0.0);
+    let log_counts = log.as_ref().map(|(l, _)| l.counts());
+    let ctx = Ctx {
+        world: Arc::new(Mutex::new(World::new(scenario, &wiring))),
+        counters: Arc::new(Counters::default()),
+        log: log.as_ref().map(|(l, _)| l.clone()),
+        name: name.clone(),
+        shutdown: app.shutdown(),
+    };
+    if let Some((_, writer)) = log {
+        // At shutdown, give the writer (ended once every task dropped its sender) the
+        // runtime's grace period to write and flush the last lines.
+        let down = ctx.shutdown.clone();
+        tokio::spawn(async move {
+            down.wait().await;
+            let _ = tokio::task::spawn_blocking(move || writer.join()).await;
+        });
+    }
+    tokio::spawn(link::receive_targets(arm_sock.clone(), ctx.clone()));
+    let sockets = link::Sockets {
+        arm: arm_sock,
+        eyes: eyes_sock,
+        arm_dest: wiring.arm_positions.addr,
+        eyes_dest: wiring.eyes.addr,
+    };
+    tokio::spawn(link::physics(settings.step, sockets, ctx.clone()));
+    tokio::spawn(truth::publish(
+        truth_pub,
+        params,
+        settings.truth_period,
+        ctx.clone(),
+    ));
+    if let Some((publisher, period)) = markers_pub {
+        let (world, shutdown) = (ctx.world.clone(), ctx.shutdown.clone());
+        tokio::spawn(markers::run(
+            publisher,
+            world,
+            scene,
+            period,
+            name.clone(),
+            shutdown,
+        ));
+    }
+    let (world, counters) = (ctx.world.clone(), ctx.counters.clone());
+    diagnostics.spawn_periodic(Duration::from_millis(500), ctx.shutdown, move || {
+        let w = world.lock().unwrap_or_else(|p| p.into_inner());
+        vec![status::status(&w, &counters, log_counts.as_ref())]
+    });
+    Ok(())
+}

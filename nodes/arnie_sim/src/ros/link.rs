@@ -1,0 +1,127 @@
+//! The UDP side: arm targets in, the physics sending encoder positions and observations.
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use node_glue::r2r;
+use node_glue::time;
+use tokio::net::UdpSocket;
+
+use super::Ctx;
+use crate::settings::CatchUp;
+use crate::truth_log::event_line;
+use crate::world::Arrival;
+use crate::{Dest, Event};
+
+/// At most this many physics steps per timer tick (after a stall, time jumps instead).
+const MAX_CATCH_UP_STEPS: u64 = 200;
+
+/// Arm target datagrams → the world.
+pub(super) async fn receive_targets(sock: Arc<UdpSocket>, ctx: Ctx) {
+    let mut buf = vec![0u8; 65_536];
+    loop {
+        let got = tokio::select! {
+            _ = ctx.shutdown.wait() => return,
+            got = sock.recv_from(&mut buf) => got,
+        };
+        match got {
+            Ok((n, from)) => {
+                let result = ctx.world().on_arm_datagram(&buf[..n]);
+                match result {
+                    Ok(Arrival::Accepted { .. }) => {}
+                    Ok(Arrival::Dropped { target_mm }) => {
+                        r2r::log_debug!(
+                            &ctx.name,
+                            "simulated loss dropped target {:?} mm",
+                            target_mm.as_slice()
+                        );
+                    }
+                    Err(e) => r2r::log_warn!(&ctx.name, "rejected arm datagram from {from}: {e}"),
+                }
+            }
+            Err(e) => {
+                // E.g. ICMP errors surfacing on the socket: count, never end the loop.
+                ctx.counters.recv_errors.inc();
+                r2r::log_warn!(&ctx.name, "arm socket receive error: {e}");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    }
+}
+
+/// The sockets the physics sends from, and where to.
+pub(super) struct Sockets {
+    /// The arm's socket (also receiving targets).
+    pub arm: Arc<UdpSocket>,
+    /// The eyes' socket.
+    pub eyes: UdpSocket,
+    /// The spine's arm input.
+    pub arm_dest: SocketAddr,
+    /// The spine's eyes input.
+    pub eyes_dest: SocketAddr,
+}
+
+/// The fixed-step physics: catches up on the node's ROS clock (wall time, or `/clock` with
+/// `use_sim_time`), sends what the world emits, logs its events.
+pub(super) async fn physics(step: Duration, sockets: Sockets, ctx: Ctx) {
+    let mut clock = CatchUp::new(step, MAX_CATCH_UP_STEPS);
+    let dt_s = clock.dt_s();
+    let mut start = None;
+    let mut interval = time::interval(step);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let now = tokio::select! {
+            _ = ctx.shutdown.wait() => return,
+            now = interval.tick() => now,
+        };
+        let start = *start.get_or_insert(now);
+        let n = clock.due(now.saturating_sub(start));
+        let mut datagrams = Vec::new();
+        let mut events = Vec::new();
+        {
+            let mut w = ctx.world();
+            for _ in 0..n {
+                let out = w.step(dt_s);
+                datagrams.extend(out.datagrams);
+                let t_s = w.now_s();
+                events.extend(out.events.into_iter().map(|e| (t_s, e)));
+            }
+        }
+        for d in datagrams {
+            let (sock, to) = match d.dest {
+                Dest::ArmInput => (&*sockets.arm, sockets.arm_dest),
+                Dest::EyesInput => (&sockets.eyes, sockets.eyes_dest),
+            };
+            if let Err(e) = sock.send_to(&d.bytes, to).await {
+                if ctx.counters.send_errors.get() == 0 {
+                    r2r::log_warn!(
+                        &ctx.name,
+                        "send to {to} failed: {e} (only the first is logged; see send_errors)"
+                    );
+                }
+                ctx.counters.send_errors.inc();
+            }
+        }
+        for (t_s, e) in events {
+            log_event(&ctx.name, &e);
+            ctx.log_line(|| event_line(t_s, &e));
+        }
+    }
+}
+
+fn log_event(name: &str, e: &Event) {
+    match e {
+        Event::Lit(lit) => r2r::log_info!(
+            name,
+            "the {} is lit (t = {:.2} s)",
+            lit.flame.name(),
+            lit.at_s
+        ),
+        Event::Blocked { obstacle, at_mm } => r2r::log_warn!(
+            name,
+            "the arm is blocked by {obstacle} at {:?} mm",
+            at_mm.as_slice()
+        ),
+        Event::Freed => r2r::log_info!(name, "the arm moves freely again"),
+    }
+}
