@@ -28,6 +28,7 @@
 //! ```
 //!
 //! No module here uses ROS except `ros` (feature `ros`): the node converts messages at its edge.
+#![deny(missing_docs)]
 
 pub mod error;
 pub mod formats;
