@@ -145,6 +145,18 @@ impl Grid {
         let mut reader = decoder
             .read_info()
             .map_err(|e| bad_header(&format!("PNG: {e}")))?;
+        // The png crate (0.17) panics while expanding a palette whose length is not
+        // 3 × entries (≤ 256), or with more tRNS alphas than entries: refused here.
+        if let Some(palette) = &reader.info().palette {
+            let entries = palette.len() / 3;
+            let alphas = reader.info().trns.as_ref().map_or(0, |t| t.len());
+            if palette.len() % 3 != 0 || entries > 256 || alphas > entries {
+                return Err(bad_header(&format!(
+                    "PNG: a palette of {} bytes with {alphas} alpha values",
+                    palette.len()
+                )));
+            }
+        }
         let (width, height) = (reader.info().width as usize, reader.info().height as usize);
         if width == 0 || height == 0 || width > Grid::MAX_SIDE || height > Grid::MAX_SIDE {
             return Err(MapError::BadSize {
@@ -570,6 +582,24 @@ mod tests {
                 field: "occupied_thresh"
             })
         );
+    }
+
+    /// Found by `cargo xtask fuzz planner_png` (minimized): a PLTE chunk of 4 bytes made
+    /// the png crate panic while decoding the rows.
+    #[test]
+    fn png_with_a_broken_palette_is_refused() {
+        const FUZZ_PALETTE_4_BYTES: &[u8] = &[
+            0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48,
+            0x44, 0x52, 0x00, 0x00, 0x00, 0x28, 0x00, 0x00, 0x00, 0x1e, 0x02, 0x03, 0x00, 0x00,
+            0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x50, 0x4c, 0x54, 0x45, 0x7f,
+            0x62, 0xd1, 0x00, 0x00, 0x00, 0x26, 0x63, 0x60, 0x40, 0x03, 0x00, 0x49, 0x44, 0x41,
+            0x54, 0x78, 0xda, 0x63, 0x40, 0x03,
+        ];
+        let o = PgmOptions::default();
+        assert!(matches!(
+            Grid::from_png(FUZZ_PALETTE_4_BYTES, &o),
+            Err(MapError::BadHeader { .. })
+        ));
     }
 
     #[test]
