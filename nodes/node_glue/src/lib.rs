@@ -17,6 +17,8 @@
 //! - [`action`]: action servers' one policy: a bad goal is accepted and aborted with
 //!   `REJECTED` and the reason ([`action::reject`]); a new good goal preempts the running
 //!   one (outcome `PREEMPTED`).
+//! - [`tracker`]: the latest sample of a stream with its arrival time
+//!   ([`tracker::Tracker`]: `set`, `latest` + `age`, `fresh(max_age)`).
 //! - [`ratelimit`]: rate-limited warnings for input-driven log lines ([`warn_limited!`]:
 //!   one line per key per period, then "(K more suppressed)").
 //! - [`time`]: the node's ROS clock (`use_sim_time` honoured: `/clock`): stamps, headers,
@@ -40,6 +42,7 @@ pub mod qos_check;
 pub mod ratelimit;
 pub mod time;
 pub mod topics;
+pub mod tracker;
 
 mod app;
 pub use app::{main_with, App, Error, Shutdown};

@@ -37,7 +37,7 @@ mod position;
 mod running;
 mod server;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use node_glue::r2r::{
@@ -86,7 +86,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         .create_publisher::<Path>(topics::TRAJECTORY_PLAN, qos::latched())?;
     let diagnostics = app.diagnostics()?;
     let counters = Arc::new(Counters::default());
-    let arm: Latest = Arc::new(Mutex::new(None));
+    let arm = Latest::new();
     let shutdown = app.shutdown();
     let _rt = app.handle().enter();
 

@@ -20,7 +20,7 @@ use tokio::time::MissedTickBehavior;
 use super::convert::{finite, from_point, outcome_code, to_point};
 use super::counters::Counters;
 use super::params::TrajectoryParams;
-use super::position::{latest, Latest};
+use super::position::Latest;
 use super::NODE;
 use crate::config::MAX_PERIOD_MS;
 use crate::{
@@ -103,14 +103,9 @@ impl Server {
     }
 
     fn arm_sample(&self) -> Option<ArmSample> {
-        latest(&self.arm).map(|r| ArmSample {
-            position_mm: r.position_mm,
-            age_ms: u64::try_from(
-                node_glue::time::now_duration()
-                    .saturating_sub(r.at)
-                    .as_millis(),
-            )
-            .unwrap_or(u64::MAX),
+        self.arm.latest().map(|r| ArmSample {
+            position_mm: r.value,
+            age_ms: u64::try_from(r.age().as_millis()).unwrap_or(u64::MAX),
         })
     }
 
@@ -118,19 +113,13 @@ impl Server {
     /// only position the server may command as a hold (cancel, shutdown). `None` when the
     /// stream stopped: then nothing is commanded and the arm keeps its last set-point.
     pub(super) fn fresh_position(&self, timeout: Duration) -> Option<Point3<f64>> {
-        latest(&self.arm)
-            .filter(|r| node_glue::time::now_duration().saturating_sub(r.at) <= timeout)
-            .map(|r| r.position_mm)
-            .filter(finite)
+        self.arm.fresh(timeout).filter(finite)
     }
 
     /// The best known arm position for a result (never commanded): the latest finite
     /// sample, else what the move saw last.
     pub(super) fn best_position(&self, fallback_mm: Point3<f64>) -> Point3<f64> {
-        latest(&self.arm)
-            .map(|r| r.position_mm)
-            .filter(finite)
-            .unwrap_or(fallback_mm)
+        self.arm.value().filter(finite).unwrap_or(fallback_mm)
     }
 
     /// Goal overrides (`period_s`, `sample_factor`; 0 = the server's) applied and checked,
@@ -183,9 +172,7 @@ impl Server {
                     "rejecting MoveTo goal {uuid}: {reason}"
                 );
                 self.counters.goals_rejected.inc();
-                let position = latest(&self.arm)
-                    .map(|r| to_point(r.position_mm))
-                    .unwrap_or_default();
+                let position = self.arm.value().map(to_point).unwrap_or_default();
                 let result = MoveTo::Result {
                     outcome: outcome_code(Outcome::Rejected),
                     final_position: position,
