@@ -12,7 +12,6 @@ an inline task_json at `max_file_bytes`.
 """
 import json
 import os
-import shutil
 
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import RunStrategy, RunTask
@@ -102,3 +101,41 @@ def test_brain_refuses_a_bad_instructions_file_at_start(graph, tmp_path):
     graph.spin_until(lambda: node.poll() is not None, timeout=TIMEOUT, what="the node to exit")
     assert node.returncode == 2
     assert "refused: outside the allowed folders" in graph.output(node)
+
+
+# --------------------------------------------------------------------------- strategy
+# No move: the approach point is the start, and no planner is running.
+STRATEGY = {"tasks": [{"name": "here", "points": 3, "approach_m": [0, 0, 0], "steps": [{"delay_ms": 10}]}]}
+
+
+def strategy_goal(graph, client, path):
+    goal = RunStrategy.Goal(strategy_file=path)
+    handle = graph.wait_future(client.send_goal_async(goal), TIMEOUT, what="the RunStrategy goal response")
+    assert handle.accepted, graph.logs()  # the goal policy: bad goals end REJECTED with the reason
+    return graph.wait_future(handle.get_result_async(), TIMEOUT, what="the RunStrategy result")
+
+
+def test_strategy_refuses_bad_strategy_files_and_serves_the_next(graph, tmp_path):
+    good, bad, params = bad_files(tmp_path, "strategy.json", json.dumps(STRATEGY))
+    events = graph.collect(StrategyEvent, "/strategy/events", QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
+    node = graph.start("strategy", params_file=ROOT / "params" / "strategy.yaml",
+                       params=dict(params, planner_wait_ms=200))
+    client = ActionClient(graph.node, RunStrategy, "/strategy/run")
+    graph.wait_for_action(client, "/strategy/run")
+
+    def runs_good():
+        res = strategy_goal(graph, client, str(good))
+        assert res.status == GoalStatus.STATUS_SUCCEEDED, (res, graph.logs())
+        assert (list(res.result.done), res.result.points) == (["here"], 3.0)
+
+    runs_good()
+    for path, reason in bad:
+        res = strategy_goal(graph, client, path)
+        assert res.status == GoalStatus.STATUS_ABORTED, (path, res)
+        assert res.result.outcome == RunStrategy.Result.REJECTED, (path, res.result)
+        assert f"{path}: " in res.result.message and reason in res.result.message, res.result.message
+        runs_good()
+    # Each refusal was also published as an ERROR event, with its reason.
+    graph.spin_until(lambda: any(bad[0][1] in e.message for e in events if e.kind == StrategyEvent.ERROR),
+                     timeout=TIMEOUT, what="the /dev/zero refusal on /strategy/events")
+    assert node.poll() is None

@@ -33,6 +33,10 @@ struct StrategyParams {
     call_timeout_ms: i64,
     /// RunStrategy feedback is sent on every event and at least this often [ms]
     feedback_period_ms: i64,
+    /// Folders strategy files may be read from, symlinks and .. resolved; [] = any folder
+    allowed_dirs: node_glue::files::Dirs,
+    /// Largest strategy file [bytes] (at most 64 MiB)
+    max_file_bytes: i64,
     /// Topics wait_for steps may watch, read at start: "topic=pkg/msg/Type;..."
     wait_topics: String,
     /// Period of /diagnostics [ms]
@@ -50,6 +54,8 @@ impl Default for StrategyParams {
             planner_wait_ms: 300,
             call_timeout_ms: 5000,
             feedback_period_ms: 500,
+            allowed_dirs: node_glue::files::Dirs::default(),
+            max_file_bytes: node_glue::files::DEFAULT_MAX_FILE_BYTES,
             wait_topics: "comms/rx=arnie_interfaces/msg/Packet;eyes/observations=arnie_interfaces/msg/Coordinates".into(),
             diagnostics_period_ms: 1000,
             motion: "move_to".into(),
@@ -81,6 +87,7 @@ impl TryFrom<&StrategyParams> for Settings {
             planner_wait: millis("planner_wait_ms", p.planner_wait_ms, 0)?,
             call_timeout: millis("call_timeout_ms", p.call_timeout_ms, 1)?,
             feedback_period: millis("feedback_period_ms", p.feedback_period_ms, 1)?,
+            files: node_glue::files::FileRules::new(&p.allowed_dirs, p.max_file_bytes)?,
         })
     }
 }

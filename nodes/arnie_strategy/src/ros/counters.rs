@@ -15,6 +15,9 @@ node_glue::counters! {
             goals_accepted,
             /// Bad file, bad match time or bad settings.
             goals_rejected,
+            /// Of those: a strategy file refused by the file rules (`allowed_dirs`, regular
+            /// file, `max_file_bytes`; node_glue::files).
+            files_refused,
             runs_succeeded,
             runs_cancelled,
             runs_aborted,

@@ -44,6 +44,9 @@ pub struct Settings {
     pub call_timeout: Duration,
     /// Feedback is published on every event and at least this often.
     pub feedback_period: Duration,
+    /// Where strategy files may be read from and how large they may be (`allowed_dirs`,
+    /// `max_file_bytes`).
+    pub files: node_glue::files::FileRules,
 }
 
 impl Default for Settings {
@@ -55,6 +58,9 @@ impl Default for Settings {
             planner_wait: Duration::from_millis(300),
             call_timeout: Duration::from_millis(5000),
             feedback_period: Duration::from_millis(500),
+            files: node_glue::files::FileRules::any_folder(
+                node_glue::files::DEFAULT_MAX_FILE_BYTES as u64,
+            ),
         }
     }
 }

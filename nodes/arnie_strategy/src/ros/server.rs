@@ -120,7 +120,7 @@ impl StrategyServer {
                     None => break,
                 },
             };
-            let c = match self.check(&req.goal) {
+            let c = match self.check(&req.goal).await {
                 Err(reason) => {
                     self.reject(&reason);
                     let result = RunStrategy::Result {
@@ -187,8 +187,10 @@ impl StrategyServer {
         self.publish(&rejection_msg(format!("goal rejected: {reason}")));
     }
 
-    /// Reads and checks the goal's file; every error names the file.
-    fn check(&self, goal: &RunStrategy::Goal) -> Result<Checked, String> {
+    /// Reads and checks the goal's file; every error names the file. The file is read by
+    /// `node_glue::files` (off the runtime; `allowed_dirs`, regular files only,
+    /// `max_file_bytes`).
+    async fn check(&self, goal: &RunStrategy::Goal) -> Result<Checked, String> {
         let settings = (self.settings)()?;
         let file = if goal.strategy_file.trim().is_empty() {
             settings.strategy_file.clone()
@@ -208,8 +210,14 @@ impl StrategyServer {
                 "match_time_s must be a finite number >= 0 (0: the parameter), got {t}"
             ));
         };
-        let text =
-            std::fs::read_to_string(&file).map_err(|e| format!("{file}: cannot read: {e}"))?;
+        let text = node_glue::files::read_to_string(&file, &settings.files)
+            .await
+            .map_err(|e| {
+                if !matches!(e.refusal, node_glue::files::Refusal::Unreadable(_)) {
+                    self.counters.files_refused.inc();
+                }
+                e.to_string()
+            })?;
         let strategy = Strategy::from_json(&text).map_err(|e| format!("{file}: {e}"))?;
         self.check_topics(&strategy)
             .map_err(|e| format!("{file}: {e}"))?;
