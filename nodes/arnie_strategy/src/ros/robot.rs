@@ -26,6 +26,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use futures::{FutureExt, Stream, StreamExt};
 use node_glue::ratelimit::RateLimit;
+use node_glue::tracker::Tracker;
 use node_glue::{qos, topics};
 use r2r::arnie_interfaces::action::{MoveTo, NavigateTo};
 use r2r::arnie_interfaces::msg::{Coordinates, Packet};
@@ -64,7 +65,8 @@ pub struct RosRobot {
     motion: Motion,
     planner: r2r::Client<PlanPath::Service>,
     comms: r2r::Client<SendPacket::Service>,
-    position: Arc<Mutex<Option<Point>>>,
+    /// The last finite position and its arrival time (`node_glue::tracker`).
+    position: Tracker<Point>,
     /// Keyed by resolved (absolute) name, so `comms/rx` and `/comms/rx` are one topic.
     watched: HashMap<String, broadcast::Sender<Arc<Value>>>,
     /// The node's namespace, to resolve the names strategy files use.
@@ -120,7 +122,7 @@ impl RosRobot {
         let comms =
             node.create_client::<SendPacket::Service>(topics::COMMS_SEND, qos::commands())?;
 
-        let position = Arc::new(Mutex::new(None));
+        let position = Tracker::new();
         match motion {
             Motion::MoveTo => {
                 let positions =
@@ -363,7 +365,7 @@ impl RosRobot {
 
 impl Robot for RosRobot {
     fn position(&self) -> Option<Point> {
-        *self.position.lock().unwrap_or_else(|e| e.into_inner())
+        self.position.value()
     }
 
     fn move_to(&self, target: Point) -> BoxFuture<'_, Result<Point, Error>> {
@@ -395,7 +397,7 @@ impl Robot for RosRobot {
 async fn track_position(
     topic: &'static str,
     mut positions: impl Stream<Item = (f64, f64, f64)> + Unpin,
-    into: Arc<Mutex<Option<Point>>>,
+    into: Tracker<Point>,
     counters: Arc<Counters>,
     log: String,
 ) {
@@ -404,7 +406,7 @@ async fn track_position(
         match from_ros(&r2r::geometry_msgs::msg::Point { x, y, z }) {
             Some(p) => {
                 counters.positions.inc();
-                *into.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
+                into.set(p);
             }
             None => {
                 counters.positions_rejected.inc();
