@@ -232,7 +232,8 @@ impl RawScenario {
     ///
     /// # Errors
     /// The first problem found, naming its field: non-finite numbers, non-positive
-    /// speeds, accelerations, rates, radius or hold time, a loss probability outside
+    /// speeds, accelerations, radius or hold time, rates outside
+    /// [[`RATE_MIN_HZ`], [`RATE_MAX_HZ`]], a loss probability outside
     /// [0, 1], negative jitter or lighting time, an empty obstacle box, a start inside
     /// an obstacle.
     pub fn check(&self) -> Result<Scenario, SimError> {
@@ -243,7 +244,13 @@ impl RawScenario {
             max_speed_mm_s: positive("arm.max_speed_mm_s", a.max_speed_mm_s)?,
             max_accel_mm_s2: positive("arm.max_accel_mm_s2", a.max_accel_mm_s2)?,
         };
-        let position_period_s = 1.0 / positive("arm.position_rate_hz", a.position_rate_hz)?;
+        let position_period_s = 1.0
+            / range(
+                "arm.position_rate_hz",
+                a.position_rate_hz,
+                RATE_MIN_HZ,
+                RATE_MAX_HZ,
+            )?;
         let loss_probability = range("arm.loss_probability", a.loss_probability, 0.0, 1.0)?;
         let jitter_s = range("arm.jitter_ms", a.jitter_ms, 0.0, 10_000.0)? / 1000.0;
         for (k, o) in a.obstacles.iter().enumerate() {
@@ -280,7 +287,7 @@ impl RawScenario {
                 jitter_s,
             },
             eyes: EyesSpec {
-                period_s: 1.0 / positive("eyes.rate_hz", e.rate_hz)?,
+                period_s: 1.0 / range("eyes.rate_hz", e.rate_hz, RATE_MIN_HZ, RATE_MAX_HZ)?,
                 confidence: finite("eyes.confidence", e.confidence)?,
                 light_radius_mm: positive("eyes.light_radius_mm", e.light_radius_mm)?,
                 hold_s: range("eyes.hold_s", e.hold_s, 0.0, f64::MAX)?,
@@ -292,6 +299,12 @@ impl RawScenario {
         })
     }
 }
+
+/// The streams' rates (`arm.position_rate_hz`, `eyes.rate_hz`) are within these [Hz]:
+/// a period of 1 ms to 100 s (the physics step sends at most one datagram per stream).
+pub const RATE_MIN_HZ: f64 = 0.01;
+/// See [`RATE_MIN_HZ`].
+pub const RATE_MAX_HZ: f64 = 1000.0;
 
 fn finite(field: &str, v: f64) -> Result<f64, SimError> {
     if v.is_finite() {
@@ -405,6 +418,32 @@ mod tests {
             }
         );
         assert!(e.to_string().contains("arm.start_mm"));
+    }
+
+    #[test]
+    fn stream_rates_are_bounded() {
+        for (json, field) in [
+            (
+                r#"{"arm": {"position_rate_hz": 1e12}}"#,
+                "arm.position_rate_hz",
+            ),
+            (
+                r#"{"arm": {"position_rate_hz": 0}}"#,
+                "arm.position_rate_hz",
+            ),
+            (r#"{"eyes": {"rate_hz": 1e-12}}"#, "eyes.rate_hz"),
+        ] {
+            let e = Scenario::from_json(json).unwrap_err();
+            assert!(
+                matches!(e, SimError::OutOfRange { field: ref f, .. } if f == field),
+                "{json}: {e}"
+            );
+            assert!(e.to_string().starts_with(field), "{e}");
+        }
+        let ok = Scenario::from_json(
+            r#"{"arm": {"position_rate_hz": 1000}, "eyes": {"rate_hz": 0.01}}"#,
+        );
+        assert!(ok.is_ok());
     }
 
     #[test]
