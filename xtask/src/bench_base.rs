@@ -512,7 +512,16 @@ fn report(log: &Log) {
                 t.duration_since(rep).as_secs_f64() * 1e3
             );
         }
-        match log.paths.iter().find(|t| **t > rep && **t <= end) {
+        // The first path after the bench's mark is its own PlanPath's (published with the
+        // answer, possibly delivered after the report); the base's is the next one.
+        let skip = usize::from(tr.plan_code == 0);
+        let base_path = log
+            .paths
+            .iter()
+            .filter(|t| **t > tr.mark_sent)
+            .skip(skip)
+            .find(|t| **t > rep && **t <= end);
+        match base_path {
             Some(p) => {
                 replan.push(p.duration_since(rep).as_secs_f64());
                 if let Some((t, _)) = log.wire.iter().find(|(t, e)| {

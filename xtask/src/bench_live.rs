@@ -5,7 +5,7 @@
 //! the CAN-over-UDP link is `base_bench` (src/bench_base.rs), which prints the table.
 //! The nodes' logs go to `out/bench_base/<node>.log`.
 //!
-//! `ARNIE_BENCH_BASE_S` sets how long the goals run (default 40 s).
+//! `ARNIE_BENCH_BASE_S` sets how long the goals run (default 60 s).
 use crate::env::{Layout, Ros};
 use crate::launch;
 use crate::run::{self, Failure};
@@ -124,7 +124,7 @@ pub fn base(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
     })();
     let result = started.and_then(|()| {
         println!("{CAPTION}\n");
-        let secs = std::env::var("ARNIE_BENCH_BASE_S").unwrap_or_else(|_| "40".into());
+        let secs = std::env::var("ARNIE_BENCH_BASE_S").unwrap_or_else(|_| "60".into());
         let mut c = run::command(layout, ros, &release.join("base_bench").to_string_lossy());
         c.args(["--packets", &packets.to_string_lossy()])
             .args(["--bind", &format!("127.0.0.1:{board_port}")])
