@@ -1,6 +1,10 @@
-//! The ROS 2 side of the brain node (feature `ros`): the only module that uses r2r.
+//! The ROS 2 side of the brain node (feature `ros`): the only module that uses r2r. The
+//! binary only calls [`run`].
 //!
 //! Layout:
+//! - [`node`]: [`setup`] (every entity and task, created before the node spins) and
+//!   [`run`]; `params`: the node's ROS parameters, declared once, checked at start and on
+//!   every `ros2 param set` (with [`crate::config`]), and when a change takes effect.
 //! - [`inputs`]: the latest `/arm/position` and `/eyes/observations`, with the instant
 //!   each arrived (stale ones are not handed to the brain).
 //! - [`mover`]: [`Mover`], where targets go: `MoveTo` goals on `/trajectory/move_to`
@@ -18,18 +22,21 @@ pub mod counters;
 pub mod inputs;
 pub mod markers;
 pub mod mover;
+pub mod node;
+mod params;
 pub mod server;
 pub mod state;
 
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
 use nalgebra::Point3;
 
+pub use crate::config::CommandMode;
 pub use counters::Counters;
 pub use inputs::Inputs;
 pub use mover::Mover;
+pub use node::{run, setup, NODE};
 pub use server::BrainServer;
 
 /// Metres per instructions unit (`m_per_unit`; 0.001 for the millimetres of
@@ -61,38 +68,7 @@ impl Scale {
     }
 }
 
-/// How targets reach the arm (parameter `command_mode`, read at start).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CommandMode {
-    /// `"move_to"`: one `MoveTo` goal per new target on `/trajectory/move_to`.
-    MoveTo,
-    /// `"topic"`: `geometry_msgs/PointStamped` on the legacy `/arm/target`.
-    Topic,
-}
-
-impl std::str::FromStr for CommandMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "move_to" => Ok(CommandMode::MoveTo),
-            "topic" => Ok(CommandMode::Topic),
-            other => Err(format!(
-                "command_mode must be \"move_to\" or \"topic\", got {other:?}"
-            )),
-        }
-    }
-}
-
-impl fmt::Display for CommandMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            CommandMode::MoveTo => "move_to",
-            CommandMode::Topic => "topic",
-        })
-    }
-}
-
-/// The node's settings for one run, checked (the binary converts its parameters).
+/// The node's settings for one run, checked (`params` converts the parameters).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// Run by goals that name no task, and by `autostart`; may be empty.
@@ -114,8 +90,8 @@ pub struct Settings {
     pub files: node_glue::files::FileRules,
 }
 
-/// Reads the current settings (the binary reads its live parameters), so `ros2 param
-/// set` applies to the next run.
+/// Reads the current settings (the live parameters), so `ros2 param set` applies to
+/// the next run.
 pub type SettingsFn = Arc<dyn Fn() -> Result<Settings, String> + Send + Sync>;
 
 #[cfg(test)]
@@ -134,12 +110,5 @@ mod tests {
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             assert!(Scale::new(bad).is_none(), "{bad}");
         }
-    }
-
-    #[test]
-    fn command_modes_parse() {
-        assert_eq!("move_to".parse(), Ok(CommandMode::MoveTo));
-        assert_eq!("topic".parse(), Ok(CommandMode::Topic));
-        assert!("MoveTo".parse::<CommandMode>().is_err());
     }
 }
