@@ -318,6 +318,29 @@ def test_cancel_stops_the_task_and_its_move(graph):
     assert states[-1].active == []
 
 
+def test_a_new_goal_preempts_the_running_one(graph):
+    arm = ArmPeer(graph.node, hold=True)
+    states = graph.collect(BrainState, STATE, STATE_QOS)
+    _, client = start_node(graph, tick_period_s=5.0)
+
+    first = send(graph, client, task_file=str(INSTRUCTIONS))
+    graph.spin_until(lambda: arm.targets, what="the first run's MoveTo goal")
+    # A goal that loads while a run is in progress replaces it.
+    second = send(graph, client, task_file=str(INSTRUCTIONS))
+    res = result_of(graph, first)
+    assert res.status == GoalStatus.STATUS_ABORTED, res.status
+    assert res.result.outcome == RunTask.Result.PREEMPTED, res.result
+    assert res.result.message == "preempted", res.result
+    graph.spin_until(lambda: arm.cancelled, what="the first run's MoveTo goal to be cancelled")
+    graph.spin_until(
+        lambda: any(e.kind == BrainEvent.ABORTED and e.detail == "preempted" for s in states for e in s.events),
+        what="the preempted run's last /brain/state",
+    )
+    graph.spin_until(lambda: len(arm.targets) == 2, what="the second run's MoveTo goal")
+    graph.wait_future(second.cancel_goal_async(), what="the cancel response")
+    assert result_of(graph, second).result.outcome == RunTask.Result.CANCELLED
+
+
 def test_stale_arm_pauses_decisions(graph):
     arm = ArmPeer(graph.node)
     EyesPeer(graph.node, arm)

@@ -321,8 +321,7 @@ def test_a_new_goal_preempts_the_running_one(graph, tmp_path):
     assert second.accepted, graph.logs()
     res = graph.wait_future(first.get_result_async(), what="the preempted run's result")
     assert res.status == GoalStatus.STATUS_ABORTED, res.status
-    # RunStrategy has no PREEMPTED constant yet: FAILED with the preemption message.
-    assert res.result.outcome == RunStrategy.Result.FAILED, res.result
+    assert res.result.outcome == RunStrategy.Result.PREEMPTED, res.result
     assert res.result.message.startswith("preempted by a newer goal"), res.result.message
     graph.spin_until(lambda: trajectory.cancelled == [(0.3, 0.0, 0.0)], what="the first MoveTo goal to be cancelled")
     graph.spin_until(lambda: len(trajectory.targets) == 2, what="the second run's MoveTo goal")

@@ -20,8 +20,10 @@ pub enum Status {
 pub enum Outcome {
     /// `FINISHED`: the task ended, or ran its `max_ticks`.
     Finished,
-    /// `ABORTED`: decided by the glue (preempted by a newer goal, node shutting down).
+    /// `ABORTED`: decided by the glue (the node shutting down).
     Aborted,
+    /// `PREEMPTED`: decided by the glue (a newer goal replaced the run).
+    Preempted,
     /// `CANCELLED`.
     Cancelled,
     /// `REJECTED`: the instructions did not load ([`crate::BrainError`]).

@@ -16,7 +16,8 @@
 //! run in progress.
 //!
 //! A goal that loads **preempts** the run in progress: that run's goal ends `ABORTED`
-//! with message `preempted`, its `MoveTo` goal is cancelled, then the new run starts.
+//! with outcome `PREEMPTED` and message `preempted`, its `MoveTo` goal is cancelled,
+//! then the new run starts.
 //!
 //! A run ticks every `tick_period` of the node's ROS clock (the first tick at once; with
 //! `use_sim_time`, ticks follow `/clock`, the first at the first `/clock`): arm position and
@@ -26,7 +27,8 @@
 //! - by itself (nothing active or scheduled) or at its tick limit: `FINISHED` (goal
 //!   succeeded); the last move is left to complete;
 //! - on a cancel request: the brain is cancelled, the running move too: `CANCELLED`;
-//! - on preemption or node shutdown: the move is cancelled: `ABORTED`.
+//! - on preemption or node shutdown: the move is cancelled: `PREEMPTED`, or `ABORTED`
+//!   on shutdown (goal aborted either way).
 //!
 //! The autostart run (`autostart`, the `instructions_file`) is a run without a goal.
 
@@ -58,8 +60,9 @@ pub struct Task {
 
 /// The run in progress.
 struct Running {
-    /// Tells the run to stop, with the message of its `ABORTED` result.
-    stop: oneshot::Sender<String>,
+    /// Tells the run to stop, with the outcome (`ABORTED` or `PREEMPTED`) and message
+    /// of its result.
+    stop: oneshot::Sender<(Outcome, String)>,
     done: JoinHandle<()>,
 }
 
@@ -67,7 +70,8 @@ struct Running {
 enum End {
     Finished(String),
     Cancelled,
-    Aborted(String),
+    /// Stopped by the node: `Outcome::Aborted` or `Outcome::Preempted`, and why.
+    Stopped(Outcome, String),
 }
 
 /// Serves `/brain/run_task`; see the module doc.
@@ -270,7 +274,7 @@ impl BrainServer {
                 Err(message) => self.reject(goal, message),
             }
         }
-        self.preempt("node shutting down").await;
+        self.preempt(Outcome::Aborted, "node shutting down").await;
     }
 
     fn reject(&self, mut goal: Goal, message: String) {
@@ -287,12 +291,12 @@ impl BrainServer {
         }
     }
 
-    /// Stops the run in progress (its result: `ABORTED`, `why`) and waits for its end.
-    async fn preempt(&self, why: &str) {
+    /// Stops the run in progress (its result: `outcome`, `why`) and waits for its end.
+    async fn preempt(&self, outcome: Outcome, why: &str) {
         let previous = self.running.lock().await.take();
         if let Some(r) = previous {
             // Err: the run already ended by itself.
-            let _ = r.stop.send(why.to_owned());
+            let _ = r.stop.send((outcome, why.to_owned()));
             if let Err(e) = r.done.await {
                 r2r::log_error!(&self.log, "a run ended abnormally: {e}");
             }
@@ -300,7 +304,7 @@ impl BrainServer {
     }
 
     async fn start(self: &Arc<Self>, goal: Option<(Goal, Cancels)>, task: Task) {
-        self.preempt("preempted").await;
+        self.preempt(Outcome::Preempted, "preempted").await;
         let mut running = self.running.lock().await;
         r2r::log_info!(
             &self.log,
@@ -320,7 +324,7 @@ impl BrainServer {
         self: Arc<Self>,
         goal: Option<(Goal, Cancels)>,
         mut task: Task,
-        mut stopped: oneshot::Receiver<String>,
+        mut stopped: oneshot::Receiver<(Outcome, String)>,
     ) {
         let (mut goal, mut cancel): (Option<Goal>, Cancels) = match goal {
             Some((g, c)) => (Some(g), c),
@@ -333,7 +337,10 @@ impl BrainServer {
         let end = loop {
             tokio::select! {
                 biased;
-                why = &mut stopped => break End::Aborted(why.unwrap_or_else(|_| "stopped".into())),
+                why = &mut stopped => {
+                    let (outcome, why) = why.unwrap_or_else(|_| (Outcome::Aborted, "stopped".into()));
+                    break End::Stopped(outcome, why);
+                }
                 req = cancel.next(), if cancel_open => match req {
                     Some(req) => {
                         req.accept();
@@ -424,7 +431,7 @@ impl BrainServer {
         let (outcome, message) = match end {
             End::Finished(m) => (Outcome::Finished, m),
             End::Cancelled => (Outcome::Cancelled, format!("cancelled after {ticks} ticks")),
-            End::Aborted(m) => (Outcome::Aborted, m),
+            End::Stopped(o, m) => (o, m),
         };
         if outcome != Outcome::Finished {
             let cancelled = task.brain.cancel();

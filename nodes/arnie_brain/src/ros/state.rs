@@ -70,12 +70,13 @@ pub fn outcome_code(o: Outcome) -> u8 {
     match o {
         Outcome::Finished => RunTask::Result::FINISHED as u8,
         Outcome::Aborted => RunTask::Result::ABORTED as u8,
+        Outcome::Preempted => RunTask::Result::PREEMPTED as u8,
         Outcome::Cancelled => RunTask::Result::CANCELLED as u8,
         Outcome::Rejected => RunTask::Result::REJECTED as u8,
     }
 }
 
-/// The event the node adds when it aborts a run (preempted, shutting down): kind
+/// The event the node adds when it stops a run (preempted, shutting down): kind
 /// `ABORTED`, `why` in `detail`.
 pub fn aborted_msg(why: &str) -> BrainEvent {
     BrainEvent {

@@ -41,10 +41,8 @@ use crate::task::{StepSpec, Strategy};
 
 type Goal = ActionServerGoal<RunStrategy::Action>;
 
-/// The outcome of a run ended by a newer goal. `RunStrategy` has no `PREEMPTED` constant
-/// yet (msg/ is the interfaces owner's): until it has, a preempted run reports `FAILED`
-/// with a message that starts "preempted by a newer goal".
-pub const PREEMPTED: u8 = RunStrategy::Result::FAILED as u8;
+/// The outcome of a run ended by a newer goal (`RunStrategy` result `PREEMPTED`).
+pub const PREEMPTED: u8 = RunStrategy::Result::PREEMPTED as u8;
 
 /// The run in progress, as the goal loop sees it.
 struct Current {
