@@ -32,6 +32,7 @@
 //! turned into one clear log line and exit code 2 by [`main_with`].
 
 pub mod action;
+pub mod action_client;
 pub mod counters;
 pub mod diagnostics;
 pub mod files;
