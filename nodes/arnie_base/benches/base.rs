@@ -35,7 +35,7 @@ fn main() {
         Ok(board::FromBoard::Odometry { pose, .. }) => pose,
         other => panic!("{other:?}"),
     };
-    nav.on_odometry(pose(&odo(300.0, 0)), 0.0);
+    nav.on_odometry(pose(&odo(300.0, 0)), 0.0, 0.0, 0.0);
     let outs = nav
         .start(
             1,
@@ -62,7 +62,7 @@ fn main() {
     for i in 1..20_000u32 {
         let text = odo(300.0 + f64::from(i) * 0.1, i);
         let t0 = Instant::now();
-        let outs = nav.on_odometry(pose(&text), f64::from(i) * 0.02);
+        let outs = nav.on_odometry(pose(&text), 0.5, 0.0, f64::from(i) * 0.02);
         let mut sent = 0;
         for o in outs {
             if let Output::Motion { v, w } = o {

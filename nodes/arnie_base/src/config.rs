@@ -63,6 +63,9 @@ pub struct BaseConfig {
     pub replan_delay_s: f64,
     /// Feedback at most this often [s].
     pub feedback_period_s: f64,
+    /// At the goal, wait at most this long for the board to report it is still (Stop
+    /// repeated with every odometry sample) before REACHED [s].
+    pub settle_timeout_s: f64,
 }
 
 impl Default for BaseConfig {
@@ -91,6 +94,7 @@ impl Default for BaseConfig {
             known_obstacle_margin_m: 0.06,
             replan_delay_s: 0.5,
             feedback_period_s: 0.1,
+            settle_timeout_s: 1.0,
         }
     }
 }
@@ -187,6 +191,7 @@ impl BaseConfig {
         )?;
         range("replan_delay_s", self.replan_delay_s, 0.0, 60.0)?;
         range("feedback_period_s", self.feedback_period_s, 0.0, 60.0)?;
+        range("settle_timeout_s", self.settle_timeout_s, 0.0, 10.0)?;
         Ok(())
     }
 }

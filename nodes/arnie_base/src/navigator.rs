@@ -4,7 +4,7 @@
 //! results). Nothing here reads a clock or does I/O, so tests drive it to the tick.
 //!
 //! ```text
-//!  goal ──► Planning ──path──► Following ──arrived──► REACHED
+//!  goal ──► Planning ──path──► Following ──arrived──► Settling ──stopped──► REACHED
 //!              │                   │ obstacle ahead / no progress
 //!              │no path            ▼
 //!              ▼               Stop + mark ──► Waiting (replan_delay_s, mark answered)
@@ -13,9 +13,32 @@
 //!  any state: no odometry for link_timeout_s → Stop, LINK_LOST; cancel → Stop, CANCELLED;
 //!  a newer goal → PREEMPTED.
 //! ```
+//!
+//! Settling: at the goal the base sends `Stop` and repeats it with every odometry sample
+//! until the board reports itself still (|v| ≤ [`SETTLED_SPEED_MPS`], |w| ≤
+//! [`SETTLED_TURN_RPS`]); only then is the goal REACHED, so whoever acts next (an
+//! actuator that takes an element) acts where the robot stands, not where it was still
+//! rolling. A lost `Stop` (a corrupted serial frame) is repeated 20 ms later instead of
+//! leaving the robot coasting until the board's watchdog. After `settle_timeout_s` the
+//! goal is REACHED anyway, with the motion left in the message and `settle_timeouts`
+//! counted. Stopped farther than `goal_tolerance_m` from the goal (it rolled past), the
+//! base drives back at [`REAPPROACH_SPEED_MPS`] at most, up to [`MAX_REAPPROACHES`] times
+//! (`reapproaches` counted), then reports REACHED with the distance in the message.
 use crate::config::BaseConfig;
 use crate::follower::{Follower, Step};
 use crate::geom::{normalize, Pose2};
+
+/// The board counts as stopped at or below this linear speed [m/s] (its odometry
+/// reports whole mm/s).
+pub const SETTLED_SPEED_MPS: f64 = 0.005;
+/// ... and at or below this turn rate [rad/s] (whole mrad/s in the packet).
+pub const SETTLED_TURN_RPS: f64 = 0.02;
+/// Stopped farther than `goal_tolerance_m` from the goal (it rolled past: a lost
+/// `DriveSpeed` left the board at an older, faster speed), the base drives back at most
+/// this many times before it reports REACHED with the distance left.
+pub const MAX_REAPPROACHES: u32 = 2;
+/// Top speed of a re-approach [m/s].
+pub const REAPPROACH_SPEED_MPS: f64 = 0.1;
 
 /// A `NavigateTo` goal (map frame).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -285,6 +308,10 @@ enum State {
         mark: Option<u64>,
         last_failure: String,
     },
+    /// At the goal, `Stop` sent (and repeated) until the board reports it is still.
+    Settling {
+        since: f64,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -297,6 +324,9 @@ struct Active {
     plans: u32,
     driven_m: f64,
     last_feedback: Option<f64>,
+    /// Re-approaches after stopping outside the goal tolerance (driven at
+    /// [`REAPPROACH_SPEED_MPS`] at most).
+    reapproaches: u32,
 }
 
 /// Counters for /diagnostics.
@@ -326,6 +356,11 @@ pub struct NavCounters {
     pub obstacles_known: u64,
     /// Plan answers that came for an old request (ignored).
     pub stale_replies: u64,
+    /// Goals that ended REACHED while the board still reported motion after
+    /// `settle_timeout_s`.
+    pub settle_timeouts: u64,
+    /// Times the robot stopped outside `goal_tolerance_m` and drove back.
+    pub reapproaches: u64,
 }
 
 impl NavCounters {
@@ -346,6 +381,8 @@ impl NavCounters {
             ("replans", self.replans),
             ("mark_failures", self.mark_failures),
             ("stale_replies", self.stale_replies),
+            ("settle_timeouts", self.settle_timeouts),
+            ("reapproaches", self.reapproaches),
         ]);
         out
     }
@@ -356,6 +393,8 @@ impl NavCounters {
 pub struct Navigator {
     cfg: BaseConfig,
     pose: Option<Pose2>,
+    /// The last odometry's linear speed [m/s] and turn rate [rad/s].
+    speed: (f64, f64),
     /// Time of the last odometry.
     odom_at: Option<f64>,
     active: Option<Active>,
@@ -370,6 +409,7 @@ impl Navigator {
         Navigator {
             cfg,
             pose: None,
+            speed: (0.0, 0.0),
             odom_at: None,
             active: None,
             next_request: 1,
@@ -474,6 +514,7 @@ impl Navigator {
             plans: 1,
             driven_m: 0.0,
             last_feedback: None,
+            reapproaches: 0,
         });
         out.push(Output::Plan {
             id: request,
@@ -564,10 +605,11 @@ impl Navigator {
         self.tick(now)
     }
 
-    /// An odometry sample (map frame) received at `now`: the control step.
-    pub fn on_odometry(&mut self, pose: Pose2, now: f64) -> Vec<Output> {
+    /// An odometry sample received at `now`: the pose (map frame), the linear speed `v`
+    /// [m/s] and turn rate `w` [rad/s] the board reports; the control step.
+    pub fn on_odometry(&mut self, pose: Pose2, v: f64, w: f64, now: f64) -> Vec<Output> {
         let mut out = Vec::new();
-        if !pose.is_finite() {
+        if !(pose.is_finite() && v.is_finite() && w.is_finite()) {
             self.counters.odometry_rejected += 1;
             return out;
         }
@@ -576,6 +618,7 @@ impl Navigator {
             a.driven_m += prev.distance_to((pose.x, pose.y));
         }
         self.pose = Some(pose);
+        self.speed = (v, w);
         self.odom_at = Some(now);
         self.control(&mut out, now);
         out
@@ -737,9 +780,18 @@ impl Navigator {
             return;
         }
         let Some(pose) = self.pose else { return };
-        let cfg = self.cfg.clone();
+        let mut cfg = self.cfg.clone();
+        if self.active.as_ref().is_some_and(|a| a.reapproaches > 0) {
+            cfg.max_speed_mps = cfg.max_speed_mps.min(REAPPROACH_SPEED_MPS);
+            cfg.min_speed_mps = cfg.min_speed_mps.min(cfg.max_speed_mps);
+        }
         let step = match self.active.as_mut().map(|a| &mut a.state) {
             Some(State::Following { follower, .. }) => follower.step(&pose, &cfg),
+            Some(State::Settling { since }) => {
+                let since = *since;
+                self.settle(out, now, since);
+                return;
+            }
             _ => {
                 self.tick_into(out, now);
                 return;
@@ -747,8 +799,10 @@ impl Navigator {
         };
         match step {
             Step::Arrived => {
-                out.push(Output::Stop);
-                self.finish(out, Outcome::Reached, "reached".into());
+                if let Some(a) = self.active.as_mut() {
+                    a.state = State::Settling { since: now };
+                }
+                self.settle(out, now, now);
                 return;
             }
             Step::Turn { w, .. } => out.push(Output::Motion { v: 0.0, w }),
@@ -756,6 +810,62 @@ impl Navigator {
         }
         self.check_progress(out, now);
         self.feedback(out, now, false);
+    }
+
+    /// At the goal: REACHED once the board reports it is still (or after
+    /// `settle_timeout_s`), else `Stop` again.
+    fn settle(&mut self, out: &mut Vec<Output>, now: f64, since: f64) {
+        let (v, w) = self.speed;
+        let pose = self.pose.unwrap_or_default();
+        let off = self
+            .active
+            .as_ref()
+            .map_or(0.0, |a| pose.distance_to((a.goal.x, a.goal.y)));
+        if v.abs() <= SETTLED_SPEED_MPS && w.abs() <= SETTLED_TURN_RPS {
+            let tolerance = self.cfg.goal_tolerance_m;
+            let again = self
+                .active
+                .as_ref()
+                .is_some_and(|a| off > tolerance && a.reapproaches < MAX_REAPPROACHES);
+            if let (true, Some(a)) = (again, self.active.as_mut()) {
+                a.reapproaches += 1;
+                a.state = State::Following {
+                    follower: Follower::new(vec![(a.goal.x, a.goal.y)], a.goal.heading),
+                    best_left_m: f64::INFINITY,
+                    best_turn_rad: f64::INFINITY,
+                    progress_at: now,
+                };
+                self.counters.reapproaches += 1;
+                self.feedback(out, now, true);
+                return;
+            }
+            let again = self.active.as_ref().map_or(0, |a| a.reapproaches);
+            out.push(Output::Stop);
+            self.finish(
+                out,
+                Outcome::Reached,
+                if off <= tolerance {
+                    format!("reached: stopped {off:.3} m from the goal")
+                } else {
+                    format!("reached: stopped {off:.3} m from the goal, outside goal_tolerance_m {tolerance} after {again} re-approaches")
+                },
+            );
+        } else if now - since >= self.cfg.settle_timeout_s {
+            self.counters.settle_timeouts += 1;
+            out.push(Output::Stop);
+            self.finish(
+                out,
+                Outcome::Reached,
+                format!(
+                    "reached, but the board still reports {v:.3} m/s, {w:.3} rad/s {:.2} s after Stop (settle_timeout_s {}); {off:.3} m from the goal",
+                    now - since,
+                    self.cfg.settle_timeout_s
+                ),
+            );
+        } else {
+            out.push(Output::Stop);
+            self.feedback(out, now, false);
+        }
     }
 
     fn tick_into(&mut self, out: &mut Vec<Output>, now: f64) {
@@ -817,6 +927,7 @@ impl Navigator {
         let (phase, left) = match &a.state {
             State::Planning { .. } => (Phase::Planning, pose.distance_to((a.goal.x, a.goal.y))),
             State::Waiting { .. } => (Phase::Stopped, pose.distance_to((a.goal.x, a.goal.y))),
+            State::Settling { .. } => (Phase::Driving, pose.distance_to((a.goal.x, a.goal.y))),
             State::Following { follower, .. } => {
                 let phase = if follower_turning(follower, &pose, &self.cfg) {
                     Phase::Turning

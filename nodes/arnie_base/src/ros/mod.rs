@@ -369,7 +369,7 @@ impl Control {
         match board::parse(&p.name, &p.fields_json) {
             Ok(FromBoard::Odometry { pose, v, w, .. }) => {
                 self.publish_odometry(&pose, v, w);
-                self.nav.on_odometry(pose, now)
+                self.nav.on_odometry(pose, v, w, now)
             }
             Ok(FromBoard::Obstacle {
                 distance_m,

@@ -53,6 +53,8 @@ pub(crate) struct BaseParams {
     pub replan_delay_s: f64,
     /// Feedback at most this often [s]
     pub feedback_period_s: f64,
+    /// At the goal, wait at most this long for the board to report it is still before REACHED [s]
+    pub settle_timeout_s: f64,
     /// Frame of odom, base/pose and of goals (the planner's and the map's frame)
     pub frame_id: String,
     /// child_frame_id of odom
@@ -94,6 +96,7 @@ impl Default for BaseParams {
             known_obstacle_margin_m: c.known_obstacle_margin_m,
             replan_delay_s: c.replan_delay_s,
             feedback_period_s: c.feedback_period_s,
+            settle_timeout_s: c.settle_timeout_s,
             frame_id: "map".into(),
             child_frame_id: "base_link".into(),
             watchdog_ms: 0,
@@ -133,6 +136,7 @@ impl BaseParams {
             known_obstacle_margin_m: self.known_obstacle_margin_m,
             replan_delay_s: self.replan_delay_s,
             feedback_period_s: self.feedback_period_s,
+            settle_timeout_s: self.settle_timeout_s,
         };
         c.check().map_err(|e| e.to_string())?;
         let ranged = |name: &str, v: i64, lo: i64, hi: i64| {
