@@ -181,8 +181,9 @@ fn with_existing(ours: String, var: &str, our_dirs: &[PathBuf], target: &Path) -
         .split(':')
         .filter(|e| !e.is_empty() && !our_dirs.iter().any(|d| Path::new(e) == d))
         .filter(|e| {
-            !Path::new(e).starts_with(target)
-                && !(var != "PATH" && e.contains("/.rustup/toolchains/"))
+            let added_by_cargo = Path::new(e).starts_with(target)
+                || (var != "PATH" && e.contains("/.rustup/toolchains/"));
+            !added_by_cargo
         })
         .collect();
     if rest.is_empty() {

@@ -416,7 +416,7 @@ impl Stats {
             words.next().map(str::to_string)
         };
         for line in log.lines() {
-            if line.starts_with('#') {
+            if let Some(after_hash) = line.strip_prefix('#') {
                 // `#123456  DONE   cov: 812 ft: 2301 corp: 150/9871b ...`
                 if let Some(v) = word_after(line, "cov:") {
                     s.cov = v;
@@ -427,7 +427,7 @@ impl Stats {
                 if let Some(v) = word_after(line, "corp:") {
                     s.corpus = v.split('/').next().unwrap_or("").to_string();
                 }
-                let n = line[1..].split_whitespace().next().unwrap_or("");
+                let n = after_hash.split_whitespace().next().unwrap_or("");
                 if n.chars().all(|c| c.is_ascii_digit()) {
                     s.execs = n.to_string();
                 }

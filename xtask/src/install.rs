@@ -509,57 +509,6 @@ fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn opts(a: &str) -> Result<Options, Failure> {
-        options(
-            &a.split_whitespace().map(String::from).collect::<Vec<_>>(),
-            Path::new("/ws"),
-        )
-    }
-
-    #[test]
-    fn install_options() {
-        let o = opts("").unwrap();
-        assert_eq!(
-            o,
-            Options {
-                prefix: "/ws/install".into(),
-                release: true,
-                package: None,
-                build: true,
-                install: true
-            }
-        );
-        let o = opts("--prefix /x --debug --package arnie_brain --no-build").unwrap();
-        assert_eq!(
-            (o.prefix.to_str(), o.release, o.package.as_deref(), o.build),
-            (Some("/x"), false, Some("arnie_brain"), false)
-        );
-        assert!(!opts("--build-only").unwrap().install);
-        assert!(opts("--prefix")
-            .unwrap_err()
-            .message
-            .contains("--prefix needs a folder"));
-        assert!(opts("--frob")
-            .unwrap_err()
-            .message
-            .contains("unknown argument `--frob`"));
-    }
-
-    #[test]
-    fn package_names_come_from_package_xml() {
-        assert_eq!(
-            package_name("<package format=\"3\"><name> arnie_brain </name></package>").as_deref(),
-            Some("arnie_brain")
-        );
-        assert_eq!(package_name("<package/>"), None);
-        assert_eq!(package_name("not xml"), None);
-    }
-}
-
 // ---------------------------------------------------------------- colcon check
 
 /// colcon for the check, pinned (it is not needed for anything else).
@@ -649,4 +598,55 @@ fn which_in(layout: &Layout, ros: &Ros, program: &str) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|d| d.join(program))
         .find(|p| p.exists())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(a: &str) -> Result<Options, Failure> {
+        options(
+            &a.split_whitespace().map(String::from).collect::<Vec<_>>(),
+            Path::new("/ws"),
+        )
+    }
+
+    #[test]
+    fn install_options() {
+        let o = opts("").unwrap();
+        assert_eq!(
+            o,
+            Options {
+                prefix: "/ws/install".into(),
+                release: true,
+                package: None,
+                build: true,
+                install: true
+            }
+        );
+        let o = opts("--prefix /x --debug --package arnie_brain --no-build").unwrap();
+        assert_eq!(
+            (o.prefix.to_str(), o.release, o.package.as_deref(), o.build),
+            (Some("/x"), false, Some("arnie_brain"), false)
+        );
+        assert!(!opts("--build-only").unwrap().install);
+        assert!(opts("--prefix")
+            .unwrap_err()
+            .message
+            .contains("--prefix needs a folder"));
+        assert!(opts("--frob")
+            .unwrap_err()
+            .message
+            .contains("unknown argument `--frob`"));
+    }
+
+    #[test]
+    fn package_names_come_from_package_xml() {
+        assert_eq!(
+            package_name("<package format=\"3\"><name> arnie_brain </name></package>").as_deref(),
+            Some("arnie_brain")
+        );
+        assert_eq!(package_name("<package/>"), None);
+        assert_eq!(package_name("not xml"), None);
+    }
 }

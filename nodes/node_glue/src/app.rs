@@ -325,6 +325,18 @@ pub fn main_with(name: &str, setup: impl FnOnce(&mut App) -> Result<(), Error>) 
 
 /// Wheel mode: reference libpython so the linker keeps it (see build.rs). The wheels'
 /// rcl loads Python extension code that needs its symbols; the call itself does nothing.
+#[cfg(arnie_link_libpython)]
+fn keep_libpython() {
+    extern "C" {
+        fn Py_IsInitialized() -> std::os::raw::c_int;
+    }
+    // SAFETY: Py_IsInitialized takes no arguments and only reads a global flag.
+    let _ = unsafe { Py_IsInitialized() };
+}
+
+#[cfg(not(arnie_link_libpython))]
+fn keep_libpython() {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -345,15 +357,3 @@ mod tests {
         assert!(check_ros_args(args(&["arnie_bag", "play", "bag", "-p", "--clock"])).is_ok());
     }
 }
-
-#[cfg(arnie_link_libpython)]
-fn keep_libpython() {
-    extern "C" {
-        fn Py_IsInitialized() -> std::os::raw::c_int;
-    }
-    // SAFETY: Py_IsInitialized takes no arguments and only reads a global flag.
-    let _ = unsafe { Py_IsInitialized() };
-}
-
-#[cfg(not(arnie_link_libpython))]
-fn keep_libpython() {}
