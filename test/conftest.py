@@ -180,6 +180,15 @@ class Graph:
         require_ros2()
         return subprocess.run([ROS2, *args], env=self.env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
+    def param(self, *args):
+        """`ros2 param ARGS`, repeated while the CLI's own discovery has not found the node."""
+        for _ in range(20):
+            r = self.ros2("param", *args[:1], "--no-daemon", *args[1:])
+            if "Node not found" not in r.stdout + r.stderr:
+                return r
+            self.spin_for(0.5)
+        raise AssertionError(f"ros2 param {' '.join(args)}: the node was never found")
+
     def node_names(self):
         """Fully qualified names of the nodes this client sees."""
         return {(ns.rstrip("/") + "/" + n) for n, ns in self.node.get_node_names_and_namespaces()}

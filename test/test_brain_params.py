@@ -30,16 +30,6 @@ LOOP = {
 }
 
 
-def param(graph, *args):
-    """`ros2 param ...`, repeated while the CLI's own discovery has not found the node."""
-    for _ in range(20):
-        r = graph.ros2("param", *args[:1], "--no-daemon", *args[1:])
-        if "Node not found" not in r.stdout + r.stderr:
-            return r
-        graph.spin_for(0.5)
-    raise AssertionError(f"ros2 param {' '.join(args)}: the node was never found")
-
-
 def test_a_tiny_tick_period_at_start_is_refused_with_the_reason(graph):
     node = graph.start("brain", params={"tick_period_s": 1e-12})
     node.must_live = False
@@ -62,25 +52,25 @@ def test_param_set_is_checked_and_applies_to_the_next_run(graph):
         ("position_timeout_s", "-1.0", "position_timeout_s must be in 0.01..=3600 [s]"),
         ("observation_timeout_s", "1000000000.0", "observation_timeout_s must be in 0.01..=3600 [s]"),
     ]:
-        r = param(graph, "set", "/brain", name, value)
+        r = graph.param("set", "/brain", name, value)
         out = r.stdout + r.stderr
         assert "Setting parameter failed" in out and reason in out, out
-    r = param(graph, "get", "/brain", "tick_period_s")
+    r = graph.param("get", "/brain", "tick_period_s")
     assert "Double value is: 10.0" in r.stdout, r.stdout + r.stderr
 
     # A start-only parameter says so.
-    r = param(graph, "set", "/brain", "command_mode", "move_to")
+    r = graph.param("set", "/brain", "command_mode", "move_to")
     out = r.stdout + r.stderr
     assert "Setting parameter failed" in out and "read only at start" in out, out
 
     # describe: the range and when a change takes effect.
-    r = param(graph, "describe", "/brain", "tick_period_s")
+    r = graph.param("describe", "/brain", "tick_period_s")
     assert "0.01..=3600" in r.stdout and "Next run" in r.stdout, r.stdout + r.stderr
-    r = param(graph, "describe", "/brain", "markers_rate_hz")
+    r = graph.param("describe", "/brain", "markers_rate_hz")
     assert "0..=100" in r.stdout and "Start only" in r.stdout, r.stdout + r.stderr
 
     # A valid value is taken, and the next run ticks with it: 3 ticks at 0.05 s.
-    r = param(graph, "set", "/brain", "tick_period_s", "0.05")
+    r = graph.param("set", "/brain", "tick_period_s", "0.05")
     assert "Set parameter successful" in r.stdout, r.stdout + r.stderr
     goal = RunTask.Goal(task_json=json.dumps(LOOP), max_ticks=3)
     handle = graph.wait_future(client.send_goal_async(goal), what="the goal response")

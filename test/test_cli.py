@@ -60,16 +60,6 @@ def move(graph, plans, x, y, z):
     return len(plan.poses), math.ceil(d_mm - 1e-6)
 
 
-def param(graph, *args):
-    """`ros2 param ...`, repeated while the CLI's own discovery has not found the node."""
-    for _ in range(20):
-        r = graph.ros2("param", *args[:1], "--no-daemon", *args[1:])
-        if "Node not found" not in r.stdout + r.stderr:
-            return r
-        graph.spin_for(0.5)
-    raise AssertionError(f"ros2 param {' '.join(args)}: the node was never found")
-
-
 def test_the_ros2_cli_against_the_stack(graph, tmp_path):
     require_ros2()
     config = spine_sim_config(tmp_path / "spine.json")
@@ -123,14 +113,14 @@ def test_the_ros2_cli_against_the_stack(graph, tmp_path):
     # ros2 param set: a live parameter (read at each goal) changes the next move.
     n, d = move(graph, plans, 0.0, 0.0, 0.05)
     assert n == d + 1, (n, d)
-    r = param(graph, "set", "/trajectory_server", "sample_factor", "2")
+    r = graph.param("set", "/trajectory_server", "sample_factor", "2")
     assert "Set parameter successful" in r.stdout, r.stdout + r.stderr
     n, d = move(graph, plans, 0.03, 0.0, 0.03)
     assert n == 2 * d + 1, (n, d)
 
     # ... and an invalid value is refused with the reason; the value stays.
-    r = param(graph, "set", "/trajectory_server", "sample_factor", "0")
+    r = graph.param("set", "/trajectory_server", "sample_factor", "0")
     out = r.stdout + r.stderr
     assert "Setting parameter failed" in out and "sample_factor" in out and "0 is not in 1..=1000" in out, out
-    r = param(graph, "get", "/trajectory_server", "sample_factor")
+    r = graph.param("get", "/trajectory_server", "sample_factor")
     assert "Integer value is: 2" in r.stdout, r.stdout

@@ -17,16 +17,6 @@ DEMO = ROOT / "params" / "maps" / "demo.pgm"  # 2.0 m x 1.5 m at 0.05 m/cell, or
 START, GOAL = (0.125, 1.375), (1.025, 1.375)
 
 
-def param(graph, *args):
-    """`ros2 param ...`, repeated while the CLI's own discovery has not found the node."""
-    for _ in range(20):
-        r = graph.ros2("param", *args[:1], "--no-daemon", *args[1:])
-        if "Node not found" not in r.stdout + r.stderr:
-            return r
-        graph.spin_for(0.5)
-    raise AssertionError(f"ros2 param {' '.join(args)}: the node was never found")
-
-
 def ready(graph, srv_type, name):
     client = graph.node.create_client(srv_type, name)
     graph.spin_until(client.service_is_ready, what=name)
@@ -58,28 +48,28 @@ def test_a_refused_parameter_says_why_and_the_value_stays(graph):
     client = ready(graph, PlanPath, "/planner/plan_path")
 
     # Out of range: refused with the reason; the value stays.
-    r = param(graph, "set", "/planner", "robot_radius_m", "-1.0")
+    r = graph.param("set", "/planner", "robot_radius_m", "-1.0")
     out = r.stdout + r.stderr
     assert "Setting parameter failed" in out and "robot_radius_m" in out and "is not in 0..=5" in out, out
-    r = param(graph, "get", "/planner", "robot_radius_m")
+    r = graph.param("get", "/planner", "robot_radius_m")
     assert "Double value is: 0.0" in r.stdout, r.stdout + r.stderr
 
     # A start-only parameter says so.
-    r = param(graph, "set", "/planner", "diagnostics_period_ms", "500")
+    r = graph.param("set", "/planner", "diagnostics_period_ms", "500")
     out = r.stdout + r.stderr
     assert "Setting parameter failed" in out and "read only at start" in out, out
 
     # A live one changes; an unknown algorithm is then refused, naming the choices.
-    r = param(graph, "set", "/planner", "algorithm", "astar")
+    r = graph.param("set", "/planner", "algorithm", "astar")
     assert "Set parameter successful" in r.stdout, r.stdout + r.stderr
-    r = param(graph, "set", "/planner", "algorithm", "bfs")
+    r = graph.param("set", "/planner", "algorithm", "bfs")
     out = r.stdout + r.stderr
     assert "Setting parameter failed" in out and "jps, astar, dijkstra" in out, out
-    r = param(graph, "get", "/planner", "algorithm")
+    r = graph.param("get", "/planner", "algorithm")
     assert "String value is: astar" in r.stdout, r.stdout + r.stderr
 
     # describe: the range and when a change takes effect.
-    r = param(graph, "describe", "/planner", "resolution_m")
+    r = graph.param("describe", "/planner", "resolution_m")
     assert "0.001..=10" in r.stdout and "Start only" in r.stdout, r.stdout + r.stderr
 
     # The node still answers.
