@@ -1,10 +1,10 @@
 //! [`RosRobot`]: the library's [`Robot`] over ROS clients.
 //!
-//! - `move_to`: one `MoveTo` goal on `/trajectory/move_to`. r2r's goal-request future
-//!   is not `Send`, so goals run on a small thread of their own (a current-thread tokio
-//!   runtime with a `LocalSet`); `move_to` talks to it over channels. Dropping the
-//!   `move_to` future closes its reply channel, and the worker then cancels the goal
-//!   (waiting for it to be accepted first if needed, so no goal escapes a stop).
+//! - `move_to`: one `MoveTo` goal on `/trajectory/move_to`, through
+//!   `node_glue::action_client` (the goal loop every node shares: its own goal thread,
+//!   the waits, feedback, cancel). Dropping the `move_to` future drops the goal's
+//!   handle, and the goal is cancelled (once it is accepted, if it is not yet: no goal
+//!   escapes a stop). Every goal's end is counted in one place ([`MoveAction`]).
 //! - `plan_path`: one `PlanPath` call on `/planner/plan_path` (`simplify` always set, so
 //!   a path is a few turning points, each one `MoveTo` goal). No server within
 //!   `planner_wait` → [`Error::PlannerUnavailable`] (the library then uses straight
@@ -15,7 +15,7 @@
 //!   subscribed at start (`wait_topics`) that matches; see [`super::WaitKind`].
 //! - `position`: the last finite `/arm/position` (`PointStamped`, metres, sensor QoS).
 //! - With [`Motion::NavigateTo`]: `move_to` is one `NavigateTo` goal on
-//!   `base/navigate_to` (same thread, same cancel-on-drop), the library sends one goal
+//!   `base/navigate_to` (the same goal loop, same cancel-on-drop), the library sends one goal
 //!   per approach ([`Robot::plans_itself`]), and `position` is the last finite
 //!   `base/pose` (`PoseStamped`, reliable).
 
@@ -25,6 +25,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::{FutureExt, Stream, StreamExt};
+use node_glue::action_client::{GoalClient, GoalError, GoalResult, Waits};
 use node_glue::ratelimit::RateLimit;
 use node_glue::tracker::Tracker;
 use node_glue::{qos, topics};
@@ -32,8 +33,9 @@ use r2r::arnie_interfaces::action::{MoveTo, NavigateTo};
 use r2r::arnie_interfaces::msg::{Coordinates, Packet};
 use r2r::arnie_interfaces::srv::{PlanPath, SendPacket};
 use r2r::geometry_msgs::msg::{PointStamped, PoseStamped};
+use r2r::GoalStatus;
 use serde_json::Value;
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::broadcast;
 
 use super::convert::{
     coordinates_json, from_ros, move_result, packet_json, packet_msg, plan_from_response, to_ros,
@@ -48,20 +50,9 @@ use crate::task::{PacketSpec, Point};
 /// Messages kept per watched topic for `wait_for` steps that lag behind.
 const WAIT_BUFFER: usize = 64;
 
-/// One `move_to` call handed to the goal thread.
-struct MoveJob {
-    target: Point,
-    /// How long to wait for the server to appear, and for the goal to be accepted or
-    /// cancelled.
-    wait: Duration,
-    accept_timeout: Duration,
-    /// Closed by the caller dropping its receiver: cancel the goal.
-    reply: oneshot::Sender<Result<Point, Error>>,
-}
-
 /// The strategy's robot: ROS clients and subscriptions.
 pub struct RosRobot {
-    moves: mpsc::UnboundedSender<MoveJob>,
+    mover: Mover,
     motion: Motion,
     planner: r2r::Client<PlanPath::Service>,
     comms: r2r::Client<SendPacket::Service>,
@@ -109,14 +100,9 @@ impl RosRobot {
         log: &str,
     ) -> Result<Arc<Self>, node_glue::Error> {
         let mover = match motion {
-            Motion::MoveTo => {
-                Mover::Arm(node.create_action_client::<MoveTo::Action>(topics::MOVE_TO)?)
-            }
-            Motion::NavigateTo => {
-                Mover::Base(node.create_action_client::<NavigateTo::Action>(NAVIGATE_TO)?)
-            }
+            Motion::MoveTo => Mover::Arm(goal_client(node, &counters, log)?),
+            Motion::NavigateTo => Mover::Base(goal_client(node, &counters, log)?),
         };
-        let moves = spawn_goal_thread(mover, counters.clone(), log.to_owned())?;
         let planner =
             node.create_client::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?;
         let comms =
@@ -197,7 +183,7 @@ impl RosRobot {
             watched.insert(topics::resolve(&namespace, &w.topic), tx);
         }
         Ok(Arc::new(Self {
-            moves,
+            mover,
             motion,
             planner,
             comms,
@@ -346,20 +332,15 @@ impl RosRobot {
 
     async fn move_once(&self, target: Point) -> Result<Point, Error> {
         let s = self.settings();
-        let (reply, result) = oneshot::channel();
-        let job = MoveJob {
-            target,
-            wait: s.server_wait,
-            accept_timeout: s.call_timeout,
-            reply,
+        let waits = Waits {
+            server: s.server_wait,
+            answer: s.call_timeout,
         };
-        if self.moves.send(job).is_err() {
-            return Err(robot_err("the MoveTo goal thread is gone".into()));
+        // Dropping this future drops the goal's handle: the goal is cancelled.
+        match &self.mover {
+            Mover::Arm(c) => go(c, &target, waits).await,
+            Mover::Base(c) => go(c, &target, waits).await,
         }
-        // Dropping `result` (this future) tells the goal thread to cancel the goal.
-        result
-            .await
-            .unwrap_or_else(|_| Err(robot_err("the MoveTo goal thread dropped the goal".into())))
     }
 }
 
@@ -445,67 +426,60 @@ async fn forward(
     }
 }
 
-// ------------------------------------------------------------------ the goal thread
+// ------------------------------------------------------------------ moves
 
-/// The action client `move_to` goals go to.
-#[derive(Clone)]
+/// The action client `move_to` goals go to (`node_glue::action_client`).
 enum Mover {
-    Arm(r2r::ActionClient<MoveTo::Action>),
-    Base(r2r::ActionClient<NavigateTo::Action>),
+    Arm(GoalClient<MoveTo::Action>),
+    Base(GoalClient<NavigateTo::Action>),
 }
 
-fn spawn_goal_thread(
-    client: Mover,
-    counters: Arc<Counters>,
-    log: String,
-) -> Result<mpsc::UnboundedSender<MoveJob>, node_glue::Error> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<MoveJob>();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    std::thread::Builder::new()
-        .name("strategy-move_to".into())
-        .spawn(move || {
-            let local = tokio::task::LocalSet::new();
-            local.block_on(&rt, async move {
-                // Ends when the robot (the only sender) is dropped.
-                while let Some(job) = rx.recv().await {
-                    tokio::task::spawn_local(run_goal(
-                        client.clone(),
-                        job,
-                        counters.clone(),
-                        log.clone(),
-                    ));
-                }
-            });
-        })?;
-    Ok(tx)
+/// What the strategy needs of a motion action: its goal for a point and its result as
+/// the library's outcome. One goal loop serves both (`node_glue::action_client`).
+pub trait MoveAction: r2r::WrappedActionTypeSupport + 'static
+where
+    Self::Goal: Send + Sync,
+    Self::Result: Send + Sync,
+    Self::Feedback: Send + Sync,
+{
+    /// The action's name on the graph (relative: resolves in the node's namespace).
+    const NAME: &'static str;
+    /// The action's type, in messages.
+    const KIND: &'static str;
+    /// The goal that moves to `target` (metres, frame `world`).
+    fn goal(target: &Point) -> Self::Goal;
+    /// The goal's target, for log lines.
+    fn target(goal: &Self::Goal) -> Point;
+    /// The server's result as where the robot stopped, or the library's error.
+    fn outcome(status: GoalStatus, result: &Self::Result) -> Result<Point, Error>;
 }
 
-async fn run_goal(client: Mover, mut job: MoveJob, counters: Arc<Counters>, log: String) {
-    let r = match &client {
-        Mover::Arm(c) => drive_goal(c, &mut job, &counters, &log).await,
-        Mover::Base(c) => drive_nav_goal(c, &mut job, &counters, &log).await,
-    };
-    match &r {
-        Ok(_) => counters.moves_reached.inc(),
-        Err(Error::Move {
-            outcome: MoveOutcome::Cancelled,
-            ..
-        }) => counters.moves_cancelled.inc(),
-        Err(e) => {
-            counters.moves_failed.inc();
-            r2r::log_info!(
-                &log,
-                "move to ({:.3}, {:.3}, {:.3}) m failed: {e}",
-                job.target.x,
-                job.target.y,
-                job.target.z
-            );
-        }
+impl MoveAction for MoveTo::Action {
+    const NAME: &'static str = topics::MOVE_TO;
+    const KIND: &'static str = "MoveTo";
+    fn goal(target: &Point) -> MoveTo::Goal {
+        node_glue::action_client::move_to_goal([target.x, target.y, target.z])
     }
-    // The caller may be gone (stopped): nothing to tell then.
-    let _ = job.reply.send(r);
+    fn target(goal: &MoveTo::Goal) -> Point {
+        Point::new(goal.target.x, goal.target.y, goal.target.z)
+    }
+    fn outcome(status: GoalStatus, result: &MoveTo::Result) -> Result<Point, Error> {
+        move_result(status, result)
+    }
+}
+
+impl MoveAction for NavigateTo::Action {
+    const NAME: &'static str = NAVIGATE_TO;
+    const KIND: &'static str = "NavigateTo";
+    fn goal(target: &Point) -> NavigateTo::Goal {
+        nav_goal(target)
+    }
+    fn target(goal: &NavigateTo::Goal) -> Point {
+        Point::new(goal.x, goal.y, 0.0)
+    }
+    fn outcome(status: GoalStatus, result: &NavigateTo::Result) -> Result<Point, Error> {
+        nav_result(status, result)
+    }
 }
 
 fn cancelled() -> Error {
@@ -515,126 +489,75 @@ fn cancelled() -> Error {
     }
 }
 
-async fn drive_goal(
-    client: &r2r::ActionClient<MoveTo::Action>,
-    job: &mut MoveJob,
-    counters: &Counters,
-    log: &str,
-) -> Result<Point, Error> {
-    let wait = job.wait;
-    tokio::select! {
-        up = available(r2r::Node::is_available(client), wait) => if !up {
-            return Err(robot_err(format!("no MoveTo server on {} within {} ms", topics::MOVE_TO, wait.as_millis())));
-        },
-        _ = job.reply.closed() => return Err(cancelled()),
-    }
-    let goal = MoveTo::Goal {
-        target: to_ros(&job.target),
-        period_s: 0.0,
-        sample_factor: 0,
-    };
-    counters.moves_sent.inc();
-    let request = client
-        .send_goal_request(goal)
-        .map_err(|e| robot_err(format!("MoveTo: {e}")))?;
-    // Not raced against a stop: a goal can only be cancelled once it is known.
-    let (handle, result, mut feedback) =
-        match tokio::time::timeout(job.accept_timeout, request).await {
-            Ok(Ok(accepted)) => accepted,
-            Ok(Err(r2r::Error::RCL_RET_ACTION_GOAL_REJECTED)) => {
-                return Err(Error::Move {
-                    outcome: MoveOutcome::Rejected,
-                    message: "the trajectory server rejected the goal".into(),
-                })
-            }
-            Ok(Err(e)) => return Err(robot_err(format!("MoveTo: {e}"))),
-            Err(_) => {
-                return Err(robot_err(format!(
-                    "MoveTo: no answer to the goal within {} ms",
-                    job.accept_timeout.as_millis()
-                )))
-            }
-        };
-    tokio::pin!(result);
-    let mut feedback_open = true;
-    loop {
-        tokio::select! {
-            r = &mut result => return match r {
-                Ok((status, r)) => move_result(status, &r),
-                Err(e) => Err(robot_err(format!("MoveTo: no result: {e}"))),
-            },
-            // Feedback is not used; drained so r2r's queue never fills.
-            f = feedback.next(), if feedback_open => feedback_open = f.is_some(),
-            _ = job.reply.closed() => {
-                match handle.cancel() {
-                    Ok(c) => match tokio::time::timeout(job.accept_timeout, c).await {
-                        Ok(Ok(())) => {}
-                        Ok(Err(e)) => r2r::log_warn!(log, "MoveTo goal cancel refused: {e}"),
-                        Err(_) => r2r::log_warn!(log, "MoveTo goal cancel: no answer"),
-                    },
-                    Err(e) => r2r::log_warn!(log, "MoveTo goal cancel failed: {e}"),
-                }
-                return Err(cancelled());
-            }
-        }
+/// A goal's end as the library sees it: the server's result through
+/// [`MoveAction::outcome`]; a protocol rejection as `REJECTED`; a goal stopped before
+/// it was sent, or cancelled without a result, as `CANCELLED`; anything else (no server,
+/// no answer, no result) as [`Error::Robot`] naming the action.
+fn move_end<A: MoveAction>(end: &GoalResult<A>) -> Result<Point, Error>
+where
+    A::Goal: Send + Sync,
+    A::Result: Send + Sync,
+    A::Feedback: Send + Sync,
+{
+    let label = || format!("{} on {}", A::KIND, A::NAME);
+    match end {
+        Ok((status, r)) => A::outcome(*status, r),
+        Err(GoalError::Rejected) => Err(Error::Move {
+            outcome: MoveOutcome::Rejected,
+            message: format!("{}: {}", label(), GoalError::Rejected),
+        }),
+        Err(GoalError::NotSent | GoalError::Cancelled) => Err(cancelled()),
+        Err(e) => Err(robot_err(format!("{}: {e}", label()))),
     }
 }
 
-/// [`drive_goal`] for the base's `NavigateTo`: same waits, same cancel on a stop.
-async fn drive_nav_goal(
-    client: &r2r::ActionClient<NavigateTo::Action>,
-    job: &mut MoveJob,
-    counters: &Counters,
+/// The client of `A` whose every goal's end is counted (`moves_*`) and, failed, logged.
+fn goal_client<A: MoveAction>(
+    node: &mut r2r::Node,
+    counters: &Arc<Counters>,
     log: &str,
-) -> Result<Point, Error> {
-    let wait = job.wait;
-    tokio::select! {
-        up = available(r2r::Node::is_available(client), wait) => if !up {
-            return Err(robot_err(format!("no NavigateTo server on {NAVIGATE_TO} within {} ms", wait.as_millis())));
-        },
-        _ = job.reply.closed() => return Err(cancelled()),
-    }
-    counters.moves_sent.inc();
-    let request = client
-        .send_goal_request(nav_goal(&job.target))
-        .map_err(|e| robot_err(format!("NavigateTo: {e}")))?;
-    let (handle, result, mut feedback) =
-        match tokio::time::timeout(job.accept_timeout, request).await {
-            Ok(Ok(accepted)) => accepted,
-            Ok(Err(r2r::Error::RCL_RET_ACTION_GOAL_REJECTED)) => {
-                return Err(Error::Move {
-                    outcome: MoveOutcome::Rejected,
-                    message: "the base rejected the goal".into(),
-                })
-            }
-            Ok(Err(e)) => return Err(robot_err(format!("NavigateTo: {e}"))),
-            Err(_) => {
-                return Err(robot_err(format!(
-                    "NavigateTo: no answer to the goal within {} ms",
-                    job.accept_timeout.as_millis()
-                )))
-            }
-        };
-    tokio::pin!(result);
-    let mut feedback_open = true;
-    loop {
-        tokio::select! {
-            r = &mut result => return match r {
-                Ok((status, r)) => nav_result(status, &r),
-                Err(e) => Err(robot_err(format!("NavigateTo: no result: {e}"))),
-            },
-            f = feedback.next(), if feedback_open => feedback_open = f.is_some(),
-            _ = job.reply.closed() => {
-                match handle.cancel() {
-                    Ok(c) => match tokio::time::timeout(job.accept_timeout, c).await {
-                        Ok(Ok(())) => {}
-                        Ok(Err(e)) => r2r::log_warn!(log, "NavigateTo goal cancel refused: {e}"),
-                        Err(_) => r2r::log_warn!(log, "NavigateTo goal cancel: no answer"),
-                    },
-                    Err(e) => r2r::log_warn!(log, "NavigateTo goal cancel failed: {e}"),
-                }
-                return Err(cancelled());
+) -> Result<GoalClient<A>, node_glue::Error>
+where
+    A::Goal: Send + Sync,
+    A::Result: Send + Sync,
+    A::Feedback: Send + Sync,
+{
+    let (counters, logger) = (counters.clone(), log.to_owned());
+    GoalClient::new(node, A::NAME, A::KIND, log, move |goal, end| {
+        if !matches!(end, Err(GoalError::NoServer(_) | GoalError::NotSent)) {
+            counters.moves_sent.inc();
+        }
+        match move_end::<A>(end) {
+            Ok(_) => counters.moves_reached.inc(),
+            Err(Error::Move {
+                outcome: MoveOutcome::Cancelled,
+                ..
+            }) => counters.moves_cancelled.inc(),
+            Err(e) => {
+                counters.moves_failed.inc();
+                let t = A::target(goal);
+                r2r::log_info!(
+                    &logger,
+                    "move to ({:.3}, {:.3}, {:.3}) m failed: {e}",
+                    t.x,
+                    t.y,
+                    t.z
+                );
             }
         }
-    }
+    })
+}
+
+/// One move: the goal for `target`, its end as the library sees it ([`move_end`]).
+async fn go<A: MoveAction>(
+    client: &GoalClient<A>,
+    target: &Point,
+    waits: Waits,
+) -> Result<Point, Error>
+where
+    A::Goal: Send + Sync,
+    A::Result: Send + Sync,
+    A::Feedback: Send + Sync,
+{
+    move_end::<A>(&client.send(A::goal(target), waits).result().await)
 }
