@@ -11,6 +11,7 @@
 //! - [`vars`]: variable names and the store of captured points.
 //!
 //! Units: millimetres and the legacy frame of instructions.json.
+#![deny(missing_docs)]
 
 pub mod error;
 pub mod loader;

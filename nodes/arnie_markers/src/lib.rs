@@ -15,6 +15,7 @@
 //!
 //! Every marker has a namespace (`ns`) and an id; rviz lists the namespaces of a
 //! MarkerArray display and a user toggles each one.
+#![deny(missing_docs)]
 
 #[cfg(feature = "ros")]
 pub mod ros;

@@ -25,22 +25,31 @@ impl Counter {
 /// `DiagnosticStatus.level` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {
+    /// All is well (`OK`, 0).
     Ok = 0,
+    /// Working, but something needs a look: e.g. rejected inputs counted (`WARN`, 1).
     Warn = 1,
+    /// Not working (`ERROR`, 2).
     Error = 2,
+    /// No recent data to judge by (`STALE`, 3).
     Stale = 3,
 }
 
 /// One status to publish: `name` is shown as "<node>: <name>".
 #[derive(Clone, Debug)]
 pub struct Status {
+    /// The component's name (the node's name is put in front when published).
     pub name: String,
+    /// How the component is doing.
     pub level: Level,
+    /// One human-readable line (may be empty).
     pub message: String,
+    /// Key/value pairs (`DiagnosticStatus.values`), e.g. counters, in this order.
     pub values: Vec<(String, String)>,
 }
 
 impl Status {
+    /// A status at level [`Level::Ok`] with no values yet.
     pub fn ok(name: impl Into<String>, message: impl Into<String>) -> Self {
         Status {
             name: name.into(),
@@ -83,6 +92,9 @@ pub struct Diagnostics {
 }
 
 impl Diagnostics {
+    /// Creates the `/diagnostics` publisher on `node` (QoS [`qos::commands`]);
+    /// `node_name` prefixes every status name and is the `hardware_id`.
+    /// Errors: rcl's, if the publisher cannot be created.
     pub fn new(node: &mut r2r::Node, node_name: &str) -> r2r::Result<Self> {
         let publisher =
             node.create_publisher::<DiagnosticArray>(topics::DIAGNOSTICS, qos::commands())?;

@@ -30,6 +30,7 @@
 //!
 //! Errors: set-up failures (bad parameter, rcl errors) are returned as [`Error`] and
 //! turned into one clear log line and exit code 2 by [`main_with`].
+#![deny(missing_docs)]
 
 pub mod action;
 pub mod action_client;
