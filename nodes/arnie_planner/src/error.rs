@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use arnie_constants::srv::plan_path::response as plan_path;
+
 use crate::grid::Cell;
 
 /// Why a path query failed. Each variant is one `error_code` constant of
@@ -31,18 +33,18 @@ pub enum PlanError {
 
 impl PlanError {
     /// `PlanPath.srv` `OK`.
-    pub const OK: u16 = 0;
+    pub const OK: u16 = plan_path::OK;
 
     /// The `PlanPath.srv` `error_code` of this error.
     pub fn code(&self) -> u16 {
         match self {
-            PlanError::NoMap => 1,
-            PlanError::StartOutside(_) => 2,
-            PlanError::GoalOutside(_) => 3,
-            PlanError::StartBlocked(_) => 4,
-            PlanError::GoalBlocked(_) => 5,
-            PlanError::NoPath { .. } => 6,
-            PlanError::InvalidRequest(_) => 7,
+            PlanError::NoMap => plan_path::NO_MAP,
+            PlanError::StartOutside(_) => plan_path::START_OUTSIDE,
+            PlanError::GoalOutside(_) => plan_path::GOAL_OUTSIDE,
+            PlanError::StartBlocked(_) => plan_path::START_BLOCKED,
+            PlanError::GoalBlocked(_) => plan_path::GOAL_BLOCKED,
+            PlanError::NoPath { .. } => plan_path::NO_PATH,
+            PlanError::InvalidRequest(_) => plan_path::INVALID_REQUEST,
         }
     }
 }

@@ -7,20 +7,23 @@
 
 use std::fmt;
 
+use arnie_constants::action::move_to::result as move_to;
+use arnie_constants::srv::plan_path::response as plan_path;
+
 /// `MoveTo.action` outcomes, 1:1 with its `uint8` constants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MoveOutcome {
-    /// `REACHED = 0`
+    /// `REACHED`
     Reached,
-    /// `REVERSED_TO_START = 1`: an obstacle stopped the arm; it went back. A blocked path.
+    /// `REVERSED_TO_START`: an obstacle stopped the arm; it went back. A blocked path.
     ReversedToStart,
-    /// `ABORTED_HELP_NEEDED = 2`
+    /// `ABORTED_HELP_NEEDED`
     AbortedHelpNeeded,
-    /// `CANCELLED = 3`
+    /// `CANCELLED`
     Cancelled,
-    /// `REJECTED = 4`
+    /// `REJECTED`
     Rejected,
-    /// `PREEMPTED = 5`
+    /// `PREEMPTED`
     Preempted,
 }
 
@@ -28,24 +31,24 @@ impl MoveOutcome {
     /// The action's constant.
     pub fn code(self) -> u8 {
         match self {
-            Self::Reached => 0,
-            Self::ReversedToStart => 1,
-            Self::AbortedHelpNeeded => 2,
-            Self::Cancelled => 3,
-            Self::Rejected => 4,
-            Self::Preempted => 5,
+            Self::Reached => move_to::REACHED,
+            Self::ReversedToStart => move_to::REVERSED_TO_START,
+            Self::AbortedHelpNeeded => move_to::ABORTED_HELP_NEEDED,
+            Self::Cancelled => move_to::CANCELLED,
+            Self::Rejected => move_to::REJECTED,
+            Self::Preempted => move_to::PREEMPTED,
         }
     }
 
     /// From the action's constant; `None` for an unknown code.
     pub fn from_code(code: u8) -> Option<Self> {
         Some(match code {
-            0 => Self::Reached,
-            1 => Self::ReversedToStart,
-            2 => Self::AbortedHelpNeeded,
-            3 => Self::Cancelled,
-            4 => Self::Rejected,
-            5 => Self::Preempted,
+            move_to::REACHED => Self::Reached,
+            move_to::REVERSED_TO_START => Self::ReversedToStart,
+            move_to::ABORTED_HELP_NEEDED => Self::AbortedHelpNeeded,
+            move_to::CANCELLED => Self::Cancelled,
+            move_to::REJECTED => Self::Rejected,
+            move_to::PREEMPTED => Self::Preempted,
             _ => return None,
         })
     }
@@ -54,19 +57,19 @@ impl MoveOutcome {
 /// `PlanPath.srv` error codes other than `OK`, 1:1 with its `uint16` constants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanCode {
-    /// `NO_MAP = 1`: the planner runs but has no map; treated like "no planner".
+    /// `NO_MAP`: the planner runs but has no map; treated like "no planner".
     NoMap,
-    /// `START_OUTSIDE = 2`
+    /// `START_OUTSIDE`
     StartOutside,
-    /// `GOAL_OUTSIDE = 3`
+    /// `GOAL_OUTSIDE`
     GoalOutside,
-    /// `START_BLOCKED = 4`
+    /// `START_BLOCKED`
     StartBlocked,
-    /// `GOAL_BLOCKED = 5`
+    /// `GOAL_BLOCKED`
     GoalBlocked,
-    /// `NO_PATH = 6`
+    /// `NO_PATH`
     NoPath,
-    /// `INVALID_REQUEST = 7`
+    /// `INVALID_REQUEST`
     InvalidRequest,
 }
 
@@ -74,26 +77,26 @@ impl PlanCode {
     /// The service's constant.
     pub fn code(self) -> u16 {
         match self {
-            Self::NoMap => 1,
-            Self::StartOutside => 2,
-            Self::GoalOutside => 3,
-            Self::StartBlocked => 4,
-            Self::GoalBlocked => 5,
-            Self::NoPath => 6,
-            Self::InvalidRequest => 7,
+            Self::NoMap => plan_path::NO_MAP,
+            Self::StartOutside => plan_path::START_OUTSIDE,
+            Self::GoalOutside => plan_path::GOAL_OUTSIDE,
+            Self::StartBlocked => plan_path::START_BLOCKED,
+            Self::GoalBlocked => plan_path::GOAL_BLOCKED,
+            Self::NoPath => plan_path::NO_PATH,
+            Self::InvalidRequest => plan_path::INVALID_REQUEST,
         }
     }
 
-    /// From the service's constant; `None` for `OK` (0) and unknown codes.
+    /// From the service's constant; `None` for `OK` and unknown codes.
     pub fn from_code(code: u16) -> Option<Self> {
         Some(match code {
-            1 => Self::NoMap,
-            2 => Self::StartOutside,
-            3 => Self::GoalOutside,
-            4 => Self::StartBlocked,
-            5 => Self::GoalBlocked,
-            6 => Self::NoPath,
-            7 => Self::InvalidRequest,
+            plan_path::NO_MAP => Self::NoMap,
+            plan_path::START_OUTSIDE => Self::StartOutside,
+            plan_path::GOAL_OUTSIDE => Self::GoalOutside,
+            plan_path::START_BLOCKED => Self::StartBlocked,
+            plan_path::GOAL_BLOCKED => Self::GoalBlocked,
+            plan_path::NO_PATH => Self::NoPath,
+            plan_path::INVALID_REQUEST => Self::InvalidRequest,
             _ => return None,
         })
     }
@@ -233,15 +236,24 @@ mod tests {
 
     #[test]
     fn codes_round_trip() {
-        for c in 0..=5u8 {
-            assert_eq!(MoveOutcome::from_code(c).map(MoveOutcome::code), Some(c));
+        // Every constant of the interface files has its variant (PlanPath: all but OK).
+        for (name, c) in move_to::ALL {
+            assert_eq!(
+                MoveOutcome::from_code(*c).map(MoveOutcome::code),
+                Some(*c),
+                "{name}"
+            );
         }
-        assert_eq!(MoveOutcome::from_code(6), None);
-        for c in 1..=7u16 {
-            assert_eq!(PlanCode::from_code(c).map(PlanCode::code), Some(c));
+        assert_eq!(MoveOutcome::from_code(200), None);
+        for (name, c) in plan_path::ALL.iter().filter(|(_, c)| *c != plan_path::OK) {
+            assert_eq!(
+                PlanCode::from_code(*c).map(PlanCode::code),
+                Some(*c),
+                "{name}"
+            );
         }
-        assert_eq!(PlanCode::from_code(0), None);
-        assert_eq!(PlanCode::from_code(8), None);
+        assert_eq!(PlanCode::from_code(plan_path::OK), None);
+        assert_eq!(PlanCode::from_code(200), None);
     }
 
     #[test]

@@ -1,22 +1,23 @@
 //! Events of a running sequence or strategy, 1:1 with `StrategyEvent.msg`, and the
 //! per-task scores of `TaskScore.msg`.
 
+use arnie_constants::msg::strategy_event as k;
 use tokio::sync::mpsc;
 
 /// `StrategyEvent.kind`, 1:1 with its constants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventKind {
-    /// `STARTED = 0`: a sequence (task) begins; `done = 0`.
+    /// `STARTED`: a sequence (task) begins; `done = 0`.
     Started,
-    /// `NEXT = 1`: step `step` is over; `done` of `total` steps are behind.
+    /// `NEXT`: step `step` is over; `done` of `total` steps are behind.
     Next,
-    /// `ERROR = 2`: step `step` failed with `message` (each failed attempt).
+    /// `ERROR`: step `step` failed with `message` (each failed attempt).
     Error,
-    /// `STOPPED = 3`: the sequence was stopped while `step` ran (empty between steps).
+    /// `STOPPED`: the sequence was stopped while `step` ran (empty between steps).
     Stopped,
-    /// `FINISHED = 4`: every step is behind.
+    /// `FINISHED`: every step is behind.
     Finished,
-    /// `TASK_SELECTED = 5`: the runner picked `task`; `scores` says why.
+    /// `TASK_SELECTED`: the runner picked `task`; `scores` says why.
     TaskSelected,
 }
 
@@ -24,12 +25,12 @@ impl EventKind {
     /// The message's constant.
     pub fn code(self) -> u8 {
         match self {
-            Self::Started => 0,
-            Self::Next => 1,
-            Self::Error => 2,
-            Self::Stopped => 3,
-            Self::Finished => 4,
-            Self::TaskSelected => 5,
+            Self::Started => k::STARTED,
+            Self::Next => k::NEXT,
+            Self::Error => k::ERROR,
+            Self::Stopped => k::STOPPED,
+            Self::Finished => k::FINISHED,
+            Self::TaskSelected => k::TASK_SELECTED,
         }
     }
 }

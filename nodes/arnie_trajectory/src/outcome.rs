@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use arnie_constants::action::move_to::{feedback, result};
 use nalgebra::Point3;
 
 use crate::error::TrajectoryError;
@@ -10,18 +11,18 @@ use crate::error::TrajectoryError;
 /// MoveTo result `outcome`; `code()` is the constant of the same name in the action file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Outcome {
-    /// `REACHED = 0`: the arm arrived at the target.
+    /// `REACHED`: the arm arrived at the target.
     Reached,
-    /// `REVERSED_TO_START = 1`: an obstacle stopped the move; the arm went back to the start.
+    /// `REVERSED_TO_START`: an obstacle stopped the move; the arm went back to the start.
     ReversedToStart,
-    /// `ABORTED_HELP_NEEDED = 2`: the way back was blocked too (or the arm position was
+    /// `ABORTED_HELP_NEEDED`: the way back was blocked too (or the arm position was
     /// lost); the arm stays where it is and a human must help.
     AbortedHelpNeeded,
-    /// `CANCELLED = 3`: the client cancelled; the arm holds its measured position.
+    /// `CANCELLED`: the client cancelled; the arm holds its measured position.
     Cancelled,
-    /// `REJECTED = 4`: the goal was refused before moving (see [`TrajectoryError`]).
+    /// `REJECTED`: the goal was refused before moving (see [`TrajectoryError`]).
     Rejected,
-    /// `PREEMPTED = 5`: a newer goal replaced this one.
+    /// `PREEMPTED`: a newer goal replaced this one.
     Preempted,
 }
 
@@ -39,12 +40,12 @@ impl Outcome {
     /// The MoveTo constant's value.
     pub const fn code(self) -> u8 {
         match self {
-            Self::Reached => 0,
-            Self::ReversedToStart => 1,
-            Self::AbortedHelpNeeded => 2,
-            Self::Cancelled => 3,
-            Self::Rejected => 4,
-            Self::Preempted => 5,
+            Self::Reached => result::REACHED,
+            Self::ReversedToStart => result::REVERSED_TO_START,
+            Self::AbortedHelpNeeded => result::ABORTED_HELP_NEEDED,
+            Self::Cancelled => result::CANCELLED,
+            Self::Rejected => result::REJECTED,
+            Self::Preempted => result::PREEMPTED,
         }
     }
 
@@ -64,11 +65,11 @@ impl Outcome {
 /// MoveTo feedback `phase`; `code()` is the constant of the same name in the action file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Phase {
-    /// `FORWARD = 0`: on the way to the target.
+    /// `FORWARD`: on the way to the target.
     Forward,
-    /// `REVERSING = 1`: on the way back to the start after an obstacle.
+    /// `REVERSING`: on the way back to the start after an obstacle.
     Reversing,
-    /// `WAITING = 2`: holding still (after an obstacle, or while the arm position is stale).
+    /// `WAITING`: holding still (after an obstacle, or while the arm position is stale).
     Waiting,
 }
 
@@ -79,9 +80,9 @@ impl Phase {
     /// The MoveTo constant's value.
     pub const fn code(self) -> u8 {
         match self {
-            Self::Forward => 0,
-            Self::Reversing => 1,
-            Self::Waiting => 2,
+            Self::Forward => feedback::FORWARD,
+            Self::Reversing => feedback::REVERSING,
+            Self::Waiting => feedback::WAITING,
         }
     }
 
@@ -196,6 +197,24 @@ impl fmt::Display for End {
             ),
             Self::Cancelled => write!(f, "cancelled; arm holds its position"),
             Self::Preempted => write!(f, "preempted by a newer goal"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod interface_constants {
+    use super::*;
+    use arnie_constants::name_of;
+
+    #[test]
+    fn every_constant_of_the_action_has_its_variant_of_the_same_name() {
+        assert_eq!(Outcome::ALL.len(), result::ALL.len());
+        for o in Outcome::ALL {
+            assert_eq!(name_of(result::ALL, o.code()), Some(o.name()), "{o:?}");
+        }
+        assert_eq!(Phase::ALL.len(), feedback::ALL.len());
+        for p in Phase::ALL {
+            assert_eq!(name_of(feedback::ALL, p.code()), Some(p.name()), "{p:?}");
         }
     }
 }

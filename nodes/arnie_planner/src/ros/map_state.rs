@@ -29,10 +29,9 @@ use node_glue::time;
 use super::counters::{Counters, Gates, Line};
 use crate::{Grid, MarkedMap, Planner};
 
-/// `UpdateMap.srv` outcome constants (r2r gives them as bindgen types).
-const OK: u8 = 0;
-const NO_MAP: u8 = 1;
-const INVALID_REQUEST: u8 = 2;
+// `UpdateMap.srv` outcome constants (r2r gives them as bindgen types; these are generated
+// from the same file by arnie_constants).
+use arnie_constants::srv::update_map::response::{INVALID_REQUEST, NO_MAP, OK};
 
 /// The planner's service name for map updates.
 pub(crate) const UPDATE_MAP: &str = "planner/update_map";

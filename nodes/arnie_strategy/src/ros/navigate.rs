@@ -2,6 +2,7 @@
 //! the arm's `MoveTo`. One goal per approach (the base plans, re-plans around what it
 //! senses and reports BLOCKED / NO_PATH itself); the robot's position is `base/pose`.
 
+use arnie_constants::action::navigate_to::result as nav;
 use r2r::arnie_interfaces::action::NavigateTo;
 use r2r::GoalStatus;
 
@@ -51,16 +52,7 @@ pub fn nav_goal(target: &Point) -> NavigateTo::Goal {
 }
 
 fn outcome_name(code: u8) -> &'static str {
-    match code {
-        0 => "REACHED",
-        1 => "BLOCKED",
-        2 => "NO_PATH",
-        3 => "CANCELLED",
-        4 => "LINK_LOST",
-        5 => "REJECTED",
-        6 => "PREEMPTED",
-        _ => "unknown outcome",
-    }
+    arnie_constants::name_of(nav::ALL, code).unwrap_or("unknown outcome")
 }
 
 /// A `NavigateTo` result: `REACHED` → where the base stopped; `CANCELLED`, `REJECTED`,
@@ -70,25 +62,27 @@ pub fn nav_result(status: GoalStatus, r: &NavigateTo::Result) -> Result<Point, E
     let p = &r.pose.position;
     let name = outcome_name(r.outcome);
     match r.outcome {
-        0 if status != GoalStatus::Succeeded => Err(Error::Robot {
+        nav::REACHED if status != GoalStatus::Succeeded => Err(Error::Robot {
             message: format!(
                 "NavigateTo goal ended {status:?} without an outcome: {}",
                 r.message
             ),
         }),
-        0 if p.x.is_finite() && p.y.is_finite() && p.z.is_finite() => Ok(Point::new(p.x, p.y, p.z)),
-        0 => Err(Error::Robot {
+        nav::REACHED if p.x.is_finite() && p.y.is_finite() && p.z.is_finite() => {
+            Ok(Point::new(p.x, p.y, p.z))
+        }
+        nav::REACHED => Err(Error::Robot {
             message: "NavigateTo: non-finite final pose".into(),
         }),
-        3 => Err(Error::Move {
+        nav::CANCELLED => Err(Error::Move {
             outcome: MoveOutcome::Cancelled,
             message: r.message.clone(),
         }),
-        5 => Err(Error::Move {
+        nav::REJECTED => Err(Error::Move {
             outcome: MoveOutcome::Rejected,
             message: r.message.clone(),
         }),
-        6 => Err(Error::Move {
+        nav::PREEMPTED => Err(Error::Move {
             outcome: MoveOutcome::Preempted,
             message: r.message.clone(),
         }),
