@@ -204,18 +204,7 @@ impl Grid {
         opts: &OccupancyOptions,
     ) -> Result<Self, MapError> {
         let frame = MapFrame::new(frame.resolution_m, frame.origin_x_m, frame.origin_y_m)?;
-        if width == 0 || height == 0 || width > Grid::MAX_SIDE || height > Grid::MAX_SIDE {
-            return Err(MapError::BadSize {
-                width: width as u64,
-                height: height as u64,
-            });
-        }
-        if data.len() != width * height {
-            return Err(MapError::WrongCellCount {
-                expected: width * height,
-                got: data.len(),
-            });
-        }
+        Grid::check_size(width, height, data.len())?;
         let mut blocked = Vec::with_capacity(data.len());
         for row in data.chunks_exact(width).rev() {
             blocked.extend(row.iter().map(|&v| {

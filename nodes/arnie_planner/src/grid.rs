@@ -100,23 +100,33 @@ impl Grid {
     /// Largest width or height accepted (cell indices must fit an `i32` and a `u32` with padding).
     pub const MAX_SIDE: usize = 1 << 15;
 
-    /// A grid from row-major blocked flags (`blocked[y * width + x]`), default frame.
+    /// Checks a map's size before it becomes a grid: both sides in `1..=MAX_SIDE` and
+    /// `cells` (the data's length) equal to `width * height`.
     ///
     /// # Errors
     /// [`MapError::BadSize`] for a zero or too large side, [`MapError::WrongCellCount`].
-    pub fn from_blocked(width: usize, height: usize, blocked: Vec<bool>) -> Result<Self, MapError> {
+    pub(crate) fn check_size(width: usize, height: usize, cells: usize) -> Result<(), MapError> {
         if width == 0 || height == 0 || width > Self::MAX_SIDE || height > Self::MAX_SIDE {
             return Err(MapError::BadSize {
                 width: width as u64,
                 height: height as u64,
             });
         }
-        if blocked.len() != width * height {
+        if cells != width * height {
             return Err(MapError::WrongCellCount {
                 expected: width * height,
-                got: blocked.len(),
+                got: cells,
             });
         }
+        Ok(())
+    }
+
+    /// A grid from row-major blocked flags (`blocked[y * width + x]`), default frame.
+    ///
+    /// # Errors
+    /// [`MapError::BadSize`] for a zero or too large side, [`MapError::WrongCellCount`].
+    pub fn from_blocked(width: usize, height: usize, blocked: Vec<bool>) -> Result<Self, MapError> {
+        Self::check_size(width, height, blocked.len())?;
         Ok(Grid {
             width,
             height,

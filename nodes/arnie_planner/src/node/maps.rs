@@ -186,20 +186,7 @@ pub fn load_map_file_raw(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn opts() -> MapOptions {
-        MapOptions::new(50, true, 0.0).unwrap()
-    }
-
-    /// A 6x4 map: a wall in column 3 with a gap in the top row (data bottom row first).
-    fn wall_map() -> Vec<i8> {
-        let rows_top_down = ["...#..", "...#..", "...#..", "......"];
-        let mut data = Vec::new();
-        for row in rows_top_down.iter().rev() {
-            data.extend(row.chars().map(|c| if c == '#' { 100 } else { 0 }));
-        }
-        data
-    }
+    use crate::node::fixtures::{opts, wall_map, wall_occupancy};
 
     #[test]
     fn f32_resolution_keeps_its_decimal() {
@@ -237,15 +224,7 @@ mod tests {
     #[test]
     fn rotated_or_bad_maps_are_rejected() {
         let data = wall_map();
-        let good = OccupancyMap {
-            width: 6,
-            height: 4,
-            resolution_m: 1.0,
-            origin_x_m: 0.0,
-            origin_y_m: 0.0,
-            orientation: (0.0, 0.0, 0.0, 1.0),
-            data: &data,
-        };
+        let good = wall_occupancy(&data);
         let rotated = OccupancyMap {
             orientation: (0.0, 0.0, 0.5f64.sin(), 0.5f64.cos()),
             ..good.clone()

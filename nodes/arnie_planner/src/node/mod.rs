@@ -146,17 +146,18 @@ fn nearest_free(grid: &Grid, c: Cell, radius: f64) -> Option<Cell> {
     best.map(|(_, n)| n)
 }
 
+/// Test fixtures shared by the node modules' tests (`maps` and this one).
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::simplify::has_line_of_sight;
+mod fixtures {
+    use super::{MapOptions, OccupancyMap};
 
-    fn opts() -> MapOptions {
+    /// Threshold 50, unknown blocked, no inflation.
+    pub fn opts() -> MapOptions {
         MapOptions::new(50, true, 0.0).unwrap()
     }
 
     /// A 6x4 map: a wall in column 3 with a gap in the top row (data bottom row first).
-    fn wall_map() -> Vec<i8> {
+    pub fn wall_map() -> Vec<i8> {
         let rows_top_down = ["...#..", "...#..", "...#..", "......"];
         let mut data = Vec::new();
         for row in rows_top_down.iter().rev() {
@@ -164,6 +165,26 @@ mod tests {
         }
         data
     }
+
+    /// [`wall_map`]'s data as an `OccupancyGrid`: 1 m cells, origin (0, 0), not rotated.
+    pub fn wall_occupancy(data: &[i8]) -> OccupancyMap<'_> {
+        OccupancyMap {
+            width: 6,
+            height: 4,
+            resolution_m: 1.0,
+            origin_x_m: 0.0,
+            origin_y_m: 0.0,
+            orientation: (0.0, 0.0, 0.0, 1.0),
+            data,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simplify::has_line_of_sight;
+    use fixtures::{opts, wall_map, wall_occupancy};
 
     #[test]
     fn a_start_in_the_margin_is_left_through_the_nearest_free_cell() {
@@ -206,13 +227,10 @@ mod tests {
     fn occupancy_map_answers_in_metres() {
         let data = wall_map();
         let msg = OccupancyMap {
-            width: 6,
-            height: 4,
             resolution_m: 0.5,
             origin_x_m: -1.0,
             origin_y_m: 2.0,
-            orientation: (0.0, 0.0, 0.0, 1.0),
-            data: &data,
+            ..wall_occupancy(&data)
         };
         let grid = grid_from_occupancy(&msg, &opts()).unwrap();
         let mut planner = Planner::new(&grid);
@@ -257,15 +275,7 @@ mod tests {
     #[test]
     fn errors_have_their_codes() {
         let data = wall_map();
-        let msg = OccupancyMap {
-            width: 6,
-            height: 4,
-            resolution_m: 1.0,
-            origin_x_m: 0.0,
-            origin_y_m: 0.0,
-            orientation: (0.0, 0.0, 0.0, 1.0),
-            data: &data,
-        };
+        let msg = wall_occupancy(&data);
         let grid = grid_from_occupancy(&msg, &opts()).unwrap();
         let mut planner = Planner::new(&grid);
         let search = Search::resolve("jps", "only_when_no_obstacles").unwrap();
