@@ -34,6 +34,7 @@
 //!
 //! Compiling never panics, whatever the text (property tests feed it random text and
 //! mutated sample lines), and reports every problem it finds, not just the first.
+#![deny(missing_docs)]
 
 pub mod build;
 pub mod diagnostic;

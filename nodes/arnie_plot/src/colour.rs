@@ -7,15 +7,25 @@ use std::fmt;
 pub struct Colour(pub u8, pub u8, pub u8);
 
 impl Colour {
+    /// Black, text and outlines.
     pub const BLACK: Colour = Colour(0, 0, 0);
+    /// White, backgrounds.
     pub const WHITE: Colour = Colour(255, 255, 255);
+    /// Mid grey, the colour of a line without one.
     pub const GREY: Colour = Colour(127, 127, 127);
+    /// Light grey, the default fill of an area.
     pub const LIGHT_GREY: Colour = Colour(210, 210, 210);
+    /// Blue (tab10's first).
     pub const BLUE: Colour = Colour(31, 119, 180);
+    /// Orange (tab10's second).
     pub const ORANGE: Colour = Colour(255, 127, 14);
+    /// Green (tab10's third).
     pub const GREEN: Colour = Colour(44, 160, 44);
+    /// Red (tab10's fourth).
     pub const RED: Colour = Colour(214, 39, 40);
+    /// Purple (tab10's fifth).
     pub const PURPLE: Colour = Colour(148, 103, 189);
+    /// Brown (tab10's sixth).
     pub const BROWN: Colour = Colour(140, 86, 75);
 
     /// The i-th colour of [`PALETTE`] (wraps around).

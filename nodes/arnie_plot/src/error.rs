@@ -9,13 +9,20 @@ use std::path::{Path, PathBuf};
 pub enum PlotError {
     /// A file could not be written (or read).
     Io {
+        /// The file.
         path: PathBuf,
+        /// The operating system's error.
         source: std::io::Error,
     },
     /// The SVG did not parse (usvg's message).
     Svg(String),
     /// The image size is zero or too large to allocate (`width` × `height` pixels).
-    Size { width: u32, height: u32 },
+    Size {
+        /// Width that was asked for [px].
+        width: u32,
+        /// Height that was asked for [px].
+        height: u32,
+    },
     /// PNG encoding failed.
     Png(String),
 }

@@ -21,11 +21,14 @@ pub enum Key {
 /// One legend entry: a key and its label.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LegendEntry {
+    /// The sample drawn before the label.
     pub key: Key,
+    /// The text.
     pub label: String,
 }
 
 impl LegendEntry {
+    /// A solid line sample (2.5 px) in `colour`.
     pub fn line(colour: Colour, label: impl Into<String>) -> LegendEntry {
         LegendEntry {
             key: Key::Line(colour, 2.5, false),
@@ -33,6 +36,7 @@ impl LegendEntry {
         }
     }
 
+    /// A dashed line sample (1.5 px) in `colour`.
     pub fn dashed(colour: Colour, label: impl Into<String>) -> LegendEntry {
         LegendEntry {
             key: Key::Line(colour, 1.5, true),
@@ -40,6 +44,7 @@ impl LegendEntry {
         }
     }
 
+    /// A marker sample of `shape` filled `colour`.
     pub fn marker(shape: Shape, colour: Colour, label: impl Into<String>) -> LegendEntry {
         LegendEntry {
             key: Key::Marker(shape, colour),
@@ -47,6 +52,7 @@ impl LegendEntry {
         }
     }
 
+    /// A filled square in `colour` at `opacity` (0 clear to 1 opaque).
     pub fn area(colour: Colour, opacity: f64, label: impl Into<String>) -> LegendEntry {
         LegendEntry {
             key: Key::Area(colour, opacity),
@@ -123,10 +129,7 @@ pub(crate) fn render_legend_column(out: &mut String, x: f64, y: f64, entries: &[
             out,
             x + 8.0 + KEY_W + 6.0,
             yc + LEGEND_FONT * 0.35,
-            LEGEND_FONT,
-            Anchor::Start,
-            "#111111",
-            false,
+            svg::Style::plain(LEGEND_FONT, Anchor::Start, "#111111"),
             &e.label,
         );
     }
@@ -148,10 +151,7 @@ fn render_legend_flow(out: &mut String, rect: Rect, entries: &[LegendEntry]) {
                 out,
                 rect.x + rect.w,
                 rect.y + rect.h,
-                LEGEND_FONT,
-                Anchor::End,
-                "#555555",
-                false,
+                svg::Style::plain(LEGEND_FONT, Anchor::End, "#555555"),
                 &more,
             );
             return;
@@ -161,10 +161,7 @@ fn render_legend_flow(out: &mut String, rect: Rect, entries: &[LegendEntry]) {
             out,
             x + KEY_W + 6.0,
             y + LEGEND_FONT * 0.35,
-            LEGEND_FONT,
-            Anchor::Start,
-            "#111111",
-            false,
+            svg::Style::plain(LEGEND_FONT, Anchor::Start, "#111111"),
             &e.label,
         );
         x += w;
@@ -184,11 +181,17 @@ fn render_legend_flow(out: &mut String, rect: Rect, entries: &[LegendEntry]) {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Figure {
+    /// Width [px].
     pub width: f64,
+    /// Height [px].
     pub height: f64,
+    /// Bold title at the top left; empty: none.
     pub title: String,
+    /// Smaller line under the title; empty: none.
     pub subtitle: String,
+    /// The panels and the pixel rectangles they fill (margins included).
     pub panels: Vec<(Rect, Panel)>,
+    /// Free-standing legends and their pixel rectangles (entries flow in rows).
     pub legends: Vec<(Rect, Vec<LegendEntry>)>,
     /// Free text in pixels: (x, y, size, text), left-anchored.
     pub notes: Vec<(f64, f64, f64, String)>,
@@ -266,10 +269,7 @@ impl Figure {
                 &mut out,
                 16.0,
                 y,
-                13.0,
-                Anchor::Start,
-                "#333333",
-                false,
+                svg::Style::plain(13.0, Anchor::Start, "#333333"),
                 &self.subtitle,
             );
         }
@@ -284,10 +284,7 @@ impl Figure {
                 &mut out,
                 *x,
                 *y,
-                *size,
-                Anchor::Start,
-                "#333333",
-                false,
+                svg::Style::plain(*size, Anchor::Start, "#333333"),
                 text,
             );
         }

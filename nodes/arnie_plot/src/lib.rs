@@ -16,6 +16,7 @@
 //!
 //! Bad input never panics: non-finite points are skipped (they break a line), empty data
 //! gives a 0..1 range, invalid fixed ranges are ignored. Errors are [`PlotError`].
+#![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
 
 pub mod colour;

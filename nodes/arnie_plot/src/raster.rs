@@ -24,7 +24,9 @@ const MAX_SIDE: u32 = 16_384;
 pub struct Png {
     /// The encoded file.
     pub data: Vec<u8>,
+    /// Width [px].
     pub width: u32,
+    /// Height [px].
     pub height: u32,
     /// The family used for `sans-serif` text; `None`: no font was found and the PNG has no text.
     pub font: Option<String>,
@@ -81,8 +83,10 @@ fn has_family(db: &usvg::fontdb::Database, name: &str) -> bool {
 /// be empty or larger than 16384 px on a side, [`PlotError::Png`] when encoding fails.
 pub fn render_png(svg: &str, scale: f32) -> Result<Png, PlotError> {
     let fonts = fonts();
-    let mut opt = usvg::Options::default();
-    opt.fontdb = fonts.db.clone();
+    let mut opt = usvg::Options {
+        fontdb: fonts.db.clone(),
+        ..Default::default()
+    };
     if let Some(f) = &fonts.family {
         opt.font_family = f.clone();
     }

@@ -56,12 +56,16 @@ pub fn points(px: &[(f64, f64)]) -> String {
 /// Where a text is anchored horizontally.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Anchor {
+    /// The text starts at the point (left-aligned).
     Start,
+    /// The text is centred on the point.
     Middle,
+    /// The text ends at the point (right-aligned).
     End,
 }
 
 impl Anchor {
+    /// The SVG `text-anchor` value.
     pub fn attr(self) -> &'static str {
         match self {
             Anchor::Start => "start",
@@ -71,29 +75,57 @@ impl Anchor {
     }
 }
 
-/// A `<text>` element with a white halo (readable over lines and shading).
-pub fn text(
-    out: &mut String,
-    x: f64,
-    y: f64,
-    size: f64,
-    anchor: Anchor,
-    colour: &str,
-    halo: bool,
-    body: &str,
-) {
-    let halo = if halo {
+/// How a [`text`] element looks: font size in px, anchor, fill colour (`#rrggbb`) and
+/// whether it has a white halo (readable over lines and shading).
+#[derive(Debug, Clone, Copy)]
+pub struct Style<'a> {
+    /// Font size [px].
+    pub size: f64,
+    /// Horizontal alignment.
+    pub anchor: Anchor,
+    /// Fill colour, `#rrggbb`.
+    pub colour: &'a str,
+    /// A white halo behind the glyphs.
+    pub halo: bool,
+}
+
+impl<'a> Style<'a> {
+    /// Text without a halo.
+    pub fn plain(size: f64, anchor: Anchor, colour: &'a str) -> Self {
+        Style {
+            size,
+            anchor,
+            colour,
+            halo: false,
+        }
+    }
+
+    /// Text with a white halo.
+    pub fn halo(size: f64, anchor: Anchor, colour: &'a str) -> Self {
+        Style {
+            size,
+            anchor,
+            colour,
+            halo: true,
+        }
+    }
+}
+
+/// A `<text>` element at pixel position (`x`, `y`) drawn in `style`; `body` is escaped.
+pub fn text(out: &mut String, x: f64, y: f64, style: Style<'_>, body: &str) {
+    let halo = if style.halo {
         r##" stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke""##
     } else {
         ""
     };
     let _ = writeln!(
         out,
-        r#"<text x="{}" y="{}" font-size="{}" text-anchor="{}" fill="{colour}"{halo}>{}</text>"#,
+        r#"<text x="{}" y="{}" font-size="{}" text-anchor="{}" fill="{}"{halo}>{}</text>"#,
         num(x),
         num(y),
-        num(size),
-        anchor.attr(),
+        num(style.size),
+        style.anchor.attr(),
+        style.colour,
         esc(body)
     );
 }

@@ -87,9 +87,8 @@ mod tests {
                 let m = s / 10f64.powf(s.log10().floor());
                 assert!([1.0, 2.0, 5.0].iter().any(|x| (x - m).abs() < 1e-9), "{s}");
                 // The next smaller nice step would give too many ticks.
-                let smaller = if (m - 1.0).abs() < 1e-9 {
-                    s / 2.0
-                } else if (m - 2.0).abs() < 1e-9 {
+                // (1 -> 0.5, 2 -> 1: half; 5 -> 2: 0.4 of it)
+                let smaller = if (m - 5.0).abs() > 1e-9 {
                     s / 2.0
                 } else {
                     s * 0.4
