@@ -330,10 +330,11 @@ def test_a_new_goal_preempts_the_running_one(graph):
     res = result_of(graph, first)
     assert res.status == GoalStatus.STATUS_ABORTED, res.status
     assert res.result.outcome == RunTask.Result.PREEMPTED, res.result
-    assert res.result.message == "preempted", res.result
+    # The goal policy (node_glue::action): the message names the newer goal.
+    assert res.result.message.startswith("preempted by a newer goal ("), res.result
     graph.spin_until(lambda: arm.cancelled, what="the first run's MoveTo goal to be cancelled")
     graph.spin_until(
-        lambda: any(e.kind == BrainEvent.ABORTED and e.detail == "preempted" for s in states for e in s.events),
+        lambda: any(e.kind == BrainEvent.ABORTED and e.detail.startswith("preempted by a newer goal") for s in states for e in s.events),
         what="the preempted run's last /brain/state",
     )
     graph.spin_until(lambda: len(arm.targets) == 2, what="the second run's MoveTo goal")

@@ -184,6 +184,54 @@ pub enum Event {
     Cancelled,
 }
 
+impl Event {
+    /// The action the event is about; `None` for the task-wide events (`Idle`,
+    /// `TaskFinished`, `TickLimitReached`, `Cancelled`).
+    pub fn action(&self) -> Option<&str> {
+        match self {
+            Event::ActionStarted { action, .. }
+            | Event::StepSent { action, .. }
+            | Event::VerificationFailed { action, .. }
+            | Event::DecisionPassed { action, .. }
+            | Event::DecisionFailed { action, .. }
+            | Event::Reset { action, .. }
+            | Event::MissingVariable { action, .. }
+            | Event::Paused { action }
+            | Event::ActionFinished { action }
+            | Event::TooManyActions { action } => Some(action),
+            Event::Idle
+            | Event::TaskFinished
+            | Event::TickLimitReached { .. }
+            | Event::Cancelled => None,
+        }
+    }
+
+    /// The 0-based index the event names: the step (`StepSent`, `VerificationFailed`,
+    /// `MissingVariable`) or the decision (`DecisionPassed`, `DecisionFailed`).
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            Event::StepSent { step, .. }
+            | Event::VerificationFailed { step, .. }
+            | Event::MissingVariable { step, .. } => Some(*step),
+            Event::DecisionPassed { decision, .. } | Event::DecisionFailed { decision, .. } => {
+                Some(*decision)
+            }
+            _ => None,
+        }
+    }
+
+    /// The action scheduled next and its delay (ticks; the instructions' `delay`):
+    /// `DecisionPassed`, `DecisionFailed`, `Reset`.
+    pub fn next(&self) -> Option<(&str, i64)> {
+        match self {
+            Event::DecisionPassed { next, delay, .. }
+            | Event::DecisionFailed { next, delay, .. }
+            | Event::Reset { next, delay, .. } => Some((next, *delay)),
+            _ => None,
+        }
+    }
+}
+
 fn fmt_point(f: &mut fmt::Formatter<'_>, p: &Point3<f64>) -> fmt::Result {
     write!(f, "({}, {}, {})", p.x, p.y, p.z)
 }

@@ -1,9 +1,12 @@
 //! The latest arm position and observations, each with the instant it arrived.
 //!
-//! Age is measured from arrival on the node's ROS clock (`node_glue::time`: system time,
-//! or `/clock` with `use_sim_time`, so a replay at `-r 4` ages values in replayed time),
-//! not from the header stamp: the publisher's clock may differ, and what matters is how
-//! old the value is *here*.
+//! The arm position is a `node_glue::tracker::Tracker` (the tracker every node uses);
+//! the observations a [`Sample`] of the same shape. Age is measured from arrival on the
+//! node's ROS clock (`node_glue::time`: system time, or `/clock` with `use_sim_time`, so
+//! a replay at `-r 4` ages values in replayed time), not from the header stamp: the
+//! publisher's clock may differ, and what matters is how old the value is *here*. Only
+//! finite values are stored; the others are counted and logged (rate-limited,
+//! `node_glue::warn_limited!`).
 //! Values stay in metres; the tick converts them with the run's [`super::Scale`].
 
 use std::sync::{Arc, Mutex};
@@ -11,7 +14,9 @@ use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use nalgebra::Point3;
+use node_glue::ratelimit::RateLimit;
 use node_glue::topics;
+use node_glue::tracker::{Sample, Tracker};
 use r2r::arnie_interfaces::msg::Coordinates;
 use r2r::geometry_msgs::msg::PointStamped;
 
@@ -20,42 +25,30 @@ use super::Counters;
 /// One observed object, metres, with the 4th value (the eyes' confidence) if present.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Seen {
+    /// Where, metres, frame `world`.
     pub position_m: Point3<f64>,
+    /// The item's 4th value, if it has one (finite).
     pub confidence: Option<f64>,
-}
-
-#[derive(Debug, Clone)]
-struct Stamped<T> {
-    value: T,
-    /// Arrival, ROS time since the epoch.
-    at: Duration,
 }
 
 /// Shared by the subscription tasks (writers) and the tick loop (reader).
 #[derive(Debug, Default)]
 pub struct Inputs {
-    arm: Mutex<Option<Stamped<Point3<f64>>>>,
-    seen: Mutex<Option<Stamped<Vec<Seen>>>>,
+    /// The latest finite arm position (metres) and its arrival.
+    pub arm: Tracker<Point3<f64>>,
+    seen: Mutex<Option<Sample<Vec<Seen>>>>,
 }
 
-fn fresh<T: Clone>(v: &Option<Stamped<T>>, now: Duration, max_age: Duration) -> Option<T> {
-    v.as_ref()
-        .filter(|s| now.saturating_sub(s.at) <= max_age)
+/// A sample's value if it arrived at most `max_age` before `now` (ROS time).
+fn fresh<T: Clone>(s: Option<&Sample<T>>, now: Duration, max_age: Duration) -> Option<T> {
+    s.filter(|s| now.saturating_sub(s.at) <= max_age)
         .map(|s| s.value.clone())
 }
 
 impl Inputs {
-    /// Records an arm position (metres) received now.
-    pub fn set_arm(&self, p_m: Point3<f64>) {
-        *self.arm.lock().unwrap_or_else(|e| e.into_inner()) = Some(Stamped {
-            value: p_m,
-            at: node_glue::time::now_duration(),
-        });
-    }
-
     /// Records the items of an observations message received now.
     pub fn set_seen(&self, seen: Vec<Seen>) {
-        *self.seen.lock().unwrap_or_else(|e| e.into_inner()) = Some(Stamped {
+        *self.seen.lock().unwrap_or_else(|e| e.into_inner()) = Some(Sample {
             value: seen,
             at: node_glue::time::now_duration(),
         });
@@ -63,22 +56,14 @@ impl Inputs {
 
     /// The arm position (metres) if it arrived at most `max_age` before `now` (ROS time).
     pub fn arm_m(&self, now: Duration, max_age: Duration) -> Option<Point3<f64>> {
-        fresh(
-            &self.arm.lock().unwrap_or_else(|e| e.into_inner()),
-            now,
-            max_age,
-        )
+        fresh(self.arm.latest().as_ref(), now, max_age)
     }
 
     /// The latest observations if they arrived at most `max_age` before `now` (ROS time),
     /// else none.
     pub fn seen(&self, now: Duration, max_age: Duration) -> Vec<Seen> {
-        fresh(
-            &self.seen.lock().unwrap_or_else(|e| e.into_inner()),
-            now,
-            max_age,
-        )
-        .unwrap_or_default()
+        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        fresh(seen.as_ref(), now, max_age).unwrap_or_default()
     }
 }
 
@@ -130,15 +115,18 @@ pub async fn track_arm(
     counters: Arc<Counters>,
     log: String,
 ) {
+    let limit = RateLimit::default();
     while let Some(m) = positions.next().await {
         match finite_point(m.point.x, m.point.y, m.point.z) {
             Some(p) => {
                 counters.positions.inc();
-                inputs.set_arm(p);
+                inputs.arm.set(p);
             }
             None => {
                 counters.positions_rejected.inc();
-                r2r::log_warn!(
+                node_glue::warn_limited!(
+                    limit,
+                    "position",
                     &log,
                     "{}: ignored a non-finite position",
                     topics::ARM_POSITION
@@ -155,14 +143,15 @@ pub async fn track_observations(
     counters: Arc<Counters>,
     log: String,
 ) {
+    let limit = RateLimit::default();
     while let Some(m) = messages.next().await {
         counters.observation_messages.inc();
         let (seen, dropped) = seen_items(&m);
         if dropped > 0 {
-            for _ in 0..dropped {
-                counters.observations_rejected.inc();
-            }
-            r2r::log_warn!(
+            counters.observations_rejected.add(dropped as u64);
+            node_glue::warn_limited!(
+                limit,
+                "observations",
                 &log,
                 "{}: dropped {dropped} item(s) without 3 finite values",
                 topics::EYES_OBSERVATIONS
@@ -212,7 +201,7 @@ mod tests {
         let inputs = Inputs::default();
         let t0 = node_glue::time::now_duration();
         assert_eq!(inputs.arm_m(t0, Duration::from_secs(1)), None);
-        inputs.set_arm(Point3::new(0.0, 0.1, 0.0));
+        inputs.arm.set(Point3::new(0.0, 0.1, 0.0));
         inputs.set_seen(vec![Seen {
             position_m: Point3::origin(),
             confidence: None,

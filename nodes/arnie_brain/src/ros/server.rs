@@ -3,27 +3,31 @@
 //! A goal names its task: `task_file`, else inline `task_json`, else inline
 //! `task_english`, else the node's `instructions_file` parameter. A file whose name ends
 //! in `.txt` is a task in plain English, compiled with `arnie_english` (as is
-//! `task_english`); any other file is instructions JSON. Every goal is **accepted**; one
-//! whose task cannot be read, does not load or does not compile (or names an unknown
-//! `initial_action`) is then aborted at once with outcome `REJECTED` and the loader's
-//! error in `message` (a task file is read by `node_glue::files`: off the runtime, a
-//! regular file in `allowed_dirs` of at most `max_file_bytes`, each refusal naming the
-//! file and the rule; an inline task over `max_file_bytes` is refused too), e.g.
+//! `task_english`); any other file is instructions JSON. The goal policy is
+//! `node_glue::action`'s, the same in every node: a goal whose task cannot be read, does
+//! not load or does not compile (or names an unknown `initial_action`) is accepted and
+//! aborted at once with outcome `REJECTED` and the loader's error in `message` (a task
+//! file is read by `node_glue::files`: off the runtime, a regular file in `allowed_dirs`
+//! of at most `max_file_bytes`, each refusal naming the file and the rule; an inline
+//! task over `max_file_bytes` is refused too), e.g.
 //! `task_json: actions.start.decisions[0].success.action: unknown action "nope"`, or
 //! every diagnostic of the English, one per line, e.g.
 //! `task_english: line 2, column 13: unknown sentence: …` (a plain rejection would tell
-//! the client nothing). Warnings of English that compiles are logged. Such a goal does not disturb the
-//! run in progress.
+//! the client nothing). Warnings of English that compiles are logged; both, and the
+//! goal's ignored fields, rate-limited (`node_glue::warn_limited!`). Such a goal does not
+//! disturb the run in progress.
 //!
 //! A goal that loads **preempts** the run in progress: that run's goal ends `ABORTED`
-//! with outcome `PREEMPTED` and message `preempted`, its `MoveTo` goal is cancelled,
+//! with outcome `PREEMPTED` and a message naming the new goal
+//! (`node_glue::action::preempted_message`), its `MoveTo` goal is cancelled,
 //! then the new run starts.
 //!
 //! A run ticks every `tick_period` of the node's ROS clock (the first tick at once; with
 //! `use_sim_time`, ticks follow `/clock`, the first at the first `/clock`): arm position and
 //! observations that are fresh enough go into [`Brain::tick`], the target goes to the
 //! [`Mover`], `/brain/state` and the goal's feedback carry the new state, every event is
-//! logged. It ends:
+//! logged (a pause on a stale arm position and a failed verification, which follow the
+//! inputs, as rate-limited warnings). It ends:
 //! - by itself (nothing active or scheduled) or at its tick limit: `FINISHED` (goal
 //!   succeeded); the last move is left to complete;
 //! - on a cancel request: the brain is cancelled, the running move too: `CANCELLED`;
@@ -34,11 +38,12 @@
 
 use std::sync::{Arc, Mutex};
 
-use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
+use node_glue::action::{self, Accepted, CancelStream, End};
+use node_glue::ratelimit::RateLimit;
 use r2r::arnie_interfaces::action::RunTask;
 use r2r::arnie_interfaces::msg::BrainState;
-use r2r::{ActionServerCancelRequest, ActionServerGoal, ActionServerGoalRequest};
+use r2r::{ActionServerGoal, ActionServerGoalRequest};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -48,13 +53,15 @@ use super::{Counters, Inputs, Mover, Scale, Settings, SettingsFn};
 use crate::{Brain, Event, Observation, Outcome, Snapshot, Status};
 
 type Goal = ActionServerGoal<RunTask::Action>;
-type Cancels = BoxStream<'static, ActionServerCancelRequest>;
 
 /// A task loaded and ready to run.
 pub struct Task {
-    /// The file's path, or `task_json` for an inline task (`BrainState.task`).
+    /// The file's path, or `task_json` / `task_english` for an inline task
+    /// (`BrainState.task`).
     pub name: String,
+    /// The loaded task, at its first tick, with the goal's tick limit.
     pub brain: Brain,
+    /// The node's settings when the goal came (they hold for the whole run).
     pub settings: Settings,
 }
 
@@ -67,7 +74,7 @@ struct Running {
 }
 
 /// How a run ended.
-enum End {
+enum RunEnd {
     Finished(String),
     Cancelled,
     /// Stopped by the node: `Outcome::Aborted` or `Outcome::Preempted`, and why.
@@ -86,10 +93,13 @@ pub struct BrainServer {
     running: tokio::sync::Mutex<Option<Running>>,
     /// The state after the last tick of the last run, with its scale (`brain/markers`).
     last: Mutex<Option<(Snapshot, Scale)>>,
+    /// Input-driven log lines (rejected goals, English warnings, pauses): rate-limited.
+    limit: RateLimit,
     log: String,
 }
 
 impl BrainServer {
+    /// The server, shared by its goal loop and the markers task. `log` is the logger.
     pub fn new(
         inputs: Arc<Inputs>,
         mover: Mover,
@@ -108,6 +118,7 @@ impl BrainServer {
             shutdown,
             running: tokio::sync::Mutex::new(None),
             last: Mutex::new(None),
+            limit: RateLimit::default(),
             log: log.to_owned(),
         })
     }
@@ -156,7 +167,9 @@ impl BrainServer {
             .collect();
         let (name, text, english) = if !goal.task_file.trim().is_empty() {
             if !given.is_empty() {
-                r2r::log_warn!(
+                node_glue::warn_limited!(
+                    self.limit,
+                    "ignored",
                     &self.log,
                     "goal has task_file and {}: ignored",
                     given.join(" and ")
@@ -168,7 +181,9 @@ impl BrainServer {
             (path, text, english)
         } else if !goal.task_json.trim().is_empty() {
             if !goal.task_english.trim().is_empty() {
-                r2r::log_warn!(
+                node_glue::warn_limited!(
+                    self.limit,
+                    "ignored",
                     &self.log,
                     "goal has task_json and task_english: task_english ignored"
                 );
@@ -235,7 +250,7 @@ impl BrainServer {
         match compiled.instructions {
             Some(instructions) => {
                 for line in &lines {
-                    r2r::log_warn!(&self.log, "{line}");
+                    node_glue::warn_limited!(self.limit, "english", &self.log, "{line}");
                 }
                 Ok(instructions)
             }
@@ -261,24 +276,27 @@ impl BrainServer {
                     None => break,
                 },
             };
-            let request = req.goal.clone();
-            let (goal, cancel) = match req.accept() {
-                Ok(accepted) => accepted,
-                Err(e) => {
-                    r2r::log_error!(&self.log, "could not accept a RunTask goal: {e}");
-                    continue;
+            match self.load(&req.goal).await {
+                Ok(task) => {
+                    if let Some(accepted) = action::accept(req, &self.log) {
+                        self.start(Some(accepted), task).await;
+                    }
                 }
-            };
-            match self.load(&request).await {
-                Ok(task) => self.start(Some((goal, cancel.boxed())), task).await,
-                Err(message) => self.reject(goal, message),
+                Err(message) => self.reject(req, message),
             }
         }
         self.preempt(Outcome::Aborted, "node shutting down").await;
     }
 
-    fn reject(&self, mut goal: Goal, message: String) {
-        r2r::log_error!(&self.log, "task rejected: {message}");
+    /// The bad-goal policy (`node_glue::action::reject`): accepted and aborted at once
+    /// with `REJECTED` and the reason; counted, logged (rate-limited).
+    fn reject(&self, req: ActionServerGoalRequest<RunTask::Action>, message: String) {
+        node_glue::warn_limited!(
+            self.limit,
+            "rejected",
+            &self.log,
+            "task rejected: {message}"
+        );
         self.counters.runs_rejected.inc();
         self.counters.set_last(format!("rejected: {message}"));
         let result = RunTask::Result {
@@ -286,9 +304,7 @@ impl BrainServer {
             ticks: 0,
             message,
         };
-        if let Err(e) = goal.abort(result) {
-            r2r::log_warn!(&self.log, "could not send the result: {e}");
-        }
+        action::reject(req, result, &self.log);
     }
 
     /// Stops the run in progress (its result: `outcome`, `why`) and waits for its end.
@@ -303,8 +319,13 @@ impl BrainServer {
         }
     }
 
-    async fn start(self: &Arc<Self>, goal: Option<(Goal, Cancels)>, task: Task) {
-        self.preempt(Outcome::Preempted, "preempted").await;
+    /// Starts `task` (for `goal`, or the autostart run without one), once the run in
+    /// progress, if any, has ended `PREEMPTED`.
+    async fn start(self: &Arc<Self>, goal: Option<Accepted<RunTask::Action>>, task: Task) {
+        if let Some(g) = &goal {
+            self.preempt(Outcome::Preempted, &action::preempted_message(g.uuid()))
+                .await;
+        }
         let mut running = self.running.lock().await;
         r2r::log_info!(
             &self.log,
@@ -322,12 +343,12 @@ impl BrainServer {
     /// One run, from its first tick to its result.
     async fn run(
         self: Arc<Self>,
-        goal: Option<(Goal, Cancels)>,
+        goal: Option<Accepted<RunTask::Action>>,
         mut task: Task,
         mut stopped: oneshot::Receiver<(Outcome, String)>,
     ) {
-        let (mut goal, mut cancel): (Option<Goal>, Cancels) = match goal {
-            Some((g, c)) => (Some(g), c),
+        let (mut goal, mut cancel): (Option<Goal>, CancelStream) = match goal {
+            Some(a) => (Some(a.goal), a.cancel),
             None => (None, futures::stream::pending().boxed()),
         };
         // The node's ROS clock: with use_sim_time the run ticks on /clock (a replayed bag).
@@ -339,12 +360,12 @@ impl BrainServer {
                 biased;
                 why = &mut stopped => {
                     let (outcome, why) = why.unwrap_or_else(|_| (Outcome::Aborted, "stopped".into()));
-                    break End::Stopped(outcome, why);
+                    break RunEnd::Stopped(outcome, why);
                 }
                 req = cancel.next(), if cancel_open => match req {
                     Some(req) => {
                         req.accept();
-                        break End::Cancelled;
+                        break RunEnd::Cancelled;
                     }
                     None => cancel_open = false,
                 },
@@ -356,7 +377,7 @@ impl BrainServer {
                         }
                     }
                     if task.brain.status() != Status::Running {
-                        break End::Finished(finish_text(&task.brain));
+                        break RunEnd::Finished(finish_text(&task.brain));
                     }
                 }
             }
@@ -384,12 +405,15 @@ impl BrainServer {
         let out = task.brain.tick(arm, &seen);
         self.counters.ticks.inc();
         for ev in &out.events {
-            match ev {
-                Event::Paused { .. } | Event::VerificationFailed { .. } => {
-                    r2r::log_warn!(&self.log, "tick {}: {ev}", out.tick)
+            let key = match ev {
+                Event::Paused { .. } => "paused",
+                Event::VerificationFailed { .. } => "verification",
+                _ => {
+                    r2r::log_info!(&self.log, "tick {}: {ev}", out.tick);
+                    continue;
                 }
-                _ => r2r::log_info!(&self.log, "tick {}: {ev}", out.tick),
-            }
+            };
+            node_glue::warn_limited!(self.limit, key, &self.log, "tick {}: {ev}", out.tick);
         }
         if let Some(t) = out.target_mm {
             self.counters.targets.inc();
@@ -426,12 +450,12 @@ impl BrainServer {
     }
 
     /// Stops what must stop, publishes the last state and sends the result.
-    fn finish(&self, goal: &mut Option<Goal>, task: &mut Task, end: End) {
+    fn finish(&self, goal: &mut Option<Goal>, task: &mut Task, end: RunEnd) {
         let ticks = task.brain.state().tick;
         let (outcome, message) = match end {
-            End::Finished(m) => (Outcome::Finished, m),
-            End::Cancelled => (Outcome::Cancelled, format!("cancelled after {ticks} ticks")),
-            End::Stopped(o, m) => (o, m),
+            RunEnd::Finished(m) => (Outcome::Finished, m),
+            RunEnd::Cancelled => (Outcome::Cancelled, format!("cancelled after {ticks} ticks")),
+            RunEnd::Stopped(o, m) => (o, m),
         };
         if outcome != Outcome::Finished {
             let cancelled = task.brain.cancel();
@@ -458,11 +482,13 @@ impl BrainServer {
         self.counters
             .paused
             .store(false, std::sync::atomic::Ordering::Relaxed);
-        match outcome {
-            Outcome::Finished => self.counters.runs_finished.inc(),
-            Outcome::Cancelled => self.counters.runs_cancelled.inc(),
-            _ => self.counters.runs_aborted.inc(),
-        }
+        let (how, counter) = match outcome {
+            Outcome::Finished => (End::Succeeded, &self.counters.runs_finished),
+            Outcome::Cancelled => (End::Cancelled, &self.counters.runs_cancelled),
+            Outcome::Preempted => (End::Aborted, &self.counters.runs_preempted),
+            Outcome::Aborted | Outcome::Rejected => (End::Aborted, &self.counters.runs_aborted),
+        };
+        counter.inc();
         let Some(g) = goal.as_mut() else {
             return;
         };
@@ -471,14 +497,7 @@ impl BrainServer {
             ticks,
             message,
         };
-        let sent = match outcome {
-            Outcome::Finished => g.succeed(result),
-            Outcome::Cancelled => g.cancel(result),
-            _ => g.abort(result),
-        };
-        if let Err(e) = sent {
-            r2r::log_warn!(&self.log, "could not send the result: {e}");
-        }
+        action::end(g, how, result, &self.log);
     }
 }
 

@@ -88,118 +88,74 @@ pub fn aborted_msg(why: &str) -> BrainEvent {
 }
 
 /// One event as a `BrainEvent`: kind and cause constants, fields in metres, and `text`,
-/// the event's log line (in the instructions' units).
+/// the event's log line (in the instructions' units). The fields events share (action,
+/// index, next action and delay) come from [`Event`]'s accessors; each kind adds its own.
 pub fn event_msg(ev: &Event, scale: Scale) -> BrainEvent {
+    let (next, delay) = ev.next().unwrap_or_default();
     let mut m = BrainEvent {
         text: ev.to_string(),
+        action: ev.action().unwrap_or_default().to_owned(),
+        index: ev
+            .index()
+            .map_or(0, |i| u32::try_from(i).unwrap_or(u32::MAX)),
+        next: next.to_owned(),
+        delay,
         ..BrainEvent::default()
     };
-    let index = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
-    match ev {
-        Event::ActionStarted { action, repeats } => {
-            m.kind = BrainEvent::ACTION_STARTED as u8;
-            m.action = action.clone();
+    let target = |t: &Point3<f64>, m: &mut BrainEvent| {
+        m.has_target = true;
+        m.target = point(scale.to_m(*t));
+    };
+    m.kind = match ev {
+        Event::ActionStarted { repeats, .. } => {
             m.count = u64::from(*repeats);
+            BrainEvent::ACTION_STARTED as u8
         }
         Event::StepSent {
-            action,
-            step,
-            target_mm,
-            retry,
+            target_mm, retry, ..
         } => {
-            m.kind = BrainEvent::STEP_SENT as u8;
-            m.action = action.clone();
-            m.index = index(*step);
-            m.has_target = true;
-            m.target = point(scale.to_m(*target_mm));
+            target(target_mm, &mut m);
             m.retry = *retry;
+            BrainEvent::STEP_SENT as u8
         }
         Event::VerificationFailed {
-            action,
-            step,
             arm_mm,
             target_mm,
             retries,
+            ..
         } => {
-            m.kind = BrainEvent::VERIFICATION_FAILED as u8;
-            m.action = action.clone();
-            m.index = index(*step);
             m.has_arm = true;
             m.arm = point(scale.to_m(*arm_mm));
-            m.has_target = true;
-            m.target = point(scale.to_m(*target_mm));
+            target(target_mm, &mut m);
             m.count = u64::from(*retries);
+            BrainEvent::VERIFICATION_FAILED as u8
         }
-        Event::DecisionPassed {
-            action,
-            decision,
-            next,
-            delay,
-        } => {
-            m.kind = BrainEvent::DECISION_PASSED as u8;
-            m.action = action.clone();
-            m.index = index(*decision);
-            m.next = next.clone();
-            m.delay = *delay;
-        }
-        Event::DecisionFailed {
-            action,
-            decision,
-            why,
-            next,
-            delay,
-        } => {
-            m.kind = BrainEvent::DECISION_FAILED as u8;
-            m.action = action.clone();
-            m.index = index(*decision);
+        Event::DecisionPassed { .. } => BrainEvent::DECISION_PASSED as u8,
+        Event::DecisionFailed { why, .. } => {
             m.cause = mismatch_code(why);
             m.detail = why.to_string();
-            m.next = next.clone();
-            m.delay = *delay;
+            BrainEvent::DECISION_FAILED as u8
         }
-        Event::Reset {
-            action,
-            cause,
-            next,
-            delay,
-        } => {
-            m.kind = BrainEvent::RESET as u8;
-            m.action = action.clone();
+        Event::Reset { cause, .. } => {
             m.cause = reset_code(*cause);
             m.detail = cause.to_string();
-            m.next = next.clone();
-            m.delay = *delay;
+            BrainEvent::RESET as u8
         }
-        Event::MissingVariable {
-            action,
-            step,
-            variable,
-        } => {
-            m.kind = BrainEvent::MISSING_VARIABLE as u8;
-            m.action = action.clone();
-            m.index = index(*step);
+        Event::MissingVariable { variable, .. } => {
             m.detail = variable.clone();
+            BrainEvent::MISSING_VARIABLE as u8
         }
-        Event::Paused { action } => {
-            m.kind = BrainEvent::PAUSED as u8;
-            m.action = action.clone();
-        }
-        Event::ActionFinished { action } => {
-            m.kind = BrainEvent::ACTION_FINISHED as u8;
-            m.action = action.clone();
-        }
-        Event::Idle => m.kind = BrainEvent::IDLE as u8,
-        Event::TooManyActions { action } => {
-            m.kind = BrainEvent::TOO_MANY_ACTIONS as u8;
-            m.action = action.clone();
-        }
-        Event::TaskFinished => m.kind = BrainEvent::TASK_FINISHED as u8,
+        Event::Paused { .. } => BrainEvent::PAUSED as u8,
+        Event::ActionFinished { .. } => BrainEvent::ACTION_FINISHED as u8,
+        Event::Idle => BrainEvent::IDLE as u8,
+        Event::TooManyActions { .. } => BrainEvent::TOO_MANY_ACTIONS as u8,
+        Event::TaskFinished => BrainEvent::TASK_FINISHED as u8,
         Event::TickLimitReached { ticks } => {
-            m.kind = BrainEvent::TICK_LIMIT_REACHED as u8;
             m.count = *ticks;
+            BrainEvent::TICK_LIMIT_REACHED as u8
         }
-        Event::Cancelled => m.kind = BrainEvent::CANCELLED as u8,
-    }
+        Event::Cancelled => BrainEvent::CANCELLED as u8,
+    };
     m
 }
 
