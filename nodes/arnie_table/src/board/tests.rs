@@ -1,0 +1,405 @@
+use super::*;
+
+/// A 3 m × 2 m table, robot at (0.5, 1.0) facing +x, one front sensor.
+fn scenario(extra: &str) -> Scenario {
+    let base = r#"{"table":{"width_m":3,"height_m":2},
+        "robot":{"start":{"x_m":0.5,"y_m":1.0,"theta_rad":0},"radius_m":0.15,
+                 "max_linear_m_s":0.5,"max_angular_rad_s":3,"max_linear_accel_m_s2":1.0,
+                 "max_angular_accel_rad_s2":10,"emergency_decel_m_s2":4,"watchdog_ms":300},
+        "sensors":[{"name":"front","bearing_rad":0,"range_m":0.3,"rate_hz":20}],
+        "actuators":[{"name":"clamp","id":0,"take_ms":600,"release_ms":400,"home_ms":300}],
+        "tasks":[{"name":"t","points":5,"x_m":0.5,"y_m":1.0,"element":4}]}"#;
+    let mut v: serde_json::Value = serde_json::from_str(base).expect("json");
+    if !extra.is_empty() {
+        let p: serde_json::Value = serde_json::from_str(extra).expect("json");
+        for (k, x) in p.as_object().expect("obj") {
+            v[k] = x.clone();
+        }
+    }
+    Scenario::from_json(&v.to_string()).expect("valid")
+}
+
+fn board(extra: &str) -> Board {
+    Board::new(
+        scenario(extra),
+        Options {
+            noise_scale: 0.0,
+            ..Options::default()
+        },
+    )
+}
+
+fn drive(seq: u16, v: i16, w: i16) -> Input {
+    Input::Drive {
+        seq,
+        linear_mm_s: v,
+        angular_mrad_s: w,
+        watchdog_ms: 0,
+    }
+}
+
+/// Keeps sending the command every 100 ms until `until_ms`; returns all outputs.
+fn hold(b: &mut Board, from_ms: u64, until_ms: u64, v: i16, w: i16) -> Vec<Output> {
+    let mut out = Vec::new();
+    let mut t = from_ms;
+    let mut seq = 1;
+    while t < until_ms {
+        out.extend(b.input(t, drive(seq, v, w)));
+        seq += 1;
+        t += 100;
+    }
+    out.extend(b.advance(until_ms));
+    out
+}
+
+#[test]
+fn drives_straight_with_acceleration_limit() {
+    let mut b = board("");
+    hold(&mut b, 0, 200, 500, 0);
+    // After 0.2 s at 1 m/s² from rest: v = 0.2 m/s, x moved 0.02 m.
+    let (v, _) = b.speeds();
+    assert!((v - 0.2).abs() < 1e-9, "v {v}");
+    assert!((b.truth().x - 0.52).abs() < 1e-3, "x {}", b.truth().x);
+    hold(&mut b, 200, 1500, 500, 0);
+    assert!((b.speeds().0 - 0.5).abs() < 1e-9, "reaches the command");
+    // Distance: 0.125 m while accelerating to 0.5 in 0.5 s, then 0.5 m/s for 1 s.
+    assert!(
+        (b.truth().x - (0.5 + 0.125 + 0.5)).abs() < 2e-3,
+        "x {}",
+        b.truth().x
+    );
+    assert!((b.truth().y - 1.0).abs() < 1e-9);
+    assert_eq!(b.odometry(), b.truth(), "no noise: odometry is the truth");
+}
+
+#[test]
+fn speeds_are_clamped_to_the_limits() {
+    let mut b = board("");
+    hold(&mut b, 0, 3000, 5000, 10000);
+    let (v, w) = b.speeds();
+    assert!((v - 0.5).abs() < 1e-9 && (w - 3.0).abs() < 1e-9, "{v} {w}");
+}
+
+#[test]
+fn turns_in_place() {
+    let mut b = board("");
+    hold(&mut b, 0, 2000, 0, 1000);
+    // 1 rad/s after 0.1 s at 10 rad/s²: 0.05 + 1.9 = 1.95 rad.
+    assert!(
+        (b.truth().theta - 1.95).abs() < 5e-3,
+        "theta {}",
+        b.truth().theta
+    );
+    assert!((b.truth().x - 0.5).abs() < 1e-12);
+}
+
+#[test]
+fn watchdog_stops_the_robot() {
+    let mut b = board("");
+    b.input(0, drive(1, 400, 0));
+    b.advance(290);
+    assert!(b.speeds().0 > 0.0);
+    let out = b.advance(2000);
+    assert_eq!(b.speeds().0, 0.0, "stopped after the watchdog");
+    let events = b.take_events();
+    let wd: Vec<_> = events.iter().filter(|e| e.kind == "watchdog").collect();
+    assert_eq!(wd.len(), 1);
+    assert!(wd[0].time_ms > 300 && wd[0].time_ms <= 305, "{:?}", wd[0]);
+    let last_flags = out.iter().rev().find_map(|o| match o {
+        Output::Odometry { flags, .. } => Some(*flags),
+        _ => None,
+    });
+    assert_eq!(last_flags, Some(FLAG_WATCHDOG));
+    // A per-command watchdog: 1000 ms.
+    b.input(
+        2000,
+        Input::Drive {
+            seq: 2,
+            linear_mm_s: 100,
+            angular_mrad_s: 0,
+            watchdog_ms: 1000,
+        },
+    );
+    b.advance(2900);
+    assert!(b.speeds().0 > 0.0, "still driving within its own watchdog");
+    b.advance(3500);
+    assert_eq!(b.speeds().0, 0.0);
+}
+
+#[test]
+fn stop_brakes_acks_and_ignores_the_stale_seq() {
+    let mut b = board("");
+    hold(&mut b, 0, 1000, 500, 0);
+    let out = b.input(1000, Input::Stop { seq: 9 });
+    assert!(out.contains(&Output::Ack {
+        command: ID_STOP,
+        seq: 9,
+        status: ACK_OK
+    }));
+    b.advance(1100);
+    // 0.5 m/s at 4 m/s²: stopped within 125 ms.
+    assert!(b.speeds().0 > 0.0);
+    b.advance(1130);
+    assert_eq!(b.speeds().0, 0.0);
+    b.input(1130, drive(10, 500, 0)); // hold() last used seq 10
+    b.advance(1300);
+    assert_eq!(b.speeds().0, 0.0, "the same seq after Stop is stale");
+    b.input(1300, drive(11, 500, 0));
+    b.advance(1400);
+    assert!(b.speeds().0 > 0.0, "a new seq drives again");
+}
+
+#[test]
+fn odometry_at_its_rate_with_sequence() {
+    let mut b = board("");
+    let out = b.advance(1000);
+    let odo: Vec<_> = out
+        .iter()
+        .filter_map(|o| match o {
+            Output::Odometry { seq, .. } => Some(*seq),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(odo.len(), 51, "t = 0, 20, ..., 1000 ms");
+    assert!(odo.iter().enumerate().all(|(i, &s)| s as usize == i));
+    assert_eq!(milli(1.2345), 1235);
+    assert_eq!(milli(-40.0), i16::MIN, "saturated");
+    assert_eq!(milli(f64::NAN), 0);
+}
+
+#[test]
+fn noise_is_seeded() {
+    let run = |seed| {
+        let mut b = Board::new(
+            scenario(r#"{"odometry":{"linear_noise":0.02,"angular_noise":0.02,"seed":1}}"#),
+            Options {
+                seed: Some(seed),
+                ..Options::default()
+            },
+        );
+        hold(&mut b, 0, 3000, 300, 200);
+        (b.odometry(), b.truth())
+    };
+    let (a, t) = run(5);
+    assert_eq!(run(5).0, a, "same seed, same odometry");
+    assert_ne!(run(6).0, a);
+    assert_ne!(a, t, "noise moves the estimate off the truth");
+    assert!(
+        (a.x - t.x).hypot(a.y - t.y) < 0.1,
+        "but not far: {a:?} vs {t:?}"
+    );
+}
+
+#[test]
+fn sensors_see_walls_obstacles_and_the_opponent() {
+    // Facing the left wall from 0.3 m: the wall is 0.15 m from the edge.
+    let mut b = board(
+        r#"{"robot":{"start":{"x_m":0.3,"y_m":1.0,"theta_rad":3.14159265},"radius_m":0.15}}"#,
+    );
+    let out = b.advance(0);
+    let rep = out.iter().find_map(|o| match o {
+        Output::Obstacle {
+            sensor: 0,
+            distance_mm,
+            x_mm,
+            ..
+        } => Some((*distance_mm, *x_mm)),
+        _ => None,
+    });
+    let (d, x) = rep.expect("the wall is seen");
+    assert!(
+        (d as i32 - 150).abs() <= 1 && x.abs() < 1.0,
+        "{d} mm at x {x}"
+    );
+    // Facing an open table: nothing.
+    let mut b = board("");
+    assert!(!b
+        .advance(0)
+        .iter()
+        .any(|o| matches!(o, Output::Obstacle { .. })));
+    // A rock 0.4 m ahead (0.25 m from the edge): seen.
+    let mut b =
+        board(r#"{"obstacles":[{"name":"rock","disc":{"x_m":1.0,"y_m":1.0,"radius_m":0.1}}]}"#);
+    let out = b.advance(0);
+    assert!(
+        out.iter().any(|o| matches!(
+            o,
+            Output::Obstacle {
+                distance_mm: 250,
+                ..
+            }
+        )),
+        "{out:?}"
+    );
+    // The opponent drives in front of us at t ≈ 2 s.
+    let mut b = board(
+        r#"{"opponent":{"radius_m":0.1,"speed_m_s":0.5,"waypoints":[{"x_m":0.9,"y_m":0.2},{"x_m":0.9,"y_m":1.8}]}}"#,
+    );
+    let seen_at = |b: &mut Board, t: u64| {
+        b.advance(t)
+            .iter()
+            .any(|o| matches!(o, Output::Obstacle { .. }))
+    };
+    assert!(!seen_at(&mut b, 0), "far away at first");
+    assert!(seen_at(&mut b, 1600), "in front at t 1.6 s");
+    assert!(b.take_events().iter().any(|e| e.kind == "sees_opponent"));
+    b.advance(3400);
+    assert!(!seen_at(&mut b, 3500), "gone past");
+}
+
+#[test]
+fn walls_stop_the_robot() {
+    let mut b = board(r#"{"robot":{"start":{"x_m":2.5,"y_m":1.0,"theta_rad":0},"radius_m":0.15}}"#);
+    hold(&mut b, 0, 3000, 500, 0);
+    assert!(
+        b.truth().x <= 2.85 + 1e-9 && b.truth().x > 2.8,
+        "x {}",
+        b.truth().x
+    );
+    assert!(b.take_events().iter().any(|e| e.kind == "collision"));
+    // Backing away works.
+    hold(&mut b, 3000, 4000, -200, 0);
+    assert!(b.truth().x < 2.8);
+}
+
+#[test]
+fn actuators_take_their_time() {
+    let mut b = board("");
+    let out = b.input(
+        100,
+        Input::Actuator {
+            seq: 3,
+            actuator: 0,
+            action: 1,
+            element: 4,
+        },
+    );
+    let acks: Vec<_> = out
+        .into_iter()
+        .filter(|o| matches!(o, Output::Ack { .. }))
+        .collect();
+    assert_eq!(
+        acks,
+        vec![Output::Ack {
+            command: ID_ACTUATOR,
+            seq: 3,
+            status: ACK_OK
+        }]
+    );
+    let busy = b.input(
+        200,
+        Input::Actuator {
+            seq: 4,
+            actuator: 0,
+            action: 0,
+            element: 0,
+        },
+    );
+    assert!(busy.contains(&Output::Ack {
+        command: ID_ACTUATOR,
+        seq: 4,
+        status: ACK_BUSY
+    }));
+    let bad = b.input(
+        200,
+        Input::Actuator {
+            seq: 5,
+            actuator: 7,
+            action: 0,
+            element: 0,
+        },
+    );
+    assert!(bad.contains(&Output::Ack {
+        command: ID_ACTUATOR,
+        seq: 5,
+        status: ACK_INVALID
+    }));
+    let bad = b.input(
+        200,
+        Input::Actuator {
+            seq: 6,
+            actuator: 0,
+            action: 9,
+            element: 0,
+        },
+    );
+    assert!(bad.contains(&Output::Ack {
+        command: ID_ACTUATOR,
+        seq: 6,
+        status: ACK_INVALID
+    }));
+    let done = |out: &[Output]| {
+        out.iter().find_map(|o| match o {
+            Output::ActuatorDone {
+                seq,
+                status,
+                duration_ms,
+                ..
+            } => Some((*seq, *status, *duration_ms)),
+            _ => None,
+        })
+    };
+    assert_eq!(done(&b.advance(699)), None, "not before 600 ms");
+    assert_eq!(
+        done(&b.advance(700)),
+        Some((3, DONE_OK, 600)),
+        "the robot stands at task t"
+    );
+    // Element 4 is gone now: a second take fails.
+    b.input(
+        800,
+        Input::Actuator {
+            seq: 7,
+            actuator: 0,
+            action: 1,
+            element: 4,
+        },
+    );
+    assert_eq!(done(&b.advance(1400)), Some((7, DONE_FAILED, 600)));
+    assert!(b.taken().contains(&4));
+    // Release needs no element.
+    b.input(
+        1500,
+        Input::Actuator {
+            seq: 8,
+            actuator: 0,
+            action: 0,
+            element: 0,
+        },
+    );
+    assert_eq!(done(&b.advance(1900)), Some((8, DONE_OK, 400)));
+}
+
+#[test]
+fn set_pose_moves_the_odometry_only() {
+    let mut b = board("");
+    let out = b.input(
+        0,
+        Input::SetPose {
+            seq: 2,
+            x_mm: 1000.0,
+            y_mm: 500.0,
+            theta_mrad: 0.0,
+        },
+    );
+    assert!(out.contains(&Output::Ack {
+        command: ID_SET_POSE,
+        seq: 2,
+        status: ACK_OK
+    }));
+    assert_eq!((b.odometry().x, b.truth().x), (1.0, 0.5));
+    let out = b.input(
+        0,
+        Input::SetPose {
+            seq: 3,
+            x_mm: f32::NAN,
+            y_mm: 0.0,
+            theta_mrad: 0.0,
+        },
+    );
+    assert!(out.contains(&Output::Ack {
+        command: ID_SET_POSE,
+        seq: 3,
+        status: ACK_INVALID
+    }));
+}
