@@ -1,33 +1,53 @@
 //! [`BaseConfig`]: the follower's and the state machine's settings, checked once
-//! ([`BaseConfig::check`]); the node's ROS parameters convert into it.
+//! ([`BaseConfig::check`]); with feature `ros` they are also the node's ROS parameters
+//! (declared here once: name, type, default, description).
 use std::fmt;
 
 /// Everything the navigator needs to know. Units are in the names.
+///
+/// These are also the node's ROS parameters, declared here once (feature `ros`: r2r's
+/// `RosParams` derive, the same names at the top level, flattened by
+/// `ros::params::BaseParams` with the glue's own few): the first doc line of each field is
+/// what `ros2 param describe` shows, [`BaseConfig::default`] the default, and
+/// [`BaseConfig::check`] the range, checked at start and on every `ros2 param set`.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "ros", derive(r2r::RosParams))]
 pub struct BaseConfig {
-    /// Top linear speed commanded [m/s].
+    /// Top linear speed commanded [m/s]
     pub max_speed_mps: f64,
-    /// Lowest linear speed commanded while driving (so the robot never creeps) [m/s].
+    /// Lowest linear speed while driving [m/s]
+    ///
+    /// So the robot never creeps.
     pub min_speed_mps: f64,
-    /// Top turn rate commanded [rad/s].
+    /// Top turn rate commanded [rad/s]
     pub max_turn_rps: f64,
-    /// Lowest turn rate commanded while turning in place [rad/s].
+    /// Lowest turn rate while turning in place [rad/s]
     pub min_turn_rps: f64,
-    /// Deceleration the speed profile plans with (v = sqrt(2 a d) before a stop) [m/s²].
+    /// Deceleration of the speed profile before a stop [m/s^2]
+    ///
+    /// The profile plans v = sqrt(2 a d) before a stop.
     pub decel_mps2: f64,
-    /// Heading gain while driving: w = k · heading error [1/s].
+    /// Heading gain while driving [1/s]
+    ///
+    /// w = k · heading error.
     pub heading_gain: f64,
-    /// Turn gain in place: w = k · heading error [1/s].
+    /// Turn gain in place [1/s]
+    ///
+    /// w = k · heading error.
     pub turn_gain: f64,
-    /// Heading error above which the robot stops and turns in place [rad].
+    /// Heading error above which the robot turns in place [rad]
+    ///
+    /// The robot stops and turns in place.
     pub turn_in_place_above_rad: f64,
-    /// Goal reached within this distance [m].
+    /// Goal reached within this distance [m]
     pub goal_tolerance_m: f64,
-    /// An intermediate waypoint is passed within this distance [m].
+    /// Intermediate waypoint passed within this distance [m]
     pub waypoint_tolerance_m: f64,
-    /// Final heading reached within this error [rad] (goals with `use_heading`).
+    /// Final heading reached within this error [rad]
+    ///
+    /// Goals with `use_heading` only.
     pub heading_tolerance_rad: f64,
-    /// No odometry for this long: motors stopped, goal LINK_LOST [s].
+    /// No odometry for this long: motors stopped, goal LINK_LOST [s]
     ///
     /// Default 1.0 s, sized for a serial link with 5 % of its bytes corrupted: an
     /// `Odometry` UART frame is 18 bytes, intact with p = 0.95¹⁸ ≈ 0.397; at 50 Hz a
@@ -38,33 +58,49 @@ pub struct BaseConfig {
     /// board still ends the goal LINK_LOST within 1 s (its own watchdog has stopped the
     /// motors after 300 ms without `DriveSpeed`).
     pub link_timeout_s: f64,
-    /// The robot must get this much closer to the goal (along the path) ... [m]
+    /// Progress needed along the path ... [m]
+    ///
+    /// The robot must get this much closer to the goal (along the path) within
+    /// `progress_timeout_s` while commanded to move.
     pub progress_min_m: f64,
-    /// ... within this long while commanded to move, else it counts as blocked [s].
+    /// ... within this long, else blocked [s]
+    ///
+    /// Without `progress_min_m` of progress in this time the robot counts as blocked.
     pub progress_timeout_s: f64,
-    /// Failures (obstacle reports, no progress, failed re-plans) tolerated per goal; one
-    /// more returns BLOCKED.
+    /// Failures tolerated per goal; one more returns BLOCKED
+    ///
+    /// Failures: obstacle reports, no progress, failed re-plans.
     pub max_failures: u32,
-    /// An obstacle report closer than this (from the robot's edge) stops the robot [m].
+    /// An obstacle report closer than this (from the robot's edge) stops the robot [m]
     pub obstacle_stop_distance_m: f64,
-    /// Only obstacles within this angle of the direction of travel count [rad].
+    /// Only obstacles within this angle of the heading count [rad]
+    ///
+    /// The angle from the direction of travel.
     pub obstacle_cone_rad: f64,
-    /// Radius of the disc marked on the planner's map for an obstacle [m].
+    /// Radius of the disc marked on the planner's map for an obstacle [m]
     pub obstacle_radius_m: f64,
-    /// The marks expire after this long (a passing opponent is forgotten) [s]; 0 = never.
+    /// Marks expire after this long, 0 = never [s]
+    ///
+    /// A passing opponent is forgotten.
     pub mark_ttl_s: f64,
-    /// The robot's radius (the planner's inflation): marks are kept at least this far
-    /// plus their radius from the robot's centre, so the start cell stays free [m].
+    /// The robot's radius (marks keep this far plus their radius from its centre) [m]
+    ///
+    /// The planner's inflation: marks are kept at least this far plus their radius from
+    /// the robot's centre, so the start cell stays free.
     pub robot_radius_m: f64,
-    /// Sensor hits within this distance of the known map (walls, fixed obstacles) are
-    /// not obstacles to mark [m].
+    /// Sensor hits this close to the map's own obstacles are ignored [m]
+    ///
+    /// Hits near the known map (walls, fixed obstacles) are not obstacles to mark.
     pub known_obstacle_margin_m: f64,
-    /// Wait this long after a failure before planning again (the opponent may move) [s].
+    /// Wait after a failure before planning again [s]
+    ///
+    /// The opponent may move.
     pub replan_delay_s: f64,
-    /// Feedback at most this often [s].
+    /// Feedback at most this often [s]
     pub feedback_period_s: f64,
-    /// At the goal, wait at most this long for the board to report it is still (Stop
-    /// repeated with every odometry sample) before REACHED [s].
+    /// At the goal, wait at most this long for the board to report it is still before REACHED [s]
+    ///
+    /// Stop is repeated with every odometry sample meanwhile.
     pub settle_timeout_s: f64,
 }
 

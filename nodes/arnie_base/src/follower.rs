@@ -225,14 +225,17 @@ mod tests {
             }
             s => panic!("{s:?}"),
         }
-        match f.step(&Pose2::new(0.0, 0.95, 1.5708), &cfg) {
+        match f.step(&Pose2::new(0.0, 0.95, std::f64::consts::FRAC_PI_2), &cfg) {
             Step::Drive { v, .. } => assert!(
                 (v - (2.0 * cfg.decel_mps2 * 0.05).sqrt()).abs() < 1e-9,
                 "{v}"
             ),
             s => panic!("{s:?}"),
         }
-        assert_eq!(f.step(&Pose2::new(0.0, 0.98, 1.5708), &cfg), Step::Arrived);
+        assert_eq!(
+            f.step(&Pose2::new(0.0, 0.98, std::f64::consts::FRAC_PI_2), &cfg),
+            Step::Arrived
+        );
     }
 
     #[test]

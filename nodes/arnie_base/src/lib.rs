@@ -12,6 +12,8 @@
 //!   as [`Output`]s.
 //! - [`board`]: the motor board's packets (names and fields) ⇄ [`Output`]s and events.
 //! - `ros` (feature `ros`): the r2r glue of the node.
+#![deny(missing_docs)]
+
 pub mod board;
 pub mod config;
 pub mod follower;

@@ -24,6 +24,9 @@
 //! counted. Stopped farther than `goal_tolerance_m` from the goal (it rolled past), the
 //! base drives back at [`REAPPROACH_SPEED_MPS`] at most, up to [`MAX_REAPPROACHES`] times
 //! (`reapproaches` counted), then reports REACHED with the distance in the message.
+use arnie_constants::action::navigate_to::{feedback, result};
+use arnie_constants::srv::plan_path::response as plan_path;
+
 use crate::config::BaseConfig;
 use crate::follower::{Follower, Step};
 use crate::geom::{normalize, Pose2};
@@ -53,21 +56,22 @@ pub struct Goal {
 
 /// How a goal ended (the `NavigateTo` result's `outcome` constants, same order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Outcome {
     /// At the goal (and heading).
-    Reached = 0,
+    Reached = result::REACHED,
     /// Blocked more than `max_failures` times.
-    Blocked = 1,
+    Blocked = result::BLOCKED,
     /// The planner found no path.
-    NoPath = 2,
+    NoPath = result::NO_PATH,
     /// Cancelled by the client.
-    Cancelled = 3,
+    Cancelled = result::CANCELLED,
     /// No odometry for `link_timeout_s`.
-    LinkLost = 4,
+    LinkLost = result::LINK_LOST,
     /// Refused before moving.
-    Rejected = 5,
+    Rejected = result::REJECTED,
     /// Replaced by a newer goal.
-    Preempted = 6,
+    Preempted = result::PREEMPTED,
 }
 
 impl Outcome {
@@ -103,15 +107,16 @@ impl Outcome {
 
 /// The feedback's `phase` constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Phase {
     /// Waiting for a path.
-    Planning = 0,
+    Planning = feedback::PLANNING,
     /// Turning in place.
-    Turning = 1,
+    Turning = feedback::TURNING,
     /// Driving along the path.
-    Driving = 2,
+    Driving = feedback::DRIVING,
     /// Stopped after a failure, waiting to re-plan.
-    Stopped = 3,
+    Stopped = feedback::STOPPED,
 }
 
 /// The end of a goal.
@@ -164,17 +169,17 @@ pub enum PlanFailure {
 }
 
 impl PlanFailure {
-    /// From a `PlanPath` `error_code` (0 = OK is not a failure: `None`).
+    /// From a `PlanPath` `error_code` (`OK` is not a failure: `None`).
     pub fn from_code(code: u16) -> Option<PlanFailure> {
         Some(match code {
-            0 => return None,
-            1 => PlanFailure::NoMap,
-            2 => PlanFailure::StartOutside,
-            3 => PlanFailure::GoalOutside,
-            4 => PlanFailure::StartBlocked,
-            5 => PlanFailure::GoalBlocked,
-            6 => PlanFailure::NoPath,
-            7 => PlanFailure::InvalidRequest,
+            plan_path::OK => return None,
+            plan_path::NO_MAP => PlanFailure::NoMap,
+            plan_path::START_OUTSIDE => PlanFailure::StartOutside,
+            plan_path::GOAL_OUTSIDE => PlanFailure::GoalOutside,
+            plan_path::START_BLOCKED => PlanFailure::StartBlocked,
+            plan_path::GOAL_BLOCKED => PlanFailure::GoalBlocked,
+            plan_path::NO_PATH => PlanFailure::NoPath,
+            plan_path::INVALID_REQUEST => PlanFailure::InvalidRequest,
             _ => PlanFailure::Unavailable,
         })
     }
@@ -463,7 +468,7 @@ impl Navigator {
     /// [`Refused`] with the reason.
     pub fn start(&mut self, id: u64, goal: Goal, now: f64) -> Result<Vec<Output>, Refused> {
         let finite =
-            goal.x.is_finite() && goal.y.is_finite() && goal.heading.map_or(true, f64::is_finite);
+            goal.x.is_finite() && goal.y.is_finite() && goal.heading.is_none_or(f64::is_finite);
         if !finite {
             self.counters.refused += 1;
             return Err(Refused {
@@ -975,4 +980,38 @@ impl Navigator {
 fn follower_turning(f: &Follower, pose: &Pose2, cfg: &BaseConfig) -> bool {
     let mut probe = f.clone();
     matches!(probe.step(pose, cfg), Step::Turn { .. })
+}
+
+#[cfg(test)]
+mod interface_constants {
+    use super::*;
+
+    #[test]
+    fn every_outcome_and_phase_of_the_action_has_its_variant() {
+        let codes: Vec<u8> = Outcome::ALL.iter().map(|o| o.code()).collect();
+        let want: Vec<u8> = result::ALL.iter().map(|(_, v)| *v).collect();
+        assert_eq!(codes, want);
+        let phases = [
+            Phase::Planning,
+            Phase::Turning,
+            Phase::Driving,
+            Phase::Stopped,
+        ];
+        let codes: Vec<u8> = phases.iter().map(|p| *p as u8).collect();
+        let want: Vec<u8> = feedback::ALL.iter().map(|(_, v)| *v).collect();
+        assert_eq!(codes, want);
+    }
+
+    #[test]
+    fn every_plan_path_error_code_maps_to_its_failure() {
+        assert_eq!(PlanFailure::from_code(plan_path::OK), None);
+        for (name, code) in plan_path::ALL.iter().filter(|(_, c)| *c != plan_path::OK) {
+            let f = PlanFailure::from_code(*code);
+            assert!(
+                matches!(f, Some(f) if f != PlanFailure::Unavailable),
+                "{name}: {f:?}"
+            );
+        }
+        assert_eq!(PlanFailure::from_code(200), Some(PlanFailure::Unavailable));
+    }
 }

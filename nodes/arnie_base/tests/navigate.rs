@@ -632,7 +632,7 @@ fn hits_on_the_known_map_are_ignored() {
         .unwrap();
     w.apply(outs);
     // Facing the wall at x = 1.5 m (cells 1.5..1.6) while the path is planned.
-    w.robot.pose.theta = 1.5708;
+    w.robot.pose.theta = std::f64::consts::FRAC_PI_2;
     for _ in 0..10 {
         w.step();
     }

@@ -98,12 +98,7 @@ impl Counters {
 pub fn setup(app: &mut App) -> Result<(), Error> {
     let rules = node_glue::params::Rules {
         check: |p: &BaseParams| p.config().map(|_| ()),
-        start_only: &[
-            "frame_id",
-            "child_frame_id",
-            "tick_ms",
-            "diagnostics_period_ms",
-        ],
+        start_only: params::START_ONLY,
     };
     let params = app.parameters_checked(BaseParams::default(), rules)?;
     let p = params
@@ -153,21 +148,21 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         active: None,
         next_goal: 1,
         seq: 0,
-        frame_id: p.frame_id.clone(),
-        child_frame_id: p.child_frame_id.clone(),
-        watchdog_ms: p.watchdog_ms as u16,
-        planner_timeout: Duration::from_secs_f64(p.planner_timeout_s),
+        frame_id: p.glue.frame_id.clone(),
+        child_frame_id: p.glue.child_frame_id.clone(),
+        watchdog_ms: p.glue.watchdog_ms as u16,
+        planner_timeout: Duration::from_secs_f64(p.glue.planner_timeout_s),
     };
     tokio::spawn(control.run(
         goals,
         rx,
         maps,
         events,
-        Duration::from_millis(p.tick_ms as u64),
+        Duration::from_millis(p.glue.tick_ms as u64),
         shutdown.clone(),
     ));
     diagnostics.spawn_periodic(
-        Duration::from_millis(p.diagnostics_period_ms as u64),
+        Duration::from_millis(p.glue.diagnostics_period_ms as u64),
         shutdown,
         move || vec![counters.status()],
     );
@@ -664,7 +659,7 @@ async fn mark(
         client.request(&req)?.await
     };
     match tokio::time::timeout(timeout, call).await {
-        Ok(Ok(resp)) if resp.outcome == 0 /* UpdateMap OK */ => true,
+        Ok(Ok(resp)) if resp.outcome == arnie_constants::srv::update_map::response::OK => true,
         Ok(Ok(resp)) => {
             r2r::log_warn!(NODE, "{UPDATE_MAP} refused the mark: {}", resp.message);
             false
@@ -674,7 +669,11 @@ async fn mark(
             false
         }
         Err(_) => {
-            r2r::log_warn!(NODE, "{UPDATE_MAP} did not answer within {:.1} s", timeout.as_secs_f64());
+            r2r::log_warn!(
+                NODE,
+                "{UPDATE_MAP} did not answer within {:.1} s",
+                timeout.as_secs_f64()
+            );
             false
         }
     }
