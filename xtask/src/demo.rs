@@ -8,10 +8,11 @@
 //! progress, decides success (the simulated second candle is lit) and records the run
 //! (`out/demo_run.json`); [`crate::picture`] draws it (`out/demo.svg`, `out/demo.png`).
 //! Exit 0 on success, non-zero with a reason otherwise.
+use crate::demo_common::{self, Graph};
 use crate::env::{Layout, Ros};
 use crate::launch;
 use crate::run::{self, Failure};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 #[path = "demo_bag.rs"]
 mod bag;
 
@@ -61,40 +62,12 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         (None, Some(p)) => std::path::Path::new(p).join("scenario_flame.json"),
         (None, None) => layout.root.join("params/scenario_flame.json"),
     };
-    let domain = std::env::var("ROS_DOMAIN_ID")
-        .unwrap_or_else(|_| (std::process::id() % 90 + 10).to_string());
-    let env = vec![
-        ("ROS_DOMAIN_ID".to_string(), domain.clone()),
-        (
-            "ROS_AUTOMATIC_DISCOVERY_RANGE".to_string(),
-            "LOCALHOST".to_string(),
-        ),
-    ];
-    // The real `ros2 launch` where it is installed; the project's launcher otherwise.
-    let running = match launch::ros2_cli(layout, ros) {
-        Some(ros2) => {
-            eprintln!("xtask: demo: ros2 launch arnie_bringup arnie.launch.xml on ROS_DOMAIN_ID={domain} (localhost only)");
-            launch::start_ros2(
-                layout,
-                ros,
-                &ros2,
-                "arnie_bringup",
-                "arnie.launch.xml",
-                &args,
-                &env,
-            )?
-        }
-        None => {
-            let file = layout
-                .install
-                .join("share/arnie_bringup/launch/arnie.launch.xml");
-            let specs = launch::parse(&file, &args)?;
-            eprintln!("xtask: demo: launching {} nodes (cargo xtask launch: no ros2 launch here) on ROS_DOMAIN_ID={domain} (localhost only)", specs.len());
-            launch::Launched::Ours(launch::start(layout, ros, &specs, &env)?)
-        }
-    };
+    let graph = Graph::local();
+    let env = &graph.env;
+    let running =
+        demo_common::launch_stack(layout, ros, "demo", "arnie.launch.xml", &args, &graph)?;
     // The run is recorded to out/demo_bag (arnie_bag record --all, replacing an old bag).
-    let recorder = bag::start(layout, ros, &out_dir, &env)?;
+    let recorder = bag::start(layout, ros, &out_dir, env)?;
     let stop = running.stop_flag();
     foxglove_hint(args.get("foxglove").map(String::as_str));
     launch::stop_on_signals(stop.clone());
@@ -106,26 +79,11 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         .args(["--task-file", &task, "--record"])
         .arg(&record)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    let mut child = monitor
-        .spawn()
+    let status = demo_common::run_monitor(&mut monitor, &stop)
         .map_err(|e| Failure::new(format!("cannot start the demo monitor: {e}")))?;
-    let status = loop {
-        if stop.load(std::sync::atomic::Ordering::SeqCst) {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        if let Some(st) = child.try_wait()? {
-            break Some(st);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let unclean = running.shutdown(Duration::from_secs(5));
+    demo_common::shutdown("demo", running);
     recorder.finish(layout, ros, &task);
     let wall = started.elapsed().as_secs_f64();
-    if !unclean.is_empty() {
-        eprintln!("xtask: demo: not stopped cleanly: {}", unclean.join(", "));
-    }
     // The picture of the run, also (especially) when it failed; a picture that cannot be
     // drawn fails a successful run and is only reported after a failed one.
     if let Some(st) = &status {

@@ -17,6 +17,7 @@
 //! Own arguments (not passed to the launch file): `scenario:=FILE`, `link:=pty|can_udp`
 //! (`can_udp`: the launch file's own board_sim over CAN-over-UDP), `corrupt_rate:=P`
 //! (pty only: board_sim's `--corrupt-rate`).
+use crate::demo_common::{self, Graph};
 use crate::env::{Layout, Ros};
 use crate::launch;
 use crate::run::{self, Failure};
@@ -64,15 +65,8 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     for stale in [&truth, &record] {
         let _ = std::fs::remove_file(stale);
     }
-    let domain = std::env::var("ROS_DOMAIN_ID")
-        .unwrap_or_else(|_| (std::process::id() % 90 + 10).to_string());
-    let env = vec![
-        ("ROS_DOMAIN_ID".to_string(), domain.clone()),
-        (
-            "ROS_AUTOMATIC_DISCOVERY_RANGE".to_string(),
-            "LOCALHOST".to_string(),
-        ),
-    ];
+    let graph = Graph::local();
+    let env = &graph.env;
 
     // The board first (pty), so the bridge finds its serial port.
     let mut board: Option<Child> = None;
@@ -125,32 +119,14 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         args.insert("truth_log".into(), truth.to_string_lossy().into_owned());
     }
 
-    let running = match launch::ros2_cli(layout, ros) {
-        Some(ros2) => {
-            eprintln!("xtask: demo eurobot: ros2 launch arnie_bringup eurobot.launch.xml on ROS_DOMAIN_ID={domain}");
-            launch::start_ros2(
-                layout,
-                ros,
-                &ros2,
-                "arnie_bringup",
-                "eurobot.launch.xml",
-                &args,
-                &env,
-            )
-        }
-        None => {
-            let file = layout
-                .install
-                .join("share/arnie_bringup/launch/eurobot.launch.xml");
-            launch::parse(&file, &args).and_then(|specs| {
-                eprintln!(
-                    "xtask: demo eurobot: launching {} nodes on ROS_DOMAIN_ID={domain}",
-                    specs.len()
-                );
-                launch::start(layout, ros, &specs, &env).map(launch::Launched::Ours)
-            })
-        }
-    };
+    let running = demo_common::launch_stack(
+        layout,
+        ros,
+        "demo eurobot",
+        "eurobot.launch.xml",
+        &args,
+        &graph,
+    );
     let running = match running {
         Ok(r) => r,
         Err(e) => {
@@ -175,31 +151,15 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     if let Some(ns) = args.get("namespace") {
         monitor.args(["--namespace", ns]);
     }
-    let status = match monitor.spawn() {
-        Ok(mut child) => loop {
-            if stop.load(std::sync::atomic::Ordering::SeqCst) {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            if let Some(st) = child.try_wait()? {
-                break Some(st);
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        },
+    let status = match demo_common::run_monitor(&mut monitor, &stop) {
+        Ok(status) => status,
         Err(e) => {
             eprintln!("xtask: demo eurobot: cannot start the monitor: {e}");
             None
         }
     };
-    let unclean = running.shutdown(Duration::from_secs(5));
+    demo_common::shutdown("demo eurobot", running);
     stop_board(board);
-    if !unclean.is_empty() {
-        eprintln!(
-            "xtask: demo eurobot: not stopped cleanly: {}",
-            unclean.join(", ")
-        );
-    }
     // The picture, also (especially) after a failed match.
     match draw(&scenario, &truth, &record, &svg) {
         Ok(()) => eprintln!(
@@ -244,6 +204,10 @@ fn read_json(path: &Path) -> Result<Value, Failure> {
         .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
     serde_json::from_str(&text).map_err(|e| Failure::new(format!("{}: {e}", path.display())))
 }
+
+/// One pose line of the truth log: time [s], the robot's x and y [m], and the opponent's
+/// (x, y) [m] when the line has one.
+type Pose = (f64, f64, f64, Option<(f64, f64)>);
 
 const PALETTE: &[&str] = &[
     "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
@@ -291,10 +255,9 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
     let mut spans: Vec<(f64, String)> = Vec::new();
     for e in run["events"].as_array().into_iter().flatten() {
         let task = e["task"].as_str().unwrap_or("");
-        if !task.is_empty() && (e["kind"] == "TASK_SELECTED" || e["kind"] == "STARTED") {
-            if spans.last().map_or(true, |(_, t)| t != task) {
-                spans.push((board_t(f(&e["t"])), task.to_string()));
-            }
+        let selected = e["kind"] == "TASK_SELECTED" || e["kind"] == "STARTED";
+        if !task.is_empty() && selected && !matches!(spans.last(), Some((_, t)) if t == task) {
+            spans.push((board_t(f(&e["t"])), task.to_string()));
         }
     }
     let mut names: Vec<String> = Vec::new();
@@ -391,7 +354,7 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
         );
     }
     // The robot's path, one segment per pose line, coloured by the task then running.
-    let poses: Vec<(f64, f64, f64, Option<(f64, f64)>)> = lines
+    let poses: Vec<Pose> = lines
         .iter()
         .filter(|l| l["type"] == "pose")
         .map(|l| {

@@ -20,6 +20,7 @@
 
 mod bench;
 mod demo;
+mod demo_common;
 mod demo_eurobot;
 mod env;
 mod fuzz;
