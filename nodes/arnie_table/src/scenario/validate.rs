@@ -1,0 +1,227 @@
+//! [`Scenario::validate`]: every field of a parsed scenario checked, the first problem
+//! named by its field.
+
+use super::*;
+
+impl Scenario {
+    /// Checks every number (finite, in range), every position (on the table; the robot's
+    /// start, tasks and opponent waypoints at least a radius from the walls), names and
+    /// ids (unique, referenced ones existing) and list lengths.
+    ///
+    /// # Errors
+    /// The first problem, naming the field.
+    pub fn validate(&self) -> Result<(), String> {
+        let t = self.table;
+        positive("table.width_m", t.width_m, MAX_TABLE_SIDE_M)?;
+        positive("table.height_m", t.height_m, MAX_TABLE_SIDE_M)?;
+        let on_table_x = |f: &str, v: f64| in_range(f, v, 0.0, t.width_m, "outside the table");
+        let on_table_y = |f: &str, v: f64| in_range(f, v, 0.0, t.height_m, "outside the table");
+        cap("obstacles", self.obstacles.len(), MAX_OBSTACLES)?;
+        for (i, o) in self.obstacles.iter().enumerate() {
+            let p = format!("obstacles[{i}]");
+            match (o.rect, o.disc) {
+                (Some(r), None) => {
+                    on_table_x(&format!("{p}.rect.x_min_m"), r.x_min_m)?;
+                    on_table_x(&format!("{p}.rect.x_max_m"), r.x_max_m)?;
+                    on_table_y(&format!("{p}.rect.y_min_m"), r.y_min_m)?;
+                    on_table_y(&format!("{p}.rect.y_max_m"), r.y_max_m)?;
+                    if r.x_min_m >= r.x_max_m || r.y_min_m >= r.y_max_m {
+                        return Err(format!("{p}.rect: min must be below max on both axes"));
+                    }
+                }
+                (None, Some(d)) => {
+                    on_table_x(&format!("{p}.disc.x_m"), d.x_m)?;
+                    on_table_y(&format!("{p}.disc.y_m"), d.y_m)?;
+                    positive(&format!("{p}.disc.radius_m"), d.radius_m, MAX_TABLE_SIDE_M)?;
+                }
+                _ => return Err(format!("{p}: give exactly one of \"rect\" and \"disc\"")),
+            }
+        }
+        let r = &self.robot;
+        positive(
+            "robot.radius_m",
+            r.radius_m,
+            t.width_m.min(t.height_m) / 2.0,
+        )?;
+        self.check_pose("robot.start", r.start.x_m, r.start.y_m, r.radius_m)?;
+        finite("robot.start.theta_rad", r.start.theta_rad)?;
+        positive("robot.max_linear_m_s", r.max_linear_m_s, 10.0)?;
+        positive("robot.max_angular_rad_s", r.max_angular_rad_s, 100.0)?;
+        positive(
+            "robot.max_linear_accel_m_s2",
+            r.max_linear_accel_m_s2,
+            100.0,
+        )?;
+        positive(
+            "robot.max_angular_accel_rad_s2",
+            r.max_angular_accel_rad_s2,
+            1000.0,
+        )?;
+        positive("robot.emergency_decel_m_s2", r.emergency_decel_m_s2, 100.0)?;
+        in_range(
+            "robot.watchdog_ms",
+            f64::from(r.watchdog_ms),
+            1.0,
+            65_535.0,
+            "out of range",
+        )?;
+        if self.blocked_at(r.start.x_m, r.start.y_m, r.radius_m) {
+            return Err("robot.start: the robot overlaps a fixed obstacle there".into());
+        }
+        let o = &self.odometry;
+        positive("odometry.rate_hz", o.rate_hz, 1000.0)?;
+        in_range(
+            "odometry.linear_noise",
+            o.linear_noise,
+            0.0,
+            1.0,
+            "out of range",
+        )?;
+        in_range(
+            "odometry.angular_noise",
+            o.angular_noise,
+            0.0,
+            1.0,
+            "out of range",
+        )?;
+        cap("sensors", self.sensors.len(), MAX_SENSORS)?;
+        if self.sensors.len() > 256 {
+            return Err("sensors: at most 256".into());
+        }
+        for (i, s) in self.sensors.iter().enumerate() {
+            finite(&format!("sensors[{i}].bearing_rad"), s.bearing_rad)?;
+            positive(&format!("sensors[{i}].range_m"), s.range_m, 10.0)?;
+            positive(&format!("sensors[{i}].rate_hz"), s.rate_hz, 1000.0)?;
+        }
+        cap("actuators", self.actuators.len(), MAX_ACTUATORS)?;
+        for (i, a) in self.actuators.iter().enumerate() {
+            if self.actuators[..i]
+                .iter()
+                .any(|b| b.name == a.name || b.id == a.id)
+            {
+                return Err(format!(
+                    "actuators[{i}]: name {:?} or id {} used twice",
+                    a.name, a.id
+                ));
+            }
+            for (f, v) in [
+                ("take_ms", a.take_ms),
+                ("release_ms", a.release_ms),
+                ("home_ms", a.home_ms),
+            ] {
+                if v > 65_535 {
+                    return Err(format!("actuators[{i}].{f}: {v} is over 65535"));
+                }
+            }
+        }
+        if let Some(op) = &self.opponent {
+            positive(
+                "opponent.radius_m",
+                op.radius_m,
+                t.width_m.min(t.height_m) / 2.0,
+            )?;
+            positive("opponent.speed_m_s", op.speed_m_s, 10.0)?;
+            in_range(
+                "opponent.start_delay_s",
+                op.start_delay_s,
+                0.0,
+                3600.0,
+                "out of range",
+            )?;
+            if op.waypoints.is_empty() {
+                return Err("opponent.waypoints: at least one".into());
+            }
+            cap("opponent.waypoints", op.waypoints.len(), MAX_WAYPOINTS)?;
+            for (i, w) in op.waypoints.iter().enumerate() {
+                self.check_pose(
+                    &format!("opponent.waypoints[{i}]"),
+                    w.x_m,
+                    w.y_m,
+                    op.radius_m,
+                )?;
+                in_range(
+                    &format!("opponent.waypoints[{i}].wait_s"),
+                    w.wait_s,
+                    0.0,
+                    3600.0,
+                    "out of range",
+                )?;
+            }
+        }
+        cap("tasks", self.tasks.len(), MAX_TASKS)?;
+        for (i, task) in self.tasks.iter().enumerate() {
+            let p = format!("tasks[{i}]");
+            if task.name.is_empty() || self.tasks[..i].iter().any(|u| u.name == task.name) {
+                return Err(format!("{p}.name: {:?} is empty or used twice", task.name));
+            }
+            self.check_pose(&p, task.x_m, task.y_m, r.radius_m)?;
+            if let Some(th) = task.theta_rad {
+                finite(&format!("{p}.theta_rad"), th)?;
+            }
+            positive(&format!("{p}.reach_m"), task.reach_m, 10.0)?;
+            if self.blocked_at(task.x_m, task.y_m, r.radius_m) {
+                return Err(format!(
+                    "{p}: the robot would overlap a fixed obstacle at ({}, {})",
+                    task.x_m, task.y_m
+                ));
+            }
+            cap(&format!("{p}.steps"), task.steps.len(), MAX_STEPS)?;
+            for (j, st) in task.steps.iter().enumerate() {
+                if self.actuator(&st.actuator).is_none() {
+                    return Err(format!(
+                        "{p}.steps[{j}].actuator: no actuator named {:?}",
+                        st.actuator
+                    ));
+                }
+            }
+        }
+        positive("match.duration_s", self.r#match.duration_s, 3600.0)?;
+        Ok(())
+    }
+
+    fn check_pose(&self, field: &str, x: f64, y: f64, radius: f64) -> Result<(), String> {
+        finite(&format!("{field}.x_m"), x)?;
+        finite(&format!("{field}.y_m"), y)?;
+        if !self.inside_table(x, y, radius) {
+            return Err(format!(
+                "{field}: ({x}, {y}) is outside the table or closer than the radius {radius} m to a wall (table {} × {} m)",
+                self.table.width_m, self.table.height_m
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn finite(field: &str, v: f64) -> Result<(), String> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(format!("{field}: {v} is not a finite number"))
+    }
+}
+
+fn positive(field: &str, v: f64, max: f64) -> Result<(), String> {
+    finite(field, v)?;
+    if v > 0.0 && v <= max {
+        Ok(())
+    } else {
+        Err(format!("{field}: {v} must be > 0 and <= {max}"))
+    }
+}
+
+fn in_range(field: &str, v: f64, lo: f64, hi: f64, what: &str) -> Result<(), String> {
+    finite(field, v)?;
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(format!("{field}: {v} is {what} ({lo} ..= {hi})"))
+    }
+}
+
+fn cap(field: &str, n: usize, max: usize) -> Result<(), String> {
+    if n <= max {
+        Ok(())
+    } else {
+        Err(format!("{field}: {n} entries, at most {max}"))
+    }
+}
