@@ -36,7 +36,9 @@ pub const MAX_DEVICE: u8 = 31;
 /// A CAN identifier, always within its 11 or 29 bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CanId {
+    /// An 11-bit standard id.
     Standard(u16),
+    /// A 29-bit extended id.
     Extended(u32),
 }
 
@@ -85,10 +87,12 @@ impl CanFrame {
         })
     }
 
+    /// The frame's id.
     pub fn id(&self) -> CanId {
         self.id
     }
 
+    /// The frame's data bytes (0 to 8).
     pub fn data(&self) -> &[u8] {
         &self.data[..usize::from(self.len)]
     }
@@ -149,8 +153,11 @@ pub fn encode_packet(packet: &Packet) -> Result<Vec<CanFrame>> {
 /// A whole received message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CanMessage {
+    /// The command id (6 bits on the wire).
     pub command: u8,
+    /// The device (5 bits on the wire).
     pub device: u8,
+    /// The whole payload, pages joined.
     pub payload: Vec<u8>,
 }
 
@@ -202,6 +209,7 @@ pub struct Reassembler {
 }
 
 impl Reassembler {
+    /// An empty reassembler with these limits.
     pub fn new(cfg: ReassemblerConfig) -> Reassembler {
         Reassembler {
             cfg,

@@ -70,12 +70,14 @@ impl RejectKind {
 /// One rejection, for the log line. It has already been counted where it was made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rejected {
+    /// What was wrong.
     pub kind: RejectKind,
     /// The command id, when the bytes got that far.
     pub command: Option<u8>,
 }
 
 impl Rejected {
+    /// A rejection of `kind`, of command `command` when known.
     pub fn new(kind: RejectKind, command: Option<u8>) -> Rejected {
         Rejected { kind, command }
     }

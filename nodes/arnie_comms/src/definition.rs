@@ -29,12 +29,17 @@ pub const MAX_PAYLOAD_LEN: usize = 0x7fff - 1;
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawDefinition {
+    /// The packet's name (unique among the definitions).
     pub name: String,
+    /// The command id as written (checked: 0..=255).
     pub id: i64,
+    /// The fields, in wire order.
     pub data: RawFields,
     #[serde(default)]
+    /// The name of the packet that answers it, if any.
     pub reply: Option<String>,
     #[serde(default)]
+    /// Repeat-until-acknowledged settings, if the packet is reliable.
     pub reliable: Option<Reliable>,
 }
 
@@ -64,8 +69,10 @@ impl Reliable {
 #[serde(deny_unknown_fields)]
 pub struct RawField {
     #[serde(rename = "type")]
+    /// The type's name as written (`int8` ... `float64`, `bool`).
     pub ty: String,
     #[serde(default)]
+    /// The value of a field not given, as written (`None`: zero / false).
     pub default: Option<serde_json::Value>,
 }
 
@@ -104,14 +111,18 @@ impl<'de> Deserialize<'de> for RawFields {
 /// One checked field.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field {
+    /// The field's name (its key in `fields_json`).
     pub name: String,
+    /// The field's type.
     pub ty: FieldType,
+    /// The value of a field not given.
     pub default: Value,
 }
 
 /// One checked packet definition.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Definition {
+    /// The packet's name (unique among the definitions).
     pub name: String,
     /// Command id (the UART command byte; CAN ids carry only 0..=63).
     pub id: u8,

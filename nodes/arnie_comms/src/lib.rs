@@ -1,6 +1,7 @@
-//! JSON-defined packets over UART and CAN: the codec, the transports and a device
-//! simulator. The ROS 2 glue (topics `/comms/rx`, `/comms/tx`, the send service) lives in
-//! the `ros`-feature binary; nothing here uses ROS.
+//! JSON-defined packets over UART and CAN: the codec, the transports, the bridge's loop
+//! and a device simulator. The ROS 2 glue of the `comms_bridge` node (topics `/comms/rx`,
+//! `/comms/tx`, the send service, `/diagnostics`) is the [`ros`] module (feature `ros`);
+//! nothing else here uses ROS, and the binaries only call [`ros::run`] and [`sim::main`].
 //!
 //! # Layout
 //! - [`value`]: field types and typed [`Value`]s; JSON ⇄ value (range-checked, never
@@ -19,7 +20,16 @@
 //!   (de-duplicate by `seq`, acknowledge every copy).
 //! - [`bridge`]: the node's event loop without ROS: one task owns the [`Link`], sends
 //!   [`bridge::Command`]s, matches replies, reports [`bridge::Event`]s and counts.
-//! - [`sim`]: the device simulator (Ping → Pong, anything else echoed).
+//! - [`front`]: the one path from outside input (a packet to send, a send request) to a
+//!   [`bridge::Command`], with the caps ([`front::Limits`]: `fields_json` size, requests
+//!   in flight) and the outcome codes.
+//! - [`config`]: the bridge's settings, raw ([`config::RawConfig`]) and checked, every
+//!   range in one place.
+//! - [`device`]: what every simulated device program shares (its link options, opening
+//!   the pty / serial / CAN-over-UDP end, announcing it, signals, exit codes).
+//! - [`sim`]: the device simulator (Ping → Pong, anything else echoed) and the
+//!   `comms_sim` program.
+//! - `ros` (feature `ros`): the `comms_bridge` node's glue.
 //!
 //! # Errors
 //! [`Error`] is everything a caller asked for that could not be done (a bad definition,
@@ -30,15 +40,22 @@
 //! take time as a `now_ms` argument; only [`link`], [`bridge`] and [`transport`] touch
 //! clocks and fds.
 
+#![deny(missing_docs)]
+
 pub mod bridge;
 pub mod can;
+pub mod config;
 pub mod counters;
 pub mod definition;
+pub mod device;
 pub mod error;
+pub mod front;
 pub mod link;
 pub mod packet;
 pub mod reliable;
 pub mod reply;
+#[cfg(feature = "ros")]
+pub mod ros;
 pub mod sim;
 pub mod transport;
 pub mod uart;

@@ -20,22 +20,46 @@ use tokio::time::{sleep_until, Duration, Instant};
 /// Settings of both codecs (only the one matching the transport is used).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinkConfig {
+    /// The UART frame decoder's limits (largest frame, partial-frame timeout).
     pub decoder: DecoderConfig,
+    /// The CAN page reassembler's limits (longest payload, page timeout).
     pub reassembler: ReassemblerConfig,
 }
 
 /// A decoded packet and the bytes it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Received {
+    /// The packet, decoded with its definition (device 0 on UART).
     pub packet: Packet,
+    /// The bytes it came in: the whole UART frame, or the CAN frames as CAN-over-UDP
+    /// datagrams, concatenated.
     pub raw: Vec<u8>,
 }
 
 /// What [`Link::recv`] yields: a packet, or a rejection to log (already counted).
 #[derive(Clone, Debug, PartialEq)]
 pub enum LinkEvent {
+    /// A packet decoded.
     Packet(Received),
+    /// Bytes or frames that did not become a packet (counted in [`Link::counters`]).
     Rejected(Rejected),
+}
+
+/// Changes bytes on a UART wire in place, both ways, before they are decoded or written
+/// (a test device's line noise: see [`Link::with_noise`]).
+pub type Noise = Box<dyn FnMut(&mut [u8]) + Send>;
+
+/// The noise of a UART link, if any (a newtype only to be `Debug`).
+struct NoiseHook(Option<Noise>);
+
+impl std::fmt::Debug for NoiseHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "noise"
+        } else {
+            "no noise"
+        })
+    }
 }
 
 #[derive(Debug)]
@@ -43,6 +67,7 @@ enum Wire {
     Uart {
         port: SerialPort,
         decoder: Decoder,
+        noise: NoiseHook,
     },
     Can {
         bus: CanBus,
@@ -63,7 +88,25 @@ impl Link {
     /// A UART link over a serial port. The decoder knows the definitions' payload lengths.
     pub fn uart(port: SerialPort, defs: Arc<Definitions>, cfg: &LinkConfig) -> Link {
         let decoder = Decoder::new(cfg.decoder).with_lengths(defs.payload_lengths());
-        Link::with_wire(Wire::Uart { port, decoder }, defs)
+        let noise = NoiseHook(None);
+        Link::with_wire(
+            Wire::Uart {
+                port,
+                decoder,
+                noise,
+            },
+            defs,
+        )
+    }
+
+    /// Puts `noise` on a UART link: it sees (and may change) every byte read, before
+    /// decoding, and every frame written, after encoding (what [`send`](Self::send)
+    /// returns stays the clean frame). No effect on CAN links.
+    pub fn with_noise(mut self, noise: Noise) -> Link {
+        if let Wire::Uart { noise: hook, .. } = &mut self.wire {
+            hook.0 = Some(noise);
+        }
+        self
     }
 
     /// A CAN link over SocketCAN or CAN-over-UDP.
@@ -115,6 +158,15 @@ impl Link {
     pub async fn send(&mut self, packet: &Packet) -> Result<Vec<u8>> {
         let raw = self.encode(packet)?;
         let sent = match &mut self.wire {
+            Wire::Uart {
+                port,
+                noise: NoiseHook(Some(noise)),
+                ..
+            } => {
+                let mut noisy = raw.clone();
+                noise(&mut noisy);
+                port.write_all(&noisy).await
+            }
             Wire::Uart { port, .. } => port.write_all(&raw).await,
             Wire::Can { bus, .. } => {
                 let mut sent = Ok(());
@@ -151,7 +203,11 @@ impl Link {
                 .deadline_ms()
                 .map(|ms| self.start + Duration::from_millis(ms));
             let result = match &mut self.wire {
-                Wire::Uart { port, decoder } => {
+                Wire::Uart {
+                    port,
+                    decoder,
+                    noise,
+                } => {
                     let mut buf = [0u8; 512];
                     let read = tokio::select! {
                         // Bytes already waiting win over the timeout that would drop them.
@@ -161,6 +217,9 @@ impl Link {
                     };
                     match read {
                         Some(Ok(n)) => {
+                            if let Some(noise) = &mut noise.0 {
+                                noise(&mut buf[..n]);
+                            }
                             decoder.push(&buf[..n], ms_since(self.start));
                             Ok(())
                         }

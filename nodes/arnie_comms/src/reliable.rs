@@ -83,7 +83,12 @@ pub enum Arrival {
     First(Key),
     /// A repeat of a delivered one: do not deliver; send `reply` (the first copy's
     /// acknowledgement) again, when there is one.
-    Duplicate { key: Key, reply: Option<Packet> },
+    Duplicate {
+        /// The packet's identity (command, device, seq).
+        key: Key,
+        /// The acknowledgement sent for the first copy, to send again.
+        reply: Option<Packet>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -100,6 +105,7 @@ pub struct Receiver {
 }
 
 impl Receiver {
+    /// Nothing tracked yet.
     pub fn new() -> Receiver {
         Receiver::default()
     }
@@ -168,14 +174,20 @@ struct Sending {
 pub enum Due {
     /// Send this packet again; `attempt` is its number (2 = the first repeat).
     Repeat {
+        /// The caller's handle given to `start`.
         id: Id,
+        /// The packet.
         packet: Packet,
+        /// This send's number (2 = the first repeat).
         attempt: u32,
     },
     /// No acknowledgement after `attempts` sends and one more interval: stopped.
     GaveUp {
+        /// The caller's handle given to `start`.
         id: Id,
+        /// The packet.
         packet: Packet,
+        /// Sends made.
         attempts: u32,
     },
 }
@@ -187,6 +199,7 @@ pub struct Repeater {
 }
 
 impl Repeater {
+    /// Nothing tracked yet.
     pub fn new() -> Repeater {
         Repeater::default()
     }

@@ -32,6 +32,7 @@ pub struct ReplyTracker {
 }
 
 impl ReplyTracker {
+    /// No request pending.
     pub fn new() -> ReplyTracker {
         ReplyTracker::default()
     }

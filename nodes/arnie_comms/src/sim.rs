@@ -2,13 +2,93 @@
 //! tests and the demo. A packet whose definition names a `reply` (e.g. Ping → Pong) is
 //! answered with that reply, same-named fields of the same type copied and the others at
 //! their defaults; any other packet is echoed back unchanged (device included).
+//!
+//! [`main`] is the `comms_sim` program (its binary only calls it):
+//!
+//! ```text
+//! comms_sim --packets DIR pty     [--link-file PATH]
+//! comms_sim --packets DIR serial  PATH [--baud N]
+//! comms_sim --packets DIR can_udp [--bind ADDR] [--peer ADDR] [--link-file PATH]
+//! ```
+//! - `pty`: opens a pseudo-terminal and plays the device on its master side; the slave
+//!   path (e.g. `/dev/pts/7`) is what the bridge opens as its `serial_port`.
+//! - `serial`: plays the device on a real serial port (or any tty path).
+//! - `can_udp`: CAN over UDP; binds `--bind` (default `127.0.0.1:0`) and answers the
+//!   last sender, or always `--peer` when given. The bridge's `udp_peer` is the bound
+//!   address.
+//!
+//! The link (the pty slave path, or the bound UDP address) is printed on stdout as
+//! `comms_sim: link <where>` and, with `--link-file`, written to that file (atomically:
+//! a reader sees the whole line or no file). SIGINT / SIGTERM stop it with exit code 0
+//! after printing its counters; a failing link exits 1, bad arguments 2. The shared
+//! plumbing (options, opening, announcing, signals) is [`crate::device`].
 use crate::counters::Counters;
 use crate::definition::Definitions;
+use crate::device::{self, LinkArgs, LinkChoice};
 use crate::error::Result;
-use crate::link::{Link, LinkEvent};
+use crate::link::{Link, LinkConfig, LinkEvent};
 use crate::packet::Packet;
 use std::future::Future;
+use std::process::ExitCode;
 use std::sync::Arc;
+
+/// `comms_sim`'s usage text.
+pub const USAGE: &str = "usage:
+  comms_sim --packets DIR pty     [--link-file PATH]
+  comms_sim --packets DIR serial  PATH [--baud N]
+  comms_sim --packets DIR can_udp [--bind ADDR] [--peer ADDR] [--link-file PATH]";
+
+/// The `comms_sim` program on the process's command line (see the module doc).
+pub fn main() -> ExitCode {
+    device::main(
+        "comms_sim",
+        USAGE,
+        parse(std::env::args().skip(1)),
+        |args| async move { run_cli(args).await.map_err(|e| (1, e)) },
+    )
+}
+
+/// `comms_sim`'s command line, checked.
+fn parse(mut it: impl Iterator<Item = String>) -> std::result::Result<LinkChoice, String> {
+    let mut link = LinkArgs::new(&["pty", "serial", "can_udp"]);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
+        match arg.as_str() {
+            "-h" | "--help" => return Err("help".into()),
+            other => {
+                if !link.take(other, &mut value)? {
+                    return Err(format!("unexpected argument {other:?}"));
+                }
+            }
+        }
+    }
+    link.finish(None)
+}
+
+async fn run_cli(args: LinkChoice) -> std::result::Result<(), String> {
+    // Signals are watched from here on, before anyone learns where the link is.
+    let stop = device::stop_signal()?;
+    let defs = Definitions::load_dir(&args.packets).map_err(|e| e.to_string())?;
+    let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+    println!(
+        "comms_sim: {} definitions from {}: {}",
+        defs.len(),
+        args.packets.display(),
+        names.join(", ")
+    );
+    let opened = device::open(&args.mode, Arc::new(defs), &LinkConfig::default()).await?;
+    device::announce("comms_sim", &opened.place, args.link_file.as_deref(), None)?;
+    let device::Opened { link, hold, .. } = opened;
+    let counters = run(link, stop)
+        .await
+        .map_err(|e| format!("link failed: {e}"))?;
+    println!(
+        "comms_sim: stopped; {}",
+        device::counts(&counters).join(" ")
+    );
+    drop(hold);
+    Ok(())
+}
 
 /// The pure answering rule.
 #[derive(Clone, Debug)]
@@ -17,6 +97,7 @@ pub struct Simulator {
 }
 
 impl Simulator {
+    /// A simulator answering with packets of `defs`.
     pub fn new(defs: Arc<Definitions>) -> Simulator {
         Simulator { defs }
     }
@@ -56,7 +137,29 @@ pub async fn run(mut link: Link, shutdown: impl Future) -> Result<Counters> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::Mode;
     use crate::value::Value;
+
+    #[test]
+    fn command_lines() {
+        let args = |s: &str| parse(s.split_whitespace().map(String::from));
+        let a = args("--packets p pty --link-file /tmp/x").expect("valid");
+        assert!(a.mode == Mode::Pty && a.link_file.is_some());
+        let a = args("serial /dev/ttyUSB0 --baud 9600 --packets p").expect("valid");
+        assert!(matches!(a.mode, Mode::Serial { ref path, baud: 9600 } if path == "/dev/ttyUSB0"));
+        let a = args("--packets p can_udp --bind 127.0.0.1:5000").expect("valid");
+        assert!(matches!(a.mode, Mode::CanUdp { peer: None, .. }));
+        for bad in [
+            "pty",
+            "--packets p",
+            "--packets p serial",
+            "--packets p can_udp --bind nowhere",
+            "--packets p pty x",
+            "--help",
+        ] {
+            assert!(args(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn ping_gets_pong_with_copied_fields_others_echo() {

@@ -56,6 +56,7 @@ pub fn xor(bytes: &[u8]) -> u8 {
 /// One good frame (checksum verified).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Frame {
+    /// The command id (the frame's first byte after the size).
     pub command: u8,
     /// The whole frame as received, size bytes and checksum included.
     pub raw: Vec<u8>,

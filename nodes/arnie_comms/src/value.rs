@@ -6,12 +6,19 @@
 /// The type of one packet field, as written in a definition's `"type"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FieldType {
+    /// `int8`: 1 byte, signed.
     Int8,
+    /// `uint8`: 1 byte.
     UInt8,
+    /// `int16`: 2 bytes little-endian, signed.
     Int16,
+    /// `uint16`: 2 bytes little-endian.
     UInt16,
+    /// `int32`: 4 bytes little-endian, signed.
     Int32,
+    /// `uint32`: 4 bytes little-endian.
     UInt32,
+    /// `bool`: 1 byte, 0 or 1.
     Bool,
     /// IEEE-754 binary32.
     Float,
@@ -26,9 +33,17 @@ pub const TYPE_NAMES: &str = "int8, uint8, int16, uint16, int32, uint32, bool, f
 #[derive(Clone, Debug, PartialEq)]
 pub enum ValueProblem {
     /// JSON kind does not match (expected description, what was given).
-    WrongType { expected: &'static str, got: String },
+    WrongType {
+        /// The JSON kind the type needs.
+        expected: &'static str,
+        /// The JSON value given.
+        got: String,
+    },
     /// A number outside the type's range (the number as written).
-    OutOfRange { value: String },
+    OutOfRange {
+        /// The number given, as written.
+        value: String,
+    },
 }
 
 impl std::fmt::Display for ValueProblem {
@@ -45,14 +60,23 @@ impl std::fmt::Display for ValueProblem {
 /// A typed field value. Its variant always matches the field's [`FieldType`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value {
+    /// An `int8`.
     I8(i8),
+    /// A `uint8`.
     U8(u8),
+    /// An `int16`.
     I16(i16),
+    /// A `uint16`.
     U16(u16),
+    /// An `int32`.
     I32(i32),
+    /// A `uint32`.
     U32(u32),
+    /// `bool`: 1 byte, 0 or 1.
     Bool(bool),
+    /// A `float32`.
     F32(f32),
+    /// A `float64`.
     F64(f64),
 }
 

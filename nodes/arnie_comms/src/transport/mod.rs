@@ -15,7 +15,9 @@ use crate::error::Result;
 /// A CAN bus: one interface for SocketCAN and CAN-over-UDP.
 #[derive(Debug)]
 pub enum CanBus {
+    /// A Linux SocketCAN interface.
     SocketCan(SocketCan),
+    /// CAN frames as UDP datagrams.
     Udp(UdpCan),
 }
 

@@ -32,17 +32,16 @@
 //! speeds, `opponent`), and an `event` line for each board event (watchdog, stop,
 //! collision, actuator start/done, opponent seen, ...). SIGINT / SIGTERM stop it (exit 0,
 //! counters printed); a failing link exits 1, bad arguments or files 2.
+use arnie_comms::device::{self, LinkArgs, LinkChoice, Mode};
 use arnie_comms::link::{Link, LinkConfig, LinkEvent};
 use arnie_comms::reliable::{self, Arrival, Due, Receiver, Repeater};
-use arnie_comms::transport::{open_pty, CanBus, SerialPort, UdpCan};
-use arnie_comms::uart::{self, Decoder, DecoderConfig};
-use arnie_comms::{Counters, Definitions, Packet};
+use arnie_comms::{Definitions, Packet};
 use arnie_table::board::{Event, Rng};
 use arnie_table::{wire, Board, Options, Scenario};
 use std::io::Write;
-use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::time::{sleep_until, Duration, Instant};
 
@@ -54,9 +53,8 @@ options: --truth-log FILE.jsonl --truth-period-ms N --corrupt-rate P --seed N --
 #[derive(Debug)]
 struct Args {
     scenario: PathBuf,
-    packets: PathBuf,
-    can: Option<(SocketAddr, Option<SocketAddr>)>,
-    link_file: Option<PathBuf>,
+    /// The packets folder, the link mode and the link file (arnie_comms::device).
+    link: LinkChoice,
     link_symlink: Option<PathBuf>,
     truth_log: Option<PathBuf>,
     truth_period_ms: u64,
@@ -65,51 +63,22 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = match parse(std::env::args().skip(1)) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("board_sim: {e}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("board_sim: cannot start a runtime: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    match runtime.block_on(run(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err((code, e)) => {
-            eprintln!("board_sim: {e}");
-            ExitCode::from(code)
-        }
-    }
+    device::main("board_sim", USAGE, parse(std::env::args().skip(1)), run)
 }
 
 fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut scenario = None;
-    let mut packets = None;
-    let mut mode: Option<String> = None;
-    let mut link_file = None;
+    let mut link = LinkArgs::new(&["pty", "can_udp"]);
     let mut link_symlink = None;
     let mut truth_log = None;
     let mut truth_period_ms = 50u64;
     let mut corrupt_rate = 0.0f64;
-    let mut bind: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 0));
-    let mut peer = None;
     let mut opts = Options::default();
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
             "-h" | "--help" => return Err("help".into()),
             "--scenario" => scenario = Some(PathBuf::from(value("--scenario")?)),
-            "--packets" => packets = Some(PathBuf::from(value("--packets")?)),
-            "--link-file" => link_file = Some(PathBuf::from(value("--link-file")?)),
             "--link-symlink" => link_symlink = Some(PathBuf::from(value("--link-symlink")?)),
             "--truth-log" => truth_log = Some(PathBuf::from(value("--truth-log")?)),
             "--truth-period-ms" => {
@@ -152,52 +121,27 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
                         .ok_or_else(|| format!("--watchdog-ms {v:?}: 1 ..= 65535"))?,
                 );
             }
-            "--bind" => {
-                let v = value("--bind")?;
-                bind = v
-                    .parse()
-                    .map_err(|_| format!("--bind {v:?} is not an address like 127.0.0.1:0"))?;
+            other => {
+                if !link.take(other, &mut value)? {
+                    return Err(format!("unexpected argument {other:?}"));
+                }
             }
-            "--peer" => {
-                let v = value("--peer")?;
-                peer =
-                    Some(v.parse().map_err(|_| {
-                        format!("--peer {v:?} is not an address like 127.0.0.1:5000")
-                    })?);
-            }
-            "pty" | "can_udp" if mode.is_none() => mode = Some(arg),
-            other => return Err(format!("unexpected argument {other:?}")),
         }
     }
-    let can = match mode.as_deref() {
-        Some("can_udp") => Some((bind, peer)),
-        _ => None,
-    };
-    if can.is_some() && corrupt_rate > 0.0 {
+    let scenario = scenario.ok_or("--scenario FILE is required")?;
+    let link = link.finish(Some("pty"))?;
+    if link.mode != Mode::Pty && corrupt_rate > 0.0 {
         return Err("--corrupt-rate is for the UART (pty) link only".into());
     }
     Ok(Args {
-        scenario: scenario.ok_or("--scenario FILE is required")?,
-        packets: packets.ok_or("--packets DIR is required")?,
-        can,
-        link_file,
+        scenario,
+        link,
         link_symlink,
         truth_log,
         truth_period_ms,
         corrupt_rate,
         opts,
     })
-}
-
-/// The wire: our own UART loop (so bytes can be corrupted both ways) or a CAN link.
-enum Wire {
-    Uart {
-        port: SerialPort,
-        decoder: Decoder,
-        defs: Arc<Definitions>,
-        counters: Counters,
-    },
-    Can(Link),
 }
 
 /// Corrupts bytes in place with probability `rate` each; returns how many.
@@ -215,9 +159,9 @@ fn corrupt(bytes: &mut [u8], rate: f64, rng: &mut Rng) -> u64 {
     n
 }
 
+/// The board's side of the reliable packets, and its own counts.
 struct Stats {
     ignored: u64,
-    corrupted: u64,
     /// Reliable packets sent again, received again (dropped), given up.
     repeats: u64,
     duplicates: u64,
@@ -227,113 +171,22 @@ struct Stats {
     next_id: u64,
 }
 
-impl Wire {
-    async fn send(
-        &mut self,
-        p: &Packet,
-        rate: f64,
-        rng: &mut Rng,
-        stats: &mut Stats,
-    ) -> Result<(), String> {
-        match self {
-            Wire::Uart { port, counters, .. } => {
-                let mut bytes = uart::encode_packet(p).map_err(|e| e.to_string())?;
-                stats.corrupted += corrupt(&mut bytes, rate, rng);
-                port.write_all(&bytes).await.map_err(|e| e.to_string())?;
-                counters.tx_packets += 1;
-                Ok(())
-            }
-            Wire::Can(link) => link.send(p).await.map(|_| ()).map_err(|e| e.to_string()),
-        }
-    }
-
-    /// Waits for bytes / frames; returns the packets decoded (rejections are counted).
-    async fn recv(
-        &mut self,
-        start: Instant,
-        rate: f64,
-        rng: &mut Rng,
-        stats: &mut Stats,
-    ) -> Result<Vec<Packet>, String> {
-        match self {
-            Wire::Uart {
-                port,
-                decoder,
-                defs,
-                counters,
-            } => {
-                let mut buf = [0u8; 512];
-                let n = port.read(&mut buf).await.map_err(|e| e.to_string())?;
-                stats.corrupted += corrupt(&mut buf[..n], rate, rng);
-                let now = ms_since(start);
-                decoder.push(&buf[..n], now);
-                Ok(Self::drain(decoder, defs, counters, now))
-            }
-            Wire::Can(link) => match link.recv().await.map_err(|e| e.to_string())? {
-                LinkEvent::Packet(r) => Ok(vec![r.packet]),
-                LinkEvent::Rejected(_) => Ok(vec![]),
-            },
-        }
-    }
-
-    fn drain(
-        decoder: &mut Decoder,
-        defs: &Definitions,
-        counters: &mut Counters,
-        now: u64,
-    ) -> Vec<Packet> {
-        let mut out = Vec::new();
-        while let Some(item) = decoder.next(now) {
-            let Ok(frame) = item else { continue };
-            match defs
-                .get(frame.command)
-                .map(|d| Packet::decode(d.clone(), frame.payload()))
-            {
-                Some(Ok(p)) => {
-                    counters.rx_packets += 1;
-                    out.push(p);
-                }
-                Some(Err(kind)) => counters.record(kind),
-                None => counters.record(arnie_comms::RejectKind::UnknownCommand),
-            }
-        }
-        out
-    }
-
-    /// Expires a stale partial frame (UART).
-    fn expire(&mut self, now: u64) {
-        if let Wire::Uart {
-            decoder,
-            defs,
-            counters,
-            ..
-        } = self
-        {
-            let _ = Self::drain(decoder, defs, counters, now);
-        }
-    }
-
-    fn counters(&self) -> Counters {
-        match self {
-            Wire::Uart {
-                decoder, counters, ..
-            } => {
-                let mut c = counters.clone();
-                c.merge(decoder.counters());
-                c
-            }
-            Wire::Can(link) => link.counters(),
-        }
-    }
-}
-
 type Failure = (u8, String);
 
+/// Writes one packet; a failed write ends the run (exit 1).
+async fn send(link: &mut Link, p: &Packet) -> Result<(), Failure> {
+    link.send(p)
+        .await
+        .map(|_| ())
+        .map_err(|e| (1, format!("link failed: {e}")))
+}
+
 async fn run(args: Args) -> Result<(), Failure> {
-    let stop = stop_signal().map_err(|e| (1, e))?;
+    let stop = device::stop_signal().map_err(|e| (1, e))?;
     let scenario = Scenario::load(&args.scenario).map_err(|e| (2, e.to_string()))?;
-    let defs = Definitions::load_dir(&args.packets).map_err(|e| (2, e.to_string()))?;
-    wire::check(&defs).map_err(|e| (2, format!("{}: {e}", args.packets.display())))?;
+    let packets = &args.link.packets;
+    let defs = Definitions::load_dir(packets).map_err(|e| (2, e.to_string()))?;
+    wire::check(&defs).map_err(|e| (2, format!("{}: {e}", packets.display())))?;
     let defs = Arc::new(defs);
     let mut truth = match &args.truth_log {
         Some(p) => Some(std::io::BufWriter::new(
@@ -354,42 +207,20 @@ async fn run(args: Args) -> Result<(), Failure> {
             "no"
         }
     );
-    let mut _slave_hold = None;
-    let (mut wire, place) = match args.can {
-        None => {
-            let (master, slave, path) =
-                open_pty().map_err(|e| (1, format!("cannot open a pty: {e}")))?;
-            // Raw mode on the slave before the bridge opens it; held so the master never
-            // reads EIO while the bridge closes and reopens the slave.
-            _slave_hold = Some(SerialPort::open(&path, 115_200).map_err(|e| (1, e.to_string()))?);
-            drop(slave);
-            let port = SerialPort::from_fd(master, "pty master").map_err(|e| (1, e.to_string()))?;
-            let decoder =
-                Decoder::new(DecoderConfig::default()).with_lengths(defs.payload_lengths());
-            (
-                Wire::Uart {
-                    port,
-                    decoder,
-                    defs: defs.clone(),
-                    counters: Counters::default(),
-                },
-                path,
-            )
-        }
-        Some((bind, peer)) => {
-            let bus = UdpCan::bind(bind, peer)
-                .await
-                .map_err(|e| (1, e.to_string()))?;
-            let addr = bus.local_addr().map_err(|e| (1, e.to_string()))?;
-            (
-                Wire::Can(Link::can(
-                    CanBus::Udp(bus),
-                    defs.clone(),
-                    &LinkConfig::default(),
-                )),
-                addr.to_string(),
-            )
-        }
+    let opened = device::open(&args.link.mode, defs.clone(), &LinkConfig::default())
+        .await
+        .map_err(|e| (1, e))?;
+    let (place, hold) = (opened.place, opened.hold);
+    // Line noise on the UART, both ways (arnie_comms::link::Link::with_noise).
+    let corrupted = Arc::new(AtomicU64::new(0));
+    let mut link = if args.corrupt_rate > 0.0 {
+        let (rate, count) = (args.corrupt_rate, corrupted.clone());
+        let mut rng = Rng::new(args.opts.seed.unwrap_or(scenario.odometry.seed) ^ 0xc0ff_ee00);
+        opened.link.with_noise(Box::new(move |bytes: &mut [u8]| {
+            count.fetch_add(corrupt(bytes, rate, &mut rng), Ordering::Relaxed);
+        }))
+    } else {
+        opened.link
     };
     let start_line = serde_json::json!({
         "type": "start",
@@ -402,10 +233,8 @@ async fn run(args: Args) -> Result<(), Failure> {
         "unix_s": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
     });
     let mut board = Board::new(scenario, args.opts);
-    let mut rng = Rng::new(args.opts.seed.unwrap_or(board.scenario().odometry.seed) ^ 0xc0ff_ee00);
     let mut stats = Stats {
         ignored: 0,
-        corrupted: 0,
         repeats: 0,
         duplicates: 0,
         gave_up: 0,
@@ -416,45 +245,26 @@ async fn run(args: Args) -> Result<(), Failure> {
     if let Some(t) = truth.as_mut() {
         writeln!(t, "{start_line}").map_err(|e| (1, format!("truth log: {e}")))?;
     }
-    if let Some(file) = &args.link_file {
-        write_atomically(file, &format!("{place}\n"))
-            .map_err(|e| (1, format!("cannot write {}: {e}", file.display())))?;
-    }
-    if let (Some(link), None) = (&args.link_symlink, args.can) {
-        symlink_atomically(Path::new(&place), link).map_err(|e| {
-            (
-                1,
-                format!("cannot point {} at {place}: {e}", link.display()),
-            )
-        })?;
-    }
-    println!("board_sim: link {place}");
+    let symlink = match args.link.mode {
+        Mode::Pty => args.link_symlink.as_deref(),
+        _ => None,
+    };
+    device::announce("board_sim", &place, args.link.link_file.as_deref(), symlink)
+        .map_err(|e| (1, e))?;
     let start = Instant::now();
     let mut next_truth_ms = 0u64;
     tokio::pin!(stop);
     loop {
         let now = ms_since(start);
-        // What is due now: board packets, the truth log, a stale partial frame.
-        wire.expire(now);
+        // What is due now: board packets, repeats, the truth log.
         let outputs = board.advance(now);
-        emit(
-            &mut wire,
-            &defs,
-            now,
-            &outputs,
-            args.corrupt_rate,
-            &mut rng,
-            &mut stats,
-        )
-        .await?;
+        emit(&mut link, &defs, now, &outputs, &mut stats).await?;
         log_events(&mut truth, board.take_events())?;
         for due in stats.repeater.due(now) {
             match due {
                 Due::Repeat { packet, .. } => {
                     stats.repeats += 1;
-                    wire.send(&packet, args.corrupt_rate, &mut rng, &mut stats)
-                        .await
-                        .map_err(|e| (1, format!("link failed: {e}")))?;
+                    send(&mut link, &packet).await?;
                 }
                 Due::GaveUp {
                     packet, attempts, ..
@@ -503,99 +313,105 @@ async fn run(args: Args) -> Result<(), Failure> {
         let got = tokio::select! {
             biased;
             _ = &mut stop => break,
-            r = wire.recv(start, args.corrupt_rate, &mut rng, &mut stats) => Some(r),
+            r = link.recv() => Some(r),
             _ = sleep_until(deadline) => None,
         };
-        let Some(got) = got else { continue };
-        let packets = got.map_err(|e| (1, format!("link failed: {e}")))?;
-        for p in packets {
-            let now = ms_since(start);
-            // An acknowledgement of a reliable packet the board repeats (ActuatorDone).
-            if !stats.repeater.on_packet(&p).is_empty() {
-                continue;
-            }
-            let key = match stats.receiver.on_packet(&p, now) {
-                Arrival::Duplicate { reply, .. } => {
-                    stats.duplicates += 1;
-                    if let Some(ack) = reply {
-                        wire.send(&ack, args.corrupt_rate, &mut rng, &mut stats)
-                            .await
-                            .map_err(|e| (1, format!("link failed: {e}")))?;
-                    }
-                    continue;
-                }
-                Arrival::First(key) => Some(key),
-                Arrival::Untracked => None,
-            };
-            match wire::decode(&p) {
-                Some(input) => {
-                    let outputs = board.input(now, input);
-                    if let Some(key) = key {
-                        // Remember the acknowledgement, to answer the repeats with it.
-                        for o in &outputs {
-                            if let Ok(ack) = wire::encode(&defs, o) {
-                                if reliable::acknowledges(&p, &ack) {
-                                    stats.receiver.set_reply(key, ack);
-                                }
-                            }
-                        }
-                    }
-                    emit(
-                        &mut wire,
-                        &defs,
-                        now,
-                        &outputs,
-                        args.corrupt_rate,
-                        &mut rng,
-                        &mut stats,
-                    )
-                    .await?;
-                }
-                // Not a board command: a link test whose definition names a reply
-                // (Ping → Pong) is answered as comms_sim does; anything else is ignored.
-                None if p.definition().reply.is_some() => {
-                    let reply = arnie_comms::sim::Simulator::new(defs.clone()).respond(&p);
-                    wire.send(&reply, args.corrupt_rate, &mut rng, &mut stats)
-                        .await
-                        .map_err(|e| (1, format!("link failed: {e}")))?;
-                }
-                None => stats.ignored += 1,
-            }
-        }
+        // Rejected bytes are counted by the link (printed at the end).
+        let Some(LinkEvent::Packet(received)) = got
+            .transpose()
+            .map_err(|e| (1, format!("link failed: {e}")))?
+        else {
+            continue;
+        };
+        on_packet(
+            &mut link,
+            &defs,
+            &mut board,
+            &mut stats,
+            received.packet,
+            ms_since(start),
+        )
+        .await?;
     }
     if let Some(t) = truth.as_mut() {
         let _ = t.flush();
     }
-    let mut counts: Vec<String> = wire
-        .counters()
-        .key_values()
-        .into_iter()
-        .filter(|(_, v)| v != "0")
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
+    let mut counts = device::counts(&link.counters());
     counts.push(format!("ignored={}", stats.ignored));
-    counts.push(format!("corrupted_bytes={}", stats.corrupted));
+    counts.push(format!(
+        "corrupted_bytes={}",
+        corrupted.load(Ordering::Relaxed)
+    ));
     counts.push(format!("repeats={}", stats.repeats));
     counts.push(format!("duplicates={}", stats.duplicates));
     counts.push(format!("gave_up={}", stats.gave_up));
     println!("board_sim: stopped; {}", counts.join(" "));
+    drop(hold);
     Ok(())
 }
 
+/// One packet from the host: an acknowledgement, a repeat, a board command, a link test.
+async fn on_packet(
+    link: &mut Link,
+    defs: &Arc<Definitions>,
+    board: &mut Board,
+    stats: &mut Stats,
+    p: Packet,
+    now: u64,
+) -> Result<(), Failure> {
+    // An acknowledgement of a reliable packet the board repeats (ActuatorDone).
+    if !stats.repeater.on_packet(&p).is_empty() {
+        return Ok(());
+    }
+    let key = match stats.receiver.on_packet(&p, now) {
+        Arrival::Duplicate { reply, .. } => {
+            stats.duplicates += 1;
+            if let Some(ack) = reply {
+                send(link, &ack).await?;
+            }
+            return Ok(());
+        }
+        Arrival::First(key) => Some(key),
+        Arrival::Untracked => None,
+    };
+    match wire::decode(&p) {
+        Some(input) => {
+            let outputs = board.input(now, input);
+            if let Some(key) = key {
+                // Remember the acknowledgement, to answer the repeats with it.
+                for o in &outputs {
+                    if let Ok(ack) = wire::encode(defs, o) {
+                        if reliable::acknowledges(&p, &ack) {
+                            stats.receiver.set_reply(key, ack);
+                        }
+                    }
+                }
+            }
+            emit(link, defs, now, &outputs, stats).await
+        }
+        // Not a board command: a link test whose definition names a reply
+        // (Ping → Pong) is answered as comms_sim does; anything else is ignored.
+        None if p.definition().reply.is_some() => {
+            let reply = arnie_comms::sim::Simulator::new(defs.clone()).respond(&p);
+            send(link, &reply).await
+        }
+        None => {
+            stats.ignored += 1;
+            Ok(())
+        }
+    }
+}
+
 async fn emit(
-    wire: &mut Wire,
+    link: &mut Link,
     defs: &Definitions,
     now_ms: u64,
     outputs: &[arnie_table::Output],
-    rate: f64,
-    rng: &mut Rng,
     stats: &mut Stats,
 ) -> Result<(), Failure> {
     for o in outputs {
         let p = wire::encode(defs, o).map_err(|e| (1, e))?;
-        wire.send(&p, rate, rng, stats)
-            .await
-            .map_err(|e| (1, format!("link failed: {e}")))?;
+        send(link, &p).await?;
         // Reliable outputs (ActuatorDone) are repeated until acknowledged.
         let id = stats.next_id;
         if stats.repeater.start(id, p, now_ms) {
@@ -633,36 +449,6 @@ fn ms_since(start: Instant) -> u64 {
     u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Resolves on SIGINT or SIGTERM; the handlers are installed by this call.
-fn stop_signal() -> Result<impl std::future::Future<Output = ()>, String> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut int =
-        signal(SignalKind::interrupt()).map_err(|e| format!("cannot watch SIGINT: {e}"))?;
-    let mut term =
-        signal(SignalKind::terminate()).map_err(|e| format!("cannot watch SIGTERM: {e}"))?;
-    Ok(async move {
-        tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
-    })
-}
-
-/// Points the symlink `link` at `target`, replacing it atomically (a stable serial port
-/// path across board restarts, whose pty slave changes).
-fn symlink_atomically(target: &Path, link: &Path) -> std::io::Result<()> {
-    let mut tmp = link.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let _ = std::fs::remove_file(&tmp);
-    std::os::unix::fs::symlink(target, &tmp)?;
-    std::fs::rename(&tmp, link)
-}
-
-/// Writes `text` to a sibling temporary file and renames it over `file`.
-fn write_atomically(file: &Path, text: &str) -> std::io::Result<()> {
-    let mut tmp = file.as_os_str().to_owned();
-    tmp.push(".tmp");
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, file)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -674,11 +460,11 @@ mod tests {
     #[test]
     fn command_lines() {
         let a = args("--scenario s --packets p --link-file /tmp/x").expect("valid");
-        assert!(a.can.is_none() && a.link_file.is_some() && a.corrupt_rate == 0.0);
+        assert!(a.link.mode == Mode::Pty && a.link.link_file.is_some() && a.corrupt_rate == 0.0);
         let a = args("--scenario s --packets p pty --corrupt-rate 0.05 --seed 3").expect("valid");
         assert_eq!((a.corrupt_rate, a.opts.seed), (0.05, Some(3)));
         let a = args("--scenario s --packets p can_udp --bind 127.0.0.1:5000").expect("valid");
-        assert!(a.can.is_some());
+        assert!(matches!(a.link.mode, Mode::CanUdp { .. }));
         for bad in [
             "--packets p",
             "--scenario s",

@@ -1,0 +1,107 @@
+//! The two inputs that ask for packets, both through the library's [`Front`] (one send
+//! path, one set of caps): `/comms/tx` (fire and forget) and `/comms/send` (a request
+//! answered with its outcome). A refusal is counted, logged (rate-limited) and, for a
+//! request, answered at once with its outcome code and reason.
+use std::sync::{Arc, Mutex};
+
+use futures::{Stream, StreamExt};
+use node_glue::r2r::{
+    self, arnie_interfaces::msg::Packet as PacketMsg, arnie_interfaces::srv::SendPacket,
+};
+use node_glue::ratelimit::RateLimit;
+use node_glue::{topics, warn_limited};
+
+use super::convert::{response, spec};
+use super::counters::Counters;
+use super::params::CommsParams;
+use crate::front::{Answer, Front, Limits};
+
+/// What both inputs share.
+#[derive(Clone)]
+pub(crate) struct Inputs {
+    pub(crate) front: Front,
+    pub(crate) params: Arc<Mutex<CommsParams>>,
+    pub(crate) counters: Arc<Counters>,
+    pub(crate) logs: Arc<RateLimit>,
+    pub(crate) name: String,
+}
+
+impl Inputs {
+    /// The live caps (checked: a refused `ros2 param set` never reaches the table).
+    fn limits(&self) -> Limits {
+        let p = self.params.lock().unwrap_or_else(|e| e.into_inner());
+        p.raw().limits().unwrap_or_default()
+    }
+}
+
+/// `/comms/tx` → the link loop. Refused packets are counted and logged, never sent.
+pub(crate) async fn forward_tx(mut sub: impl Stream<Item = PacketMsg> + Unpin, inputs: Inputs) {
+    while let Some(msg) = sub.next().await {
+        match inputs.front.send(&spec(&msg), &inputs.limits()).await {
+            Ok(true) => {}
+            Ok(false) => return, // the link loop has stopped: shutting down
+            Err(refused) => {
+                inputs.counters.tx_rejected.inc();
+                inputs.counters.count_refusal(refused.kind);
+                warn_limited!(
+                    inputs.logs,
+                    "tx_rejected",
+                    &inputs.name,
+                    "{}: packet {} not sent: {refused}",
+                    topics::COMMS_TX,
+                    spec(&msg).label()
+                );
+            }
+        }
+    }
+}
+
+/// `/comms/send`: each admitted request waits for its outcome in its own task (at most
+/// `max_requests_in_flight` at once); a refused one is answered at once.
+pub(crate) async fn serve_send(
+    mut requests: impl Stream<Item = r2r::ServiceRequest<SendPacket::Service>> + Unpin,
+    inputs: Inputs,
+) {
+    while let Some(req) = requests.next().await {
+        let admitted = inputs.front.admit(
+            &spec(&req.message.packet),
+            req.message.timeout_s,
+            &inputs.limits(),
+        );
+        match admitted {
+            Err(refused) => {
+                inputs.counters.send_rejected.inc();
+                inputs.counters.count_refusal(refused.kind);
+                warn_limited!(
+                    inputs.logs,
+                    "send_rejected",
+                    &inputs.name,
+                    "{}: packet {} refused: {refused}",
+                    topics::COMMS_SEND,
+                    spec(&req.message.packet).label()
+                );
+                respond(req, Answer::refused(&refused), &inputs);
+            }
+            Ok(admitted) => {
+                let inputs = inputs.clone();
+                tokio::spawn(async move {
+                    let answer = inputs.front.request(admitted).await;
+                    respond(req, answer, &inputs);
+                });
+            }
+        }
+    }
+}
+
+fn respond(req: r2r::ServiceRequest<SendPacket::Service>, answer: Answer, inputs: &Inputs) {
+    if let Err(e) = req.respond(response(answer)) {
+        inputs.counters.respond_errors.inc();
+        warn_limited!(
+            inputs.logs,
+            "respond",
+            &inputs.name,
+            "cannot answer a {} request: {e}",
+            topics::COMMS_SEND
+        );
+    }
+}
