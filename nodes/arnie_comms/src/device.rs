@@ -120,6 +120,29 @@ impl LinkArgs {
         Ok(true)
     }
 
+    /// A whole command line of shared options only (`-h` / `--help` asks for the usage),
+    /// checked as by [`LinkArgs::finish`].
+    ///
+    /// # Errors
+    /// An unknown argument, a bad value, or what [`LinkArgs::finish`] refuses.
+    pub fn parse_all(
+        modes: &'static [&'static str],
+        mut it: impl Iterator<Item = String>,
+        default_mode: Option<&str>,
+    ) -> Result<LinkChoice, String> {
+        let mut args = LinkArgs::new(modes);
+        while let Some(arg) = it.next() {
+            let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
+            if arg == "-h" || arg == "--help" {
+                return Err("help".into());
+            }
+            if !args.take(&arg, &mut value)? {
+                return Err(format!("unexpected argument {arg:?}"));
+            }
+        }
+        args.finish(default_mode)
+    }
+
     /// The checked choice; `default_mode` when no mode was given (`None`: one is required).
     ///
     /// # Errors
@@ -327,15 +350,7 @@ mod tests {
         s: &str,
         default: Option<&str>,
     ) -> Result<LinkChoice, String> {
-        let mut it = s.split_whitespace().map(String::from);
-        let mut a = LinkArgs::new(modes);
-        while let Some(arg) = it.next() {
-            let mut value = |n: &str| it.next().ok_or_else(|| format!("{n} needs a value"));
-            if !a.take(&arg, &mut value)? {
-                return Err(format!("unexpected argument {arg:?}"));
-            }
-        }
-        a.finish(default)
+        LinkArgs::parse_all(modes, s.split_whitespace().map(String::from), default)
     }
 
     #[test]
@@ -362,6 +377,7 @@ mod tests {
             "--packets p can_udp --bind nowhere",
             "--packets p pty x",
             "--packets p --baud fast pty",
+            "--help",
         ] {
             assert!(parse(ALL, bad, None).is_err(), "{bad}");
         }

@@ -14,7 +14,7 @@ use node_glue::{topics, warn_limited};
 use super::convert::{response, spec};
 use super::counters::Counters;
 use super::params::CommsParams;
-use crate::front::{Answer, Front, Limits};
+use crate::front::{Answer, Front, Limits, PacketSpec, Refused};
 
 /// What both inputs share.
 #[derive(Clone)]
@@ -32,6 +32,18 @@ impl Inputs {
         let p = self.params.lock().unwrap_or_else(|e| e.into_inner());
         p.raw().limits().unwrap_or_default()
     }
+
+    /// Counts a refusal by kind and logs it (rate-limited per input).
+    fn refused(&self, topic: &str, spec: &PacketSpec<'_>, refused: &Refused) {
+        self.counters.count_refusal(refused.kind);
+        warn_limited!(
+            self.logs,
+            topic,
+            &self.name,
+            "{topic}: packet {} refused, not sent: {refused}",
+            spec.label()
+        );
+    }
 }
 
 /// `/comms/tx` → the link loop. Refused packets are counted and logged, never sent.
@@ -42,15 +54,7 @@ pub(crate) async fn forward_tx(mut sub: impl Stream<Item = PacketMsg> + Unpin, i
             Ok(false) => return, // the link loop has stopped: shutting down
             Err(refused) => {
                 inputs.counters.tx_rejected.inc();
-                inputs.counters.count_refusal(refused.kind);
-                warn_limited!(
-                    inputs.logs,
-                    "tx_rejected",
-                    &inputs.name,
-                    "{}: packet {} not sent: {refused}",
-                    topics::COMMS_TX,
-                    spec(&msg).label()
-                );
+                inputs.refused(topics::COMMS_TX, &spec(&msg), &refused);
             }
         }
     }
@@ -71,15 +75,7 @@ pub(crate) async fn serve_send(
         match admitted {
             Err(refused) => {
                 inputs.counters.send_rejected.inc();
-                inputs.counters.count_refusal(refused.kind);
-                warn_limited!(
-                    inputs.logs,
-                    "send_rejected",
-                    &inputs.name,
-                    "{}: packet {} refused: {refused}",
-                    topics::COMMS_SEND,
-                    spec(&req.message.packet).label()
-                );
+                inputs.refused(topics::COMMS_SEND, &spec(&req.message.packet), &refused);
                 respond(req, Answer::refused(&refused), &inputs);
             }
             Ok(admitted) => {
