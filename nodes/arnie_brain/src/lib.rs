@@ -38,6 +38,8 @@
 //! Units: millimetres and the legacy frame of instructions.json everywhere in this crate;
 //! the node converts to metres at the topic edge. Differences from BrainJS: `README.md`.
 
+#![deny(missing_docs)]
+
 pub mod config;
 pub mod core;
 pub mod decide;

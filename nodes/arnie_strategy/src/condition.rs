@@ -11,9 +11,13 @@ use serde_json::{Map, Value};
 /// Wait until a message on `topic` satisfies every test.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WaitFor {
+    /// The watched topic, as the file names it (relative or absolute).
     pub topic: String,
+    /// Fields (dotted paths into the message's JSON) that must equal these values.
     pub equals: Map<String, Value>,
+    /// Numeric fields that must be >= these values.
     pub at_least: Vec<(String, f64)>,
+    /// Numeric fields that must be <= these values.
     pub at_most: Vec<(String, f64)>,
 }
 

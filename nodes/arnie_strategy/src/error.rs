@@ -108,64 +108,132 @@ impl PlanCode {
 pub enum Error {
     // ---- loading a strategy file ----
     /// The file is not JSON of the expected shape (serde's message has line and column).
-    Parse { message: String },
+    Parse {
+        /// serde's message.
+        message: String,
+    },
     /// A number that must be finite is NaN or infinite.
-    NotFinite { field: String },
+    NotFinite {
+        /// The field (`tasks[1].points`).
+        field: String,
+    },
     /// A number is outside its allowed range.
     OutOfRange {
+        /// The field.
         field: String,
+        /// Its value.
         value: f64,
+        /// The range it must be in (`"must be >= 0"`).
         reason: &'static str,
     },
     /// A position is not `[x, y]` or `[x, y, z]`.
-    BadPosition { field: String, len: usize },
+    BadPosition {
+        /// The field.
+        field: String,
+        /// How many numbers it has.
+        len: usize,
+    },
     /// A name that must not be empty is empty.
-    EmptyName { field: String },
+    EmptyName {
+        /// The field.
+        field: String,
+    },
     /// Two tasks share a name.
-    DuplicateTask { field: String, name: String },
+    DuplicateTask {
+        /// The second task's field.
+        field: String,
+        /// The shared name.
+        name: String,
+    },
     /// A packet names neither `name` nor `id`.
-    PacketUnnamed { field: String },
+    PacketUnnamed {
+        /// The packet's field.
+        field: String,
+    },
     /// A wait condition has no test (`equals`, `at_least`, `at_most` all empty).
-    EmptyCondition { field: String },
+    EmptyCondition {
+        /// The condition's field.
+        field: String,
+    },
     /// A step names no kind, or more than one (`move_m`, `follow_m`, `send`,
     /// `wait_for`, `delay_ms`).
-    StepKind { field: String, found: usize },
+    StepKind {
+        /// The step's field.
+        field: String,
+        /// How many kinds it names.
+        found: usize,
+    },
     /// `on_error` is not `"abort"`, `"skip"` or `{"retry": n}`.
-    UnknownPolicy { field: String, value: String },
+    UnknownPolicy {
+        /// The field.
+        field: String,
+        /// What it says.
+        value: String,
+    },
     /// The strategy has no task at all.
     NoTasks,
 
     // ---- running ----
     /// The MoveTo action ended with an outcome other than `REACHED`.
     Move {
+        /// Its outcome.
         outcome: MoveOutcome,
+        /// The server's message.
         message: String,
     },
     /// The planner answered with an error code.
-    Plan { code: PlanCode, message: String },
+    Plan {
+        /// Its code.
+        code: PlanCode,
+        /// The planner's message.
+        message: String,
+    },
     /// No planner is running (the service is not available).
     PlannerUnavailable,
     /// The comms bridge did not send the packet (or no reply came).
-    Packet { message: String },
+    Packet {
+        /// Why (the bridge's message).
+        message: String,
+    },
     /// Any other failure of the robot interface (server gone, bad answer).
-    Robot { message: String },
+    Robot {
+        /// What failed.
+        message: String,
+    },
     /// A step did not finish within its timeout.
-    Timeout { step: String, after_ms: u64 },
+    Timeout {
+        /// The step's name.
+        step: String,
+        /// Its timeout, ms.
+        after_ms: u64,
+    },
     /// A nested sequence failed at one of its steps.
     Nested {
+        /// The nested sequence's name.
         sequence: String,
+        /// The step that failed.
         step: String,
+        /// Its error.
         message: String,
     },
     /// A parallel group ended with fewer successes than it requires.
     Group {
+        /// The group's name.
         group: String,
+        /// Members that succeeded.
         succeeded: usize,
+        /// Successes it needs.
         required: usize,
+        /// The members that failed, with their errors.
         failed: Vec<String>,
     },
     /// The task's deadline passed while it ran.
-    Deadline { task: String, deadline_s: f64 },
+    Deadline {
+        /// The task.
+        task: String,
+        /// Its deadline, match time, s.
+        deadline_s: f64,
+    },
 }
 
 impl Error {

@@ -38,13 +38,17 @@ impl EventKind {
 /// `TaskScore.msg`: the selection score of one task.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskScore {
+    /// The task's name.
     pub task: String,
+    /// Points it scores when done.
     pub points: f64,
     /// Planned path length, or straight-line distance (m); `f64::INFINITY` when unreachable.
     pub cost_m: f64,
     /// `points / max(cost_m, min_cost_m)`; 0 when unreachable.
     pub score: f64,
+    /// Failed attempts so far.
     pub failures: u32,
+    /// False when no path reaches it (it is never selected).
     pub reachable: bool,
 }
 
@@ -52,11 +56,17 @@ pub struct TaskScore {
 /// or a nested sequence's own name).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
+    /// What happened.
     pub kind: EventKind,
+    /// The sequence's name.
     pub task: String,
+    /// The step's name ("" when none).
     pub step: String,
+    /// Steps behind.
     pub done: u32,
+    /// Steps in the sequence.
     pub total: u32,
+    /// Why a step failed (`Error`), or a note.
     pub message: String,
     /// Only for `TaskSelected`: the scores of every candidate (empty when the task came
     /// from the default order). Goes to the `RunStrategy` feedback, not to the message.

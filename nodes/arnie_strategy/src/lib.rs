@@ -34,6 +34,8 @@
 //! restarted; per-step timeouts; per-step error policies; parallel groups with a
 //! success quorum; every run ends with exactly one terminal event.
 
+#![deny(missing_docs)]
+
 pub mod condition;
 pub mod error;
 pub mod event;

@@ -25,6 +25,7 @@ const SAME_POINT_M: f64 = 1e-3;
 pub struct PlannedPath {
     /// World, metres, start to goal.
     pub points: Vec<Point>,
+    /// Its length along the points, m.
     pub length_m: f64,
 }
 

@@ -52,7 +52,9 @@ pub struct Report {
     pub failed: Vec<String>,
     /// Tasks neither done nor dropped, default order.
     pub remaining: Vec<String>,
+    /// Why the run ended.
     pub end: EndReason,
+    /// One line for the result: points, tasks done and failed, and why it ended.
     pub message: String,
 }
 
@@ -62,6 +64,7 @@ pub struct Report {
 pub struct ReplanHandle(Arc<Notify>);
 
 impl ReplanHandle {
+    /// Asks for a re-score now (see the type's doc).
     pub fn request(&self) {
         self.0.notify_one();
     }
@@ -83,6 +86,8 @@ enum Ended {
 }
 
 impl Runner {
+    /// A runner of `strategy` on `robot`, its events sent to `events`; the match time is the
+    /// strategy's unless [`Runner::with_match_time`] says otherwise.
     pub fn new(strategy: Strategy, robot: Arc<dyn Robot>, events: EventSink) -> Self {
         let driver = Arc::new(Driver::new(robot, strategy.start));
         Self {

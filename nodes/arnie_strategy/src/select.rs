@@ -65,7 +65,9 @@ pub fn select(scores: &[TaskScore]) -> Option<usize> {
 /// Where a task stands.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Status {
+    /// Not done yet (may be picked).
     Pending,
+    /// Done; its points counted.
     Done,
     /// Failed `max_failures` times, or its deadline passed.
     Dropped(String),
@@ -94,6 +96,7 @@ pub struct MatchState {
 }
 
 impl MatchState {
+    /// Every task of `strategy` pending, no failure yet.
     pub fn new(strategy: &Strategy) -> Self {
         let n = strategy.tasks.len();
         Self {
@@ -180,10 +183,12 @@ impl MatchState {
         self.last_trouble = Some(i);
     }
 
+    /// Task `i`'s status (panics on an index outside the strategy's tasks).
     pub fn status(&self, i: usize) -> &Status {
         &self.status[i]
     }
 
+    /// Task `i`'s failures so far (panics on an index outside the strategy's tasks).
     pub fn failures(&self, i: usize) -> u32 {
         self.failures[i]
     }
@@ -200,12 +205,14 @@ impl MatchState {
             .collect()
     }
 
+    /// Indices of the dropped tasks, default order.
     pub fn dropped(&self) -> Vec<usize> {
         (0..self.status.len())
             .filter(|i| matches!(self.status[*i], Status::Dropped(_)))
             .collect()
     }
 
+    /// Indices of the pending tasks, default order.
     pub fn pending(&self) -> Vec<usize> {
         (0..self.status.len())
             .filter(|i| self.status[*i] == Status::Pending)

@@ -144,11 +144,24 @@ impl Step {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     /// Every step is behind; `skipped` of them were skipped after an error.
-    Finished { skipped: u32 },
+    Finished {
+        /// Steps skipped after an error (`ErrorPolicy::Skip`).
+        skipped: u32,
+    },
     /// A step gave up.
-    Failed { step: String, error: Error },
+    Failed {
+        /// The step's name.
+        step: String,
+        /// Its last error.
+        error: Error,
+    },
     /// Stopped after `done` steps while `step` ran (empty: before any step ran).
-    Stopped { done: u32, step: String },
+    Stopped {
+        /// Steps behind.
+        done: u32,
+        /// The step that ran ("" before any).
+        step: String,
+    },
 }
 
 /// A named list of steps. Cheap to clone; immutable once built; can run any number

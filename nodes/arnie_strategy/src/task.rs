@@ -29,12 +29,16 @@ use crate::sequence::ErrorPolicy;
 /// A position in `world`, metres.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Point {
+    /// x, metres.
     pub x: f64,
+    /// y, metres.
     pub y: f64,
+    /// z, metres.
     pub z: f64,
 }
 
 impl Point {
+    /// The point (x, y, z), metres.
     pub fn new(x: f64, y: f64, z: f64) -> Self {
         Self { x, y, z }
     }
@@ -51,9 +55,11 @@ impl Point {
 pub struct PacketSpec {
     /// Definition name; empty when `id` selects the definition.
     pub name: String,
+    /// Definition id; `None` when `name` selects the definition.
     pub id: Option<u8>,
     /// CAN device (0..31).
     pub device: u8,
+    /// The packet's fields by name (the definition's units), as JSON values.
     pub fields: Map<String, Value>,
     /// How long to wait for a reply (s); 0 = the bridge's default.
     pub reply_timeout_s: f64,
@@ -73,11 +79,16 @@ pub enum StepSpec {
     Move(Point),
     /// Plan a path from the current position (planner service), then move along it.
     Follow {
+        /// Where to go (metres, `world`).
         goal: Point,
+        /// Ask the planner for a smoothed path (the planner's `smooth`).
         smooth: bool,
     },
+    /// One `SendPacket` call: the packet goes out and its reply is awaited.
     Send(PacketSpec),
+    /// Wait for the first message of a watched topic that matches.
     WaitFor(WaitFor),
+    /// Wait this long.
     Delay(Duration),
 }
 
@@ -86,29 +97,38 @@ pub enum StepSpec {
 pub struct TaskStep {
     /// As written, or `"<index> <kind>"`.
     pub name: String,
+    /// What it does.
     pub spec: StepSpec,
+    /// Longest run of the step (`timeout_ms`); `None`: no limit.
     pub timeout: Option<Duration>,
+    /// What a failure does to the task (`on_error`; default: abort the task).
     pub on_error: ErrorPolicy,
 }
 
 /// One checked task.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Task {
+    /// The task's name (unique in the file).
     pub name: String,
+    /// Points the task scores when done (>= 0).
     pub points: f64,
     /// Where the task starts; the runner goes there first (plan and follow) and
     /// scores the task by the way there.
     pub approach: Point,
     /// Match time (s) after which the task is given up (not started, or stopped).
     pub deadline_s: Option<f64>,
+    /// Its steps, in order.
     pub steps: Vec<TaskStep>,
 }
 
 /// The task run when the match timer fires: no approach (steps say where to go).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EndTask {
+    /// The task's name.
     pub name: String,
+    /// Points it scores when done (>= 0).
     pub points: f64,
+    /// Its steps, in order.
     pub steps: Vec<TaskStep>,
 }
 
@@ -117,7 +137,9 @@ pub struct EndTask {
 pub struct Strategy {
     /// In default order.
     pub tasks: Vec<Task>,
+    /// Run when the match timer fires, if given.
     pub end_of_match: Option<EndTask>,
+    /// Length of the match (`match_time_s`; a goal's `match_time_s` overrides it).
     pub match_time: Duration,
     /// A task that failed this many times is dropped.
     pub max_failures: u32,
@@ -132,85 +154,132 @@ pub struct Strategy {
 
 // ---------- raw, as written ----------
 
+/// A strategy file as written (`deny_unknown_fields`); see the module doc for each key
+/// and its default. [`Strategy::from_json`] checks it.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawStrategy {
+    /// Match length, s (> 0); default 90.
     pub match_time_s: Option<f64>,
+    /// Failures after which a task is dropped; default 2.
     pub max_failures: Option<u32>,
+    /// Smallest cost a task is scored with, m (> 0); default 0.01.
     pub min_cost_m: Option<f64>,
+    /// Start position `[x, y]` or `[x, y, z]`, m; default the origin.
     pub start_m: Option<Vec<f64>>,
+    /// Wait before scoring again when nothing is reachable, ms; default 500.
     pub unreachable_retry_ms: Option<u64>,
+    /// The tasks, in default order.
     pub tasks: Vec<RawTask>,
+    /// The end-of-match task, if any.
     pub end_of_match: Option<RawEndTask>,
 }
 
+/// One task as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawTask {
+    /// Its name (unique).
     pub name: String,
+    /// Points it scores (>= 0).
     pub points: f64,
+    /// Where it starts, `[x, y]` or `[x, y, z]`, m.
     pub approach_m: Vec<f64>,
+    /// Match time after which it is given up, s.
     pub deadline_s: Option<f64>,
+    /// Its steps (may be empty).
     #[serde(default)]
     pub steps: Vec<RawStep>,
 }
 
+/// The end-of-match task as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawEndTask {
+    /// Its name.
     pub name: String,
+    /// Points it scores (default 0).
     #[serde(default)]
     pub points: f64,
+    /// Its steps.
     #[serde(default)]
     pub steps: Vec<RawStep>,
 }
 
+/// One step as written: exactly one of `move_m`, `follow_m`, `send`, `wait_for`,
+/// `delay_ms`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawStep {
+    /// Its name in events; default `"<index> <kind>"`.
     pub name: Option<String>,
+    /// Move straight to `[x, y(, z)]`, m.
     pub move_m: Option<Vec<f64>>,
+    /// Plan a path to `[x, y(, z)]`, m, and follow it.
     pub follow_m: Option<Vec<f64>>,
+    /// With `follow_m`: ask for a smoothed path.
     #[serde(default)]
     pub smooth: bool,
+    /// Send a packet through the comms bridge.
     pub send: Option<RawPacket>,
+    /// Wait for a message of a watched topic.
     pub wait_for: Option<RawWaitFor>,
+    /// Wait this long, ms.
     pub delay_ms: Option<u64>,
+    /// Longest run of the step, ms.
     pub timeout_ms: Option<u64>,
+    /// What a failure does: `"abort"`, `"skip"`, or `{"retry": n}`; default abort.
     pub on_error: Option<RawPolicy>,
 }
 
+/// A packet as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPacket {
+    /// Definition name (or give `id`).
     #[serde(default)]
     pub name: String,
+    /// Definition id (0..255).
     pub id: Option<u64>,
+    /// CAN device (0..31); default 0.
     #[serde(default)]
     pub device: u64,
+    /// Field values by name.
     #[serde(default)]
     pub fields: Map<String, Value>,
+    /// How long to wait for the reply, s; 0 = the bridge's default.
     #[serde(default)]
     pub reply_timeout_s: f64,
 }
 
+/// A `wait_for` condition as written (see [`WaitFor`]).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawWaitFor {
+    /// The watched topic.
     pub topic: String,
+    /// Fields that must equal these values.
     #[serde(default)]
     pub equals: Map<String, Value>,
+    /// Numeric fields that must be >= these values.
     #[serde(default)]
     pub at_least: Map<String, Value>,
+    /// Numeric fields that must be <= these values.
     #[serde(default)]
     pub at_most: Map<String, Value>,
 }
 
+/// `on_error` as written.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 pub enum RawPolicy {
+    /// `"abort"` or `"skip"`.
     Word(String),
-    Retry { retry: u32 },
+    /// `{"retry": n}`: run the step again up to `n` times.
+    Retry {
+        /// How many more runs after the first failure.
+        retry: u32,
+    },
 }
 
 // ---------- checking ----------

@@ -13,6 +13,7 @@ use crate::event::{Event, TaskScore};
 use crate::robot::PlannedPath;
 use crate::task::{PacketSpec, Point};
 
+/// A library point as `geometry_msgs/Point` (metres, unchanged).
 pub fn to_ros(p: &Point) -> RosPoint {
     RosPoint {
         x: p.x,
@@ -55,6 +56,7 @@ pub fn rejection_msg(message: String) -> StrategyEvent {
     }
 }
 
+/// A task's score as `arnie_interfaces/TaskScore`.
 pub fn score_msg(s: &TaskScore) -> TaskScoreMsg {
     TaskScoreMsg {
         task: s.task.clone(),

@@ -12,36 +12,55 @@ node_glue::counters! {
     pub struct Counters {
         /// The `/strategy/run` goals and runs.
         run {
+            /// Goals accepted (their file checked).
             goals_accepted,
             /// Bad file, bad match time or bad settings.
             goals_rejected,
             /// Of those: a strategy file refused by the file rules (`allowed_dirs`, regular
             /// file, `max_file_bytes`; node_glue::files).
             files_refused,
+            /// Runs that ended by themselves (all done or dropped, or the match timer).
             runs_succeeded,
+            /// Runs cancelled by their client.
             runs_cancelled,
+            /// Runs stopped otherwise (node shutdown, the runner failing).
             runs_aborted,
             /// Runs ended by a newer goal (the goal policy: preempt).
             runs_preempted,
+            /// Events published on `/strategy/events`.
             events_published,
+            /// Events that could not be published.
             publish_errors,
         }
+        /// The robot's clients.
         robot {
+            /// Motion goals sent (`MoveTo` or `NavigateTo`; counted at their end).
             moves_sent,
+            /// Motion goals that reached their target.
             moves_reached,
+            /// Motion goals that failed (no server, rejected, aborted, no answer ...).
             moves_failed,
             /// Goals cancelled because their step was stopped (task stop, timeout, cancel).
             moves_cancelled,
+            /// `PlanPath` calls.
             plans_requested,
+            /// Of those: no planner within `planner_wait` (straight lines used).
             planner_unavailable,
+            /// Of those: the planner answered with an error, or not in time.
             plan_errors,
+            /// `SendPacket` calls.
             packets_sent,
+            /// Of those: not sent, or no reply.
             packets_failed,
         }
+        /// Subscriptions.
         inputs {
+            /// Finite positions received (`arm/position` or `base/pose`).
             positions,
-            /// `/arm/position` messages with a NaN or infinite coordinate (ignored).
+            /// Positions (`arm/position` or `base/pose`) with a NaN or infinite coordinate
+            /// (ignored).
             positions_rejected,
+            /// Messages of the watched topics (`wait_topics`).
             wait_messages,
             /// Messages of a watched topic that could not become JSON (ignored).
             wait_messages_rejected,
@@ -53,6 +72,7 @@ node_glue::counters! {
 }
 
 impl Counters {
+    /// Remembers the last run's summary (or rejection reason) for `/diagnostics`.
     pub fn set_last(&self, message: String) {
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = message;
     }

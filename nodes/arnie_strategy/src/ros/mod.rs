@@ -96,14 +96,18 @@ impl WaitKind {
 /// One entry of the `wait_topics` parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WaitTopic {
+    /// The topic, as written (relative names resolve in the node's namespace).
     pub topic: String,
+    /// Its message type.
     pub kind: WaitKind,
 }
 
 /// A `wait_topics` entry that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WaitTopicError {
+    /// The entry as written.
     pub entry: String,
+    /// What is wrong with it.
     pub reason: &'static str,
 }
 

@@ -76,6 +76,8 @@ struct Checked {
 }
 
 impl StrategyServer {
+    /// The server over `robot`, publishing events on `events`; `settings` is read per goal,
+    /// `log` is the logger. Serve it with [`StrategyServer::serve`].
     pub fn new(
         robot: Arc<RosRobot>,
         events: r2r::Publisher<StrategyEvent>,
