@@ -136,11 +136,13 @@ pub fn actions_text(s: &Snapshot) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::Brain;
 
-    const TASK: &str = r#"{"initialAction": "a", "actions": {"a": {
+    /// One action `a`: a fixed step then a step to variable `a,0,0`, and one decision
+    /// that always passes and captures it (shared with `ros::state`'s tests).
+    pub(crate) const TASK: &str = r#"{"initialAction": "a", "actions": {"a": {
         "trajectory": [{"x": 10, "y": 20, "z": 30}, {"x": "a,0,0", "y": 0, "z": 0}],
         "decisions": [{"executeAfter": 0,
             "state": {"arm": {"x": -1, "y": -1, "z": -1}, "objects": [{"x": -1, "y": -1, "z": -1}]},

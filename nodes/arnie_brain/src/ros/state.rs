@@ -178,13 +178,8 @@ fn reset_code(cause: ResetCause) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::markers::tests::TASK;
     use crate::{Brain, Observation};
-
-    const TASK: &str = r#"{"initialAction": "a", "actions": {"a": {
-        "trajectory": [{"x": 10, "y": 20, "z": 30}, {"x": "a,0,0", "y": 0, "z": 0}],
-        "decisions": [{"executeAfter": 0,
-            "state": {"arm": {"x": -1, "y": -1, "z": -1}, "objects": [{"x": -1, "y": -1, "z": -1}]},
-            "success": {"action": "a", "delay": 5}, "fail": {"action": "a", "delay": 5}}]}}}"#;
 
     fn near(a: &Point, b: [f64; 3]) -> bool {
         (a.x - b[0]).abs() < 1e-12 && (a.y - b[1]).abs() < 1e-12 && (a.z - b[2]).abs() < 1e-12
