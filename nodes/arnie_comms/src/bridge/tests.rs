@@ -88,7 +88,8 @@ fn start(link: Link) -> Harness {
 }
 
 impl Harness {
-    async fn request(&self, packet: Packet, timeout: Duration) -> Outcome {
+    /// Sends a request; its outcome arrives on the returned receiver.
+    async fn submit(&self, packet: Packet, timeout: Duration) -> oneshot::Receiver<Outcome> {
         let (done, outcome) = oneshot::channel();
         self.commands
             .send(Command::Request {
@@ -98,6 +99,10 @@ impl Harness {
             })
             .await
             .expect("loop alive");
+        outcome
+    }
+    async fn request(&self, packet: Packet, timeout: Duration) -> Outcome {
+        let outcome = self.submit(packet, timeout).await;
         tokio::time::timeout(Duration::from_secs(5), outcome)
             .await
             .expect("answered in time")
@@ -223,15 +228,7 @@ async fn reliable_packets_are_repeated_until_acked_and_deduplicated() {
     let cmd = defs
         .packet_from_json("Cmd", 0, 0, r#"{"seq":41}"#)
         .expect("valid");
-    let (done, outcome) = oneshot::channel();
-    h.commands
-        .send(Command::Request {
-            packet: cmd,
-            timeout: Duration::from_secs(5),
-            done,
-        })
-        .await
-        .expect("alive");
+    let outcome = h.submit(cmd, Duration::from_secs(5)).await;
     let mut copies = 0;
     while copies < 2 {
         if let Ok(LinkEvent::Packet(r)) = device.recv().await {
@@ -318,16 +315,8 @@ async fn a_missing_reply_times_out_and_the_loop_goes_on() {
         other => panic!("{other:?}"),
     }
     // A caller that gives up is forgotten (no outcome, no timeout counted).
-    let (done, outcome) = oneshot::channel();
     let ping = defs.packet_from_json("Ping", 0, 0, "").expect("valid");
-    h.commands
-        .send(Command::Request {
-            packet: ping,
-            timeout: Duration::from_secs(60),
-            done,
-        })
-        .await
-        .expect("alive");
+    let outcome = h.submit(ping, Duration::from_secs(60)).await;
     drop(outcome);
     let led = defs.packet_from_json("Led", 0, 0, "").expect("valid");
     assert!(matches!(

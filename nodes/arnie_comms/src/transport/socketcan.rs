@@ -98,11 +98,7 @@ impl SocketCan {
                         libc::CAN_MTU,
                     )
                 };
-                if n < 0 {
-                    Err(io::Error::last_os_error())
-                } else {
-                    Ok(n as usize)
-                }
+                syscall_len(n)
             });
             match got {
                 Ok(Ok(n)) if n == libc::CAN_MTU => return Ok(()),
@@ -142,11 +138,7 @@ impl SocketCan {
                         libc::CAN_MTU,
                     )
                 };
-                if n < 0 {
-                    Err(io::Error::last_os_error())
-                } else {
-                    Ok(n as usize)
-                }
+                syscall_len(n)
             });
             match got {
                 Ok(Ok(n)) if n == libc::CAN_MTU => return Ok(from_raw(&raw)),
@@ -193,6 +185,11 @@ pub fn from_raw(raw: &libc::can_frame) -> std::result::Result<CanFrame, Rejected
         (Some(id), Some(data)) => CanFrame::new(id, data).ok_or(bad),
         _ => Err(bad),
     }
+}
+
+/// A `read` / `write` result: the byte count, or the OS error for a negative one.
+fn syscall_len(n: isize) -> io::Result<usize> {
+    usize::try_from(n).map_err(|_| io::Error::last_os_error())
 }
 
 #[cfg(test)]
