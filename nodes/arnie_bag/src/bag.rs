@@ -15,7 +15,9 @@ use crate::qos;
 /// A topic of an open bag.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BagTopic {
+    /// The topic's name, type, serialization and recorded QoS, from `metadata.yaml`.
     pub metadata: TopicMetadata,
+    /// Messages of the topic in the bag (the file's statistics, else `metadata.yaml`).
     pub message_count: u64,
     /// The schema stored in the MCAP file, if it has one for this topic.
     pub definition: Option<MessageDefinition>,
@@ -24,11 +26,13 @@ pub struct BagTopic {
 /// One message read from a bag.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BagMessage {
+    /// The topic the message was recorded on.
     pub topic: Arc<str>,
     /// Receive time when recorded, ns since the epoch (MCAP `log_time`).
     pub log_time: u64,
     /// Send time, or the receive time (MCAP `publish_time`).
     pub publish_time: u64,
+    /// The publisher's sequence number (MCAP `sequence`; 0 when unknown).
     pub sequence: u32,
     /// The serialized (CDR) message.
     pub data: Vec<u8>,

@@ -37,8 +37,11 @@ While playing: SPACE pause/resume, RIGHT next message, UP/DOWN rate +/- 0.1, q q
 /// `record`, checked.
 #[derive(Debug, Clone)]
 pub struct RecordArgs {
+    /// Where and how to write the bag.
     pub recorder: RecorderOptions,
+    /// Which topics to record (`--all`, names, `-e` regex, `-x` exclude).
     pub filter: TopicFilter,
+    /// Start paused (`--start-paused`): nothing is written until resumed.
     pub start_paused: bool,
     /// How often to look for new topics (rosbag2's `--polling-interval`, 100 ms).
     pub polling_interval_ms: u64,
@@ -47,8 +50,11 @@ pub struct RecordArgs {
 /// `play`, checked.
 #[derive(Debug, Clone)]
 pub struct PlayArgs {
+    /// The bag folder (or bare `.mcap` file) to play.
     pub bag: PathBuf,
+    /// Rate, loop, clock, topics, remaps, start offset, delay.
     pub options: PlayOptions,
+    /// Read keys from the terminal (SPACE, arrows, q) while playing.
     pub keyboard: bool,
     /// Before playing, wait until every publisher has at least one subscription
     /// (`--wait-for-subscribers`, our addition: nothing is published into the void).
@@ -58,25 +64,38 @@ pub struct PlayArgs {
 /// `rewrite`, checked.
 #[derive(Debug, Clone)]
 pub struct RewriteArgs {
+    /// The bag to read.
     pub bag: PathBuf,
+    /// Where and how to write the new bag.
     pub output: RecorderOptions,
+    /// Which messages to copy (topics, start offset).
     pub play: PlayOptions,
 }
 
 /// A command to run.
 #[derive(Debug, Clone)]
 pub enum Command {
+    /// `record`: subscribe and write a bag.
     Record(RecordArgs),
+    /// `play`: publish a bag's messages on their topics.
     Play(PlayArgs),
+    /// `info`: print what a bag holds.
     Info {
+        /// The bag folder or file.
         bag: PathBuf,
+        /// Print JSON instead of rosbag2's text (`--json`).
         json: bool,
+        /// Print only the topic names (`--topic-name`).
         topic_names: bool,
     },
+    /// `reindex`: rebuild `metadata.yaml` (and repair cut-off files) from the MCAP files.
     Reindex {
+        /// The bag folder.
         bag: PathBuf,
     },
+    /// `rewrite`: copy a bag, filtered, into a new one.
     Rewrite(RewriteArgs),
+    /// `help` / `-h`: print the usage.
     Help,
 }
 

@@ -14,66 +14,155 @@ use std::path::{Path, PathBuf};
 #[non_exhaustive]
 pub enum BagError {
     /// The bag path does not exist.
-    NotFound { path: PathBuf },
+    NotFound {
+        /// The file or folder it is about.
+        path: PathBuf,
+    },
     /// An operating-system error while reading or writing `path`.
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The file or folder it is about.
+        path: PathBuf,
+        /// The operating system's error.
+        source: io::Error,
+    },
     /// The folder to record into exists already (rosbag2 refuses too).
-    AlreadyExists { path: PathBuf },
+    AlreadyExists {
+        /// The file or folder it is about.
+        path: PathBuf,
+    },
     /// A bag folder without `metadata.yaml` (a recording cut off before its first
     /// metadata write, or not a bag): `reindex` rebuilds it.
-    MissingMetadata { dir: PathBuf },
+    MissingMetadata {
+        /// The bag folder.
+        dir: PathBuf,
+    },
     /// `metadata.yaml` is not YAML, or lacks a key its version requires.
-    BadMetadata { path: PathBuf, reason: String },
+    BadMetadata {
+        /// The file or folder it is about.
+        path: PathBuf,
+        /// Why, in words.
+        reason: String,
+    },
     /// A metadata version this reader does not know (newer than 9, or below 1).
-    UnsupportedVersion { path: PathBuf, version: i64 },
+    UnsupportedVersion {
+        /// The file or folder it is about.
+        path: PathBuf,
+        /// The `version` found in `metadata.yaml`.
+        version: i64,
+    },
     /// A storage other than MCAP (e.g. `sqlite3`).
-    UnsupportedStorage { path: PathBuf, storage_id: String },
+    UnsupportedStorage {
+        /// The file or folder it is about.
+        path: PathBuf,
+        /// The `storage_identifier` found.
+        storage_id: String,
+    },
     /// rosbag2's file-level compression (`compression_mode: file|message`), which this
     /// reader does not undo.
-    UnsupportedCompression { path: PathBuf, what: String },
+    UnsupportedCompression {
+        /// The file or folder it is about.
+        path: PathBuf,
+        /// The compression found (mode and format).
+        what: String,
+    },
     /// The file does not start with the MCAP magic bytes.
-    NotMcap { path: PathBuf },
+    NotMcap {
+        /// The file or folder it is about.
+        path: PathBuf,
+    },
     /// The MCAP file ends early (no footer): a crash or a copy cut short. `reindex`
     /// recovers what was flushed.
-    Truncated { path: PathBuf, at: u64 },
+    Truncated {
+        /// The file or folder it is about.
+        path: PathBuf,
+        /// Byte offset where the file ends early.
+        at: u64,
+    },
     /// A record or field inside an MCAP file is malformed.
     Corrupt {
+        /// The file or folder it is about.
         path: PathBuf,
+        /// Byte offset of the record in the file.
         offset: u64,
+        /// Why, in words.
         reason: String,
     },
     /// A chunk uses a compression this library does not know.
-    UnknownChunkCompression { path: PathBuf, compression: String },
+    UnknownChunkCompression {
+        /// The file or folder it is about.
+        path: PathBuf,
+        /// The chunk's compression name.
+        compression: String,
+    },
     /// A chunk's CRC does not match its content.
-    ChunkCrc { path: PathBuf, offset: u64 },
+    ChunkCrc {
+        /// The file or folder it is about.
+        path: PathBuf,
+        /// Byte offset of the record in the file.
+        offset: u64,
+    },
     /// The MCAP channel for `topic` uses a schema whose name is not the type
     /// `metadata.yaml` gives the topic.
     SchemaMismatch {
+        /// The file or folder it is about.
         path: PathBuf,
+        /// The topic name.
         topic: String,
+        /// The type `metadata.yaml` gives the topic.
         expected: String,
+        /// The MCAP schema's name.
         found: String,
     },
     /// A message refers to a channel id the file never defined.
-    UnknownChannel { path: PathBuf, channel: u16 },
+    UnknownChannel {
+        /// The file or folder it is about.
+        path: PathBuf,
+        /// The unknown channel id.
+        channel: u16,
+    },
     /// No `.msg`/`.idl` definition for a type under any `AMENT_PREFIX_PATH` prefix.
-    DefinitionNotFound { type_name: String, searched: String },
+    DefinitionNotFound {
+        /// The message type (`pkg/msg/Type`).
+        type_name: String,
+        /// The prefixes searched, `:`-separated.
+        searched: String,
+    },
     /// A type name rosbag2's definition search does not understand (not `pkg/msg/Type`).
-    BadTypeName { type_name: String },
+    BadTypeName {
+        /// The message type (`pkg/msg/Type`).
+        type_name: String,
+    },
     /// A definition includes itself through too many levels.
-    DefinitionTooDeep { type_name: String },
+    DefinitionTooDeep {
+        /// The message type (`pkg/msg/Type`).
+        type_name: String,
+    },
     /// `write` for a topic id the recorder never handed out.
-    UnknownTopic { topic: String },
+    UnknownTopic {
+        /// The topic name.
+        topic: String,
+    },
     /// A topic added twice with a different type.
     TopicTypeConflict {
+        /// The topic name.
         topic: String,
+        /// The type it was first added with.
         first: String,
+        /// The other type.
         second: String,
     },
     /// An invalid option (a bad regex, a rate of 0, ...), in the user's own words.
-    BadOption { option: String, reason: String },
+    BadOption {
+        /// The option as the user wrote it.
+        option: String,
+        /// Why, in words.
+        reason: String,
+    },
     /// The writer was used after `finish` or after a failed write.
-    WriterClosed { path: PathBuf },
+    WriterClosed {
+        /// The file or folder it is about.
+        path: PathBuf,
+    },
 }
 
 /// The crate's result alias.

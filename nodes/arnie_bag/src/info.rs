@@ -17,6 +17,7 @@ use crate::metadata::{BagMetadata, TopicInformation};
 /// What `info` shows about a bag.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BagInfo {
+    /// The bag's `metadata.yaml` (rebuilt from the files when it has none).
     pub metadata: BagMetadata,
     /// Bytes of the folder's files (or of the bare file).
     pub bag_size: u64,

@@ -5,10 +5,15 @@
 /// A key the player reacts to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Key {
+    /// SPACE: pause or resume.
     Space,
+    /// RIGHT arrow: publish the next message (while paused).
     Right,
+    /// LEFT arrow: ignored (rosbag2 has no step back).
     Left,
+    /// UP arrow: rate + 0.1.
     Up,
+    /// DOWN arrow: rate - 0.1 (never below 0.1).
     Down,
     /// `q` (our addition: stop playback).
     Quit,

@@ -24,6 +24,7 @@
 //! # Errors
 //! One enum, [`BagError`], one variant per failure; each message is one line naming the
 //! file. Nothing here panics on bad input.
+#![deny(missing_docs)]
 
 pub mod bag;
 pub mod cli;

@@ -58,6 +58,7 @@ pub const NO_START: u64 = i64::MAX as u64;
 /// A topic as the bag describes it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicMetadata {
+    /// Topic name (absolute, e.g. `/arm/position`).
     pub name: String,
     /// `pkg/msg/Type`.
     pub type_name: String,
@@ -72,7 +73,9 @@ pub struct TopicMetadata {
 /// A topic and how many messages the bag holds for it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicInformation {
+    /// The topic.
     pub topic_metadata: TopicMetadata,
+    /// Messages recorded on it.
     pub message_count: u64,
 }
 
@@ -81,28 +84,41 @@ pub struct TopicInformation {
 pub struct FileInformation {
     /// Relative to the bag folder.
     pub path: String,
+    /// Receive time of the file's first message, ns since the epoch.
     pub starting_time_ns: u64,
+    /// From the first to the last message of the file [ns].
     pub duration_ns: u64,
+    /// Messages in the file.
     pub message_count: u64,
 }
 
 /// The whole of `rosbag2_bagfile_information`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BagMetadata {
+    /// `metadata.yaml` format version (we write 9; read 1 to 9).
     pub version: u32,
+    /// Storage plugin: `mcap` (the only one read).
     pub storage_identifier: String,
+    /// From the first to the last message [ns].
     pub duration_ns: u64,
     /// Receive time of the first message, ns since the epoch ([`NO_START`] before any).
     pub starting_time_ns: u64,
+    /// Messages in the bag.
     pub message_count: u64,
+    /// Every topic with its message count.
     pub topics_with_message_count: Vec<TopicInformation>,
     /// rosbag2's file/message compression (not MCAP chunk compression): always empty
     /// in bags we write.
     pub compression_format: String,
+    /// rosbag2's compression mode (`file`, `message` or empty); always empty in bags we write.
     pub compression_mode: String,
+    /// The storage files, relative to the bag folder.
     pub relative_file_paths: Vec<String>,
+    /// Per-file time range and message count.
     pub files: Vec<FileInformation>,
+    /// Free key-value pairs (rosbag2's `custom_data`).
     pub custom_data: BTreeMap<String, String>,
+    /// The ROS distribution that recorded the bag (`jazzy`).
     pub ros_distro: String,
 }
 

@@ -139,6 +139,7 @@ pub struct BagSource<'a> {
 }
 
 impl<'a> BagSource<'a> {
+    /// Plays the messages of `bag` in log-time order.
     pub fn new(bag: &'a Bag) -> Self {
         BagSource {
             bag,
@@ -160,11 +161,13 @@ impl MessageSource for BagSource<'_> {
 /// Messages held in memory (tests, small bags).
 #[derive(Debug, Clone, Default)]
 pub struct MemorySource {
+    /// The messages, in the order they are played (log time).
     pub messages: Vec<BagMessage>,
     pos: usize,
 }
 
 impl MemorySource {
+    /// A source of `messages` (played in the given order).
     pub fn new(messages: Vec<BagMessage>) -> Self {
         MemorySource { messages, pos: 0 }
     }
@@ -199,7 +202,10 @@ pub enum Step {
     /// Publish this message now.
     Publish(PlayMessage),
     /// Nothing is due before this monotonic time (a key may come earlier).
-    Wait { until_ns: u64 },
+    Wait {
+        /// The monotonic time [ns] when the next message is due.
+        until_ns: u64,
+    },
     /// Paused: wait for a key.
     Paused,
     /// Played to the end (not looping).
@@ -213,6 +219,7 @@ pub struct PlayTopic {
     pub bag_name: String,
     /// Name to publish on (after `--remap`).
     pub name: String,
+    /// `pkg/msg/Type`.
     pub type_name: String,
     /// What to offer: the recorded profiles' common one (rosbag2's
     /// `adapt_offer_to_recorded_offers`), so a latched topic stays latched.
@@ -249,10 +256,15 @@ pub fn play_topics(bag: &Bag, opts: &PlayOptions) -> Vec<PlayTopic> {
 /// Counts and clock state, for the status line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlayerStatus {
+    /// Where playback is in the bag, ns since the epoch (log time).
     pub bag_time_ns: u64,
+    /// Playback rate (1.0 = as recorded).
     pub rate: f64,
+    /// Whether playback is paused.
     pub paused: bool,
+    /// Times the bag has been played to its end and restarted (`--loop`).
     pub loops: u64,
+    /// Messages published, per topic (the bag's names).
     pub published: BTreeMap<String, u64>,
 }
 

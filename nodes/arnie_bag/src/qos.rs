@@ -14,41 +14,60 @@ use crate::yaml::{self, Node};
 /// rmw history policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum History {
+    /// The rmw implementation's default.
     SystemDefault,
+    /// Keep the last `depth` samples.
     KeepLast,
+    /// Keep all samples (up to resource limits).
     KeepAll,
+    /// Not known (rosbag2 writes it for a policy it cannot name).
     Unknown,
 }
 
 /// rmw reliability policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reliability {
+    /// The rmw implementation's default.
     SystemDefault,
+    /// Every sample delivered, retransmitted if needed.
     Reliable,
+    /// Samples may be lost.
     BestEffort,
+    /// Not known.
     Unknown,
+    /// Match the publishers found (a subscription setting).
     BestAvailable,
 }
 
 /// rmw durability policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Durability {
+    /// The rmw implementation's default.
     SystemDefault,
+    /// Late-joining subscriptions get the last samples (latched).
     TransientLocal,
+    /// Only samples published after a subscription joins.
     Volatile,
+    /// Not known.
     Unknown,
+    /// Match the publishers found (a subscription setting).
     BestAvailable,
 }
 
 /// rmw liveliness policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Liveliness {
+    /// The rmw implementation's default.
     SystemDefault,
+    /// Asserted by the middleware while the node lives.
     Automatic,
     /// Deprecated in rmw; kept so old bags read.
     ManualByNode,
+    /// Asserted by publishing on the topic.
     ManualByTopic,
+    /// Not known.
     Unknown,
+    /// Match the publishers found (a subscription setting).
     BestAvailable,
 }
 
@@ -98,7 +117,9 @@ impl Liveliness {
 /// An rmw duration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RmwTime {
+    /// Whole seconds.
     pub sec: u64,
+    /// Nanoseconds (below 1e9 in valid profiles).
     pub nsec: u64,
 }
 
@@ -152,14 +173,23 @@ impl RmwTime {
 /// One QoS profile, field for field as `rmw_qos_profile_t` (and rosbag2's YAML).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Qos {
+    /// History policy.
     pub history: History,
+    /// Queue depth with `KeepLast` [samples].
     pub depth: u64,
+    /// Reliability policy.
     pub reliability: Reliability,
+    /// Durability policy.
     pub durability: Durability,
+    /// Longest expected time between samples (0 = none).
     pub deadline: RmwTime,
+    /// How long a sample stays valid (0 = forever).
     pub lifespan: RmwTime,
+    /// Liveliness policy.
     pub liveliness: Liveliness,
+    /// How long a publisher may stay silent before it counts as gone (0 = forever).
     pub liveliness_lease_duration: RmwTime,
+    /// Skip the ROS name mangling (`rt/`, `rq/`, `rr/` prefixes).
     pub avoid_ros_namespace_conventions: bool,
 }
 

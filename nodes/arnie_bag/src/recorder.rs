@@ -131,7 +131,9 @@ struct TopicState {
 /// One line of the report printed at exit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TopicReport {
+    /// The topic name.
     pub topic: String,
+    /// `pkg/msg/Type`.
     pub type_name: String,
     /// Messages written to the bag.
     pub recorded: u64,
@@ -142,8 +144,11 @@ pub struct TopicReport {
 /// Per-topic counts of a recording.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RecordReport {
+    /// The bag folder written.
     pub dir: PathBuf,
+    /// Its storage files, relative to the folder.
     pub files: Vec<String>,
+    /// One line per topic, by name.
     pub topics: Vec<TopicReport>,
 }
 

@@ -34,8 +34,11 @@ pub enum FileRepair {
 /// The outcome of a reindex.
 #[derive(Debug, Clone)]
 pub struct ReindexReport {
+    /// The bag folder.
     pub dir: PathBuf,
+    /// Each storage file and what was done to it.
     pub files: Vec<(String, FileRepair)>,
+    /// The `metadata.yaml` written.
     pub metadata: BagMetadata,
 }
 

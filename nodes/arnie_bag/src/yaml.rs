@@ -20,20 +20,26 @@ pub enum Node {
     Str(String),
     /// A number or boolean, written as given.
     Raw(String),
+    /// A block sequence (`- item`).
     Seq(Vec<Node>),
+    /// A block mapping, keys in the given order.
     Map(Vec<(String, Node)>),
 }
 
 impl Node {
+    /// A string node.
     pub fn str(s: impl Into<String>) -> Node {
         Node::Str(s.into())
     }
+    /// A number node, written as `v` displays.
     pub fn int(v: impl std::fmt::Display) -> Node {
         Node::Raw(v.to_string())
     }
+    /// `true` or `false`.
     pub fn bool(v: bool) -> Node {
         Node::Raw(if v { "true" } else { "false" }.into())
     }
+    /// A mapping of `entries`, in order.
     pub fn map(entries: Vec<(&str, Node)>) -> Node {
         Node::Map(
             entries

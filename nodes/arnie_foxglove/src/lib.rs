@@ -26,6 +26,7 @@
 //! # Errors
 //! Configuration errors are [`config::ConfigError`] (one line naming the parameter);
 //! everything a client sends that is refused is counted and logged, never a panic.
+#![deny(missing_docs)]
 
 pub mod config;
 pub mod demand;

@@ -756,9 +756,9 @@ impl Bridge {
     }
 }
 
-async fn ready<T: 'static + Send>(client: &r2r::Client<T>) -> Result<(), String>
+async fn ready<T>(client: &r2r::Client<T>) -> Result<(), String>
 where
-    T: r2r::WrappedServiceTypeSupport,
+    T: r2r::WrappedServiceTypeSupport + 'static + Send,
 {
     let avail = r2r::Node::is_available(client).map_err(|e| e.to_string())?;
     match tokio::time::timeout(PARAM_TIMEOUT, avail).await {

@@ -19,10 +19,15 @@ const MAX_CHUNK: u64 = 4 << 30;
 /// A message with its data, as read from a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OwnedMessage {
+    /// The MCAP channel the message belongs to.
     pub channel_id: u16,
+    /// The publisher's sequence number (0 when unknown).
     pub sequence: u32,
+    /// Receive time, ns since the epoch.
     pub log_time: u64,
+    /// Send time, ns since the epoch (the receive time when unknown).
     pub publish_time: u64,
+    /// The serialized (CDR) message.
     pub data: Vec<u8>,
 }
 
@@ -41,10 +46,15 @@ impl From<MessageRef<'_>> for OwnedMessage {
 /// What the summary section says (or, for a file without one, what a scan found).
 #[derive(Debug, Clone, Default)]
 pub struct Summary {
+    /// Schemas by id.
     pub schemas: BTreeMap<u16, Schema>,
+    /// Channels by id.
     pub channels: BTreeMap<u16, Channel>,
+    /// Message counts and time range, when the file has a Statistics record.
     pub statistics: Option<Statistics>,
+    /// Where each chunk lies and what it holds.
     pub chunk_indexes: Vec<ChunkIndex>,
+    /// Where each Metadata record lies.
     pub metadata_indexes: Vec<MetadataIndex>,
 }
 
@@ -489,9 +499,13 @@ impl Iterator for Messages<'_> {
 /// One item of a linear scan.
 #[derive(Debug)]
 pub enum Item {
+    /// A Schema record.
     Schema(Schema),
+    /// A Channel record.
     Channel(Channel),
+    /// A message (from a chunk or outside one).
     Message(OwnedMessage),
+    /// A Metadata record.
     Metadata(Metadata),
     /// The end of a chunk's records (everything before it was complete).
     ChunkEnd,

@@ -12,20 +12,35 @@ pub const MAGIC: &[u8; 8] = b"\x89MCAP0\r\n";
 
 /// Record opcodes.
 pub mod op {
+    /// Header: opens the data section.
     pub const HEADER: u8 = 0x01;
+    /// Footer: closes the file, points at the summary.
     pub const FOOTER: u8 = 0x02;
+    /// Schema: a message type's definition.
     pub const SCHEMA: u8 = 0x03;
+    /// Channel: a topic.
     pub const CHANNEL: u8 = 0x04;
+    /// Message: one message.
     pub const MESSAGE: u8 = 0x05;
+    /// Chunk: records, possibly compressed.
     pub const CHUNK: u8 = 0x06;
+    /// Message Index: where a channel's messages lie in a chunk.
     pub const MESSAGE_INDEX: u8 = 0x07;
+    /// Chunk Index: where a chunk lies (summary).
     pub const CHUNK_INDEX: u8 = 0x08;
+    /// Attachment: a file inside the file.
     pub const ATTACHMENT: u8 = 0x09;
+    /// Attachment Index (summary).
     pub const ATTACHMENT_INDEX: u8 = 0x0A;
+    /// Statistics (summary).
     pub const STATISTICS: u8 = 0x0B;
+    /// Metadata: named key-value pairs.
     pub const METADATA: u8 = 0x0C;
+    /// Metadata Index (summary).
     pub const METADATA_INDEX: u8 = 0x0D;
+    /// Summary Offset: where a group of summary records lies.
     pub const SUMMARY_OFFSET: u8 = 0x0E;
+    /// Data End: ends the data section (with its CRC).
     pub const DATA_END: u8 = 0x0F;
 }
 
@@ -38,113 +53,166 @@ type R<T> = Result<T, Malformed>;
 /// Header record: profile (`ros2`) and the writing library.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
+    /// Profile: `ros2` in bags we write.
     pub profile: String,
+    /// The writing library (e.g. [`crate::LIBRARY`]).
     pub library: String,
 }
 
 /// Footer record: where the summary section and its offsets start (0 = none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Footer {
+    /// File offset of the summary section (0: none).
     pub summary_start: u64,
+    /// File offset of the first Summary Offset record (0: none).
     pub summary_offset_start: u64,
+    /// CRC-32 of the summary section up to the footer's CRC field (0: not computed).
     pub summary_crc: u32,
 }
 
 /// Schema record (ros2: name `pkg/msg/Type`, encoding `ros2msg`, data = definition text).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Schema {
+    /// Schema id (1 or more; 0 means no schema).
     pub id: u16,
+    /// Type name, `pkg/msg/Type`.
     pub name: String,
+    /// Schema encoding: `ros2msg` or `ros2idl`.
     pub encoding: String,
+    /// The definition text.
     pub data: Vec<u8>,
 }
 
 /// Channel record (ros2: one per topic, message encoding `cdr`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Channel {
+    /// Channel id, unique in the file.
     pub id: u16,
+    /// The schema id of its messages (0: none).
     pub schema_id: u16,
+    /// Topic name.
     pub topic: String,
+    /// Message encoding: `cdr`.
     pub message_encoding: String,
+    /// Channel metadata (ros2: `offered_qos_profiles` YAML, `topic_type_hash`).
     pub metadata: BTreeMap<String, String>,
 }
 
 /// Message record, data borrowed from the buffer it was decoded from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageRef<'a> {
+    /// The channel the message belongs to.
     pub channel_id: u16,
+    /// The publisher's sequence number (0 when unknown).
     pub sequence: u32,
+    /// Receive time, ns since the epoch.
     pub log_time: u64,
+    /// Send time, ns since the epoch.
     pub publish_time: u64,
+    /// The serialized message.
     pub data: &'a [u8],
 }
 
 /// Chunk record; `records` is the (possibly compressed) inner record stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkRef<'a> {
+    /// Earliest log time in the chunk [ns].
     pub message_start_time: u64,
+    /// Latest log time in the chunk [ns].
     pub message_end_time: u64,
+    /// Size of `records` once decompressed [bytes].
     pub uncompressed_size: u64,
+    /// CRC-32 of the decompressed records (0: not computed).
     pub uncompressed_crc: u32,
+    /// `zstd`, `lz4` or empty (none).
     pub compression: String,
+    /// The records, compressed as `compression` says.
     pub records: &'a [u8],
 }
 
 /// Message index record: (log_time, offset in the uncompressed chunk) per message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageIndex {
+    /// The channel indexed.
     pub channel_id: u16,
+    /// (log time [ns], byte offset in the decompressed chunk) per message of the channel.
     pub records: Vec<(u64, u64)>,
 }
 
 /// Chunk index record (summary section).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkIndex {
+    /// Earliest log time in the chunk [ns].
     pub message_start_time: u64,
+    /// Latest log time in the chunk [ns].
     pub message_end_time: u64,
+    /// File offset of the Chunk record.
     pub chunk_start_offset: u64,
+    /// Length of the Chunk record (opcode and length included) [bytes].
     pub chunk_length: u64,
+    /// File offset of each channel's Message Index record after the chunk.
     pub message_index_offsets: BTreeMap<u16, u64>,
+    /// Total length of the chunk's Message Index records [bytes].
     pub message_index_length: u64,
+    /// The chunk's compression (`zstd`, `lz4` or empty).
     pub compression: String,
+    /// Size of the chunk's compressed records [bytes].
     pub compressed_size: u64,
+    /// Size of the chunk's records decompressed [bytes].
     pub uncompressed_size: u64,
 }
 
 /// Statistics record (summary section).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Statistics {
+    /// Messages in the file.
     pub message_count: u64,
+    /// Schemas in the file.
     pub schema_count: u16,
+    /// Channels in the file.
     pub channel_count: u32,
+    /// Attachments in the file.
     pub attachment_count: u32,
+    /// Metadata records in the file.
     pub metadata_count: u32,
+    /// Chunks in the file.
     pub chunk_count: u32,
+    /// Earliest message log time [ns] (0 with no message).
     pub message_start_time: u64,
+    /// Latest message log time [ns] (0 with no message).
     pub message_end_time: u64,
+    /// Messages per channel id.
     pub channel_message_counts: BTreeMap<u16, u64>,
 }
 
 /// Metadata record (rosbag2 writes one named `rosbag2`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Metadata {
+    /// Its name (`rosbag2`).
     pub name: String,
+    /// Key-value pairs.
     pub metadata: BTreeMap<String, String>,
 }
 
 /// Metadata index record (summary section).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetadataIndex {
+    /// File offset of the Metadata record.
     pub offset: u64,
+    /// Length of the Metadata record [bytes].
     pub length: u64,
+    /// The Metadata record's name.
     pub name: String,
 }
 
 /// Summary offset record: where one group of summary records lies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SummaryOffset {
+    /// Opcode of the records in the group.
     pub group_opcode: u8,
+    /// File offset of the group's first record.
     pub group_start: u64,
+    /// Length of the group [bytes].
     pub group_length: u64,
 }
 
@@ -153,36 +221,44 @@ pub struct SummaryOffset {
 /// Appends little-endian fields to a record body.
 #[derive(Default)]
 pub struct Enc {
+    /// The body so far.
     pub buf: Vec<u8>,
 }
 
 impl Enc {
+    /// Appends a byte.
     pub fn u8(&mut self, v: u8) -> &mut Self {
         self.buf.push(v);
         self
     }
+    /// Appends a little-endian u16.
     pub fn u16(&mut self, v: u16) -> &mut Self {
         self.buf.extend_from_slice(&v.to_le_bytes());
         self
     }
+    /// Appends a little-endian u32.
     pub fn u32(&mut self, v: u32) -> &mut Self {
         self.buf.extend_from_slice(&v.to_le_bytes());
         self
     }
+    /// Appends a little-endian u64.
     pub fn u64(&mut self, v: u64) -> &mut Self {
         self.buf.extend_from_slice(&v.to_le_bytes());
         self
     }
+    /// Appends a string: u32 byte length, then UTF-8.
     pub fn str(&mut self, s: &str) -> &mut Self {
         self.u32(s.len() as u32);
         self.buf.extend_from_slice(s.as_bytes());
         self
     }
+    /// Appends bytes with a u32 length in front.
     pub fn bytes32(&mut self, b: &[u8]) -> &mut Self {
         self.u32(b.len() as u32);
         self.buf.extend_from_slice(b);
         self
     }
+    /// Appends a map of strings: u32 byte length, then key/value strings.
     pub fn string_map(&mut self, m: &BTreeMap<String, String>) -> &mut Self {
         let mut inner = Enc::default();
         for (k, v) in m {
@@ -200,6 +276,7 @@ pub fn frame(out: &mut Vec<u8>, opcode: u8, body: &[u8]) {
 }
 
 impl Header {
+    /// The record's body in MCAP's layout (no opcode or length).
     pub fn encode(&self) -> Vec<u8> {
         let mut e = Enc::default();
         e.str(&self.profile).str(&self.library);
@@ -208,6 +285,7 @@ impl Header {
 }
 
 impl Footer {
+    /// The record's body in MCAP's layout (no opcode or length).
     pub fn encode(&self) -> Vec<u8> {
         let mut e = Enc::default();
         e.u64(self.summary_start)
@@ -218,6 +296,7 @@ impl Footer {
 }
 
 impl Schema {
+    /// The record's body in MCAP's layout (no opcode or length).
     pub fn encode(&self) -> Vec<u8> {
         let mut e = Enc::default();
         e.u16(self.id)
@@ -229,6 +308,7 @@ impl Schema {
 }
 
 impl Channel {
+    /// The record's body in MCAP's layout (no opcode or length).
     pub fn encode(&self) -> Vec<u8> {
         let mut e = Enc::default();
         e.u16(self.id)
@@ -259,6 +339,7 @@ pub fn encode_message(
 }
 
 impl MessageIndex {
+    /// The record's body in MCAP's layout (no opcode or length).
     pub fn encode(&self) -> Vec<u8> {
         let mut e = Enc::default();
         e.u16(self.channel_id).u32((self.records.len() * 16) as u32);
@@ -270,6 +351,7 @@ impl MessageIndex {
 }
 
 impl ChunkIndex {
+    /// The record's body in MCAP's layout (no opcode or length).
     pub fn encode(&self) -> Vec<u8> {
         let mut e = Enc::default();
         e.u64(self.message_start_time).u64(self.message_end_time);
@@ -285,6 +367,7 @@ impl ChunkIndex {
 }
 
 impl Statistics {
+    /// The record's body in MCAP's layout (no opcode or length).
     pub fn encode(&self) -> Vec<u8> {
         let mut e = Enc::default();
         e.u64(self.message_count)
@@ -303,6 +386,7 @@ impl Statistics {
 }
 
 impl Metadata {
+    /// The record's body in MCAP's layout (no opcode or length).
     pub fn encode(&self) -> Vec<u8> {
         let mut e = Enc::default();
         e.str(&self.name).string_map(&self.metadata);
@@ -311,6 +395,7 @@ impl Metadata {
 }
 
 impl MetadataIndex {
+    /// The record's body in MCAP's layout (no opcode or length).
     pub fn encode(&self) -> Vec<u8> {
         let mut e = Enc::default();
         e.u64(self.offset).u64(self.length).str(&self.name);
@@ -319,6 +404,7 @@ impl MetadataIndex {
 }
 
 impl SummaryOffset {
+    /// The record's body in MCAP's layout (no opcode or length).
     pub fn encode(&self) -> Vec<u8> {
         let mut e = Enc::default();
         e.u8(self.group_opcode)
@@ -338,6 +424,7 @@ pub struct Dec<'a> {
 }
 
 impl<'a> Dec<'a> {
+    /// Reads `buf`, a body of record `what` (named in the errors).
     pub fn new(buf: &'a [u8], what: &'static str) -> Self {
         Dec { buf, pos: 0, what }
     }
@@ -349,44 +436,53 @@ impl<'a> Dec<'a> {
         self.pos += n;
         Ok(s)
     }
+    /// Reads a byte.
     pub fn u8(&mut self) -> R<u8> {
         Ok(self.take(1)?[0])
     }
+    /// Reads a little-endian u16.
     pub fn u16(&mut self) -> R<u16> {
         let b = self.take(2)?;
         Ok(u16::from_le_bytes([b[0], b[1]]))
     }
+    /// Reads a little-endian u32.
     pub fn u32(&mut self) -> R<u32> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
+    /// Reads a little-endian u64.
     pub fn u64(&mut self) -> R<u64> {
         let b = self.take(8)?;
         let mut a = [0u8; 8];
         a.copy_from_slice(b);
         Ok(u64::from_le_bytes(a))
     }
+    /// Reads a string (u32 length, UTF-8).
     pub fn str(&mut self) -> R<String> {
         let n = self.u32()? as usize;
         let b = self.take(n)?;
         String::from_utf8(b.to_vec())
             .map_err(|_| Malformed(format!("{} record: string is not UTF-8", self.what)))
     }
+    /// Reads bytes with a u32 length in front.
     pub fn bytes32(&mut self) -> R<&'a [u8]> {
         let n = self.u32()? as usize;
         self.take(n)
     }
+    /// Reads bytes with a u64 length in front.
     pub fn bytes64(&mut self) -> R<&'a [u8]> {
         let n = self.u64()?;
         let n = usize::try_from(n)
             .map_err(|_| Malformed(format!("{} record: length too large", self.what)))?;
         self.take(n)
     }
+    /// The bytes not read yet (all consumed).
     pub fn rest(&mut self) -> &'a [u8] {
         let s = &self.buf[self.pos..];
         self.pos = self.buf.len();
         s
     }
+    /// Reads a map of strings (u32 byte length, then key/value strings).
     pub fn string_map(&mut self) -> R<BTreeMap<String, String>> {
         let inner = self.bytes32()?;
         let mut d = Dec::new(inner, self.what);
@@ -401,6 +497,10 @@ impl<'a> Dec<'a> {
 }
 
 impl Header {
+    /// Decodes the record's body.
+    ///
+    /// # Errors
+    /// [`Malformed`] when the body is short, too long or inconsistent.
     pub fn decode(b: &[u8]) -> R<Self> {
         let mut d = Dec::new(b, "header");
         Ok(Header {
@@ -411,6 +511,10 @@ impl Header {
 }
 
 impl Footer {
+    /// Decodes the record's body.
+    ///
+    /// # Errors
+    /// [`Malformed`] when the body is short, too long or inconsistent.
     pub fn decode(b: &[u8]) -> R<Self> {
         let mut d = Dec::new(b, "footer");
         Ok(Footer {
@@ -422,6 +526,10 @@ impl Footer {
 }
 
 impl Schema {
+    /// Decodes the record's body.
+    ///
+    /// # Errors
+    /// [`Malformed`] when the body is short, too long or inconsistent.
     pub fn decode(b: &[u8]) -> R<Self> {
         let mut d = Dec::new(b, "schema");
         Ok(Schema {
@@ -434,6 +542,10 @@ impl Schema {
 }
 
 impl Channel {
+    /// Decodes the record's body.
+    ///
+    /// # Errors
+    /// [`Malformed`] when the body is short, too long or inconsistent.
     pub fn decode(b: &[u8]) -> R<Self> {
         let mut d = Dec::new(b, "channel");
         Ok(Channel {
@@ -447,6 +559,10 @@ impl Channel {
 }
 
 impl<'a> MessageRef<'a> {
+    /// Decodes the record's body.
+    ///
+    /// # Errors
+    /// [`Malformed`] when the body is short, too long or inconsistent.
     pub fn decode(b: &'a [u8]) -> R<Self> {
         let mut d = Dec::new(b, "message");
         Ok(MessageRef {
@@ -460,6 +576,10 @@ impl<'a> MessageRef<'a> {
 }
 
 impl<'a> ChunkRef<'a> {
+    /// Decodes the record's body.
+    ///
+    /// # Errors
+    /// [`Malformed`] when the body is short, too long or inconsistent.
     pub fn decode(b: &'a [u8]) -> R<Self> {
         let mut d = Dec::new(b, "chunk");
         Ok(ChunkRef {
@@ -474,6 +594,10 @@ impl<'a> ChunkRef<'a> {
 }
 
 impl ChunkIndex {
+    /// Decodes the record's body.
+    ///
+    /// # Errors
+    /// [`Malformed`] when the body is short, too long or inconsistent.
     pub fn decode(b: &[u8]) -> R<Self> {
         let mut d = Dec::new(b, "chunk index");
         let message_start_time = d.u64()?;
@@ -503,6 +627,10 @@ impl ChunkIndex {
 }
 
 impl Statistics {
+    /// Decodes the record's body.
+    ///
+    /// # Errors
+    /// [`Malformed`] when the body is short, too long or inconsistent.
     pub fn decode(b: &[u8]) -> R<Self> {
         let mut d = Dec::new(b, "statistics");
         let mut s = Statistics {
@@ -528,6 +656,10 @@ impl Statistics {
 }
 
 impl Metadata {
+    /// Decodes the record's body.
+    ///
+    /// # Errors
+    /// [`Malformed`] when the body is short, too long or inconsistent.
     pub fn decode(b: &[u8]) -> R<Self> {
         let mut d = Dec::new(b, "metadata");
         Ok(Metadata {
@@ -538,6 +670,10 @@ impl Metadata {
 }
 
 impl MetadataIndex {
+    /// Decodes the record's body.
+    ///
+    /// # Errors
+    /// [`Malformed`] when the body is short, too long or inconsistent.
     pub fn decode(b: &[u8]) -> R<Self> {
         let mut d = Dec::new(b, "metadata index");
         Ok(MetadataIndex {
