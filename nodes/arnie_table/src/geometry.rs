@@ -72,6 +72,7 @@ pub fn ray_walls(x: f64, y: f64, dx: f64, dy: f64, width: f64, height: f64) -> f
 /// What a ray hit first.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Hit {
+    /// The table's edge.
     Wall,
     /// A fixed obstacle, by index in the scenario.
     Obstacle(usize),

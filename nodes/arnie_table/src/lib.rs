@@ -12,6 +12,8 @@
 //! The `board_sim` binary runs a [`board::Board`] on a pty (UART framing) or over
 //! CAN-over-UDP, like `comms_sim`.
 
+#![deny(missing_docs)]
+
 pub mod board;
 pub mod geometry;
 pub mod opponent;

@@ -24,6 +24,7 @@ pub struct Script {
     period: Option<f64>,
     /// When the first lap starts (after the start delay and the first wait) [s].
     loop_start: f64,
+    /// The opponent's disc radius [m].
     pub radius_m: f64,
 }
 

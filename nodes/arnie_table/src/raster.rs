@@ -15,10 +15,15 @@ pub const MAX_CELLS: usize = 1 << 24;
 /// A rasterised table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Raster {
+    /// Columns [cells].
     pub width: usize,
+    /// Rows [cells].
     pub height: usize,
+    /// A cell's side [m].
     pub resolution_m: f64,
+    /// World x of the lower-left corner of the lower-left cell [m].
     pub origin_x_m: f64,
+    /// World y of the lower-left corner of the lower-left cell [m].
     pub origin_y_m: f64,
     /// Row-major, row 0 = top.
     pub blocked: Vec<bool>,

@@ -14,12 +14,17 @@ mod validate;
 
 /// Largest scenario file read [bytes].
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
-/// Caps on list lengths (a scenario is hand-written; anything bigger is a mistake).
+/// Most fixed obstacles (a scenario is hand-written; anything bigger is a mistake).
 pub const MAX_OBSTACLES: usize = 256;
+/// Most tasks.
 pub const MAX_TASKS: usize = 64;
+/// Most actuator steps in one task.
 pub const MAX_STEPS: usize = 32;
+/// Most opponent waypoints.
 pub const MAX_WAYPOINTS: usize = 1024;
+/// Most proximity sensors.
 pub const MAX_SENSORS: usize = 16;
+/// Most actuators.
 pub const MAX_ACTUATORS: usize = 16;
 /// Largest table side [m] (Eurobot's is 3 m × 2 m; 20 m leaves room for other games).
 pub const MAX_TABLE_SIDE_M: f64 = 20.0;
@@ -27,7 +32,9 @@ pub const MAX_TABLE_SIDE_M: f64 = 20.0;
 /// A scenario that failed to load: the file (if any) and what is wrong.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScenarioError {
+    /// The file's path as given; empty for text ([`Scenario::from_json`]).
     pub file: String,
+    /// What is wrong, naming the field.
     pub reason: String,
 }
 
@@ -53,20 +60,29 @@ pub struct Scenario {
     /// Frame of every coordinate (the planner's and the base's `map`).
     #[serde(default = "default_frame")]
     pub frame_id: String,
+    /// The playing area.
     pub table: Table,
+    /// Fixed obstacles (at most [`MAX_OBSTACLES`]).
     #[serde(default)]
     pub obstacles: Vec<Obstacle>,
+    /// Our robot.
     pub robot: Robot,
+    /// The board's odometry (default: 50 Hz, exact).
     #[serde(default)]
     pub odometry: Odometry,
+    /// Proximity sensors (at most [`MAX_SENSORS`]).
     #[serde(default)]
     pub sensors: Vec<Sensor>,
+    /// The board's actuators (at most [`MAX_ACTUATORS`]).
     #[serde(default)]
     pub actuators: Vec<Actuator>,
+    /// The opponent, if any.
     #[serde(default)]
     pub opponent: Option<Opponent>,
+    /// Places to score (at most [`MAX_TASKS`]).
     #[serde(default)]
     pub tasks: Vec<Task>,
+    /// The match's length and expected score (JSON key `match`).
     #[serde(default)]
     pub r#match: Match,
 }
@@ -79,7 +95,9 @@ fn default_frame() -> String {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Table {
+    /// Length along x [m], in `(0, MAX_TABLE_SIDE_M]`.
     pub width_m: f64,
+    /// Length along y [m], in `(0, MAX_TABLE_SIDE_M]`.
     pub height_m: f64,
 }
 
@@ -87,10 +105,13 @@ pub struct Table {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Obstacle {
+    /// A label for errors and logs (may be empty).
     #[serde(default)]
     pub name: String,
+    /// A rectangle, or
     #[serde(default)]
     pub rect: Option<Rect>,
+    /// a disc.
     #[serde(default)]
     pub disc: Option<Disc>,
 }
@@ -99,9 +120,13 @@ pub struct Obstacle {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Rect {
+    /// Left edge [m].
     pub x_min_m: f64,
+    /// Bottom edge [m].
     pub y_min_m: f64,
+    /// Right edge [m] (> `x_min_m`).
     pub x_max_m: f64,
+    /// Top edge [m] (> `y_min_m`).
     pub y_max_m: f64,
 }
 
@@ -109,15 +134,20 @@ pub struct Rect {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Disc {
+    /// Centre x [m].
     pub x_m: f64,
+    /// Centre y [m].
     pub y_m: f64,
+    /// Radius [m] (> 0).
     pub radius_m: f64,
 }
 
 /// A checked obstacle's shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Shape {
+    /// An axis-aligned rectangle.
     Rect(Rect),
+    /// A disc.
     Disc(Disc),
 }
 
@@ -141,8 +171,11 @@ impl Obstacle {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Pose2 {
+    /// x [m].
     pub x_m: f64,
+    /// y [m].
     pub y_m: f64,
+    /// Heading, counter-clockwise from +x [rad] (default 0).
     #[serde(default)]
     pub theta_rad: f64,
 }
@@ -151,15 +184,20 @@ pub struct Pose2 {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Robot {
+    /// Where the robot stands at the start (at least `radius_m` from the walls).
     pub start: Pose2,
     /// Footprint disc radius [m]; the planner inflates obstacles by it.
     pub radius_m: f64,
+    /// Top forward speed [m/s] (default 0.5).
     #[serde(default = "d_max_linear")]
     pub max_linear_m_s: f64,
+    /// Top turn rate [rad/s] (default 3).
     #[serde(default = "d_max_angular")]
     pub max_angular_rad_s: f64,
+    /// Forward acceleration limit [m/s²] (default 0.8).
     #[serde(default = "d_lin_acc")]
     pub max_linear_accel_m_s2: f64,
+    /// Angular acceleration limit [rad/s²] (default 6).
     #[serde(default = "d_ang_acc")]
     pub max_angular_accel_rad_s2: f64,
     /// Deceleration on `Stop` [m/s²] (the angular one scales with it).
@@ -227,11 +265,15 @@ impl Default for Odometry {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Sensor {
+    /// A label for logs (may be empty).
     #[serde(default)]
     pub name: String,
+    /// Direction of the ray from the robot's heading [rad] (default 0).
     #[serde(default)]
     pub bearing_rad: f64,
+    /// How far beyond the robot's edge it sees [m].
     pub range_m: f64,
+    /// Casts per second (default 20).
     #[serde(default = "d_sensor_rate")]
     pub rate_hz: f64,
 }
@@ -244,10 +286,15 @@ fn d_sensor_rate() -> f64 {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Actuator {
+    /// Its name, as tasks' steps refer to it (unique).
     pub name: String,
+    /// Its wire id (`Actuator.actuator`, unique).
     pub id: u8,
+    /// How long a `take` lasts [ms].
     pub take_ms: u32,
+    /// How long a `release` lasts [ms].
     pub release_ms: u32,
+    /// How long a `home` lasts [ms].
     pub home_ms: u32,
 }
 
@@ -255,7 +302,9 @@ pub struct Actuator {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Opponent {
+    /// Its disc's radius [m].
     pub radius_m: f64,
+    /// Its speed between waypoints [m/s].
     pub speed_m_s: f64,
     /// After the last waypoint: back to the first (true) or stay (false).
     #[serde(default)]
@@ -263,6 +312,7 @@ pub struct Opponent {
     /// Time at the first waypoint before moving [s].
     #[serde(default)]
     pub start_delay_s: f64,
+    /// Where it drives, in order (at least one; at most [`MAX_WAYPOINTS`]).
     pub waypoints: Vec<Waypoint>,
 }
 
@@ -270,8 +320,11 @@ pub struct Opponent {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Waypoint {
+    /// x [m].
     pub x_m: f64,
+    /// y [m].
     pub y_m: f64,
+    /// Time spent there on arrival [s] (default 0).
     #[serde(default)]
     pub wait_s: f64,
 }
@@ -280,9 +333,13 @@ pub struct Waypoint {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Task {
+    /// Its name, unique (the strategy's and the demo's label).
     pub name: String,
+    /// Points earned when done.
     pub points: u32,
+    /// Where the robot's centre goes: x [m].
     pub x_m: f64,
+    /// Where the robot's centre goes: y [m].
     pub y_m: f64,
     /// Heading to face at the task; absent = any.
     #[serde(default)]
@@ -293,6 +350,7 @@ pub struct Task {
     /// How close the robot's centre must be for a `take` of this element to succeed [m].
     #[serde(default = "d_reach")]
     pub reach_m: f64,
+    /// Actuator steps done there, in order (at most [`MAX_STEPS`]).
     #[serde(default)]
     pub steps: Vec<Step>,
 }
@@ -305,7 +363,9 @@ fn d_reach() -> f64 {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
+    /// The actuator's name (one of the scenario's `actuators`).
     pub actuator: String,
+    /// What it does.
     pub action: Action,
 }
 
@@ -313,8 +373,11 @@ pub struct Step {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
+    /// Let go of the element (wire 0).
     Release,
+    /// Grab the element (wire 1).
     Take,
+    /// Back to the rest position (wire 2).
     Home,
 }
 
@@ -343,8 +406,10 @@ impl Action {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Match {
+    /// Length of a match [s] (default 90).
     #[serde(default = "d_duration")]
     pub duration_s: f64,
+    /// The score a good run reaches (0 = not given).
     #[serde(default)]
     pub expected_points: u32,
 }
