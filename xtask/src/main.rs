@@ -151,6 +151,20 @@ fn cmd_test(rest: &[String]) -> Result<(), run::Failure> {
     let started = std::time::Instant::now();
     // The tree is rustfmt-formatted: a file that is not fails the run first.
     run::cargo(&layout, &ros, &["fmt", "--all", "--check"])?;
+    // Clippy over every crate, target and feature: any warning fails the run.
+    run::cargo(
+        &layout,
+        &ros,
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--all-features",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
     run::cargo(
         &layout,
         &ros,
