@@ -426,6 +426,14 @@ fn main() {
         row("ours JPS (default)", jps);
         row("ours A*", astar);
         row("`pathfinding` crate astar", krate);
+        let skipped = |e: String| {
+            println!(
+                "| {} | {} | PathFinding.js | skipped: {e} | | | |",
+                ds.name,
+                ds.queries.len()
+            );
+            None
+        };
         let js_stats = match &js {
             Ok((script, node_path)) => match run_js(ds, script, node_path.as_deref(), &tmp) {
                 Ok((s, lengths)) => {
@@ -433,23 +441,9 @@ fn main() {
                     row("PathFinding.js AStarFinder", s);
                     Some(s)
                 }
-                Err(e) => {
-                    println!(
-                        "| {} | {} | PathFinding.js | skipped: {e} | | | |",
-                        ds.name,
-                        ds.queries.len()
-                    );
-                    None
-                }
+                Err(e) => skipped(e),
             },
-            Err(e) => {
-                println!(
-                    "| {} | {} | PathFinding.js | skipped: {e} | | | |",
-                    ds.name,
-                    ds.queries.len()
-                );
-                None
-            }
+            Err(e) => skipped(e.clone()),
         };
         summary.push((ds.name.clone(), jps, astar, krate, js_stats));
     }
