@@ -83,25 +83,7 @@ pub fn package_name(xml: &str) -> Option<String> {
 
 /// (crate, binary) for every binary target of the workspace (`cargo metadata`).
 fn cargo_binaries(layout: &Layout) -> Result<Vec<(String, String)>, Failure> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = std::process::Command::new(cargo)
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--offline",
-        ])
-        .current_dir(&layout.root)
-        .output()?;
-    if !out.status.success() {
-        return Err(Failure::new(format!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )));
-    }
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| Failure::new(format!("cargo metadata: {e}")))?;
+    let meta = crate::run::cargo_metadata(layout)?;
     let mut bins = Vec::new();
     for p in meta["packages"].as_array().into_iter().flatten() {
         let krate = p["name"].as_str().unwrap_or_default();

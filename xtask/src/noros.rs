@@ -9,30 +9,10 @@
 //! libraries' dependencies once (no r2r); later runs only what changed.
 use crate::env::{Layout, Ros};
 use crate::run::{self, Failure};
-use std::process::Command;
 
 /// The workspace packages that declare a `ros` feature, by name (from `cargo metadata`).
 pub fn crates_with_ros_feature(layout: &Layout) -> Result<Vec<String>, Failure> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .current_dir(&layout.root)
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--offline",
-        ])
-        .output()
-        .map_err(|e| Failure::new(format!("cargo metadata: {e}")))?;
-    if !out.status.success() {
-        return Err(Failure::new(format!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )));
-    }
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| Failure::new(format!("cargo metadata: {e}")))?;
+    let meta = run::cargo_metadata(layout)?;
     let mut names: Vec<String> = meta["packages"]
         .as_array()
         .into_iter()

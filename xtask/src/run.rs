@@ -53,6 +53,32 @@ pub fn cargo(layout: &Layout, ros: &Ros, args: &[&str]) -> Result<(), Failure> {
     status(c, &format!("cargo {}", args.join(" ")))
 }
 
+/// `cargo metadata --no-deps` of the workspace (offline), parsed.
+///
+/// # Errors
+/// cargo cannot be started or fails (its stderr in the message), or its output is not JSON.
+pub fn cargo_metadata(layout: &Layout) -> Result<serde_json::Value, Failure> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(&layout.root)
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
+        .output()
+        .map_err(|e| Failure::new(format!("cargo metadata: {e}")))?;
+    if !out.status.success() {
+        return Err(Failure::new(format!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| Failure::new(format!("cargo metadata: {e}")))
+}
+
 pub fn python(layout: &Layout, ros: &Ros, args: &[&str]) -> Result<(), Failure> {
     let mut c = command(layout, ros, &ros.python.to_string_lossy());
     c.args(args);
