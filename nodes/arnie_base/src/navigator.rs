@@ -844,7 +844,7 @@ impl Navigator {
                 self.feedback(out, now, true);
                 return;
             }
-            let again = self.active.as_ref().map_or(0, |a| a.reapproaches);
+            let tries = self.active.as_ref().map_or(0, |a| a.reapproaches);
             out.push(Output::Stop);
             self.finish(
                 out,
@@ -852,7 +852,7 @@ impl Navigator {
                 if off <= tolerance {
                     format!("reached: stopped {off:.3} m from the goal")
                 } else {
-                    format!("reached: stopped {off:.3} m from the goal, outside goal_tolerance_m {tolerance} after {again} re-approaches")
+                    format!("reached: stopped {off:.3} m from the goal, outside goal_tolerance_m {tolerance} after {tries} re-approaches")
                 },
             );
         } else if now - since >= self.cfg.settle_timeout_s {
