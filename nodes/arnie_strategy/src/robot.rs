@@ -47,9 +47,13 @@ pub trait Robot: Send + Sync {
     ) -> BoxFuture<'_, Result<PlannedPath, Error>>;
     /// One SendPacket call; [`Error::Packet`] when `success` is false.
     fn send_packet(&self, packet: PacketSpec) -> BoxFuture<'_, Result<(), Error>>;
-    /// Resolves on the first message of `condition.topic` that
-    /// [`WaitFor::matches`]; waits forever otherwise (steps carry timeouts).
+    /// Resolves on the first message of `condition.topic` that [`WaitFor::matches`],
+    /// counting messages from the last [`Robot::step_begins`] on (see
+    /// [`crate::condition::Backlog`]); waits forever otherwise (steps carry timeouts).
     fn wait_for(&self, condition: WaitFor) -> BoxFuture<'_, Result<(), Error>>;
+    /// A move, follow or send step begins: a later `wait_for` matches messages from now
+    /// on, including those that arrive while this step still runs. Default: nothing.
+    fn step_begins(&self) {}
     /// True when [`Robot::move_to`] plans and re-plans its own way (a mobile base's
     /// `NavigateTo`): [`Driver::follow`] then sends the goal alone instead of one move per
     /// turning point of a path planned here. Default `false` (the arm's `MoveTo`).
@@ -167,7 +171,10 @@ impl Driver {
             let d = self.clone();
             seq = seq.next("approach", move || {
                 let d = d.clone();
-                async move { d.follow(goal, false).await }
+                async move {
+                    d.robot.step_begins();
+                    d.follow(goal, false).await
+                }
             });
         }
         for s in steps {
@@ -193,6 +200,9 @@ impl Driver {
     }
 
     async fn run(&self, spec: StepSpec) -> Result<(), Error> {
+        if !matches!(spec, StepSpec::WaitFor(_) | StepSpec::Delay(_)) {
+            self.robot.step_begins();
+        }
         match spec {
             StepSpec::Move(p) => self.move_to(p).await,
             StepSpec::Follow { goal, smooth } => self.follow(goal, smooth).await,

@@ -64,6 +64,9 @@ node_glue::counters! {
             wait_messages,
             /// Messages of a watched topic that could not become JSON (ignored).
             wait_messages_rejected,
+            /// Messages of a watched topic pushed out of its backlog (`WAIT_BUFFER`)
+            /// before any `wait_for` step looked at them.
+            wait_messages_unseen,
         }
         ;
         /// The last run's summary (`Report::message`) or rejection reason.
@@ -87,7 +90,12 @@ impl Counters {
         let run = self.status("run").message(message).with("last", last);
         let robot = self.status("robot");
         let mut inputs = self.status("inputs");
-        if self.total(&["positions_rejected", "wait_messages_rejected"]) > 0 {
+        if self.total(&[
+            "positions_rejected",
+            "wait_messages_rejected",
+            "wait_messages_unseen",
+        ]) > 0
+        {
             inputs = inputs
                 .level(Level::Warn)
                 .message("some messages were rejected");

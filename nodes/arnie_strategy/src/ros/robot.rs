@@ -11,8 +11,11 @@
 //!   lines).
 //! - `send_packet`: one `SendPacket` call on `/comms/send` (not a bare publish on
 //!   `/comms/tx`: the service says whether the packet went out and waits for its reply).
-//! - `wait_for`: the first message, from the step's start on, of one of the topics
-//!   subscribed at start (`wait_topics`) that matches; see [`super::WaitKind`].
+//! - `wait_for`: the first matching message of one of the topics subscribed at start
+//!   (`wait_topics`, see [`super::WaitKind`]) that arrived since the previous move or
+//!   send step began and that no earlier `wait_for` matched. Each topic keeps its last
+//!   [`WAIT_BUFFER`] messages in a [`Backlog`] for that: a board's reply can arrive
+//!   while the `send` step still waits for its acknowledgement.
 //! - `position`: the last finite `/arm/position` (`PointStamped`, metres, sensor QoS).
 //! - With [`Motion::NavigateTo`]: `move_to` is one `NavigateTo` goal on
 //!   `base/navigate_to` (the same goal loop, same cancel-on-drop), the library sends one goal
@@ -42,13 +45,34 @@ use super::convert::{
 };
 use super::navigate::{nav_goal, nav_result, Motion, BASE_POSE, NAVIGATE_TO};
 use super::{Counters, Settings, WaitKind, WaitTopic};
-use crate::condition::WaitFor;
+use crate::condition::{Backlog, WaitFor};
 use crate::error::{Error, MoveOutcome};
 use crate::robot::{PlannedPath, Robot};
 use crate::task::{PacketSpec, Point};
 
-/// Messages kept per watched topic for `wait_for` steps that lag behind.
-const WAIT_BUFFER: usize = 64;
+/// Messages kept per watched topic, for `wait_for` steps that start after their reply
+/// came, or lag behind a busy topic.
+pub const WAIT_BUFFER: usize = 64;
+
+/// A watched topic: its recent messages and the live feed of new ones (numbered).
+#[derive(Clone)]
+struct Watched {
+    backlog: Arc<Mutex<Backlog>>,
+    tx: broadcast::Sender<(u64, Arc<Value>)>,
+}
+
+impl Watched {
+    fn new() -> Self {
+        Self {
+            backlog: Arc::new(Mutex::new(Backlog::new(WAIT_BUFFER))),
+            tx: broadcast::channel(WAIT_BUFFER).0,
+        }
+    }
+
+    fn backlog(&self) -> std::sync::MutexGuard<'_, Backlog> {
+        self.backlog.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
 
 /// The strategy's robot: ROS clients and subscriptions.
 pub struct RosRobot {
@@ -59,7 +83,7 @@ pub struct RosRobot {
     /// The last finite position and its arrival time (`node_glue::tracker`).
     position: Tracker<Point>,
     /// Keyed by resolved (absolute) name, so `comms/rx` and `/comms/rx` are one topic.
-    watched: HashMap<String, broadcast::Sender<Arc<Value>>>,
+    watched: HashMap<String, Watched>,
     /// The node's namespace, to resolve the names strategy files use.
     namespace: String,
     settings: Mutex<Settings>,
@@ -139,8 +163,8 @@ impl RosRobot {
         let namespace = node.namespace()?;
         let mut watched = HashMap::new();
         for w in wait_topics {
-            let (tx, _) = broadcast::channel(WAIT_BUFFER);
-            let (c, l, t) = (counters.clone(), log.to_owned(), tx.clone());
+            let watch = Watched::new();
+            let (c, l, t) = (counters.clone(), log.to_owned(), watch.clone());
             match &w.kind {
                 WaitKind::Packet => {
                     let s = node.subscribe::<Packet>(&w.topic, w.kind.qos())?;
@@ -180,7 +204,7 @@ impl RosRobot {
                     ));
                 }
             }
-            watched.insert(topics::resolve(&namespace, &w.topic), tx);
+            watched.insert(topics::resolve(&namespace, &w.topic), watch);
         }
         Ok(Arc::new(Self {
             mover,
@@ -296,7 +320,7 @@ impl RosRobot {
     }
 
     async fn wait(&self, condition: WaitFor) -> Result<(), Error> {
-        let Some(tx) = self
+        let Some(watch) = self
             .watched
             .get(&topics::resolve(&self.namespace, &condition.topic))
         else {
@@ -306,12 +330,28 @@ impl RosRobot {
                 self.watched_topics().join(", ")
             )));
         };
-        let mut rx = tx.subscribe();
+        // Subscribe first, then look back: a message is either in the backlog already
+        // (number below `seen`) or comes through `rx` (number `seen` or above).
+        let mut rx = watch.tx.subscribe();
+        let seen = {
+            let mut backlog = watch.backlog();
+            if backlog.take(&condition).is_some() {
+                return Ok(());
+            }
+            backlog.next_seq()
+        };
         loop {
             match rx.recv().await {
-                Ok(v) if condition.matches(&v) => return Ok(()),
+                Ok((seq, v)) if seq >= seen && condition.matches(&v) => {
+                    let mut backlog = watch.backlog();
+                    if backlog.eligible(seq) {
+                        backlog.consume(seq);
+                        return Ok(());
+                    }
+                }
                 Ok(_) => {}
                 Err(broadcast::error::RecvError::Lagged(n)) => {
+                    // The skipped messages are still in the backlog, if not too old.
                     node_glue::warn_limited!(
                         self.lag_log,
                         &condition.topic,
@@ -319,6 +359,9 @@ impl RosRobot {
                         "wait_for {}: skipped {n} messages (too many at once)",
                         condition.topic
                     );
+                    if watch.backlog().take(&condition).is_some() {
+                        return Ok(());
+                    }
                 }
                 Err(broadcast::error::RecvError::Closed) => {
                     return Err(robot_err(format!(
@@ -373,6 +416,12 @@ impl Robot for RosRobot {
     fn wait_for(&self, condition: WaitFor) -> BoxFuture<'_, Result<(), Error>> {
         self.wait(condition).boxed()
     }
+
+    fn step_begins(&self) {
+        for watch in self.watched.values() {
+            watch.backlog().mark();
+        }
+    }
 }
 
 async fn track_position(
@@ -406,7 +455,7 @@ async fn track_position(
 async fn forward(
     topic: String,
     mut messages: impl Stream<Item = Result<Value, String>> + Unpin,
-    tx: broadcast::Sender<Arc<Value>>,
+    watch: Watched,
     counters: Arc<Counters>,
     log: String,
 ) {
@@ -415,8 +464,15 @@ async fn forward(
         match m {
             Ok(v) => {
                 counters.wait_messages.inc();
+                let v = Arc::new(v);
+                let (seq, unseen) = {
+                    let mut backlog = watch.backlog();
+                    let before = backlog.evicted_unseen();
+                    (backlog.push(v.clone()), backlog.evicted_unseen() - before)
+                };
+                counters.wait_messages_unseen.add(unseen);
                 // No step listening is not an error.
-                let _ = tx.send(Arc::new(v));
+                let _ = watch.tx.send((seq, v));
             }
             Err(e) => {
                 counters.wait_messages_rejected.inc();
