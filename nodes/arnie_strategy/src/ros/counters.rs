@@ -67,6 +67,9 @@ node_glue::counters! {
             /// Messages of a watched topic pushed out of its backlog (`WAIT_BUFFER`)
             /// before any `wait_for` step looked at them.
             wait_messages_unseen,
+            /// `wait_for` steps matched by a message that came in before the step began
+            /// (while the move or send step before it ran).
+            wait_matched_early,
         }
         ;
         /// The last run's summary (`Report::message`) or rejection reason.

@@ -336,6 +336,12 @@ impl RosRobot {
         let seen = {
             let mut backlog = watch.backlog();
             if backlog.take(&condition).is_some() {
+                self.counters.wait_matched_early.inc();
+                r2r::log_info!(
+                    &self.log,
+                    "wait_for {}: matched a message that came in while the step before ran",
+                    condition.topic
+                );
                 return Ok(());
             }
             backlog.next_seq()
