@@ -13,6 +13,7 @@ success, and is dropped after its second failure.
 """
 import json
 import math
+import time
 
 from action_msgs.msg import GoalStatus
 from conftest import ROOT
@@ -381,3 +382,57 @@ def test_send_packet_and_wait_for_a_reply(graph, tmp_path):
     assert [(p.name, p.device, json.loads(p.fields_json)) for p in comms.packets] == [("ClampGoTo", 2, {"position": 1})]
     timeouts = [e.message for e in events if e.kind == StrategyEvent.ERROR and e.task == "never" and e.step]
     assert len(timeouts) == 1 and "timed out after 800 ms" in timeouts[0]
+
+
+def test_a_reply_that_comes_before_the_send_step_ends_is_not_missed(graph, tmp_path):
+    """Over a lossy link the board's done can overtake the acknowledgement that ends the
+    `send` step. Here the bridge stand-in publishes the done on /comms/rx, waits, and only
+    then answers SendPacket: the next step's wait_for must still see it (it matches
+    messages since the send step began), and only once."""
+    rx = graph.node.create_publisher(Packet, "/comms/rx", 10)
+
+    def done(seq):
+        p = Packet()
+        p.name = "ActuatorDone"
+        p.fields_json = json.dumps({"seq": seq, "status": 0})
+        return p
+
+    sent = []
+
+    def answer_late(req, resp):
+        seq = json.loads(req.packet.fields_json)["seq"]
+        sent.append(seq)
+        rx.publish(done(seq))
+        time.sleep(0.5)  # the done is on its way long before the answer
+        resp.success = True
+        resp.message = "acknowledged"
+        return resp
+
+    graph.node.create_service(SendPacket, "/comms/send", answer_late)
+    events = graph.collect(StrategyEvent, EVENTS, EVENT_QOS)
+    _, client = start_node(graph)
+    graph.wait_for_subscriber("/comms/rx")
+    take = lambda seq: [  # noqa: E731
+        {"name": "take", "send": {"name": "Actuator", "fields": {"seq": seq}}},
+        {"name": "done", "wait_for": {"topic": "/comms/rx", "equals": {"name": "ActuatorDone", "fields.seq": seq}}, "timeout_ms": 3000},
+    ]
+    file = write_strategy(
+        tmp_path,
+        {
+            "max_failures": 1,
+            "tasks": [
+                # Two steps waiting for the same reply: the second must not match it again.
+                {"name": "twice", "points": 1, "approach_m": [0, 0, 0], "steps": take(7) + [take(7)[1]]},
+                {"name": "clamp", "points": 6, "approach_m": [0, 0, 0], "steps": take(8)},
+            ],
+        },
+    )
+    handle = send(graph, client, file)
+    assert handle.accepted, graph.logs()
+    res = graph.wait_future(handle.get_result_async(), 60.0, "the RunStrategy result")
+    assert res.status == GoalStatus.STATUS_SUCCEEDED, res.result.message
+    assert (list(res.result.done), list(res.result.failed)) == (["clamp"], ["twice"]), res.result.message
+    assert sorted(sent) == [7, 8]
+    wait_for_end(graph, events, StrategyEvent.FINISHED)
+    errors = [e.message for e in events if e.kind == StrategyEvent.ERROR and e.task == "twice" and e.step]
+    assert len(errors) == 1 and "timed out after 3000 ms" in errors[0], errors
