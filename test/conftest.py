@@ -189,6 +189,26 @@ class Graph:
             self.spin_for(0.5)
         raise AssertionError(f"ros2 param {' '.join(args)}: the node was never found")
 
+    def start_refused(self, name, *args, expect=(), timeout=60.0, **kw):
+        """Starts a node that must refuse to start: waits for it to exit, then checks exit
+        code 2, each text of `expect` in its output and no panic. Returns the output."""
+        proc = self.start(name, *args, **kw)
+        proc.must_live = False
+        self.spin_until(lambda: proc.poll() is not None, timeout, f"{name} to refuse to start")
+        out = self.output(proc)
+        assert proc.returncode == 2, out
+        for text in [expect] if isinstance(expect, str) else expect:
+            assert text in out, out
+        assert "panicked" not in out, out
+        return out
+
+    def param_refused(self, node, name, value, reason):
+        """`ros2 param set` that must be refused with `reason`; returns the CLI's output."""
+        r = self.param("set", node, name, value)
+        out = r.stdout + r.stderr
+        assert "Setting parameter failed" in out and reason in out, out
+        return out
+
     def node_names(self):
         """Fully qualified names of the nodes this client sees."""
         return {(ns.rstrip("/") + "/" + n) for n, ns in self.node.get_node_names_and_namespaces()}

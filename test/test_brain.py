@@ -285,15 +285,11 @@ def test_bad_instructions_file_stops_the_node_at_start(graph, tmp_path):
     bad["actions"]["lightSelf"]["trajectory"][1]["z"] = "start,1,0"
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad))
-    node = graph.start("brain", params={"instructions_file": str(path)})
-    node.must_live = False
-    graph.spin_until(lambda: node.poll() is not None, what="the node to exit")
-    assert node.returncode == 2
-    out = graph.output(node)
-    assert (
-        f'instructions_file {path}: actions.lightSelf.trajectory[1].z: variable "start,1,0" names a missing decision'
-        in out
-    ), out
+    graph.start_refused(
+        "brain",
+        params={"instructions_file": str(path)},
+        expect=f'instructions_file {path}: actions.lightSelf.trajectory[1].z: variable "start,1,0" names a missing decision',
+    )
 
 
 def test_cancel_stops_the_task_and_its_move(graph):

@@ -96,11 +96,8 @@ def test_brain_refuses_bad_task_files_and_serves_the_next(graph, tmp_path):
 
 def test_brain_refuses_a_bad_instructions_file_at_start(graph, tmp_path):
     good, _, params = bad_files(tmp_path, "task.json", INSTRUCTIONS.read_text())
-    node = graph.start("brain", params=dict(params, instructions_file=str(tmp_path / "secret" / "task.json")))
-    node.must_live = False
-    graph.spin_until(lambda: node.poll() is not None, timeout=TIMEOUT, what="the node to exit")
-    assert node.returncode == 2
-    assert "refused: outside the allowed folders" in graph.output(node)
+    graph.start_refused("brain", params=dict(params, instructions_file=str(tmp_path / "secret" / "task.json")),
+                        expect="refused: outside the allowed folders", timeout=TIMEOUT)
 
 
 # --------------------------------------------------------------------------- strategy

@@ -256,13 +256,5 @@ def test_demo_pgm_and_diagonal_fallback(graph):
 
 
 def test_bad_parameter_stops_the_node(graph):
-    node = graph.start("planner", params={"algorithm": "bfs"})
-    node.must_live = False
-    graph.spin_until(lambda: node.poll() is not None, what="the node to refuse the parameter")
-    assert node.returncode == 2
-    out = graph.output(node)
-    assert "algorithm" in out and "panicked" not in out
-    bad_file = graph.start("planner", params={"map_file": "/nonexistent/map.pgm"})
-    bad_file.must_live = False
-    graph.spin_until(lambda: bad_file.poll() is not None, what="the node to refuse the map file")
-    assert bad_file.returncode == 2 and "/nonexistent/map.pgm" in graph.output(bad_file)
+    graph.start_refused("planner", params={"algorithm": "bfs"}, expect="algorithm")
+    graph.start_refused("planner", params={"map_file": "/nonexistent/map.pgm"}, expect="/nonexistent/map.pgm")

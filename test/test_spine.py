@@ -332,13 +332,7 @@ def test_original_config_runs_its_legacy_routes_on_loopback(graph):
 
 # ------------------------------------------------------------------ start-up errors
 def exits_with_2(graph, **params):
-    proc = graph.start("spine_bridge", params=params)
-    proc.must_live = False
-    graph.spin_until(lambda: proc.poll() is not None, what="spine_bridge to refuse to start")
-    assert proc.returncode == 2
-    out = graph.output(proc)
-    assert "panicked" not in out
-    return out
+    return graph.start_refused("spine_bridge", params=params)
 
 
 def test_bad_parameter_and_bad_config_are_clear_errors(graph, tmp_path):
