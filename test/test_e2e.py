@@ -165,6 +165,15 @@ class Stack:
     def wait_lit(self, name, timeout=TASK_TIMEOUT_S):
         self.wait(lambda: self.lit(name), f'"{name}" lit on /sim/truth', timeout)
 
+    def assert_flame_passed_taper_first(self):
+        """The flame went source -> taper -> candle in the simulator's truth: the taper
+        was lit before the candle, never the candle first."""
+        first_lit = {}
+        for i, t in enumerate(self.truths):
+            for name in t.lit:
+                first_lit.setdefault(name, i)
+        assert first_lit.get("taper", math.inf) < first_lit["candle"], first_lit
+
     def cancel(self):
         self.graph.wait_future(self.handle.cancel_goal_async(), what="the RunTask cancel response")
         return self.graph.wait_future(self.result, what="the RunTask result after cancel")
@@ -204,11 +213,7 @@ def test_flame_passing_succeeds(graph, tmp_path):
     stack.wait_lit("candle")
 
     # The flame really went source -> taper -> candle, and never the candle first.
-    first_lit = {}
-    for i, t in enumerate(stack.truths):
-        for name in t.lit:
-            first_lit.setdefault(name, i)
-    assert first_lit.get("taper", math.inf) < first_lit["candle"], first_lit
+    stack.assert_flame_passed_taper_first()
     assert stack.truths[-1].commands_dropped == 0
     # The brain went through the task's actions in order, on the topic and as feedback.
     assert subsequence(["start", "lightSelf", "lightOther"], stack.actions()), stack.summary()

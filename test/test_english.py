@@ -13,7 +13,6 @@
   it, (-50, 50, 50) mm (params/scenario_flame.json has it at (-95, 30, 45)).
 """
 import json
-import math
 
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import RunTask
@@ -65,11 +64,7 @@ def run_english_file(stack, graph, path):
     stack.result = stack.handle.get_result_async()
     stack.wait_lit("candle")
 
-    first_lit = {}
-    for i, t in enumerate(stack.truths):
-        for name in t.lit:
-            first_lit.setdefault(name, i)
-    assert first_lit.get("taper", math.inf) < first_lit["candle"], first_lit
+    stack.assert_flame_passed_taper_first()
     assert subsequence(["start", "lightSelf", "lightOther"], stack.actions()), stack.summary()
     assert all(s.task == str(path) for s in stack.states if s.active), {s.task for s in stack.states}
 
