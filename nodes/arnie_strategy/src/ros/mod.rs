@@ -8,6 +8,8 @@
 //!   [`crate::Runner`], publishes its events on `/strategy/events` and feedback, cancels.
 //! - [`counters`]: the node's `/diagnostics` counters.
 //! - [`convert`]: messages ⇄ library types (all in metres, frame `world`: no scaling).
+//! - [`node`]: [`run`], the whole node (the binary calls it), and its `setup`; `params`:
+//!   the parameters, declared once, checked at start and on every `ros2 param set`.
 //!
 //! Settings are read per goal (so `ros2 param set` applies to the next run) through a
 //! [`SettingsFn`]; the topics `wait_for` may watch are fixed at start (r2r subscriptions
@@ -16,6 +18,8 @@
 pub mod convert;
 pub mod counters;
 pub mod navigate;
+pub mod node;
+mod params;
 pub mod robot;
 pub mod server;
 
@@ -25,10 +29,11 @@ use std::time::Duration;
 
 pub use counters::Counters;
 pub use navigate::Motion;
+pub use node::run;
 pub use robot::RosRobot;
 pub use server::StrategyServer;
 
-/// The node's settings, checked (the binary converts its parameters into this).
+/// The node's settings, checked (`params` converts the parameters into this).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// Used when a goal names no file; may be empty (then such goals are rejected).
@@ -65,7 +70,7 @@ impl Default for Settings {
     }
 }
 
-/// Reads the current settings (the binary reads its live parameters).
+/// Reads the current settings (from the live parameters).
 pub type SettingsFn = Arc<dyn Fn() -> Result<Settings, String> + Send + Sync>;
 
 /// The message type of a topic `wait_for` may watch, and how it becomes JSON for
