@@ -260,7 +260,7 @@ pub fn ordinal_word(n: usize) -> String {
         return (*w).to_owned();
     }
     if (20..100).contains(&n) {
-        return if n % 10 == 0 {
+        return if n.is_multiple_of(10) {
             TENS_ORDINALS[n / 10].to_owned()
         } else {
             format!("{}-{}", TENS[n / 10], UNIT_ORDINALS[n % 10])
@@ -318,7 +318,7 @@ pub fn suggest<'a>(found: &str, candidates: impl IntoIterator<Item = &'a str>) -
             continue;
         }
         let d = distance(found, c);
-        if d <= limit && best.map_or(true, |(bd, _)| d < bd) {
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
     }

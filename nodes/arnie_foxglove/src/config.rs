@@ -118,7 +118,7 @@ impl Config {
 
     /// True when `topic` is advertised: allowed (or no allowlist) and not denied.
     pub fn advertises(&self, topic: &str) -> bool {
-        self.allow.as_ref().map_or(true, |r| r.is_match(topic))
+        self.allow.as_ref().is_none_or(|r| r.is_match(topic))
             && !self.deny.as_ref().is_some_and(|r| r.is_match(topic))
     }
 

@@ -195,7 +195,7 @@ impl MarkedMap {
     /// Forgets the marks whose time is up. Returns whether any was removed.
     pub fn expire(&mut self, now: f64) -> bool {
         let n = self.marks.len();
-        self.marks.retain(|m| m.expires_at.map_or(true, |t| now < t));
+        self.marks.retain(|m| m.expires_at.is_none_or(|t| now < t));
         self.marks.len() != n
     }
 }

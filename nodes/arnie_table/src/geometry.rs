@@ -93,7 +93,7 @@ pub fn cast(
     let (dy, dx) = angle.sin_cos();
     let mut best: Option<(f64, Hit)> = None;
     let mut take = |t: f64, h: Hit| {
-        if t <= max && best.map_or(true, |(b, _)| t < b) {
+        if t <= max && best.is_none_or(|(b, _)| t < b) {
             best = Some((t, h));
         }
     };

@@ -114,7 +114,7 @@ pub fn mismatches(offered: &QosProfile, requested: &QosProfile) -> Vec<Mismatch>
         );
     }
     if let Some(wanted) = finite(requested.deadline) {
-        if finite(offered.deadline).map_or(true, |d| d > wanted) {
+        if finite(offered.deadline).is_none_or(|d| d > wanted) {
             push(
                 Policy::Deadline,
                 duration(offered.deadline),
@@ -135,7 +135,7 @@ pub fn mismatches(offered: &QosProfile, requested: &QosProfile) -> Vec<Mismatch>
         }
     }
     if let Some(wanted) = finite(requested.liveliness_lease_duration) {
-        if finite(offered.liveliness_lease_duration).map_or(true, |d| d > wanted) {
+        if finite(offered.liveliness_lease_duration).is_none_or(|d| d > wanted) {
             push(
                 Policy::LivelinessLeaseDuration,
                 duration(offered.liveliness_lease_duration),

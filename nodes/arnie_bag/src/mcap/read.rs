@@ -168,7 +168,7 @@ impl McapFile {
             .summary
             .statistics
             .as_ref()
-            .map_or(true, |s| s.message_count > 0);
+            .is_none_or(|s| s.message_count > 0);
         if f.summary.channels.is_empty() || (has_messages && f.summary.chunk_indexes.is_empty()) {
             // A summary without what we need (optional in the spec): fall back to a scan.
             f.scan_whole()?;

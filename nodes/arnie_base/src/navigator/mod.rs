@@ -155,7 +155,7 @@ impl Navigator {
     /// [`Refused`] with the reason.
     pub fn start(&mut self, id: u64, goal: Goal, now: f64) -> Result<Vec<Output>, Refused> {
         let finite =
-            goal.x.is_finite() && goal.y.is_finite() && goal.heading.map_or(true, f64::is_finite);
+            goal.x.is_finite() && goal.y.is_finite() && goal.heading.is_none_or(f64::is_finite);
         if !finite {
             self.counters.refused += 1;
             return Err(Refused {

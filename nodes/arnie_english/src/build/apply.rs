@@ -254,7 +254,7 @@ impl Cx<'_> {
                     self.err(s, count.at, kind);
                     return;
                 }
-                objects.extend(std::iter::repeat(obj).take(n));
+                objects.extend(std::iter::repeat_n(obj, n));
             }
             Sentence::Next {
                 success,

@@ -87,7 +87,7 @@ impl Cx<'_> {
         what: &'static str,
         min: Option<f64>,
     ) -> Option<f64> {
-        let ok = n.value.is_finite() && min.map_or(true, |m| n.value >= m);
+        let ok = n.value.is_finite() && min.is_none_or(|m| n.value >= m);
         if ok {
             return Some(n.value);
         }
