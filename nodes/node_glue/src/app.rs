@@ -139,6 +139,25 @@ impl App {
         }
     }
 
+    /// Turns SIGINT and SIGTERM into the shutdown signal ([`App::shutdown`]). [`App::spin`]
+    /// calls it; a node that runs its own loop on the node calls it itself. Call inside
+    /// the app's runtime context or from a thread that is not one (it spawns on
+    /// [`App::handle`]).
+    pub fn shutdown_on_signals(&self) {
+        let trigger = self.shutdown_trigger();
+        self.runtime.spawn(async move {
+            use tokio::signal::unix::{signal, SignalKind};
+            let (Ok(mut int), Ok(mut term)) = (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+            ) else {
+                return;
+            };
+            tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
+            trigger();
+        });
+    }
+
     /// Declares the node's parameters from `defaults` (a `#[derive(RosParams)]` struct),
     /// applies `-p` / `--params-file` overrides, serves `ros2 param get/set/list`, logs
     /// every value at start and every later change. Returns the live values. Every
@@ -228,18 +247,7 @@ impl App {
     /// Spins the node on this thread until SIGINT/SIGTERM or a shutdown request, then
     /// gives tasks a moment to finish. Returns the process exit code (0).
     pub fn spin(mut self) -> i32 {
-        let tx = self.shutdown_tx.clone();
-        self.runtime.spawn(async move {
-            use tokio::signal::unix::{signal, SignalKind};
-            let (Ok(mut int), Ok(mut term)) = (
-                signal(SignalKind::interrupt()),
-                signal(SignalKind::terminate()),
-            ) else {
-                return;
-            };
-            tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
-            let _ = tx.send(true);
-        });
+        self.shutdown_on_signals();
         let down = self.shutdown();
         r2r::log_info!(&self.name, "{} running", self.name);
         while !down.is_set() {

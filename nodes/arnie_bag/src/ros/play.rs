@@ -9,7 +9,7 @@ use r2r::qos::{DurabilityPolicy, HistoryPolicy, ReliabilityPolicy};
 use r2r::{PublisherUntyped, QosProfile};
 
 use super::convert;
-use super::term::{on_signals, Keyboard};
+use super::term::Keyboard;
 use super::PLAYER_NODE;
 use crate::cli::PlayArgs;
 use crate::player::{play_topics, BagSource, PlayMessage};
@@ -47,7 +47,8 @@ pub fn run(args: PlayArgs) -> u8 {
             return 1;
         }
     };
-    on_signals(&app);
+    // record and play run their own loop on the node.
+    app.shutdown_on_signals();
     let mut pubs: HashMap<String, PublisherUntyped> = HashMap::new();
     for t in play_topics(&bag, &args.options) {
         if !t.qos_from_recording {

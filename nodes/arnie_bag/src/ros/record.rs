@@ -16,7 +16,7 @@ use futures::{FutureExt, Stream, StreamExt};
 use node_glue::App;
 
 use super::convert;
-use super::term::{on_signals, Keyboard};
+use super::term::Keyboard;
 use super::RECORDER_NODE;
 use crate::cli::RecordArgs;
 use crate::filter::Skip;
@@ -75,7 +75,8 @@ pub fn run(args: RecordArgs) -> u8 {
             return 1;
         }
     };
-    on_signals(&app);
+    // record and play run their own loop on the node.
+    app.shutdown_on_signals();
     let (tx, rx) = sync_channel(WRITER_QUEUE);
     let writer = std::thread::Builder::new()
         .name("arnie_bag-writer".into())

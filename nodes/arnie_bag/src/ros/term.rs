@@ -1,28 +1,9 @@
-//! The keyboard (raw terminal mode, restored on drop) and SIGINT/SIGTERM.
+//! The keyboard (raw terminal mode, restored on drop).
 
 use std::io::Read;
 use std::sync::mpsc::{channel, Receiver};
 
-use node_glue::App;
-
 use crate::keys::{Key, KeyReader};
-
-/// Turns SIGINT and SIGTERM into the app's shutdown signal (as `App::spin` does; record
-/// and play run their own loop on the node).
-pub fn on_signals(app: &App) {
-    let trigger = app.shutdown_trigger();
-    app.handle().spawn(async move {
-        use tokio::signal::unix::{signal, SignalKind};
-        let (Ok(mut int), Ok(mut term)) = (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        ) else {
-            return;
-        };
-        tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
-        trigger();
-    });
-}
 
 /// Keys from stdin when it is a terminal: the terminal is put in raw mode (no echo, no
 /// line buffering; Ctrl-C still signals) until this is dropped.

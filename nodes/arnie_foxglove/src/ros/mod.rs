@@ -409,18 +409,7 @@ fn run(app: &mut App) -> Result<(), node_glue::Error> {
                     .with("other_sdk_errors", c.other_sdk_errors.get()),
             ]
         });
-        let trigger = app.shutdown_trigger();
-        rt.spawn(async move {
-            use tokio::signal::unix::{signal, SignalKind};
-            let (Ok(mut int), Ok(mut term)) = (
-                signal(SignalKind::interrupt()),
-                signal(SignalKind::terminate()),
-            ) else {
-                return;
-            };
-            tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
-            trigger();
-        });
+        app.shutdown_on_signals();
     }
     let mut bridge = Bridge {
         shared: shared.clone(),
