@@ -86,6 +86,18 @@ pub struct Ros {
 }
 
 impl Ros {
+    /// `program` where this environment's `PATH` has it (not the caller's `PATH`).
+    pub fn which(&self, l: &Layout, program: &str) -> Option<PathBuf> {
+        let path = self
+            .vars(l)
+            .into_iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v)?;
+        std::env::split_paths(&path)
+            .map(|d| d.join(program))
+            .find(|p| p.exists())
+    }
+
     /// The variables a shell, a build and a node need, in a stable order. Values are
     /// computed only from the layout (not from what a previous `eval` exported), so
     /// r2r's build scripts see identical values and do not rebuild.

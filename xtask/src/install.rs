@@ -502,7 +502,7 @@ const COLCON: &str = "colcon-common-extensions==0.3.0";
 /// `.cargo/config.toml` is untouched, and prints the time. colcon comes from PyPI into the
 /// wheel venv (pinned) when it is not installed.
 pub fn colcon_check(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
-    let colcon = match which_in(layout, ros, "colcon") {
+    let colcon = match ros.which(layout, "colcon") {
         Some(c) => c,
         None if ros.kind == Kind::Wheels => {
             eprintln!("xtask: colcon-check: installing {COLCON} into .ros/venv");
@@ -569,17 +569,6 @@ pub fn colcon_check(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
     println!("| executables installed | {found}, none missing |");
     println!("| .cargo/config.toml | untouched |");
     Ok(())
-}
-
-fn which_in(layout: &Layout, ros: &Ros, program: &str) -> Option<PathBuf> {
-    let path = ros
-        .vars(layout)
-        .into_iter()
-        .find(|(k, _)| k == "PATH")
-        .map(|(_, v)| v)?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(program))
-        .find(|p| p.exists())
 }
 
 #[cfg(test)]

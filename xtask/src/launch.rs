@@ -198,14 +198,7 @@ pub fn ros2_cli(layout: &Layout, ros: &Ros) -> Option<PathBuf> {
     if std::env::var("ARNIE_LAUNCHER").as_deref() == Ok("xtask") {
         return None;
     }
-    let path = ros
-        .vars(layout)
-        .into_iter()
-        .find(|(k, _)| k == "PATH")
-        .map(|(_, v)| v)?;
-    std::env::split_paths(&path)
-        .map(|d| d.join("ros2"))
-        .find(|p| p.exists())
+    ros.which(layout, "ros2")
 }
 
 /// Starts `ros2 launch PACKAGE FILE args...` with the ROS environment and `extra_env`.
