@@ -222,11 +222,20 @@ class Graph:
         return proc.log.read()
 
     def stop(self, proc, timeout=10.0):
-        """SIGINT and wait; returns the exit code (SIGKILL after `timeout`). A launcher's
-        whole process group goes too."""
+        """SIGINT and wait; returns the exit code (SIGKILL after `timeout`). A launcher gets
+        what Ctrl-C in its terminal sends: SIGINT to its whole process group (the launcher
+        and its nodes). A SIGINT to `ros2 launch` alone is sometimes never handled when
+        it runs under Popen (ros2/launch#495: seen here twice in full runs, the launch log
+        without its "user interrupted" line after 60 s). The group is SIGKILLed at the end."""
         proc.must_live = False
         if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
+            if getattr(proc, "group", False):
+                try:
+                    os.killpg(proc.pid, signal.SIGINT)
+                except ProcessLookupError:
+                    pass
+            else:
+                proc.send_signal(signal.SIGINT)
             try:
                 proc.wait(timeout)
             except subprocess.TimeoutExpired:

@@ -90,8 +90,7 @@ def test_ros2_launch_and_xtask_launch_bring_up_the_same_nodes(graph, tmp_path):
         proc = graph.launch(*launcher_cmd(launcher, "arnie.launch.xml", *args), name=launcher)
         graph.wait_for_nodes([f"/cmp/{n}" for n in ARM_NODES], STARTUP_S)
         seen[launcher] = snapshot(graph, "/cmp", ARM_NODES)
-        # A generous wait: under load (the CI's stress runs two busy loops on the 2 cores)
-        # launch's SIGINT -> SIGTERM escalation alone can take its 2 x 5 s.
+        # Ctrl-C as in a terminal (the whole group); a generous wait for a loaded machine.
         assert graph.stop(proc, timeout=60.0) == 0, graph.output(proc)
         graph.spin_until(lambda: not any(n.startswith("/cmp/") for n in graph.node_names()), 30.0, "the nodes gone")
     for n in ARM_NODES:
