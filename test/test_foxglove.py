@@ -292,3 +292,20 @@ async def scenario(g):
         await c1.close()
     log = g.output(bridge)
     assert "refused" in log or "not allowed" in log, log[-3000:]
+
+
+def test_parameters_are_checked_at_start_and_read_only_after(graph):
+    """Every parameter is checked at start (exit 2 with the reason) and read only at start:
+    `ros2 param set` is refused, saying so, and the value is kept."""
+    graph.start_refused("arnie_foxglove", params={"port": free_tcp_port(), "discovery_ms": 0},
+                        expect="discovery_ms must be in 10..=60000 [ms], got 0")
+    graph.start_refused("arnie_foxglove", params={"port": free_tcp_port(), "topic_deny": "("},
+                        expect="topic_deny")
+    port = free_tcp_port()
+    bridge = graph.start("arnie_foxglove", params={"port": port, "discovery_ms": 200})
+    graph.param_refused("/arnie_foxglove", "discovery_ms", "20", "read only at start")
+    graph.param_refused("/arnie_foxglove", "port", "1", "read only at start")
+    assert graph.param("get", "/arnie_foxglove", "port").stdout.strip().endswith(str(port))
+    described = graph.param("describe", "/arnie_foxglove", "discovery_ms").stdout
+    assert "10..=60000" in described and "Start only" in described, described
+    assert graph.stop(bridge) == 0

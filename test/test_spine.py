@@ -344,6 +344,20 @@ def test_bad_parameter_and_bad_config_are_clear_errors(graph, tmp_path):
     path.write_text(json.dumps(bad))
     out = exits_with_2(graph, config_file=str(path), loopback=True)
     assert "interfaces.output.arm" in out and "treshold" in out
+    out = exits_with_2(graph, config_file=str(ORIGINAL), loopback=True, diagnostics_period_ms=0)
+    assert "diagnostics_period_ms must be in 10..=600000 [ms], got 0" in out
+
+
+def test_parameters_are_read_only_after_start(graph):
+    """The sockets are bound and the config loaded once: `ros2 param set` is refused,
+    saying so, and the value is kept."""
+    ins, outs = reference_ports(json.loads(ORIGINAL.read_text()))
+    proc = graph.start("spine_bridge", params={"config_file": str(ORIGINAL), "loopback": True,
+                                               "port_offset": pick_offset(ins + outs)})
+    graph.param_refused("/spine_bridge", "m_per_unit", "1.0", "read only at start")
+    graph.param_refused("/spine_bridge", "diagnostics_period_ms", "50", "read only at start")
+    assert "0.001" in graph.param("get", "/spine_bridge", "m_per_unit").stdout
+    assert graph.stop(proc) == 0
 
 
 # ------------------------------------------------------------------ re-send

@@ -314,19 +314,31 @@ fn check_ros_args(args: impl Iterator<Item = String>) -> Result<(), Error> {
 /// Runs a node's `main`: builds it with `setup` and spins it. A set-up error becomes
 /// one clear line (stderr and the ROS log) and exit code 2; never a panic.
 pub fn main_with(name: &str, setup: impl FnOnce(&mut App) -> Result<(), Error>) -> ! {
+    exit_with(name, |mut app| {
+        setup(&mut app)?;
+        Ok(app.spin())
+    })
+}
+
+/// As [`main_with`], for a node that runs its own loop on the node instead of
+/// [`App::spin`] (one that creates subscriptions while it runs, as `arnie_foxglove`):
+/// `run` sets the node up, loops until [`App::shutdown`] is set and returns. Exit code 0,
+/// or 2 with one clear line when `run` fails.
+pub fn main_with_loop(name: &str, run: impl FnOnce(&mut App) -> Result<(), Error>) -> ! {
+    exit_with(name, |mut app| run(&mut app).map(|()| 0))
+}
+
+fn exit_with(name: &str, body: impl FnOnce(App) -> Result<i32, Error>) -> ! {
     let code = match App::new(name) {
         Err(e) => {
             eprintln!("{name}: cannot start: {e}");
             2
         }
-        Ok(mut app) => match setup(&mut app) {
-            Ok(()) => app.spin(),
-            Err(e) => {
-                r2r::log_error!(name, "cannot start: {e}");
-                eprintln!("{name}: cannot start: {e}");
-                2
-            }
-        },
+        Ok(app) => body(app).unwrap_or_else(|e| {
+            r2r::log_error!(name, "cannot start: {e}");
+            eprintln!("{name}: cannot start: {e}");
+            2
+        }),
     };
     std::process::exit(code)
 }

@@ -47,5 +47,5 @@ pub mod topics;
 pub mod tracker;
 
 mod app;
-pub use app::{main_with, App, Error, Shutdown};
+pub use app::{main_with, main_with_loop, App, Error, Shutdown};
 pub use r2r;

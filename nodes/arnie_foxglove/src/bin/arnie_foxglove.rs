@@ -1,6 +1,6 @@
 //! `arnie_foxglove`: serves the ROS 2 graph to Foxglove over WebSocket
-//! (`ws://127.0.0.1:8765` by default). All behaviour is in the library and its `ros` module.
+//! (`ws://127.0.0.1:8765` by default). The glue lives in [`arnie_foxglove::ros`].
 
 fn main() {
-    std::process::exit(arnie_foxglove::ros::main())
+    arnie_foxglove::ros::run()
 }

@@ -25,9 +25,9 @@ use node_glue::diagnostics::Status as DiagStatus;
 use node_glue::App;
 use r2r::qos::{DurabilityPolicy, ReliabilityPolicy};
 use r2r::rcl_interfaces::srv::{GetParameters, ListParameters, SetParameters};
-use r2r::{QosProfile, RosParams};
+use r2r::QosProfile;
 
-use crate::config::{ros_type_name, Config, Settings};
+use crate::config::{ros_type_name, Config};
 use crate::demand::{Change, Demand, StormGuard};
 use crate::hostile::{Counters, RateLimit, SdkLog};
 use crate::latched::LastMessages;
@@ -36,8 +36,10 @@ use crate::schema::Schemas;
 
 mod bridge;
 mod param_services;
+mod params;
 use bridge::Bridge;
 use param_services::{get_params, set_params, ParamClients, ParamHandler};
+use params::FoxgloveParams;
 
 /// The node's name.
 pub const NODE: &str = "arnie_foxglove";
@@ -46,43 +48,6 @@ pub const NODE: &str = "arnie_foxglove";
 const PENDING_LIMIT: usize = 64;
 /// How long a parameter request waits for a node's parameter services.
 const PARAM_TIMEOUT: Duration = Duration::from_secs(3);
-
-/// The node's parameters (read once at start).
-#[derive(RosParams, Debug, Clone)]
-struct Params {
-    /// Address to bind: 127.0.0.1 = this machine only; 0.0.0.0 = every interface (anyone on the network sees every topic and may set parameters)
-    address: String,
-    /// TCP port of the WebSocket server (0 = any free port)
-    port: i64,
-    /// Regex of the topics advertised (whole name; empty = all)
-    topic_allow: String,
-    /// Regex of the topics never advertised (whole name; empty = none)
-    topic_deny: String,
-    /// Regex of the topics a client may publish on (whole name; empty = none)
-    publish_allow: String,
-    /// Messages kept per latched topic for clients that subscribe late
-    latched_depth: i64,
-    /// Subscribe/unsubscribe operations per client and second counted as a storm above this
-    storm_ops_per_s: i64,
-    /// Graph polling period for new and gone topics [ms]
-    discovery_ms: i64,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        let s = Settings::default();
-        Params {
-            address: s.address,
-            port: s.port,
-            topic_allow: s.topic_allow,
-            topic_deny: s.topic_deny,
-            publish_allow: s.publish_allow,
-            latched_depth: s.latched_depth,
-            storm_ops_per_s: s.storm_ops_per_s,
-            discovery_ms: 500,
-        }
-    }
-}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -297,45 +262,29 @@ impl ServerListener for Listener {
     fn on_client_disconnect(&self) {}
 }
 
-/// Runs the node until SIGINT/SIGTERM; returns the exit code (0; 2 when it cannot start).
-pub fn main() -> i32 {
-    let mut app = match App::new(NODE) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("{NODE}: cannot start: {e}");
-            return 2;
-        }
-    };
-    match run(&mut app) {
-        Ok(()) => 0,
-        Err(e) => {
-            r2r::log_error!(NODE, "cannot start: {e}");
-            eprintln!("{NODE}: cannot start: {e}");
-            2
-        }
-    }
+/// Runs the node until SIGINT/SIGTERM, then exits the process (exit 2 when it cannot
+/// start, naming the reason). All the binary calls.
+pub fn run() -> ! {
+    node_glue::main_with_loop(NODE, serve)
 }
 
-fn run(app: &mut App) -> Result<(), node_glue::Error> {
+/// Sets the node up and runs its loop until shutdown: one thread owns the node and
+/// spins it, polls the graph and creates subscriptions and publishers as clients ask.
+///
+/// # Errors
+/// Invalid parameters (the reason names the parameter), a port that cannot be bound,
+/// or a ROS entity that could not be created.
+pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
     use node_glue::Error;
-    let live = app.parameters(Params::default())?;
-    let p = lock(&live).clone();
-    let settings = Settings {
-        address: p.address.clone(),
-        port: p.port,
-        topic_allow: p.topic_allow.clone(),
-        topic_deny: p.topic_deny.clone(),
-        publish_allow: p.publish_allow.clone(),
-        latched_depth: p.latched_depth,
-        storm_ops_per_s: p.storm_ops_per_s,
+    let (config, poll, publish_allow) = {
+        let live = app.parameters_checked(FoxgloveParams::default(), params::rules())?;
+        let p = lock(&live);
+        (
+            p.config().map_err(Error::Parameter)?,
+            p.discovery().map_err(Error::Parameter)?,
+            p.settings().publish_allow,
+        )
     };
-    let config = Config::new(&settings).map_err(|e| Error::Parameter(e.to_string()))?;
-    if !(10..=60_000).contains(&p.discovery_ms) {
-        return Err(Error::Parameter(format!(
-            "discovery_ms: {} is not in 10..=60000",
-            p.discovery_ms
-        )));
-    }
     let counters = Arc::new(Counters::default());
     SdkLog::new(
         counters.clone(),
@@ -377,7 +326,7 @@ fn run(app: &mut App) -> Result<(), node_glue::Error> {
     let url = format!("ws://{}:{}", config.address, handle.port());
     r2r::log_info!(NODE, "serving the ROS graph to Foxglove on {url} (open Foxglove, Open connection, Foxglove WebSocket, {url})");
     if config.exposed() {
-        r2r::log_warn!(NODE, "bound to {}: every machine that reaches this port sees every advertised topic, may set parameters and publish on {:?}", config.address, settings.publish_allow);
+        r2r::log_warn!(NODE, "bound to {}: every machine that reaches this port sees every advertised topic, may set parameters and publish on {:?}", config.address, publish_allow);
     }
     let handle = Arc::new(handle);
     let diagnostics = app.diagnostics()?;
@@ -422,7 +371,6 @@ fn run(app: &mut App) -> Result<(), node_glue::Error> {
         rt: rt.clone(),
     };
     let down = app.shutdown();
-    let poll = Duration::from_millis(p.discovery_ms as u64);
     let mut next_poll = Instant::now();
     let mut retry = false;
     while !down.is_set() {

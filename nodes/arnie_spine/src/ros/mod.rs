@@ -1,8 +1,10 @@
 //! The ROS 2 glue (feature `ros`): sockets, topics and `/diagnostics` around the pure
-//! [`Router`]. The binary `spine_bridge` reads its parameters into [`Settings`] and calls
-//! [`start`]; everything that touches a socket or r2r lives here.
+//! [`Router`]. The binary `spine_bridge` only calls [`run`]: [`setup`] reads the
+//! parameters (`params`) into [`Settings`] and calls [`start`]; everything that touches
+//! a socket or r2r lives here.
 //!
 //! # Layout
+//! - `params`: the node's parameters, declared once, checked at start; all start only.
 //! - [`convert`]: global-frame items \[mm\] ⇄ `PointStamped` / `Coordinates` \[m\], the
 //!   one place metres meet millimetres (through [`Scale`]).
 //! - [`bridge`]: the shared state (the router behind a mutex, the sender socket, glue
@@ -32,6 +34,7 @@
 
 pub mod bridge;
 pub mod convert;
+mod params;
 pub mod status;
 
 use std::path::PathBuf;
@@ -64,6 +67,31 @@ pub struct Settings {
     /// `Some(1..=99)`: run the I/O thread (every input task) with SCHED_FIFO at this
     /// priority; `None`: normal scheduling.
     pub io_rt_priority: Option<i32>,
+}
+
+/// The node's name (and the log target).
+pub const NODE: &str = "spine_bridge";
+
+/// Runs the spine bridge until shutdown, then exits the process (exit 2 on bad
+/// parameters or a config that does not load, naming the reason).
+pub fn run() -> ! {
+    node_glue::main_with(NODE, setup)
+}
+
+/// Reads the parameters (checked; all start only) and [`start`]s the bridge.
+///
+/// # Errors
+/// As [`start`], and invalid parameters (the reason names the parameter and the value).
+pub fn setup(app: &mut App) -> Result<(), Error> {
+    let params = app.parameters_checked(params::SpineParams::default(), params::rules())?;
+    let settings = {
+        let p = params
+            .lock()
+            .map_err(|_| Error::Setup("parameters poisoned".into()))?;
+        Settings::try_from(&*p).map_err(Error::Parameter)?
+    };
+    node_glue::r2r::log_info!(app.name(), "settings: {settings:?}");
+    start(app, settings)
 }
 
 /// Loads the config, binds every input, creates the publishers and subscriptions and
