@@ -13,9 +13,14 @@
 //! `ros` feature test checks them against r2r's generated constants (which come from the
 //! same files through rosidl), so a stale copy cannot go unnoticed. No ROS is needed
 //! to build or use the crate.
+//!
+//! [`units::Scale`] is the interfaces' other convention in one place: topics are in
+//! metres (REP 103), and every node converts its own length unit with it.
 #![deny(missing_docs)]
 
 include!(concat!(env!("OUT_DIR"), "/constants.rs"));
+
+pub mod units;
 
 /// The name of `value` in a section's `ALL` table, `None` when no constant has it (e.g.
 /// an outcome code from a newer peer). The first match when two constants share a value.

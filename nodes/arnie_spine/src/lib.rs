@@ -14,13 +14,15 @@
 //! - [`forward`]: [`forward::Router`], the state machine: datagram or topic value in,
 //!   datagrams to send and values to publish out.
 //! - [`counters`]: per-interface counters and their `(key, value)` list for /diagnostics.
-//! - [`units`]: [`units::Scale`], the one mm ⇄ m conversion, used at the topic edge.
+//! - [`units`]: [`units::Scale`], the one mm ⇄ m conversion every node shares
+//!   (`arnie_constants::units`), used at the topic edge.
 //! - `ros` (feature `ros`, off for `--no-default-features`): the node's glue around
-//!   the router: sockets, topics, `/diagnostics`. The binary `spine_bridge` only reads
-//!   its parameters and calls `ros::start`.
+//!   the router: parameters, sockets, topics, `/diagnostics`. The binary `spine_bridge`
+//!   only calls `ros::run`.
 //!
 //! # Example (what the glue does per datagram)
 //! ```
+//! use arnie_spine::units::items_to_m;
 //! use arnie_spine::{wire, Config, Format, Limits, Router, Scale};
 //!
 //! let config = Config::from_json(r#"{
@@ -43,7 +45,7 @@
 //!     assert_eq!(emit.bytes, b"-2,1,3");
 //! }
 //! if let Some(global_mm) = routed.publish {
-//!     let global_m = Scale::default().to_m(&global_mm); // publish as PointStamped
+//!     let global_m = items_to_m(Scale::default(), &global_mm); // publish as PointStamped
 //!     assert!((global_m[0][0] + 0.002).abs() < 1e-12);
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())

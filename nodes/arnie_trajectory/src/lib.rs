@@ -12,7 +12,7 @@
 //! - [`config`]: [`RawTrajectoryConfig`] (as written) → [`TrajectoryConfig`] (checked).
 //! - [`goal`]: accept or reject a target (NaN, workspace, no/stale arm position).
 //! - [`legacy`]: the plain target topic: repeats ignored, newest target preempts.
-//! - [`units`]: the one mm ↔ m scale ([`units::MM_PER_M`]).
+//! - [`units`]: the one mm ↔ m scale ([`units::SCALE`], the shared `arnie_constants::units::Scale`).
 //! - [`error`]: [`TrajectoryError`], the crate's one error enum.
 //! - `ros` (feature `ros`, the node's glue; the only module that uses r2r): parameters,
 //!   the `MoveTo` server, the arm position, `/diagnostics` counters.

@@ -1,26 +1,29 @@
-//! The one scale between ROS topics (metres, REP 103) and the library (millimetres).
+//! The scale between ROS topics (metres, REP 103) and the library (millimetres): the
+//! shared [`Scale::MILLIMETRES`] (`arnie_constants::units`, the one conversion every node
+//! uses), for `nalgebra` points.
 //!
 //! The library works in millimetres only; the node converts with these helpers exactly
 //! once, at the topic edge.
 
+use arnie_constants::units::Scale;
 use nalgebra::Point3;
 
-/// Millimetres per metre: the only scale used between topics and the library.
-pub const MM_PER_M: f64 = 1000.0;
+/// The library's lengths are millimetres.
+pub const SCALE: Scale = Scale::MILLIMETRES;
 
 /// Metres (topic) → millimetres (library).
 pub fn m_to_mm(p_m: Point3<f64>) -> Point3<f64> {
-    p_m * MM_PER_M
+    Point3::from(SCALE.point_from_m(p_m.into()))
 }
 
 /// Millimetres (library) → metres (topic).
 pub fn mm_to_m(p_mm: Point3<f64>) -> Point3<f64> {
-    p_mm / MM_PER_M
+    Point3::from(SCALE.point_to_m(p_mm.into()))
 }
 
 /// A millimetre scalar (e.g. a tracking error) → metres.
 pub fn scalar_mm_to_m(v_mm: f64) -> f64 {
-    v_mm / MM_PER_M
+    SCALE.to_m(v_mm)
 }
 
 #[cfg(test)]

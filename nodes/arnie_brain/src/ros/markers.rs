@@ -43,7 +43,7 @@ pub async fn run(
             .seen_now(s.observation_timeout)
             .iter()
             .map(|o| Observation {
-                position_mm: scale.to_units(o.position_m),
+                position_mm: super::to_units(scale, o.position_m),
                 confidence: o.confidence,
             })
             .collect();

@@ -40,32 +40,17 @@ pub use node::{run, setup, NODE};
 pub use server::BrainServer;
 
 /// Metres per instructions unit (`m_per_unit`; 0.001 for the millimetres of
-/// instructions.json).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Scale {
-    m_per_unit: f64,
+/// instructions.json): the one length scale every node shares.
+pub use arnie_constants::units::Scale;
+
+/// Instructions units → metres.
+pub(crate) fn to_m(scale: Scale, p_units: Point3<f64>) -> Point3<f64> {
+    Point3::from(scale.point_to_m(p_units.into()))
 }
 
-impl Scale {
-    /// `None` unless `m_per_unit` is finite and > 0.
-    pub fn new(m_per_unit: f64) -> Option<Self> {
-        (m_per_unit.is_finite() && m_per_unit > 0.0).then_some(Scale { m_per_unit })
-    }
-
-    /// Metres per instructions unit.
-    pub fn m_per_unit(&self) -> f64 {
-        self.m_per_unit
-    }
-
-    /// Metres → instructions units.
-    pub fn to_units(&self, p_m: Point3<f64>) -> Point3<f64> {
-        p_m / self.m_per_unit
-    }
-
-    /// Instructions units → metres.
-    pub fn to_m(&self, p_units: Point3<f64>) -> Point3<f64> {
-        p_units * self.m_per_unit
-    }
+/// Metres → instructions units.
+pub(crate) fn to_units(scale: Scale, p_m: Point3<f64>) -> Point3<f64> {
+    Point3::from(scale.point_from_m(p_m.into()))
 }
 
 /// The node's settings for one run, checked (`params` converts the parameters).
@@ -102,11 +87,11 @@ mod tests {
     fn scale_round_trips_and_refuses_nonsense() {
         let s = Scale::new(0.001).unwrap();
         assert_eq!(
-            s.to_m(Point3::new(-95.0, 30.0, 45.0)),
+            to_m(s, Point3::new(-95.0, 30.0, 45.0)),
             Point3::new(-0.095, 0.03, 0.045)
         );
         let p = Point3::new(0.08, 0.06, 0.04);
-        assert!((s.to_units(p) - Point3::new(80.0, 60.0, 40.0)).norm() < 1e-9);
+        assert!((to_units(s, p) - Point3::new(80.0, 60.0, 40.0)).norm() < 1e-9);
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             assert!(Scale::new(bad).is_none(), "{bad}");
         }

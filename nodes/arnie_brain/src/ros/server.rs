@@ -392,13 +392,13 @@ impl BrainServer {
         let arm = self
             .inputs
             .arm_m(now, s.position_timeout)
-            .map(|p| s.scale.to_units(p));
+            .map(|p| super::to_units(s.scale, p));
         let seen: Vec<Observation> = self
             .inputs
             .seen(now, s.observation_timeout)
             .iter()
             .map(|o: &Seen| Observation {
-                position_mm: s.scale.to_units(o.position_m),
+                position_mm: super::to_units(s.scale, o.position_m),
                 confidence: o.confidence,
             })
             .collect();
@@ -420,7 +420,7 @@ impl BrainServer {
             self.mover
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .go(s.scale.to_m(t));
+                .go(super::to_m(s.scale, t));
         }
         let snap = task.brain.state();
         self.remember(&snap, s.scale);

@@ -17,7 +17,7 @@ use crate::{Event, Mismatch, Outcome, ResetCause, Snapshot};
 
 /// The message for `snap`, with the events of the tick that produced it.
 pub fn state_msg(task: &str, snap: &Snapshot, events: &[Event], scale: Scale) -> BrainState {
-    let target = snap.target_mm.map(|t| scale.to_m(t));
+    let target = snap.target_mm.map(|t| super::to_m(scale, t));
     BrainState {
         header: time::header(topics::WORLD_FRAME),
         task: task.to_owned(),
@@ -50,11 +50,7 @@ pub fn state_msg(task: &str, snap: &Snapshot, events: &[Event], scale: Scale) ->
 
 /// A variable's values in metres: x, y, z scaled, the rest (a confidence) unchanged.
 fn values_m(values_mm: &[f64], scale: Scale) -> Vec<f64> {
-    values_mm
-        .iter()
-        .enumerate()
-        .map(|(i, v)| if i < 3 { v * scale.m_per_unit() } else { *v })
-        .collect()
+    scale.xyz_to_m(values_mm)
 }
 
 fn point(p: Point3<f64>) -> Point {
@@ -104,7 +100,7 @@ pub fn event_msg(ev: &Event, scale: Scale) -> BrainEvent {
     };
     let target = |t: &Point3<f64>, m: &mut BrainEvent| {
         m.has_target = true;
-        m.target = point(scale.to_m(*t));
+        m.target = point(super::to_m(scale, *t));
     };
     m.kind = match ev {
         Event::ActionStarted { repeats, .. } => {
@@ -125,7 +121,7 @@ pub fn event_msg(ev: &Event, scale: Scale) -> BrainEvent {
             ..
         } => {
             m.has_arm = true;
-            m.arm = point(scale.to_m(*arm_mm));
+            m.arm = point(super::to_m(scale, *arm_mm));
             target(target_mm, &mut m);
             m.count = u64::from(*retries);
             BrainEvent::VERIFICATION_FAILED as u8

@@ -4,6 +4,7 @@
 use r2r::arnie_interfaces::msg::{Coordinate, Coordinates};
 use r2r::geometry_msgs::msg::{Point, PointStamped};
 
+use crate::units::{items_from_m, items_to_m};
 use crate::{Item, Scale};
 
 /// A `PointStamped` \[m\] from the first item's x y z \[mm\]; `None` if the first item has
@@ -21,8 +22,7 @@ pub fn point_msg(global_mm: &[Item], scale: Scale, frame_id: &str) -> Option<Poi
 pub fn coordinates_msg(global_mm: &[Item], scale: Scale, frame_id: &str) -> Coordinates {
     Coordinates {
         header: node_glue::time::header(frame_id),
-        items: scale
-            .to_m(global_mm)
+        items: items_to_m(scale, global_mm)
             .into_iter()
             .map(|values| Coordinate { values })
             .collect(),
@@ -38,7 +38,7 @@ pub fn items_from_point(msg: &PointStamped, scale: Scale) -> Vec<Item> {
 /// Every item \[mm\] of a `Coordinates` \[m\].
 pub fn items_from_coordinates(msg: &Coordinates, scale: Scale) -> Vec<Item> {
     let items: Vec<Item> = msg.items.iter().map(|c| c.values.clone()).collect();
-    scale.from_m(&items)
+    items_from_m(scale, &items)
 }
 
 #[cfg(test)]

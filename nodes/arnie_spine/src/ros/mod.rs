@@ -242,7 +242,7 @@ fn log_summary(name: &str, settings: &Settings, config: &Config) {
         config.inputs.len(),
         config.outputs.len(),
         config.connections.len(),
-        settings.scale.m_per_unit,
+        settings.scale.m_per_unit(),
         settings.frame_id
     );
     for (i, input) in config.inputs.iter().enumerate() {

@@ -57,7 +57,7 @@ impl Default for SpineParams {
             config_file: "params/spine_sim.json".into(),
             loopback: false,
             port_offset: 0,
-            m_per_unit: Scale::MILLIMETRES.m_per_unit,
+            m_per_unit: Scale::MILLIMETRES.m_per_unit(),
             max_datagram: Limits::default().max_datagram as i64,
             recv_buffer_bytes: 1 << 20,
             frame_id: topics::WORLD_FRAME.into(),

@@ -42,7 +42,7 @@ impl StatusBuilder {
                 "port_offset",
                 settings.loopback.map(|m| m.port_offset).unwrap_or(0),
             )
-            .with("m_per_unit", settings.scale.m_per_unit)
+            .with("m_per_unit", settings.scale.m_per_unit())
             .with("address_clashes", c.address_clashes().len());
             (s, c.inputs.len() + c.outputs.len())
         };
