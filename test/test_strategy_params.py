@@ -6,6 +6,8 @@ with the reason and the value stays; a start-only parameter says so; a valid val
 taken; `ros2 param describe` shows the range and when a change takes effect.
 """
 import pytest
+from diagnostic_msgs.msg import DiagnosticArray
+
 from conftest import require_ros2
 
 NODE = "/strategy"
@@ -21,9 +23,19 @@ def test_a_bad_value_at_start_is_refused_with_the_reason(graph, params, reason):
     graph.start_refused("strategy", params=params, expect=reason)
 
 
+def parameters_status(diags):
+    """The counters of the last `strategy: parameters` status seen, or None."""
+    for array in reversed(diags):
+        for s in array.status:
+            if s.name == "strategy: parameters":
+                return {kv.key: int(kv.value) for kv in s.values}
+    return None
+
+
 def test_param_set_is_checked(graph):
     require_ros2()
-    graph.start("strategy")
+    diags = graph.collect(DiagnosticArray, "/diagnostics")
+    proc = graph.start("strategy")
     graph.wait_for_nodes([NODE])
 
     for name, value, reason in [
@@ -49,3 +61,9 @@ def test_param_set_is_checked(graph):
     assert "Set parameter successful" in r.stdout, r.stdout + r.stderr
     r = graph.param("get", NODE, "match_time_s")
     assert "Double value is: 30.0" in r.stdout, r.stdout + r.stderr
+
+    # Every set is counted on /diagnostics (7 refused, 1 applied) and each refusal logged.
+    want = {"parameter_sets_applied": 1, "parameter_sets_refused": 7}
+    graph.spin_until(lambda: parameters_status(diags) == want, 15.0,
+                     f"the parameters status {want} (last: {parameters_status(diags)})")
+    assert "ros2 param set refused" in graph.output(proc)

@@ -72,6 +72,7 @@ pub struct App {
     runtime: tokio::runtime::Runtime,
     shutdown_tx: Arc<watch::Sender<bool>>,
     qos_watch: crate::qos_check::QosWatch,
+    param_counters: Arc<crate::params::ParamCounters>,
 }
 
 impl App {
@@ -103,6 +104,7 @@ impl App {
             runtime,
             shutdown_tx: Arc::new(tx),
             qos_watch,
+            param_counters: Arc::default(),
         })
     }
 
@@ -183,10 +185,10 @@ impl App {
     {
         use futures::StreamExt;
         let params = Arc::new(Mutex::new(defaults));
-        let checked = Arc::new(Mutex::new(crate::params::Checked::new(
-            params.clone(),
-            rules,
-        )));
+        let checked = Arc::new(Mutex::new(
+            crate::params::Checked::new(params.clone(), rules)
+                .counted(&self.name, self.param_counters.clone()),
+        ));
         let (handler, mut changes) = self.node.make_derived_parameter_handler(checked.clone())?;
         checked
             .lock()
@@ -215,7 +217,9 @@ impl App {
     /// A `/diagnostics` publisher for this node.
     pub fn diagnostics(&mut self) -> Result<crate::diagnostics::Diagnostics, Error> {
         let diagnostics = crate::diagnostics::Diagnostics::new(&mut self.node, &self.name)?;
-        Ok(diagnostics.with_qos(self.qos_watch.counters()))
+        Ok(diagnostics
+            .with_qos(self.qos_watch.counters())
+            .with_params(self.param_counters.clone()))
     }
 
     /// Subscribes to `topic` (as `node.subscribe`) and checks the QoS of its publishers

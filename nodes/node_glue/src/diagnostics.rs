@@ -89,6 +89,7 @@ pub struct Diagnostics {
     node_name: String,
     publisher: r2r::Publisher<DiagnosticArray>,
     qos: Option<std::sync::Arc<crate::qos_check::QosCounters>>,
+    params: Option<std::sync::Arc<crate::params::ParamCounters>>,
 }
 
 impl Diagnostics {
@@ -102,6 +103,7 @@ impl Diagnostics {
             node_name: node_name.to_string(),
             publisher,
             qos: None,
+            params: None,
         })
     }
 
@@ -112,12 +114,22 @@ impl Diagnostics {
         self
     }
 
-    /// Publishes one array with all `statuses` (and the `qos` status, if set).
+    /// Adds the `parameters` status (refused and applied `ros2 param set` calls, see
+    /// [`crate::params::ParamCounters`]) to every array published.
+    pub fn with_params(mut self, counters: std::sync::Arc<crate::params::ParamCounters>) -> Self {
+        self.params = Some(counters);
+        self
+    }
+
+    /// Publishes one array with all `statuses` (and the `qos` and `parameters`
+    /// statuses, if set).
     pub fn publish(&self, statuses: &[Status]) -> r2r::Result<()> {
         let qos = self.qos.as_ref().map(|c| c.status());
+        let params = self.params.as_ref().map(|c| c.status());
         let status = statuses
             .iter()
             .chain(qos.iter())
+            .chain(params.iter())
             .map(|s| DiagnosticStatus {
                 level: s.level as u8,
                 name: format!("{}: {}", self.node_name, s.name),

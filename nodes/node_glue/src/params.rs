@@ -10,6 +10,9 @@ use r2r::indexmap::IndexMap;
 use r2r::{Parameter, ParameterValue, RosParams};
 use std::sync::{Arc, Mutex};
 
+use crate::diagnostics::{Counter, Status};
+use crate::ratelimit::RateLimit;
+
 /// The parameter every node has ([`crate::time`]): read only at start.
 pub const USE_SIM_TIME: &str = "use_sim_time";
 
@@ -32,12 +35,39 @@ impl<P> Rules<P> {
     }
 }
 
+/// What happened to `ros2 param set` requests: the `<node>: parameters` status of every
+/// node's `/diagnostics` ([`crate::App::diagnostics`]).
+#[derive(Debug, Default)]
+pub struct ParamCounters {
+    /// Values set after start and applied.
+    pub parameter_sets_applied: Counter,
+    /// Values refused (wrong type, out of range, start only), each logged (rate-limited).
+    pub parameter_sets_refused: Counter,
+}
+
+impl ParamCounters {
+    /// The `<node>: parameters` status (always OK: a refused value changed nothing, and
+    /// the client was told why).
+    pub fn status(&self) -> Status {
+        let refused = self.parameter_sets_refused.get();
+        Status::ok(
+            "parameters",
+            format!("{refused} parameter set(s) refused since start"),
+        )
+        .with("parameter_sets_applied", self.parameter_sets_applied.get())
+        .with("parameter_sets_refused", refused)
+    }
+}
+
 /// The node's parameters behind the checks (see the module doc).
 pub struct Checked<P> {
     shared: Arc<Mutex<P>>,
     rules: Rules<P>,
     /// Set once the node has started: from then on, start-only parameters are refused.
     started: bool,
+    counters: Arc<ParamCounters>,
+    /// The log target of refusals, and their rate limit (one line per parameter per 2 s).
+    log: Option<(String, RateLimit)>,
 }
 
 impl<P: RosParams + Clone> Checked<P> {
@@ -47,7 +77,27 @@ impl<P: RosParams + Clone> Checked<P> {
             shared,
             rules,
             started: false,
+            counters: Arc::default(),
+            log: None,
         }
+    }
+
+    /// Counts applied and refused sets in `counters`, and logs each refusal as a
+    /// warning of `node` (rate-limited per parameter).
+    pub fn counted(mut self, node: &str, counters: Arc<ParamCounters>) -> Self {
+        self.counters = counters;
+        self.log = Some((node.to_string(), RateLimit::default()));
+        self
+    }
+
+    fn refused<T>(&self, name: &str, result: r2r::Result<T>) -> r2r::Result<T> {
+        if let Err(e) = &result {
+            self.counters.parameter_sets_refused.inc();
+            if let Some((node, limit)) = &self.log {
+                crate::warn_limited!(limit, name, node, "ros2 param set refused: {e}");
+            }
+        }
+        result
     }
 
     /// Checks the values given at start; from now on start-only parameters are fixed.
@@ -107,13 +157,16 @@ impl<P: RosParams + Clone> RosParams for Checked<P> {
     }
 
     fn set_parameter(&mut self, name: &str, value: &ParameterValue) -> r2r::Result<()> {
-        let copy = self.trial(name, value)?;
+        let copy = self.refused(name, self.trial(name, value))?;
         *self.shared.lock().unwrap_or_else(|e| e.into_inner()) = copy;
+        self.counters.parameter_sets_applied.inc();
         Ok(())
     }
 
+    /// (`set_parameters_atomically` checks every value first: a refusal here is
+    /// counted, and the set that follows a pass counts the rest.)
     fn check_parameter(&self, name: &str, value: &ParameterValue) -> r2r::Result<()> {
-        self.trial(name, value).map(|_| ())
+        self.refused(name, self.trial(name, value).map(|_| ()))
     }
 }
 
@@ -175,6 +228,34 @@ mod tests {
             .set_parameter("factor", &ParameterValue::String("x".into()))
             .unwrap_err();
         assert!(e.to_string().contains("factor"), "{e}");
+    }
+
+    #[test]
+    fn every_set_is_counted_applied_or_refused() {
+        let (_, c) = checked();
+        let counters = Arc::new(ParamCounters::default());
+        let mut c = c.counted("test_node", counters.clone());
+        c.set_parameter("factor", &ParameterValue::Integer(2))
+            .unwrap();
+        assert!(c
+            .set_parameter("factor", &ParameterValue::Integer(0))
+            .is_err());
+        assert!(c
+            .set_parameter("file", &ParameterValue::String("b".into()))
+            .is_err());
+        assert!(c
+            .check_parameter("factor", &ParameterValue::Integer(-1))
+            .is_err());
+        assert!(c
+            .check_parameter("factor", &ParameterValue::Integer(5))
+            .is_ok());
+        assert_eq!(counters.parameter_sets_applied.get(), 1);
+        assert_eq!(counters.parameter_sets_refused.get(), 3);
+        let status = counters.status();
+        assert_eq!(status.name, "parameters");
+        assert!(status
+            .values
+            .contains(&("parameter_sets_refused".to_string(), "3".to_string())));
     }
 
     #[test]
