@@ -35,6 +35,17 @@ impl<P> Rules<P> {
     }
 }
 
+/// The names `params` declares (what `ros2 param list` shows of them), sorted: e.g. to
+/// test that a node's start-only list names every parameter.
+pub fn declared_names<P: RosParams>(mut params: P) -> Vec<String> {
+    let mut table = IndexMap::new();
+    // A fresh table holds no command-line values, so registering cannot fail.
+    let _ = params.register_parameters("", None, &mut table);
+    let mut names: Vec<String> = table.into_keys().collect();
+    names.sort_unstable();
+    names
+}
+
 /// What happened to `ros2 param set` requests: the `<node>: parameters` status of every
 /// node's `/diagnostics` ([`crate::App::diagnostics`]).
 #[derive(Debug, Default)]
@@ -228,6 +239,15 @@ mod tests {
             .set_parameter("factor", &ParameterValue::String("x".into()))
             .unwrap_err();
         assert!(e.to_string().contains("factor"), "{e}");
+    }
+
+    #[test]
+    fn declared_names_are_listed_sorted() {
+        let p = P {
+            factor: 1,
+            file: String::new(),
+        };
+        assert_eq!(declared_names(p), ["factor", "file"]);
     }
 
     #[test]
