@@ -12,6 +12,9 @@ xtask launch` (for machines without `ros2 launch`) on the same file.
 Each launch gets a copy of the simulator's spine config on free UDP ports.
 """
 
+import json
+import re
+
 import pytest
 from arnie_interfaces.action import MoveTo
 from arnie_interfaces.msg import Packet
@@ -81,31 +84,47 @@ def snapshot(graph, ns, nodes):
             for n in nodes}
 
 
+def without_namespace(value, ns):
+    """A snapshot with its namespace written `/NS`, so two launches under two namespaces
+    compare as text."""
+    return json.loads(json.dumps(value).replace(ns + "/", "/NS/"))
+
+
 def test_ros2_launch_and_xtask_launch_bring_up_the_same_nodes(graph, tmp_path):
     require_ros2()
     config = spine_sim_config(tmp_path / "spine.json")
-    args = ["namespace:=cmp", f"spine_config:={config}", "tick_period_s:=2.5", "period_ms:=20"]
     seen = {}
     for launcher in ("ros2", "xtask"):
+        # One namespace per launcher: a node of the first launch that a long-lived observer
+        # still lists after it exited (rmw_fastrtps' graph cache can keep one: seen once
+        # here under two busy loops, after every process had finished cleanly; known
+        # upstream as ros2/ros2#1413) can never be mistaken for one of the second.
+        ns = f"/cmp_{launcher}"
+        args = [f"namespace:={ns[1:]}", f"spine_config:={config}", "tick_period_s:=2.5", "period_ms:=20"]
         proc = graph.launch(*launcher_cmd(launcher, "arnie.launch.xml", *args), name=launcher)
-        graph.wait_for_nodes([f"/cmp/{n}" for n in ARM_NODES], STARTUP_S)
-        seen[launcher] = snapshot(graph, "/cmp", ARM_NODES)
+        graph.wait_for_nodes([f"{ns}/{n}" for n in ARM_NODES], STARTUP_S)
+        seen[launcher] = without_namespace(snapshot(graph, ns, ARM_NODES), ns)
         # Ctrl-C as in a terminal (the whole group); a generous wait for a loaded machine.
+        # Exit 0: `cargo xtask launch` exits 1 naming any node that did not stop cleanly;
+        # `ros2 launch` reports each process, checked below.
         assert graph.stop(proc, timeout=60.0) == 0, graph.output(proc)
-        graph.spin_until(lambda: not any(n.startswith("/cmp/") for n in graph.node_names()), 30.0, "the nodes gone")
+        if launcher == "ros2":
+            out = graph.output(proc)
+            for n in ARM_NODES:
+                assert re.search(rf"\[{n}-\d+\]: process has finished cleanly", out), f"{n} did not finish cleanly:\n{out}"
     for n in ARM_NODES:
         assert seen["ros2"][n] == seen["xtask"][n], f"{n} differs between ros2 launch and cargo xtask launch"
     brain = seen["ros2"]["brain"]
     assert "tick_period_s: 2.5" in brain["params"], brain["params"]
-    assert any(t.startswith("/cmp/trajectory/move_to/_action/") for t, _ in brain["interfaces"]["clients"]), brain
+    assert any(t.startswith("/NS/trajectory/move_to/_action/") for t, _ in brain["interfaces"]["clients"]), brain
     assert "period_ms: 20" in seen["ros2"]["trajectory_server"]["params"]
     assert str(config) in seen["ros2"]["spine_bridge"]["params"]
     # Relative names: every topic of the node is under the namespace (but /rosout,
     # /parameter_events and /diagnostics, which are global by convention).
     ts = seen["ros2"]["trajectory_server"]["interfaces"]
     topics = [t for kind in ("subscribers", "publishers") for t, _ in ts[kind]]
-    assert "/cmp/arm/command" in topics and "/cmp/arm/position" in topics, topics
-    assert all(t.startswith("/cmp/") or t in ("/rosout", "/parameter_events", "/diagnostics") for t in topics), topics
+    assert "/NS/arm/command" in topics and "/NS/arm/position" in topics, topics
+    assert all(t.startswith("/NS/") or t in ("/rosout", "/parameter_events", "/diagnostics") for t in topics), topics
 
 
 def test_two_arms_side_by_side_without_crosstalk(graph, tmp_path):
