@@ -57,6 +57,7 @@ class Board:
         self.diags = graph.collect(DiagnosticArray, "/diagnostics")
         graph.spin_until(lambda: self.tx.get_subscription_count() > 0 and self.sub.get_publisher_count() > 0,
                          what="/comms/tx and /comms/rx matched with the bridge")
+        graph.settle_discovery()  # the bridge's side of the match (see conftest)
         graph.spin_until(self.client.service_is_ready, what="/comms/send")
 
     def packets(self, name):
