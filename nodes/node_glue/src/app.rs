@@ -316,12 +316,10 @@ fn check_ros_args(args: impl Iterator<Item = String>) -> Result<(), Error> {
 }
 
 /// Runs a node's `main`: builds it with `setup` and spins it. A set-up error becomes
-/// one clear line (stderr and the ROS log) and exit code 2; never a panic.
+/// one clear line (stderr and the ROS log) and exit code 2; never a panic. Once the node
+/// stops, the process ends within [`crate::exit::TEARDOWN_LIMIT`].
 pub fn main_with(name: &str, setup: impl FnOnce(&mut App) -> Result<(), Error>) -> ! {
-    exit_with(name, |mut app| {
-        setup(&mut app)?;
-        Ok(app.spin())
-    })
+    exit_with(name, setup, App::spin)
 }
 
 /// As [`main_with`], for a node that runs its own loop on the node instead of
@@ -329,20 +327,51 @@ pub fn main_with(name: &str, setup: impl FnOnce(&mut App) -> Result<(), Error>) 
 /// `run` sets the node up, loops until [`App::shutdown`] is set and returns. Exit code 0,
 /// or 2 with one clear line when `run` fails.
 pub fn main_with_loop(name: &str, run: impl FnOnce(&mut App) -> Result<(), Error>) -> ! {
-    exit_with(name, |mut app| run(&mut app).map(|()| 0))
+    exit_with(name, run, |app| {
+        // Stopped (the loop returned): the watchdog bounds the teardown from here.
+        app.shutdown_trigger()();
+        drop(app);
+        0
+    })
 }
 
-fn exit_with(name: &str, body: impl FnOnce(App) -> Result<i32, Error>) -> ! {
+/// Creates the app, runs `body` on it, then `finish` (spin, or only the teardown). The
+/// exit watchdog ([`crate::exit`]) starts with the app and fires once the node stops: a
+/// shutdown signal or request, or `body`'s error (which requests the shutdown before the
+/// app is dropped, so a stuck teardown there is bounded too).
+fn exit_with(
+    name: &str,
+    body: impl FnOnce(&mut App) -> Result<(), Error>,
+    finish: impl FnOnce(App) -> i32,
+) -> ! {
     let code = match App::new(name) {
         Err(e) => {
             eprintln!("{name}: cannot start: {e}");
             2
         }
-        Ok(app) => body(app).unwrap_or_else(|e| {
-            r2r::log_error!(name, "cannot start: {e}");
-            eprintln!("{name}: cannot start: {e}");
-            2
-        }),
+        Ok(mut app) => {
+            let exit_code = crate::exit::ExitCode::default();
+            let down = app.shutdown();
+            if let Err(e) = crate::exit::spawn_watchdog(
+                name,
+                move || down.is_set(),
+                exit_code.clone(),
+                crate::exit::TEARDOWN_LIMIT,
+            ) {
+                r2r::log_warn!(name, "no exit watchdog (teardown unbounded): {e}");
+            }
+            match body(&mut app) {
+                Ok(()) => finish(app),
+                Err(e) => {
+                    r2r::log_error!(name, "cannot start: {e}");
+                    eprintln!("{name}: cannot start: {e}");
+                    exit_code.set(2);
+                    app.shutdown_trigger()();
+                    drop(app);
+                    2
+                }
+            }
+        }
     };
     std::process::exit(code)
 }

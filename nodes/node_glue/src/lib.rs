@@ -27,6 +27,9 @@
 //! - [`params`]: checked parameters (a refused `ros2 param set` says why).
 //! - [`files`]: files named by outside input (goal files) read safely: off the runtime,
 //!   regular files only, a size cap, only from allowed folders (`allowed_dirs`).
+//! - [`exit`]: a bounded teardown: a stopped node's process ends within
+//!   [`exit::TEARDOWN_LIMIT`] even when the middleware's teardown hangs (a Fast DDS
+//!   deadlock; [`main_with`] and [`main_with_loop`] arm it).
 //!
 //! Errors: set-up failures (bad parameter, rcl errors) are returned as [`Error`] and
 //! turned into one clear log line and exit code 2 by [`main_with`].
@@ -36,6 +39,7 @@ pub mod action;
 pub mod action_client;
 pub mod counters;
 pub mod diagnostics;
+pub mod exit;
 pub mod files;
 pub mod msgs;
 pub mod params;
