@@ -248,6 +248,21 @@ impl App {
         self.qos_watch.watch(resolved, qos.clone());
     }
 
+    /// Ends the node with its teardown bounded: from now on the process has
+    /// [`crate::exit::TEARDOWN_LIMIT`] to end, else it ends with `code` ([`crate::exit`]).
+    /// For a program that runs its own loop and still has work after the stop (the bag
+    /// recorder finishing its file): call it once that work is done, then exit with `code`.
+    pub fn close(self, code: i32) {
+        let exit_code = crate::exit::ExitCode::default();
+        exit_code.set(code);
+        if let Err(e) =
+            crate::exit::spawn_watchdog(&self.name, || true, exit_code, crate::exit::TEARDOWN_LIMIT)
+        {
+            r2r::log_warn!(&self.name, "no exit watchdog (teardown unbounded): {e}");
+        }
+        drop(self);
+    }
+
     /// Spins the node on this thread until SIGINT/SIGTERM or a shutdown request, then
     /// gives tasks a moment to finish. Returns the process exit code (0).
     pub fn spin(mut self) -> i32 {

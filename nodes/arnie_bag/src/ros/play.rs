@@ -216,5 +216,6 @@ pub fn run(args: PlayArgs) -> u8 {
     while Instant::now() < linger {
         app.node.spin_once(Duration::from_millis(10));
     }
+    app.close(i32::from(code));
     code
 }

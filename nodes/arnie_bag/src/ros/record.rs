@@ -100,7 +100,7 @@ pub fn run(args: RecordArgs) -> u8 {
     }
     drop(tx);
     let received: u64 = subs.iter().map(|s| s.received).sum();
-    match writer.join() {
+    let code = match writer.join() {
         Ok(Ok(report)) => {
             println!("{report}");
             println!("  ({received} received from the graph; lost = writer queue full)");
@@ -114,7 +114,10 @@ pub fn run(args: RecordArgs) -> u8 {
             eprintln!("arnie_bag: the writer thread failed");
             1
         }
-    }
+    };
+    // The bag is written: the node's teardown is bounded from here (node_glue::exit).
+    app.close(i32::from(code));
+    code
 }
 
 fn write_loop(mut rec: Recorder, rx: Receiver<ToWriter>) -> crate::Result<RecordReport> {
