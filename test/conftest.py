@@ -281,6 +281,16 @@ class Graph:
         self.spin_until(lambda: self.node.count_subscribers(topic) > 0, timeout, f"a subscriber on {topic}")
         self.settle_discovery()
 
+    def wait_for_service(self, client, name, timeout=20.0):
+        """Waits until `client` can call the service `name`: the server's request reader
+        has matched us, then the discovery margin, so that the server's response writer
+        has matched our response reader too. rmw_fastrtps drops a response when the server
+        has not matched the client's reader within 100 ms of the request (the server logs
+        RCL_RET_TIMEOUT, the client waits forever): seen once under two busy loops
+        (test_path_through_the_gap: the first PlanPath answer lost, 20 s)."""
+        self.spin_until(client.service_is_ready, timeout, name)
+        self.settle_discovery()
+
     def settle_discovery(self):
         """A margin after this client has matched a node's endpoint, before a one-shot
         message. Matching is seen from each side on its own: our writer matches the node's

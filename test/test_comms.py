@@ -64,8 +64,9 @@ class Comms:
             lambda: self.tx.get_subscription_count() > 0 and self.sub.get_publisher_count() > 0,
             what="/comms/tx and /comms/rx matched with the bridge",
         )
-        graph.settle_discovery()  # the bridge's side of the match (see conftest)
-        graph.spin_until(self.client.service_is_ready, what="/comms/send")
+        # Then the service; its discovery margin also covers the bridge's side of the
+        # topic matches (see conftest).
+        graph.wait_for_service(self.client, "/comms/send")
 
     def publish(self, name="", fields=None, id=0, device=0, fields_json=None):
         msg = Packet(name=name, id=id, device=device)

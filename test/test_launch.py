@@ -162,7 +162,7 @@ def test_eurobot_launch_brings_up_its_nodes_and_the_simulated_board(graph, tmp_p
     graph.wait_for_nodes([f"/eurobot/{n}" for n in EUROBOT_NODES], STARTUP_S)
     rx = graph.collect(Packet, "/eurobot/comms/rx", QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
     send = graph.node.create_client(SendPacket, "/eurobot/comms/send")
-    graph.spin_until(send.service_is_ready, STARTUP_S, "/eurobot/comms/send")
+    graph.wait_for_service(send, "/eurobot/comms/send", STARTUP_S)
     req = SendPacket.Request(packet=Packet(name="Ping", fields_json='{"seq": 7}'), timeout_s=5.0)
     resp = graph.wait_future(send.call_async(req), what="the SendPacket reply")
     assert resp.success and resp.has_reply and resp.reply.name == "Pong", resp

@@ -66,7 +66,7 @@ def request(start, goal, simplify=False, smooth=False):
 
 def client_for(graph):
     client = graph.node.create_client(PlanPath, "/planner/plan_path")
-    graph.spin_until(client.service_is_ready, what="/planner/plan_path")
+    graph.wait_for_service(client, "/planner/plan_path")
     return client
 
 

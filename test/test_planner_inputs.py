@@ -19,7 +19,7 @@ START, GOAL = (0.125, 1.375), (1.025, 1.375)
 
 def ready(graph, srv_type, name):
     client = graph.node.create_client(srv_type, name)
-    graph.spin_until(client.service_is_ready, what=name)
+    graph.wait_for_service(client, name)
     return client
 
 

@@ -261,7 +261,7 @@ def test_a_bad_period_at_start_stops_the_node_naming_it(graph, spine, tmp_path):
 def set_param(graph, name, value):
     """`ros2 param set /sim NAME VALUE` through the node's own service; the result."""
     client = graph.node.create_client(SetParameters, "/sim/set_parameters")
-    graph.spin_until(client.service_is_ready, what="/sim/set_parameters")
+    graph.wait_for_service(client, "/sim/set_parameters")
     if isinstance(value, float):
         v = ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=value)
     else:
@@ -277,7 +277,7 @@ def test_param_set_refuses_a_bad_period_and_start_only_parameters(graph, spine, 
     graph.spin_until(lambda: truths, what="/sim/truth")
     # The description says the range and the policy.
     client = graph.node.create_client(DescribeParameters, "/sim/describe_parameters")
-    graph.spin_until(client.service_is_ready, what="/sim/describe_parameters")
+    graph.wait_for_service(client, "/sim/describe_parameters")
     names = ["truth_rate_hz", "step_ms"]
     described = graph.wait_future(client.call_async(DescribeParameters.Request(names=names)),
                                   what="describe_parameters").descriptors
