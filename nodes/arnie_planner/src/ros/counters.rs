@@ -48,6 +48,9 @@ node_glue::counters! {
             marks_expired,
             /// Log lines left out by the rate limits.
             log_lines_suppressed,
+            /// Answers (PlanPath or UpdateMap) the middleware could not send: the client
+            /// left, or rmw_fastrtps had not matched its reader within 100 ms.
+            answers_lost,
         }
         ;
         /// Marks live after the last update or plan (a gauge).

@@ -154,6 +154,7 @@ impl MapState {
             }
         }
         if let Err(e) = req.respond(resp) {
+            self.counters.answers_lost.inc();
             r2r::log_warn!(&self.log, "could not answer an UpdateMap request: {e}");
         }
         let changed = planner.is_some();

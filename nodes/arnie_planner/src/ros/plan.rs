@@ -64,6 +64,7 @@ impl PlannerTask {
             Err(e) => self.failed(&e, &query, &frame_id, time_s),
         };
         if let Err(e) = req.respond(resp) {
+            self.counters.answers_lost.inc();
             r2r::log_warn!(&self.log, "could not answer a PlanPath request: {e}");
         }
     }
