@@ -253,13 +253,7 @@ impl App {
     /// For a program that runs its own loop and still has work after the stop (the bag
     /// recorder finishing its file): call it once that work is done, then exit with `code`.
     pub fn close(self, code: i32) {
-        let exit_code = crate::exit::ExitCode::default();
-        exit_code.set(code);
-        if let Err(e) =
-            crate::exit::spawn_watchdog(&self.name, || true, exit_code, crate::exit::TEARDOWN_LIMIT)
-        {
-            r2r::log_warn!(&self.name, "no exit watchdog (teardown unbounded): {e}");
-        }
+        crate::exit::arm(&self.name, || true).set(code);
         drop(self);
     }
 
@@ -365,16 +359,8 @@ fn exit_with(
             2
         }
         Ok(mut app) => {
-            let exit_code = crate::exit::ExitCode::default();
             let down = app.shutdown();
-            if let Err(e) = crate::exit::spawn_watchdog(
-                name,
-                move || down.is_set(),
-                exit_code.clone(),
-                crate::exit::TEARDOWN_LIMIT,
-            ) {
-                r2r::log_warn!(name, "no exit watchdog (teardown unbounded): {e}");
-            }
+            let exit_code = crate::exit::arm(name, move || down.is_set());
             match body(&mut app) {
                 Ok(()) => finish(app),
                 Err(e) => {

@@ -44,6 +44,17 @@ impl ExitCode {
     }
 }
 
+/// Arms the watchdog of node `name` with [`TEARDOWN_LIMIT`]: once `stopping()` is true,
+/// the process has that long to end. Returns the exit code it will end with (0 until set).
+/// A thread that cannot be started is logged (the teardown is then unbounded), not fatal.
+pub fn arm(name: &str, stopping: impl Fn() -> bool + Send + 'static) -> ExitCode {
+    let code = ExitCode::default();
+    if let Err(e) = spawn_watchdog(name, stopping, code.clone(), TEARDOWN_LIMIT) {
+        r2r::log_warn!(name, "no exit watchdog (teardown unbounded): {e}");
+    }
+    code
+}
+
 /// Starts the watchdog thread of process `name`: once `stopping()` is true, the process
 /// has `limit` to end by itself; after that the thread prints one line on stderr and ends
 /// the process at once with `code`'s value (`_exit`: no exit handlers, which would run
