@@ -9,7 +9,9 @@ impl Grid {
     /// of W characters; `. G S` free, `@ O T W` blocked).
     ///
     /// # Errors
-    /// [`MapError::BadHeader`], [`MapError::BadCell`], [`MapError::WrongCellCount`].
+    /// [`MapError::BadHeader`], [`MapError::BadSize`] (a side 0 or over
+    /// [`Grid::MAX_SIDE`], checked before any row is read), [`MapError::BadCell`],
+    /// [`MapError::WrongCellCount`].
     pub fn from_movingai(text: &str) -> Result<Self, MapError> {
         let mut lines = text.lines();
         let (mut width, mut height) = (None, None);
@@ -28,7 +30,8 @@ impl Grid {
         }
         let width = width.ok_or_else(|| bad_header("missing width"))?;
         let height = height.ok_or_else(|| bad_header("missing height"))?;
-        let mut blocked = Vec::with_capacity(width.saturating_mul(height).min(1 << 26));
+        Grid::check_sides(width, height)?;
+        let mut blocked = Vec::with_capacity((width * height).min(1 << 26));
         for (row, line) in lines
             .map(|l| l.trim_end_matches('\r'))
             .filter(|l| !l.is_empty())
@@ -83,12 +86,7 @@ impl Grid {
         if maxval == 0 || maxval > 65535 {
             return Err(bad_header("maxval must be 1..=65535"));
         }
-        if width == 0 || height == 0 || width > Grid::MAX_SIDE || height > Grid::MAX_SIDE {
-            return Err(MapError::BadSize {
-                width: width as u64,
-                height: height as u64,
-            });
-        }
+        Grid::check_sides(width, height)?;
         let n = width * height;
         let mut values = Vec::with_capacity(n);
         if binary {
@@ -158,12 +156,7 @@ impl Grid {
             }
         }
         let (width, height) = (reader.info().width as usize, reader.info().height as usize);
-        if width == 0 || height == 0 || width > Grid::MAX_SIDE || height > Grid::MAX_SIDE {
-            return Err(MapError::BadSize {
-                width: width as u64,
-                height: height as u64,
-            });
-        }
+        Grid::check_sides(width, height)?;
         let mut buf = vec![0u8; reader.output_buffer_size()];
         let frame = reader
             .next_frame(&mut buf)
@@ -571,6 +564,35 @@ mod tests {
                 field: "occupied_thresh"
             })
         );
+    }
+
+    /// Found by `cargo xtask fuzz planner_maps` (2026-11-26): a `height` of 3.2e18 and a
+    /// row of the wrong width made the error's `width * height` overflow (a panic with
+    /// overflow checks, a wrong count without). Sides are now checked before any row.
+    #[test]
+    fn movingai_with_a_side_too_large_is_refused_before_its_rows() {
+        let fuzz = "type octile\nheight 3200000000000000000\nwidth 32\nmap\n\
+                    .....@TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT\n........\n";
+        assert!(matches!(
+            Grid::from_movingai(fuzz),
+            Err(MapError::BadSize {
+                width: 32,
+                height: 3_200_000_000_000_000_000
+            })
+        ));
+        let zero = "type octile\nheight 0\nwidth 4\nmap\n";
+        assert!(matches!(
+            Grid::from_movingai(zero),
+            Err(MapError::BadSize { .. })
+        ));
+        let wide = format!(
+            "type octile\nheight 1\nwidth {}\nmap\n.\n",
+            Grid::MAX_SIDE + 1
+        );
+        assert!(matches!(
+            Grid::from_movingai(&wide),
+            Err(MapError::BadSize { .. })
+        ));
     }
 
     /// Found by `cargo xtask fuzz planner_png` (minimized): a PLTE chunk of 4 bytes made

@@ -100,18 +100,28 @@ impl Grid {
     /// Largest width or height accepted (cell indices must fit an `i32` and a `u32` with padding).
     pub const MAX_SIDE: usize = 1 << 15;
 
-    /// Checks a map's size before it becomes a grid: both sides in `1..=MAX_SIDE` and
-    /// `cells` (the data's length) equal to `width * height`.
+    /// Checks a map's sides as soon as a loader has read them, before anything is sized
+    /// from them: both in `1..=MAX_SIDE` (so `width * height` cannot overflow).
     ///
     /// # Errors
-    /// [`MapError::BadSize`] for a zero or too large side, [`MapError::WrongCellCount`].
-    pub(crate) fn check_size(width: usize, height: usize, cells: usize) -> Result<(), MapError> {
+    /// [`MapError::BadSize`].
+    pub(crate) fn check_sides(width: usize, height: usize) -> Result<(), MapError> {
         if width == 0 || height == 0 || width > Self::MAX_SIDE || height > Self::MAX_SIDE {
             return Err(MapError::BadSize {
                 width: width as u64,
                 height: height as u64,
             });
         }
+        Ok(())
+    }
+
+    /// Checks a map's size before it becomes a grid: both sides in `1..=MAX_SIDE` and
+    /// `cells` (the data's length) equal to `width * height`.
+    ///
+    /// # Errors
+    /// [`MapError::BadSize`] for a zero or too large side, [`MapError::WrongCellCount`].
+    pub(crate) fn check_size(width: usize, height: usize, cells: usize) -> Result<(), MapError> {
+        Self::check_sides(width, height)?;
         if cells != width * height {
             return Err(MapError::WrongCellCount {
                 expected: width * height,
