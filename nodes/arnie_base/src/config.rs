@@ -1,17 +1,15 @@
 //! [`BaseConfig`]: the follower's and the state machine's settings, checked once
-//! ([`BaseConfig::check`]); with feature `ros` they are also the node's ROS parameters
-//! (declared here once: name, type, default, description).
+//! ([`BaseConfig::check`]); with feature `ros` the node declares a ROS parameter of the
+//! same name for each (`ros::params`: type, default, range, when a change takes effect).
 use std::fmt;
 
 /// Everything the navigator needs to know. Units are in the names.
 ///
-/// These are also the node's ROS parameters, declared here once (feature `ros`: r2r's
-/// `RosParams` derive, the same names at the top level, flattened by
-/// `ros::params::BaseParams` with the glue's own few): the first doc line of each field is
-/// what `ros2 param describe` shows, [`BaseConfig::default`] the default, and
-/// [`BaseConfig::check`] the range, checked at start and on every `ros2 param set`.
+/// The node's ROS parameters of the same names (feature `ros`: `ros::params::BaseParams`,
+/// with the glue's own few) take their defaults from [`BaseConfig::default`] and their
+/// ranges from [`BaseConfig::check`], which checks the whole set at start and on every
+/// `ros2 param set`.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "ros", derive(r2r::RosParams))]
 pub struct BaseConfig {
     /// Top linear speed commanded [m/s]
     pub max_speed_mps: f64,

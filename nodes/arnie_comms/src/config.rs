@@ -9,6 +9,29 @@ use crate::uart::DecoderConfig;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+/// The allowed ranges `(lowest, highest)` of the numeric settings, inclusive: the checks
+/// below and the node's parameter declarations use these.
+pub mod ranges {
+    /// `baud` [baud] (any `u32`; the serial port refuses what termios has no rate for).
+    pub const BAUD: (i64, i64) = (1, u32::MAX as i64);
+    /// `device` (5 bits of a CAN id).
+    pub const DEVICE: (i64, i64) = (0, 31);
+    /// `max_frame_len` [bytes] (two size bytes, 0x7fff, and the checksum).
+    pub const MAX_FRAME_LEN: (i64, i64) = (4, 0x7fff + 3);
+    /// `frame_timeout_ms`, `can_page_timeout_ms`, `link_retry_ms` [ms].
+    pub const TIMEOUT_MS: (i64, i64) = (1, 60_000);
+    /// `can_max_payload_len` [bytes].
+    pub const CAN_MAX_PAYLOAD_LEN: (i64, i64) = (8, 1 << 20);
+    /// `reply_timeout_ms` [ms].
+    pub const REPLY_TIMEOUT_MS: (i64, i64) = (1, 3_600_000);
+    /// `max_fields_json_bytes` [bytes].
+    pub const MAX_FIELDS_JSON_BYTES: (i64, i64) = (2, 1 << 20);
+    /// `max_requests_in_flight`.
+    pub const MAX_REQUESTS_IN_FLIGHT: (i64, i64) = (1, 4096);
+    /// The `transport` values.
+    pub const TRANSPORTS: &[&str] = &["uart", "can", "can_udp"];
+}
+
 /// The settings as given (see the README's parameter table for each one's meaning).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawConfig {
@@ -103,7 +126,7 @@ fn bad(name: &'static str, reason: impl Into<String>) -> ConfigError {
     }
 }
 
-fn ranged(name: &'static str, v: i64, lo: i64, hi: i64) -> Result<i64, ConfigError> {
+fn ranged(name: &'static str, v: i64, (lo, hi): (i64, i64)) -> Result<i64, ConfigError> {
     if (lo..=hi).contains(&v) {
         Ok(v)
     } else {
@@ -111,9 +134,9 @@ fn ranged(name: &'static str, v: i64, lo: i64, hi: i64) -> Result<i64, ConfigErr
     }
 }
 
-fn ms(name: &'static str, v: i64, lo: i64, hi: i64) -> Result<Duration, ConfigError> {
+fn ms(name: &'static str, v: i64, range: (i64, i64)) -> Result<Duration, ConfigError> {
     Ok(Duration::from_millis(
-        ranged(name, v, lo, hi)?.unsigned_abs(),
+        ranged(name, v, range)?.unsigned_abs(),
     ))
 }
 
@@ -130,18 +153,20 @@ impl RawConfig {
     /// `reply_timeout_ms`, `max_fields_json_bytes` or `max_requests_in_flight` out of range.
     pub fn limits(&self) -> Result<Limits, ConfigError> {
         Ok(Limits {
-            default_reply_timeout: ms("reply_timeout_ms", self.reply_timeout_ms, 1, 3_600_000)?,
+            default_reply_timeout: ms(
+                "reply_timeout_ms",
+                self.reply_timeout_ms,
+                ranges::REPLY_TIMEOUT_MS,
+            )?,
             max_fields_json_bytes: ranged(
                 "max_fields_json_bytes",
                 self.max_fields_json_bytes,
-                2,
-                1 << 20,
+                ranges::MAX_FIELDS_JSON_BYTES,
             )? as usize,
             max_requests_in_flight: ranged(
                 "max_requests_in_flight",
                 self.max_requests_in_flight,
-                1,
-                4096,
+                ranges::MAX_REQUESTS_IN_FLIGHT,
             )? as usize,
         })
     }
@@ -167,7 +192,7 @@ impl TryFrom<&RawConfig> for Config {
                 }
                 Transport::Uart {
                     path: p.serial_port.clone(),
-                    baud: ranged("baud", p.baud, 1, i64::from(u32::MAX))? as u32,
+                    baud: ranged("baud", p.baud, ranges::BAUD)? as u32,
                 }
             }
             "can" => Transport::SocketCan {
@@ -188,17 +213,28 @@ impl TryFrom<&RawConfig> for Config {
                 ))
             }
         };
-        let device = ranged("device", p.device, 0, 31)? as u8;
+        let device = ranged("device", p.device, ranges::DEVICE)? as u8;
         let link = LinkConfig {
             decoder: DecoderConfig {
-                max_frame_len: ranged("max_frame_len", p.max_frame_len, 4, 0x7fff + 3)? as usize,
-                frame_timeout_ms: ranged("frame_timeout_ms", p.frame_timeout_ms, 1, 60_000)? as u64,
+                max_frame_len: ranged("max_frame_len", p.max_frame_len, ranges::MAX_FRAME_LEN)?
+                    as usize,
+                frame_timeout_ms: ranged(
+                    "frame_timeout_ms",
+                    p.frame_timeout_ms,
+                    ranges::TIMEOUT_MS,
+                )? as u64,
             },
             reassembler: ReassemblerConfig {
-                max_payload_len: ranged("can_max_payload_len", p.can_max_payload_len, 8, 1 << 20)?
-                    as usize,
-                page_timeout_ms: ranged("can_page_timeout_ms", p.can_page_timeout_ms, 1, 60_000)?
-                    as u64,
+                max_payload_len: ranged(
+                    "can_max_payload_len",
+                    p.can_max_payload_len,
+                    ranges::CAN_MAX_PAYLOAD_LEN,
+                )? as usize,
+                page_timeout_ms: ranged(
+                    "can_page_timeout_ms",
+                    p.can_page_timeout_ms,
+                    ranges::TIMEOUT_MS,
+                )? as u64,
             },
         };
         Ok(Config {
@@ -207,7 +243,7 @@ impl TryFrom<&RawConfig> for Config {
             transport,
             link,
             settings: Settings {
-                retry_after: ms("link_retry_ms", p.link_retry_ms, 1, 60_000)?,
+                retry_after: ms("link_retry_ms", p.link_retry_ms, ranges::TIMEOUT_MS)?,
             },
             limits: p.limits()?,
         })

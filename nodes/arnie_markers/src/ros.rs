@@ -24,13 +24,12 @@ pub fn publisher(node: &mut r2r::Node, topic: &str) -> r2r::Result<r2r::Publishe
 
 /// Every `period` until shutdown: the markers `draw` returns (`None`: nothing this time)
 /// go out on `publisher` as one array in `world`, stamped from the node's ROS clock, with
-/// `DELETE`s for those no longer drawn. A failed publication is logged (logger `log`)
-/// once per run of failures, naming `topic`.
+/// `DELETE`s for those no longer drawn. A failed publication is logged (the node's
+/// logger) once per run of failures, naming `topic`.
 pub async fn run<F>(
     publisher: r2r::Publisher<MarkerArray>,
     topic: &str,
     period: std::time::Duration,
-    log: String,
     shutdown: Shutdown,
     mut draw: F,
 ) where
@@ -51,7 +50,7 @@ pub async fn run<F>(
             Ok(()) => failed = false,
             Err(e) if !failed => {
                 failed = true;
-                r2r::log_warn!(&log, "could not publish {topic}: {e}");
+                node_glue::log_warn!("could not publish {topic}: {e}");
             }
             Err(_) => {}
         }

@@ -1,7 +1,7 @@
 //! The node's numeric settings, checked (no ROS): the allowed range of each parameter
 //! in one place, used by the `ros` glue's check of every value given at start and of
-//! every `ros2 param set` (the ranges are also written in each parameter's description,
-//! which a test of the glue holds to these constants).
+//! every `ros2 param set` (the glue declares each parameter with these ranges, which a
+//! test of the glue holds to these constants).
 //!
 //! Every period comes from a bounded value: `step_ms` in [`STEP_MS`], the rates in
 //! [`TRUTH_RATE_HZ`] and [`MARKERS_RATE_HZ`], so no timer is ever asked for a period of
@@ -45,7 +45,7 @@ impl Range {
 }
 
 impl fmt::Display for Range {
-    /// `[min, max]`, as in the error messages and parameter descriptions.
+    /// `[min, max]`, as in the error messages.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "[{}, {}]", self.min, self.max)
     }

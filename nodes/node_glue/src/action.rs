@@ -57,7 +57,7 @@ pub enum End {
 }
 
 /// Accepts a goal; `None` (logged) if rcl refused.
-pub fn accept<T>(req: ActionServerGoalRequest<T>, log: &str) -> Option<Accepted<T>>
+pub fn accept<T>(req: ActionServerGoalRequest<T>) -> Option<Accepted<T>>
 where
     T: r2r::WrappedActionTypeSupport + 'static,
 {
@@ -68,7 +68,7 @@ where
             cancel: cancel.boxed(),
         }),
         Err(e) => {
-            r2r::log_warn!(log, "could not accept goal {uuid}: {e}");
+            crate::log_warn!("could not accept goal {uuid}: {e}");
             None
         }
     }
@@ -77,18 +77,18 @@ where
 /// The bad-goal policy: accepts `req` and at once aborts it with `result` (which carries
 /// the action's `REJECTED` outcome and the reason), so the client reads the reason.
 /// Returns false (logged) if the answer could not be sent.
-pub fn reject<T>(req: ActionServerGoalRequest<T>, result: T::Result, log: &str) -> bool
+pub fn reject<T>(req: ActionServerGoalRequest<T>, result: T::Result) -> bool
 where
     T: r2r::WrappedActionTypeSupport + 'static,
 {
-    match accept(req, log) {
-        Some(mut a) => end(&mut a.goal, End::Aborted, result, log),
+    match accept(req) {
+        Some(mut a) => end(&mut a.goal, End::Aborted, result),
         None => false,
     }
 }
 
 /// Ends `goal` as `how` with `result`; false (logged) if the result could not be sent.
-pub fn end<T>(goal: &mut ActionServerGoal<T>, how: End, result: T::Result, log: &str) -> bool
+pub fn end<T>(goal: &mut ActionServerGoal<T>, how: End, result: T::Result) -> bool
 where
     T: r2r::WrappedActionTypeSupport + 'static,
 {
@@ -100,7 +100,7 @@ where
     match sent {
         Ok(()) => true,
         Err(e) => {
-            r2r::log_warn!(log, "could not send the result of goal {}: {e}", goal.uuid);
+            crate::log_warn!("could not send the result of goal {}: {e}", goal.uuid);
             false
         }
     }

@@ -26,7 +26,7 @@
 //! in one place.
 //!
 //! ```ignore
-//! let client: MoveToClient = GoalClient::new(&mut node, topics::MOVE_TO, "MoveTo", log,
+//! let client: MoveToClient = GoalClient::new(&mut node, topics::MOVE_TO, "MoveTo",
 //!     move |goal, end| count(goal, end))?;
 //! let goal = client.send(move_to_goal([0.1, 0.0, 0.2]), Waits::default());
 //! match goal.result().await {
@@ -209,8 +209,7 @@ where
     A::Feedback: Send + Sync,
 {
     /// Creates the client of action `name` (e.g. `topics::MOVE_TO`) on `node` and its
-    /// goal thread. `kind` names the action in messages (`"MoveTo"`); `log` is the
-    /// logger; `on_end` sees every goal's end. Call before the node spins.
+    /// goal thread. `kind` names the action in messages (`"MoveTo"`); `on_end` sees every goal's end. Call before the node spins.
     ///
     /// # Errors
     /// rcl refusing the client, or the thread or its runtime failing to start.
@@ -218,7 +217,6 @@ where
         node: &mut r2r::Node,
         name: &str,
         kind: &str,
-        log: &str,
         on_end: impl Fn(&A::Goal, &GoalResult<A>) + Send + Sync + 'static,
     ) -> Result<Self, crate::Error> {
         let client = node.create_action_client::<A>(name)?;
@@ -227,7 +225,6 @@ where
             .enable_all()
             .build()?;
         let label: Arc<str> = format!("{kind} on {name}").into();
-        let log = log.to_owned();
         let on_end: OnEnd<A> = Arc::new(on_end);
         let thread_label = label.clone();
         std::thread::Builder::new()
@@ -242,7 +239,6 @@ where
                             job,
                             on_end.clone(),
                             thread_label.clone(),
-                            log.clone(),
                         ));
                     }
                 });
@@ -294,28 +290,18 @@ async fn until(signal: &mut watch::Receiver<Signal>, stop: impl Fn(Signal) -> bo
     }
 }
 
-async fn run<A>(
-    client: ActionClient<A>,
-    mut job: Job<A>,
-    on_end: OnEnd<A>,
-    label: Arc<str>,
-    log: String,
-) where
+async fn run<A>(client: ActionClient<A>, mut job: Job<A>, on_end: OnEnd<A>, label: Arc<str>)
+where
     A: WrappedActionTypeSupport + 'static,
 {
-    let end = drive(&client, &mut job, &label, &log).await;
+    let end = drive(&client, &mut job, &label).await;
     on_end(&job.goal, &end);
     // The holder may be gone (dropped or superseded): nothing to tell then.
     let _ = job.reply.send(end);
 }
 
 /// The one goal loop (see the module doc).
-async fn drive<A>(
-    client: &ActionClient<A>,
-    job: &mut Job<A>,
-    label: &str,
-    log: &str,
-) -> GoalResult<A>
+async fn drive<A>(client: &ActionClient<A>, job: &mut Job<A>, label: &str) -> GoalResult<A>
 where
     A: WrappedActionTypeSupport + 'static,
 {
@@ -365,10 +351,10 @@ where
         Ok(answer) => match tokio::time::timeout(waits.answer, answer).await {
             Ok(Ok(())) => {}
             // Typically: the goal had already ended; its result says how.
-            Ok(Err(e)) => r2r::log_info!(log, "{label}: cancel not done: {e}"),
-            Err(_) => r2r::log_warn!(log, "{label}: no answer to the cancel request"),
+            Ok(Err(e)) => crate::log_info!("{label}: cancel not done: {e}"),
+            Err(_) => crate::log_warn!("{label}: no answer to the cancel request"),
         },
-        Err(e) => r2r::log_warn!(log, "{label}: cancel failed: {e}"),
+        Err(e) => crate::log_warn!("{label}: cancel failed: {e}"),
     }
     match tokio::time::timeout(waits.answer, result).await {
         Ok(r) => r.map_err(|e| GoalError::NoResult(e.to_string())),

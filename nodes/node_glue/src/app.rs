@@ -1,4 +1,5 @@
 //! [`App`]: context + node + tokio runtime + parameters + clean shutdown.
+use crate::params::Declared;
 use r2r::RosParams;
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -68,7 +69,12 @@ impl Shutdown {
 pub struct App {
     /// The node. Create every entity before [`App::spin`] moves it to the spin loop.
     pub node: r2r::Node,
+    /// The node's name as launched (the default, or `__node:=` / a launch file's name=).
     name: String,
+    /// The fully qualified name (`/left/brain`): diagnostics status names use it.
+    fqn: String,
+    /// The parameter values given at start for this node ([`crate::params::overrides`]).
+    given: Vec<crate::params::overrides::Given>,
     runtime: tokio::runtime::Runtime,
     shutdown_tx: Arc<watch::Sender<bool>>,
     qos_watch: crate::qos_check::QosWatch,
@@ -85,22 +91,50 @@ impl App {
             .enable_all()
             .thread_name(format!("{name}-rt"))
             .build()?;
+        crate::log::set_fallback(name);
         check_ros_args(std::env::args())?;
+        // rcl's own parse of the command line first: a bad `--log-level`, a params file
+        // that does not parse ... is reported with rcl's words (r2r would only say
+        // RCL_RET_ERROR).
+        let keys = crate::params::overrides::from_command_line().map_err(Error::Parameter)?;
         let ctx = r2r::Context::create()?;
         let mut node = r2r::Node::create(ctx, name, "")?;
+        // From here every line goes under the node's logger name and to /rosout.
+        crate::log::attach(&mut node)?;
+        // The node's identity as launched (`__node:=`, `__ns:=`, a launch file's name=).
+        let actual = node.name()?;
+        let fqn = node.fully_qualified_name()?;
+        // The values given at start, matched to this node as rclcpp matches them.
+        let given = crate::params::overrides::resolve(&keys, &fqn);
+        {
+            let mut table = node
+                .params
+                .lock()
+                .map_err(|_| Error::Setup("parameter table poisoned".into()))?;
+            table.clear();
+            for g in &given {
+                table.insert(g.name.clone(), r2r::Parameter::new(g.value.clone()));
+            }
+        }
+        crate::log_debug!(
+            "node {fqn}: logger {}, {} value(s) given at start",
+            crate::log::logger(),
+            given.len()
+        );
         let sim = use_sim_time(&node)?;
         crate::time::install(&mut node, sim, runtime.handle())?;
         if sim {
-            r2r::log_info!(
-                name,
+            crate::log_info!(
                 "use_sim_time: the ROS clock follows /clock (timers wait for the first one)"
             );
         }
         let (tx, _rx) = watch::channel(false);
-        let qos_watch = crate::qos_check::QosWatch::new(name);
+        let qos_watch = crate::qos_check::QosWatch::new();
         Ok(App {
             node,
-            name: name.to_string(),
+            name: actual,
+            fqn,
+            given,
             runtime,
             shutdown_tx: Arc::new(tx),
             qos_watch,
@@ -113,9 +147,19 @@ impl App {
         crate::time::clock()
     }
 
-    /// The node's name (also the logger name).
+    /// The node's name as launched (the default name unless renamed by `__node:=`).
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The node's fully qualified name (`/left/brain`).
+    pub fn fqn(&self) -> &str {
+        &self.fqn
+    }
+
+    /// The node's logger name (`left.brain`), what its log lines and `/rosout` records carry.
+    pub fn logger(&self) -> &str {
+        crate::log::logger()
     }
 
     /// The runtime handle: `app.handle().spawn(...)`, or `enter()` to create sockets.
@@ -160,63 +204,106 @@ impl App {
         });
     }
 
-    /// Declares the node's parameters from `defaults` (a `#[derive(RosParams)]` struct),
-    /// applies `-p` / `--params-file` overrides, serves `ros2 param get/set/list`, logs
-    /// every value at start and every later change. Returns the live values. Every
-    /// value is accepted: see [`App::parameters_checked`] for checked ones.
+    /// Declares the node's parameters (a [`crate::declare_parameters!`] struct) with only
+    /// their declarations' checks; see [`App::parameters_checked`].
     pub fn parameters<P>(&mut self, defaults: P) -> Result<Arc<Mutex<P>>, Error>
     where
-        P: RosParams + Clone + fmt::Debug + Send + 'static,
+        P: RosParams + Declared + Clone + fmt::Debug + Send + 'static,
     {
         self.parameters_checked(defaults, crate::params::Rules::none())
     }
 
-    /// As [`App::parameters`], with `rules`: the values given at start must pass
-    /// `rules.check` (else the node does not start, naming the reason), and so must every
-    /// later `ros2 param set`, which is refused with the reason otherwise; a parameter in
-    /// `rules.start_only` is refused after start, saying so.
+    /// Declares the node's parameters from `defaults` (a [`crate::declare_parameters!`]
+    /// struct), applies the values given at start (`-p`, `--params-file`, with rclcpp's key
+    /// matching: [`crate::params::overrides`]), checks them against their declarations and
+    /// `rules.check` (else the node does not start, naming the reason), serves the
+    /// parameter services (descriptors with ranges and `read_only`; every later set checked
+    /// the same way, a refusal with the reason) and publishes `/parameter_events`; logs
+    /// every value at start and every later change. Returns the live values.
+    ///
+    /// A parameter given under a key that names this node alone (`brain:`,
+    /// `/left/brain:`) or with `-p` that the node does not declare is a mistake: the node
+    /// does not start, naming it. One given under a wildcard key (`/**`) is left alone, as
+    /// rclcpp leaves it (the file may be meant for several nodes), with one INFO line.
     pub fn parameters_checked<P>(
         &mut self,
         defaults: P,
         rules: crate::params::Rules<P>,
     ) -> Result<Arc<Mutex<P>>, Error>
     where
-        P: RosParams + Clone + fmt::Debug + Send + 'static,
+        P: RosParams + Declared + Clone + fmt::Debug + Send + 'static,
     {
-        use futures::StreamExt;
+        let decls = P::declarations();
+        self.check_given(&decls)?;
         let params = Arc::new(Mutex::new(defaults));
-        let checked = Arc::new(Mutex::new(
-            crate::params::Checked::new(params.clone(), rules)
-                .counted(&self.name, self.param_counters.clone()),
-        ));
-        let (handler, mut changes) = self.node.make_derived_parameter_handler(checked.clone())?;
-        checked
-            .lock()
-            .map_err(|_| Error::Setup("parameter table poisoned".into()))?
-            .start()
-            .map_err(Error::Parameter)?;
-        let _guard = self.runtime.enter();
-        tokio::spawn(handler);
-        let name = self.name.clone();
-        tokio::spawn(async move {
-            while let Some((param, value)) = changes.next().await {
-                r2r::log_info!(&name, "parameter {param} set to {value:?}");
-            }
-        });
-        let table = self
-            .node
-            .params
-            .lock()
-            .map_err(|_| Error::Setup("parameter table poisoned".into()))?;
-        for (key, p) in table.iter() {
-            r2r::log_info!(&self.name, "param {key} = {:?}", p.value);
+        {
+            let mut table = self
+                .node
+                .params
+                .lock()
+                .map_err(|_| Error::Setup("parameter table poisoned".into()))?;
+            params
+                .lock()
+                .map_err(|_| Error::Setup("parameter table poisoned".into()))?
+                .register_parameters("", None, &mut table)
+                .map_err(|e| Error::Parameter(e.to_string()))?;
+            // Undeclared values given under wildcard keys are not the node's parameters.
+            table.retain(|k, _| {
+                k == crate::params::USE_SIM_TIME || decls.iter().any(|d| d.name == k)
+            });
         }
+        let mut checked = crate::params::Checked::new(params.clone(), rules, decls)
+            .counted(self.param_counters.clone());
+        checked.start().map_err(Error::Parameter)?;
+        {
+            let table = self
+                .node
+                .params
+                .lock()
+                .map_err(|_| Error::Setup("parameter table poisoned".into()))?;
+            for (key, p) in table.iter() {
+                crate::log_info!("param {key} = {}", crate::params::decl::show(&p.value));
+            }
+        }
+        let _guard = self.runtime.enter();
+        crate::params::server::serve(&mut self.node, checked, &self.fqn)?;
         Ok(params)
+    }
+
+    /// The values given at start for this node that it does not declare: an error for
+    /// those given under a key naming this node alone or with `-p`, an INFO line for
+    /// those under a wildcard key.
+    fn check_given(&self, decls: &[crate::params::Declaration]) -> Result<(), Error> {
+        let declared =
+            |n: &str| n == crate::params::USE_SIM_TIME || decls.iter().any(|d| d.name == n);
+        let cli = crate::params::overrides::command_line_names(std::env::args());
+        for g in &self.given {
+            if declared(&g.name) {
+                continue;
+            }
+            if g.exact() || cli.contains(&g.name) {
+                let mut names: Vec<&str> = decls.iter().map(|d| d.name).collect();
+                names.sort_unstable();
+                return Err(Error::Parameter(format!(
+                    "{} has no parameter {:?} (given under the key {:?}); its parameters: {}",
+                    self.fqn,
+                    g.name,
+                    g.key,
+                    names.join(", ")
+                )));
+            }
+            crate::log_info!(
+                "parameter {:?} (key {:?}) is not one of this node's: ignored",
+                g.name,
+                g.key
+            );
+        }
+        Ok(())
     }
 
     /// A `/diagnostics` publisher for this node.
     pub fn diagnostics(&mut self) -> Result<crate::diagnostics::Diagnostics, Error> {
-        let diagnostics = crate::diagnostics::Diagnostics::new(&mut self.node, &self.name)?;
+        let diagnostics = crate::diagnostics::Diagnostics::new(&mut self.node, &self.fqn)?;
         Ok(diagnostics
             .with_qos(self.qos_watch.counters())
             .with_params(self.param_counters.clone()))
@@ -254,6 +341,7 @@ impl App {
     /// recorder finishing its file): call it once that work is done, then exit with `code`.
     pub fn close(self, code: i32) {
         crate::exit::arm(&self.name, || true).set(code);
+        crate::log::detach();
         drop(self);
     }
 
@@ -262,17 +350,18 @@ impl App {
     pub fn spin(mut self) -> i32 {
         self.shutdown_on_signals();
         let down = self.shutdown();
-        r2r::log_info!(&self.name, "{} running", self.name);
+        crate::log_info!("{} running", self.name);
         while !down.is_set() {
             self.node.spin_once(Duration::from_millis(10));
             self.qos_watch.poll(&self.node, std::time::Instant::now());
         }
-        r2r::log_info!(&self.name, "{} shutting down", self.name);
+        crate::log_info!("{} shutting down", self.name);
         // Let tasks see the signal and send their last messages, then stop them.
         for _ in 0..10 {
             self.node.spin_once(Duration::from_millis(10));
         }
         self.runtime.shutdown_timeout(Duration::from_millis(500));
+        crate::log::detach();
         0
     }
 }
@@ -339,6 +428,7 @@ pub fn main_with_loop(name: &str, run: impl FnOnce(&mut App) -> Result<(), Error
     exit_with(name, run, |app| {
         // Stopped (the loop returned): the watchdog bounds the teardown from here.
         app.shutdown_trigger()();
+        crate::log::detach();
         drop(app);
         0
     })
@@ -364,7 +454,7 @@ fn exit_with(
             match body(&mut app) {
                 Ok(()) => finish(app),
                 Err(e) => {
-                    r2r::log_error!(name, "cannot start: {e}");
+                    crate::log_error!("cannot start: {e}");
                     eprintln!("{name}: cannot start: {e}");
                     exit_code.set(2);
                     app.shutdown_trigger()();
@@ -400,6 +490,14 @@ mod tests {
             .map(|s| s.to_string())
             .collect::<Vec<_>>()
             .into_iter()
+    }
+
+    /// Also keeps libpython linked into this test binary (wheel mode): the ROS libraries
+    /// its rcl and message code load need its symbols, and nothing else here calls
+    /// `keep_libpython` (the linker would drop it with the code that does).
+    #[test]
+    fn libpython_is_kept_in_test_binaries() {
+        keep_libpython();
     }
 
     #[test]

@@ -35,7 +35,8 @@ pub enum Level {
     Stale = 3,
 }
 
-/// One status to publish: `name` is shown as "<node>: <name>".
+/// One status to publish: `name` is shown as "<fully qualified node>: <name>"
+/// (`/left/brain: run`), so two robots' statuses never overwrite each other.
 #[derive(Clone, Debug)]
 pub struct Status {
     /// The component's name (the node's name is put in front when published).
@@ -86,7 +87,10 @@ impl Status {
 
 /// Publisher of `/diagnostics` for one node.
 pub struct Diagnostics {
+    /// The node's fully qualified name: every status name starts with it.
     node_name: String,
+    /// The device behind the node (`DiagnosticStatus.hardware_id`); the node by default.
+    hardware_id: String,
     publisher: r2r::Publisher<DiagnosticArray>,
     qos: Option<std::sync::Arc<crate::qos_check::QosCounters>>,
     params: Option<std::sync::Arc<crate::params::ParamCounters>>,
@@ -94,17 +98,26 @@ pub struct Diagnostics {
 
 impl Diagnostics {
     /// Creates the `/diagnostics` publisher on `node` (QoS [`qos::commands`]);
-    /// `node_name` prefixes every status name and is the `hardware_id`.
+    /// `node_name` (the fully qualified name) prefixes every status name and is the
+    /// `hardware_id` until [`Diagnostics::with_hardware_id`] names the device.
     /// Errors: rcl's, if the publisher cannot be created.
     pub fn new(node: &mut r2r::Node, node_name: &str) -> r2r::Result<Self> {
         let publisher =
             node.create_publisher::<DiagnosticArray>(topics::DIAGNOSTICS, qos::commands())?;
         Ok(Diagnostics {
             node_name: node_name.to_string(),
+            hardware_id: node_name.to_string(),
             publisher,
             qos: None,
             params: None,
         })
+    }
+
+    /// Names the device behind the node in every status's `hardware_id` (the xPC
+    /// target's `host:port`, a serial port, a CAN interface), as rqt_robot_monitor shows it.
+    pub fn with_hardware_id(mut self, id: impl Into<String>) -> Self {
+        self.hardware_id = id.into();
+        self
     }
 
     /// Adds the `qos` status (`incompatible_qos_peers`, see [`crate::qos_check`]) to
@@ -122,19 +135,21 @@ impl Diagnostics {
     }
 
     /// Publishes one array with all `statuses` (and the `qos` and `parameters`
-    /// statuses, if set).
+    /// statuses, if set, and the `logging` one: records on `/rosout`, see [`crate::log`]).
     pub fn publish(&self, statuses: &[Status]) -> r2r::Result<()> {
         let qos = self.qos.as_ref().map(|c| c.status());
         let params = self.params.as_ref().map(|c| c.status());
+        let logging = crate::log::status();
         let status = statuses
             .iter()
             .chain(qos.iter())
             .chain(params.iter())
+            .chain(std::iter::once(&logging))
             .map(|s| DiagnosticStatus {
                 level: s.level as u8,
                 name: format!("{}: {}", self.node_name, s.name),
                 message: s.message.clone(),
-                hardware_id: self.node_name.clone(),
+                hardware_id: self.hardware_id.clone(),
                 values: s
                     .values
                     .iter()
@@ -168,7 +183,7 @@ impl Diagnostics {
                     _ = shutdown.wait() => break,
                     _ = interval.tick() => {
                         if let Err(e) = self.publish(&make()) {
-                            r2r::log_warn!(&self.node_name, "could not publish /diagnostics: {e}");
+                            crate::log_warn!("could not publish /diagnostics: {e}");
                         }
                     }
                 }

@@ -50,7 +50,7 @@ impl ExitCode {
 pub fn arm(name: &str, stopping: impl Fn() -> bool + Send + 'static) -> ExitCode {
     let code = ExitCode::default();
     if let Err(e) = spawn_watchdog(name, stopping, code.clone(), TEARDOWN_LIMIT) {
-        r2r::log_warn!(name, "no exit watchdog (teardown unbounded): {e}");
+        crate::log_warn!("no exit watchdog (teardown unbounded): {e}");
     }
     code
 }

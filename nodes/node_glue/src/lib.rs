@@ -27,6 +27,8 @@
 //! - [`params`]: checked parameters (a refused `ros2 param set` says why).
 //! - [`files`]: files named by outside input (goal files) read safely: off the runtime,
 //!   regular files only, a size cap, only from allowed folders (`allowed_dirs`).
+//! - [`log`]: logging through ROS: [`log_info!`] and its siblings write to the console
+//!   and to `/rosout` under the node's logger name (`left.brain`).
 //! - [`exit`]: a bounded teardown: a stopped node's process ends within
 //!   [`exit::TEARDOWN_LIMIT`] even when the middleware's teardown hangs (a Fast DDS
 //!   deadlock; [`main_with`] and [`main_with_loop`] arm it).
@@ -41,6 +43,7 @@ pub mod counters;
 pub mod diagnostics;
 pub mod exit;
 pub mod files;
+pub mod log;
 pub mod msgs;
 pub mod params;
 pub mod qos;

@@ -299,7 +299,6 @@ struct Watched {
 /// The subscriptions of one node, checked against the publishers on the graph (see the
 /// module doc). [`crate::App`] owns one and polls it from its spin loop.
 pub struct QosWatch {
-    node: String,
     watched: Vec<Watched>,
     reported: HashSet<(String, Vec<u8>)>,
     counters: Arc<QosCounters>,
@@ -309,10 +308,15 @@ pub struct QosWatch {
 }
 
 impl QosWatch {
-    /// Nothing watched yet; `node` is the logger name.
-    pub fn new(node: &str) -> Self {
+    /// Nothing watched yet (mismatches are logged under the node's logger).
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl Default for QosWatch {
+    fn default() -> Self {
         QosWatch {
-            node: node.to_string(),
             watched: Vec::new(),
             reported: HashSet::new(),
             counters: Arc::new(QosCounters::default()),
@@ -321,7 +325,9 @@ impl QosWatch {
             disabled: false,
         }
     }
+}
 
+impl QosWatch {
     /// The counters (for `/diagnostics`).
     pub fn counters(&self) -> Arc<QosCounters> {
         self.counters.clone()
@@ -373,19 +379,14 @@ impl QosWatch {
                 Ok(Err(e)) => {
                     self.counters.graph_query_errors.inc();
                     if !std::mem::replace(&mut self.query_error_logged, true) {
-                        r2r::log_warn!(
-                            &self.node,
-                            "QoS check: cannot list the publishers of {topic}: {e}"
-                        );
+                        crate::log_warn!("QoS check: cannot list the publishers of {topic}: {e}");
                     }
                     continue;
                 }
                 Err(_) => {
                     self.counters.graph_query_errors.inc();
                     self.disabled = true;
-                    r2r::log_error!(
-                        &self.node,
-                        "QoS check: the graph query for {topic} failed inside r2r; QoS checks are off"
+                    crate::log_error!("QoS check: the graph query for {topic} failed inside r2r; QoS checks are off"
                     );
                     return;
                 }
@@ -397,7 +398,7 @@ impl QosWatch {
                     qos: info.qos_profile,
                 };
                 if let Some(line) = self.judge(index, &peer) {
-                    r2r::log_warn!(&self.node, "{line}");
+                    crate::log_warn!("{line}");
                 }
             }
         }
@@ -547,7 +548,7 @@ mod tests {
 
     #[test]
     fn each_incompatible_publisher_is_logged_and_counted_once() {
-        let mut watch = QosWatch::new("test");
+        let mut watch = QosWatch::new();
         watch.watch("/arm/target".into(), qos::commands());
         let spine = Peer {
             node: "/spine_bridge".into(),

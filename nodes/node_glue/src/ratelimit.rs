@@ -3,13 +3,14 @@
 //! `" (K more suppressed)"`. A flood of bad messages costs one line a period, and no
 //! count is lost (the node's counters still count every one).
 //!
-//! ```
+//! (Not run as a doc test: a line logged goes through rcl, which the doc-test binary
+//! does not set up.)
+//! ```no_run
 //! use node_glue::ratelimit::RateLimit;
 //! let limit = RateLimit::default(); // one line per key per DEFAULT_PERIOD
-//! let name = "my_node";
 //! for x in [f64::NAN, f64::NAN] {
 //!     // logs the first, counts the second; the next line after the period says "(1 more suppressed)"
-//!     node_glue::warn_limited!(limit, "position", name, "position not finite: {x}");
+//!     node_glue::warn_limited!(limit, "position", "position not finite: {x}");
 //! }
 //! ```
 use std::collections::HashMap;
@@ -100,15 +101,14 @@ pub fn suffix(suppressed: u64) -> String {
     }
 }
 
-/// `warn_limited!(limit, key, logger, "format", args...)`: logs a warning through
-/// `r2r::log_warn!` if `limit` ([`RateLimit`]) allows one for `key` now, with the
+/// `warn_limited!(limit, key, "format", args...)`: logs a warning through
+/// [`crate::log_warn!`] (the node's logger, console and `/rosout`) if `limit` ([`RateLimit`]) allows one for `key` now, with the
 /// count of lines suppressed since the last one.
 #[macro_export]
 macro_rules! warn_limited {
-    ($limit:expr, $key:expr, $logger:expr, $($fmt:tt)+) => {{
+    ($limit:expr, $key:expr, $($fmt:tt)+) => {{
         if let Some(n) = $limit.allow($key) {
-            $crate::r2r::log_warn!(
-                $logger,
+            $crate::log_warn!(
                 "{}{}",
                 format!($($fmt)+),
                 $crate::ratelimit::suffix(n)

@@ -52,8 +52,7 @@ pub fn run(args: PlayArgs) -> u8 {
     let mut pubs: HashMap<String, PublisherUntyped> = HashMap::new();
     for t in play_topics(&bag, &args.options) {
         if !t.qos_from_recording {
-            r2r::log_warn!(
-                PLAYER_NODE,
+            node_glue::log_warn!(
                 "{}: recorded publishers disagreed on QoS: offering the default",
                 t.name
             );
@@ -65,9 +64,7 @@ pub fn run(args: PlayArgs) -> u8 {
             Ok(p) => {
                 pubs.insert(t.name.clone(), p);
             }
-            Err(e) => r2r::log_warn!(
-                PLAYER_NODE,
-                "not playing {} ({}): cannot publish it: {e} (r2r publishes only types it generated: IDL_PACKAGE_FILTER)",
+            Err(e) => node_glue::log_warn!("not playing {} ({}): cannot publish it: {e} (r2r publishes only types it generated: IDL_PACKAGE_FILTER)",
                 t.name,
                 t.type_name
             ),
@@ -98,10 +95,7 @@ pub fn run(args: PlayArgs) -> u8 {
     };
     let down = app.shutdown();
     if args.wait_for_subscribers {
-        r2r::log_info!(
-            PLAYER_NODE,
-            "waiting for a subscriber on every played topic"
-        );
+        node_glue::log_info!("waiting for a subscriber on every played topic");
         while !down.is_set()
             && pubs
                 .values()
@@ -135,7 +129,7 @@ pub fn run(args: PlayArgs) -> u8 {
     let publish = |m: &PlayMessage| {
         if let Some(p) = pubs.get(&*m.topic) {
             if let Err(e) = p.publish_raw(&m.data) {
-                r2r::log_warn!(PLAYER_NODE, "{}: publish failed: {e}", m.topic);
+                node_glue::log_warn!("{}: publish failed: {e}", m.topic);
             }
         }
     };
@@ -150,7 +144,7 @@ pub fn run(args: PlayArgs) -> u8 {
                 match player.on_key(k, now) {
                     Ok(Some(m)) => publish(&m),
                     Ok(None) => {}
-                    Err(e) => r2r::log_warn!(PLAYER_NODE, "{e}"),
+                    Err(e) => node_glue::log_warn!("{e}"),
                 }
                 // What the key did, on the terminal it came from (rosbag2's words).
                 if player.is_paused() != paused {

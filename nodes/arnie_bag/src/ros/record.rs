@@ -137,7 +137,7 @@ fn write_loop(mut rec: Recorder, rx: Receiver<ToWriter>) -> crate::Result<Record
                 match rec.add_topic(*spec) {
                     Ok(id) => ids.push(Some(id)),
                     Err(e) => {
-                        r2r::log_warn!(RECORDER_NODE, "not recording {name}: {e}");
+                        node_glue::log_warn!("not recording {name}: {e}");
                         ids.push(None);
                     }
                 }
@@ -151,7 +151,7 @@ fn write_loop(mut rec: Recorder, rx: Receiver<ToWriter>) -> crate::Result<Record
                     if failed.is_some() {
                         rec.count_lost(*id, 1);
                     } else if let Err(e) = rec.write(*id, recv_ns, 0, &data) {
-                        r2r::log_error!(RECORDER_NODE, "writing stopped: {e}");
+                        node_glue::log_error!("writing stopped: {e}");
                         rec.count_lost(*id, 1);
                         failed = Some(e);
                     }
@@ -167,7 +167,7 @@ fn write_loop(mut rec: Recorder, rx: Receiver<ToWriter>) -> crate::Result<Record
         if failed.is_none() {
             let now = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
             if let Err(e) = rec.tick(now) {
-                r2r::log_error!(RECORDER_NODE, "writing stopped: {e}");
+                node_glue::log_error!("writing stopped: {e}");
                 failed = Some(e);
             }
         }
@@ -193,15 +193,11 @@ fn spin_loop(app: &mut App, args: &RecordArgs, tx: &SyncSender<ToWriter>) -> Vec
     let mut paused = args.start_paused;
     let mut keyboard = Keyboard::open();
     if paused {
-        r2r::log_info!(RECORDER_NODE, "recording paused: press SPACE to start");
+        node_glue::log_info!("recording paused: press SPACE to start");
     }
     let poll_every = Duration::from_millis(args.polling_interval_ms.max(10));
     let mut next_poll = Instant::now();
-    r2r::log_info!(
-        RECORDER_NODE,
-        "recording to {}",
-        args.recorder.dir.display()
-    );
+    node_glue::log_info!("recording to {}", args.recorder.dir.display());
     while !down.is_set() {
         if Instant::now() >= next_poll {
             discover(app, args, &mut defs, &mut subs, &mut done, &mut warned, tx);
@@ -222,12 +218,7 @@ fn spin_loop(app: &mut App, args: &RecordArgs, tx: &SyncSender<ToWriter>) -> Vec
                 if let Err(TrySendError::Full(_)) = tx.try_send(m) {
                     s.lost += 1;
                     if s.lost.is_power_of_two() {
-                        r2r::log_warn!(
-                            RECORDER_NODE,
-                            "{}: {} lost (writer behind)",
-                            s.name,
-                            s.lost
-                        );
+                        node_glue::log_warn!("{}: {} lost (writer behind)", s.name, s.lost);
                     }
                 }
             }
@@ -236,17 +227,13 @@ fn spin_loop(app: &mut App, args: &RecordArgs, tx: &SyncSender<ToWriter>) -> Vec
             for k in kb.keys() {
                 if k == Key::Space {
                     paused = !paused;
-                    r2r::log_info!(
-                        RECORDER_NODE,
-                        "recording {}",
-                        if paused { "paused" } else { "resumed" }
-                    );
+                    node_glue::log_info!("recording {}", if paused { "paused" } else { "resumed" });
                 }
             }
         }
     }
     drop(keyboard);
-    r2r::log_info!(RECORDER_NODE, "stopping: finishing the bag");
+    node_glue::log_info!("stopping: finishing the bag");
     subs
 }
 
@@ -262,7 +249,7 @@ fn discover(
     let topics: HashMap<String, Vec<String>> = match app.node.get_topic_names_and_types() {
         Ok(t) => t,
         Err(e) => {
-            r2r::log_warn!(RECORDER_NODE, "cannot list topics: {e}");
+            node_glue::log_warn!("cannot list topics: {e}");
             return;
         }
     };
@@ -276,10 +263,7 @@ fn discover(
             Ok(t) => t,
             Err(Skip::SeveralTypes(types)) => {
                 if warned.insert(name.clone()) {
-                    r2r::log_warn!(
-                        RECORDER_NODE,
-                        "not recording {name}: several types {types:?}"
-                    );
+                    node_glue::log_warn!("not recording {name}: several types {types:?}");
                 }
                 continue;
             }
@@ -297,7 +281,7 @@ fn discover(
                 .map(|i| convert::from_r2r(&i.qos_profile))
                 .collect(),
             Err(e) => {
-                r2r::log_warn!(RECORDER_NODE, "cannot read publishers of {name}: {e}");
+                node_glue::log_warn!("cannot read publishers of {name}: {e}");
                 continue;
             }
         };
@@ -307,8 +291,7 @@ fn discover(
         done.insert(name.clone());
         let (spec, missing) = TopicSpec::resolve(name, &type_name, offers.clone(), defs);
         if let Some(e) = missing {
-            r2r::log_warn!(
-                RECORDER_NODE,
+            node_glue::log_warn!(
                 "not recording {name} ({type_name}): no definition on AMENT_PREFIX_PATH: {e}"
             );
             continue;
@@ -319,8 +302,7 @@ fn discover(
         // waiting instead of overwritten (history depth is not part of QoS matching).
         request.depth = request.depth.max(READER_DEPTH);
         for c in &compromises {
-            r2r::log_warn!(
-                RECORDER_NODE,
+            node_glue::log_warn!(
                 "{name}: {c:?}: subscribing {:?}/{:?}",
                 request.reliability,
                 request.durability
@@ -332,7 +314,7 @@ fn discover(
         {
             Ok(s) => s,
             Err(e) => {
-                r2r::log_warn!(RECORDER_NODE, "not recording {name} ({type_name}): cannot subscribe: {e} (r2r subscribes only to types it generated: IDL_PACKAGE_FILTER)");
+                node_glue::log_warn!("not recording {name} ({type_name}): cannot subscribe: {e} (r2r subscribes only to types it generated: IDL_PACKAGE_FILTER)");
                 continue;
             }
         };
@@ -340,8 +322,7 @@ fn discover(
         if tx.send(ToWriter::Topic(Box::new(spec))).is_err() {
             return;
         }
-        r2r::log_info!(
-            RECORDER_NODE,
+        node_glue::log_info!(
             "recording {name} ({type_name}, {:?}/{:?})",
             request.reliability,
             request.durability

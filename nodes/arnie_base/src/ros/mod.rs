@@ -40,7 +40,7 @@ use crate::board::{self, FromBoard};
 use crate::{KnownObstacles, Navigator, Outcome, Output, PlanFailure, PlanReply, Pose2};
 use params::BaseParams;
 
-/// The node's name (and the log target).
+/// The node's default name.
 pub const NODE: &str = "arnie_base";
 /// The action.
 pub const NAVIGATE_TO: &str = "base/navigate_to";
@@ -98,7 +98,6 @@ impl Counters {
 pub fn setup(app: &mut App) -> Result<(), Error> {
     let rules = node_glue::params::Rules {
         check: |p: &BaseParams| p.config().map(|_| ()),
-        start_only: params::START_ONLY,
     };
     let params = app.parameters_checked(BaseParams::default(), rules)?;
     let p = params
@@ -128,7 +127,14 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         app.node
             .create_client::<UpdateMap::Service>(UPDATE_MAP, qos::commands())?,
     );
-    let diagnostics = app.diagnostics()?;
+    // The device behind the node: the motor board, reached through the comms topics
+    // (`comms_bridge` owns the serial port or CAN link).
+    let namespace = app.node.namespace().unwrap_or_default();
+    let comms = node_glue::qos_check::resolve(&namespace, app.name(), topics::COMMS_RX);
+    let comms = comms.strip_suffix("/rx").unwrap_or(&comms);
+    let diagnostics = app
+        .diagnostics()?
+        .with_hardware_id(format!("motor board via {comms}"));
     let shutdown = app.shutdown();
     let counters = Arc::new(Counters::default());
     let _rt = app.handle().enter();
@@ -148,21 +154,21 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         active: None,
         next_goal: 1,
         seq: 0,
-        frame_id: p.glue.frame_id.clone(),
-        child_frame_id: p.glue.child_frame_id.clone(),
-        watchdog_ms: p.glue.watchdog_ms as u16,
-        planner_timeout: Duration::from_secs_f64(p.glue.planner_timeout_s),
+        frame_id: p.frame_id.clone(),
+        child_frame_id: p.child_frame_id.clone(),
+        watchdog_ms: p.watchdog_ms(),
+        planner_timeout: p.planner_timeout(),
     };
     tokio::spawn(control.run(
         goals,
         rx,
         maps,
         events,
-        Duration::from_millis(p.glue.tick_ms as u64),
+        Duration::from_millis(p.tick_ms as u64),
         shutdown.clone(),
     ));
     diagnostics.spawn_periodic(
-        Duration::from_millis(p.glue.diagnostics_period_ms as u64),
+        Duration::from_millis(p.diagnostics_period_ms as u64),
         shutdown,
         move || vec![counters.status()],
     );
@@ -258,7 +264,7 @@ impl Control {
                 Step::Cancel(request) => {
                     if self.active.is_some() {
                         request.accept();
-                        r2r::log_info!(NODE, "goal cancelled");
+                        node_glue::log_info!("goal cancelled");
                         self.nav.cancel(now)
                     } else {
                         request.reject();
@@ -285,23 +291,27 @@ impl Control {
                 driven_m: 0.0,
                 message: format!("{NODE} is shutting down; motors stopped"),
             };
-            action::end(&mut run.goal, End::Aborted, result, NODE);
+            action::end(&mut run.goal, End::Aborted, result);
         }
     }
 
-    /// Live parameters (checked by node_glue before they are stored) for the next goal.
+    /// Live parameters (checked by node_glue before they are stored) for the next goal:
+    /// the navigator's, the board's watchdog and the planner's timeout.
     fn refresh_config(&mut self) {
         let fresh = self
             .params
             .lock()
             .map_err(|_| "poisoned".to_string())
-            .and_then(|p| p.config());
+            .and_then(|p| Ok((p.config()?, p.watchdog_ms(), p.planner_timeout())));
         match fresh {
-            Ok(c) => self.nav.set_config(c),
-            Err(e) => r2r::log_warn!(
-                NODE,
-                "parameters are invalid ({e}); keeping the last valid ones"
-            ),
+            Ok((c, watchdog_ms, planner_timeout)) => {
+                self.nav.set_config(c);
+                self.watchdog_ms = watchdog_ms;
+                self.planner_timeout = planner_timeout;
+            }
+            Err(e) => {
+                node_glue::log_warn!("parameters are invalid ({e}); keeping the last valid ones")
+            }
         }
     }
 
@@ -321,7 +331,6 @@ impl Control {
                 node_glue::warn_limited!(
                     self.logs,
                     "goal",
-                    NODE,
                     "refusing NavigateTo ({}, {}): {}",
                     g.x,
                     g.y,
@@ -334,16 +343,15 @@ impl Control {
                     driven_m: 0.0,
                     message: refused.message,
                 };
-                action::reject(req, result, NODE);
+                action::reject(req, result);
             }
             Ok(outs) => {
-                let Some(run) = action::accept(req, NODE) else {
+                let Some(run) = action::accept(req) else {
                     let outs = self.nav.cancel(now);
                     self.apply(outs);
                     return;
                 };
-                r2r::log_info!(
-                    NODE,
+                node_glue::log_info!(
                     "NavigateTo ({:.3}, {:.3}){}",
                     g.x,
                     g.y,
@@ -386,7 +394,6 @@ impl Control {
                     node_glue::warn_limited!(
                         self.logs,
                         "ack",
-                        NODE,
                         "board answered command {command} seq {seq} with status {status}"
                     );
                 }
@@ -395,7 +402,7 @@ impl Control {
             Ok(FromBoard::Other) => Vec::new(),
             Err(e) => {
                 self.counters.bad_packets.inc();
-                node_glue::warn_limited!(self.logs, "packet", NODE, "bad board packet: {e}");
+                node_glue::warn_limited!(self.logs, "packet", "bad board packet: {e}");
                 Vec::new()
             }
         }
@@ -409,7 +416,6 @@ impl Control {
             node_glue::warn_limited!(
                 self.logs,
                 "map",
-                NODE,
                 "map ignored: {w}x{h} cells, {} values, resolution {res}",
                 m.data.len()
             );
@@ -462,8 +468,7 @@ impl Control {
                     ttl_s,
                 } => {
                     self.counters.mark_requests.inc();
-                    r2r::log_info!(
-                        NODE,
+                    node_glue::log_info!(
                         "marking {:?} (radius {radius_m} m, ttl {ttl_s} s) on the planner's map",
                         centers
                     );
@@ -486,7 +491,7 @@ impl Control {
                             replans: feedback.replans,
                         };
                         if let Err(e) = a.run.goal.publish_feedback(fb) {
-                            r2r::log_debug!(NODE, "could not publish feedback: {e}");
+                            node_glue::log_debug!("could not publish feedback: {e}");
                         }
                     }
                 }
@@ -502,8 +507,8 @@ impl Control {
                         finish.message
                     );
                     match finish.outcome {
-                        Outcome::Reached => r2r::log_info!(NODE, "{log}"),
-                        _ => r2r::log_warn!(NODE, "{log}"),
+                        Outcome::Reached => node_glue::log_info!("{log}"),
+                        _ => node_glue::log_warn!("{log}"),
                     }
                     let result = NavigateTo::Result {
                         outcome: finish.outcome.code(),
@@ -518,7 +523,7 @@ impl Control {
                         _ => End::Aborted,
                     };
                     let mut run = a.run;
-                    action::end(&mut run.goal, how, result, NODE);
+                    action::end(&mut run.goal, how, result);
                 }
             }
         }
@@ -542,11 +547,7 @@ impl Control {
             Ok(()) => true,
             Err(e) => {
                 self.counters.publish_errors.inc();
-                r2r::log_warn!(
-                    NODE,
-                    "could not publish {name} on {}: {e}",
-                    topics::COMMS_TX
-                );
+                node_glue::log_warn!("could not publish {name} on {}: {e}", topics::COMMS_TX);
                 false
             }
         }
@@ -661,16 +662,15 @@ async fn mark(
     match tokio::time::timeout(timeout, call).await {
         Ok(Ok(resp)) if resp.outcome == arnie_constants::srv::update_map::response::OK => true,
         Ok(Ok(resp)) => {
-            r2r::log_warn!(NODE, "{UPDATE_MAP} refused the mark: {}", resp.message);
+            node_glue::log_warn!("{UPDATE_MAP} refused the mark: {}", resp.message);
             false
         }
         Ok(Err(e)) => {
-            r2r::log_warn!(NODE, "{UPDATE_MAP}: {e}");
+            node_glue::log_warn!("{UPDATE_MAP}: {e}");
             false
         }
         Err(_) => {
-            r2r::log_warn!(
-                NODE,
+            node_glue::log_warn!(
                 "{UPDATE_MAP} did not answer within {:.1} s",
                 timeout.as_secs_f64()
             );

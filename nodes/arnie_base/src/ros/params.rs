@@ -1,112 +1,118 @@
-//! The node's ROS parameters ([`BaseParams`]): the library's [`BaseConfig`] (declared
-//! there once: its fields are the navigator's parameters, same names, units, defaults
-//! and descriptions) and the glue's own few ([`GlueParams`]), all at the top level.
+//! The node's ROS parameters ([`BaseParams`]): the library's [`BaseConfig`] fields (the
+//! navigator's settings, same names, units and defaults) and the glue's own few (frames,
+//! periods, timeouts), flat at the top level, each declared once (type, default, range,
+//! when a change takes effect).
 //!
-//! Checked by [`BaseParams::config`] at start and on every `ros2 param set` (node_glue's
-//! checked parameters: a refused value gets the reason and changes nothing).
-//! When a change takes effect: the navigator's parameters at the next goal; `frame_id`,
-//! `child_frame_id`, `tick_ms`, `diagnostics_period_ms` are start only ([`START_ONLY`]);
-//! `watchdog_ms` and `planner_timeout_s` are read at start.
-use node_glue::r2r::indexmap::IndexMap;
-use node_glue::r2r::{self, Error, Parameter, ParameterValue, RosParams};
+//! Checked at start and on every `ros2 param set` (node_glue's checked parameters: the
+//! declared range first, then [`BaseParams::config`] over the whole set, e.g.
+//! `min_speed_mps <= max_speed_mps`; a refused value gets the reason and changes nothing).
+//! The navigator's parameters, `watchdog_ms` and `planner_timeout_s` are read at each
+//! goal; `frame_id`, `child_frame_id`, `tick_ms` and `diagnostics_period_ms` are read only
+//! at start.
+use std::f64::consts::PI;
 
 use crate::BaseConfig;
 
-/// Parameters read only at start: `ros2 param set` refuses them, saying so.
-pub(crate) const START_ONLY: &[&str] = &[
-    "frame_id",
-    "child_frame_id",
-    "tick_ms",
-    "diagnostics_period_ms",
-];
-
-/// The glue's own parameters (the library knows nothing of frames, periods, timeouts).
-#[derive(RosParams, Clone, Debug)]
-pub(crate) struct GlueParams {
-    /// Frame of odom, base/pose and of goals (the planner's and the map's frame)
-    pub frame_id: String,
-    /// child_frame_id of odom
-    pub child_frame_id: String,
-    /// Watchdog asked of the board in each DriveSpeed, 0 = the board's default [ms]
-    pub watchdog_ms: i64,
-    /// Period of the watchdog / re-plan check [ms]
-    pub tick_ms: i64,
-    /// Wait this long for the planner's answer (plan_path, update_map) [s]
-    pub planner_timeout_s: f64,
-    /// Period of /diagnostics [ms]
-    pub diagnostics_period_ms: i64,
-}
-
-impl Default for GlueParams {
-    fn default() -> Self {
-        GlueParams {
-            frame_id: "map".into(),
-            child_frame_id: "base_link".into(),
-            watchdog_ms: 0,
-            tick_ms: 20,
-            planner_timeout_s: 5.0,
-            diagnostics_period_ms: 1000,
-        }
-    }
-}
-
-/// ROS parameters: [`BaseConfig`]'s and [`GlueParams`]' fields side by side, flat names
-/// with units; defaults = [`BaseConfig::default`] and [`GlueParams::default`].
-#[derive(Clone, Debug, Default)]
-pub(crate) struct BaseParams {
-    /// The navigator's settings (unchecked until [`BaseParams::config`]).
-    pub nav: BaseConfig,
-    /// The glue's own.
-    pub glue: GlueParams,
-}
-
-/// `name` is not one of `nav`'s: ask `glue`.
-fn unknown(r: &r2r::Result<()>) -> bool {
-    matches!(r, Err(Error::InvalidParameterName { .. }))
-}
-
-/// Both structs' parameters at the top level (no `nav.` / `glue.` prefix): each call goes
-/// to the struct that has the name.
-impl RosParams for BaseParams {
-    fn register_parameters(
-        &mut self,
-        prefix: &str,
-        _desc: Option<Parameter>,
-        params: &mut IndexMap<String, Parameter>,
-    ) -> r2r::Result<()> {
-        self.nav.register_parameters(prefix, None, params)?;
-        self.glue.register_parameters(prefix, None, params)
-    }
-
-    fn get_parameter(&mut self, name: &str) -> r2r::Result<ParameterValue> {
-        match self.nav.get_parameter(name) {
-            Err(Error::InvalidParameterName { .. }) => self.glue.get_parameter(name),
-            r => r,
-        }
-    }
-
-    fn set_parameter(&mut self, name: &str, value: &ParameterValue) -> r2r::Result<()> {
-        let r = self.nav.set_parameter(name, value);
-        if unknown(&r) {
-            return self.glue.set_parameter(name, value);
-        }
-        r
-    }
-
-    fn check_parameter(&self, name: &str, value: &ParameterValue) -> r2r::Result<()> {
-        let r = self.nav.check_parameter(name, value);
-        if unknown(&r) {
-            return self.glue.check_parameter(name, value);
-        }
-        r
+node_glue::declare_parameters! {
+    /// ROS parameters: [`BaseConfig`]'s fields and the glue's own, flat names with units;
+    /// defaults = [`BaseConfig::default`] and the glue's.
+    pub(crate) struct BaseParams(d = BaseConfig::default()) {
+        /// Top linear speed commanded [m/s]
+        pub max_speed_mps: f64 = d.max_speed_mps, float(0.01, 5.0), "next goal";
+        /// Lowest linear speed while driving, so the robot never creeps; at most max_speed_mps [m/s]
+        pub min_speed_mps: f64 = d.min_speed_mps, float(0.0, 5.0), "next goal";
+        /// Top turn rate commanded [rad/s]
+        pub max_turn_rps: f64 = d.max_turn_rps, float(0.05, 20.0), "next goal";
+        /// Lowest turn rate while turning in place; at most max_turn_rps [rad/s]
+        pub min_turn_rps: f64 = d.min_turn_rps, float(0.0, 20.0), "next goal";
+        /// Deceleration of the speed profile before a stop (v = sqrt(2 a d)) [m/s^2]
+        pub decel_mps2: f64 = d.decel_mps2, float(0.01, 20.0), "next goal";
+        /// Heading gain while driving (w = k · heading error) [1/s]
+        pub heading_gain: f64 = d.heading_gain, float(0.0, 100.0), "next goal";
+        /// Turn gain in place (w = k · heading error) [1/s]
+        pub turn_gain: f64 = d.turn_gain, float(0.01, 100.0), "next goal";
+        /// Heading error above which the robot stops and turns in place [rad]
+        pub turn_in_place_above_rad: f64 = d.turn_in_place_above_rad, float(0.01, 3.2), "next goal";
+        /// Goal reached within this distance [m]
+        pub goal_tolerance_m: f64 = d.goal_tolerance_m, float(0.001, 1.0), "next goal";
+        /// Intermediate waypoint passed within this distance [m]
+        pub waypoint_tolerance_m: f64 = d.waypoint_tolerance_m, float(0.001, 1.0), "next goal";
+        /// Final heading reached within this error (goals with use_heading) [rad]
+        pub heading_tolerance_rad: f64 = d.heading_tolerance_rad, float(0.001, 1.0), "next goal";
+        /// No odometry for this long: motors stopped, goal LINK_LOST [s]
+        pub link_timeout_s: f64 = d.link_timeout_s, float(0.02, 60.0), "next goal";
+        /// Progress needed along the path within progress_timeout_s while commanded to move [m]
+        pub progress_min_m: f64 = d.progress_min_m, float(0.0, 10.0), "next goal";
+        /// Without progress_min_m of progress for this long the robot counts as blocked [s]
+        pub progress_timeout_s: f64 = d.progress_timeout_s, float(0.05, 600.0), "next goal";
+        /// Failures tolerated per goal (obstacle reports, no progress, failed re-plans); one more returns BLOCKED
+        pub max_failures: i64 = i64::from(d.max_failures), int(0, 1000), "next goal";
+        /// An obstacle report closer than this (from the robot's edge) stops the robot [m]
+        pub obstacle_stop_distance_m: f64 = d.obstacle_stop_distance_m, float(0.0, 10.0), "next goal";
+        /// Only obstacles within this angle of the direction of travel count [rad]
+        pub obstacle_cone_rad: f64 = d.obstacle_cone_rad, float(0.0, PI), "next goal";
+        /// Radius of the disc marked on the planner's map for an obstacle [m]
+        pub obstacle_radius_m: f64 = d.obstacle_radius_m, float(0.001, 5.0), "next goal";
+        /// Marks expire after this long (a passing opponent is forgotten), 0 = never [s]
+        pub mark_ttl_s: f64 = d.mark_ttl_s, float(0.0, 3600.0), "next goal";
+        /// The robot's radius (marks keep this far plus their radius from its centre) [m]
+        pub robot_radius_m: f64 = d.robot_radius_m, float(0.0, 5.0), "next goal";
+        /// Sensor hits this close to the map's own obstacles are ignored [m]
+        pub known_obstacle_margin_m: f64 = d.known_obstacle_margin_m, float(0.0, 1.0), "next goal";
+        /// Wait after a failure before planning again (the opponent may move) [s]
+        pub replan_delay_s: f64 = d.replan_delay_s, float(0.0, 60.0), "next goal";
+        /// Feedback at most this often [s]
+        pub feedback_period_s: f64 = d.feedback_period_s, float(0.0, 60.0), "next goal";
+        /// At the goal, wait at most this long for the board to report it is still before REACHED (Stop repeated meanwhile) [s]
+        pub settle_timeout_s: f64 = d.settle_timeout_s, float(0.0, 10.0), "next goal";
+        /// Frame of odom, base/pose and of goals (the planner's and the map's frame); not empty
+        pub frame_id: String = "map".into(), any(), "start only";
+        /// child_frame_id of odom
+        pub child_frame_id: String = "base_link".into(), any(), "start only";
+        /// Watchdog asked of the board in each DriveSpeed, 0 = the board's default [ms]
+        pub watchdog_ms: i64 = 0, int(0, 65_535), "next goal";
+        /// Period of the watchdog / re-plan check [ms]
+        pub tick_ms: i64 = 20, int(1, 1000), "start only";
+        /// Wait this long for the planner's answer (plan_path, update_map); more than 0 [s]
+        pub planner_timeout_s: f64 = 5.0, float(0.0, 600.0), "next goal";
+        /// Period of /diagnostics [ms]
+        pub diagnostics_period_ms: i64 = 1000, int(1, 60_000), "start only";
     }
 }
 
 impl BaseParams {
-    /// The library's config, checked, and the glue's own values checked.
+    /// The library's config, checked, and the glue's own values checked (the whole set:
+    /// the declared ranges are checked before it).
     pub(crate) fn config(&self) -> Result<BaseConfig, String> {
-        self.nav.check().map_err(|e| e.to_string())?;
-        let g = &self.glue;
+        let max_failures = u32::try_from(self.max_failures)
+            .map_err(|_| format!("max_failures: {} is not in 0..=1000", self.max_failures))?;
+        let nav = BaseConfig {
+            max_speed_mps: self.max_speed_mps,
+            min_speed_mps: self.min_speed_mps,
+            max_turn_rps: self.max_turn_rps,
+            min_turn_rps: self.min_turn_rps,
+            decel_mps2: self.decel_mps2,
+            heading_gain: self.heading_gain,
+            turn_gain: self.turn_gain,
+            turn_in_place_above_rad: self.turn_in_place_above_rad,
+            goal_tolerance_m: self.goal_tolerance_m,
+            waypoint_tolerance_m: self.waypoint_tolerance_m,
+            heading_tolerance_rad: self.heading_tolerance_rad,
+            link_timeout_s: self.link_timeout_s,
+            progress_min_m: self.progress_min_m,
+            progress_timeout_s: self.progress_timeout_s,
+            max_failures,
+            obstacle_stop_distance_m: self.obstacle_stop_distance_m,
+            obstacle_cone_rad: self.obstacle_cone_rad,
+            obstacle_radius_m: self.obstacle_radius_m,
+            mark_ttl_s: self.mark_ttl_s,
+            robot_radius_m: self.robot_radius_m,
+            known_obstacle_margin_m: self.known_obstacle_margin_m,
+            replan_delay_s: self.replan_delay_s,
+            feedback_period_s: self.feedback_period_s,
+            settle_timeout_s: self.settle_timeout_s,
+        };
+        nav.check().map_err(|e| e.to_string())?;
         let ranged = |name: &str, v: i64, lo: i64, hi: i64| {
             if (lo..=hi).contains(&v) {
                 Ok(())
@@ -114,28 +120,51 @@ impl BaseParams {
                 Err(format!("{name}: {v} is not in {lo}..={hi}"))
             }
         };
-        ranged("watchdog_ms", g.watchdog_ms, 0, 65_535)?;
-        ranged("tick_ms", g.tick_ms, 1, 1000)?;
-        ranged("diagnostics_period_ms", g.diagnostics_period_ms, 1, 60_000)?;
-        if !(g.planner_timeout_s.is_finite()
-            && g.planner_timeout_s > 0.0
-            && g.planner_timeout_s <= 600.0)
+        ranged("watchdog_ms", self.watchdog_ms, 0, 65_535)?;
+        ranged("tick_ms", self.tick_ms, 1, 1000)?;
+        ranged(
+            "diagnostics_period_ms",
+            self.diagnostics_period_ms,
+            1,
+            60_000,
+        )?;
+        if !(self.planner_timeout_s.is_finite()
+            && self.planner_timeout_s > 0.0
+            && self.planner_timeout_s <= 600.0)
         {
             return Err(format!(
                 "planner_timeout_s: {} is not in (0, 600]",
-                g.planner_timeout_s
+                self.planner_timeout_s
             ));
         }
-        if g.frame_id.is_empty() {
+        if self.frame_id.is_empty() {
             return Err("frame_id: must not be empty".into());
         }
-        Ok(self.nav.clone())
+        Ok(nav)
+    }
+
+    /// The board's watchdog for each DriveSpeed (checked to fit by [`BaseParams::config`]).
+    pub(crate) fn watchdog_ms(&self) -> u16 {
+        u16::try_from(self.watchdog_ms).unwrap_or(0)
+    }
+
+    /// How long to wait for the planner (checked by [`BaseParams::config`]).
+    pub(crate) fn planner_timeout(&self) -> std::time::Duration {
+        std::time::Duration::try_from_secs_f64(self.planner_timeout_s)
+            .unwrap_or(std::time::Duration::from_secs(5))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use node_glue::params::Declared;
+    use node_glue::r2r::{indexmap::IndexMap, Parameter, ParameterValue, RosParams};
+
+    #[test]
+    fn the_readme_table_is_the_declarations() {
+        node_glue::params::check_readme::<BaseParams>(include_str!("../../README.md")).unwrap();
+    }
 
     fn registered() -> IndexMap<String, Parameter> {
         let mut params = IndexMap::new();
@@ -148,24 +177,18 @@ mod tests {
     #[test]
     fn every_parameter_is_at_the_top_level_with_its_description() {
         let params = registered();
-        for name in [
-            "max_speed_mps",
-            "max_failures",
-            "settle_timeout_s",
-            "frame_id",
-            "tick_ms",
-        ] {
-            let p = params.get(name).unwrap_or_else(|| panic!("{name} missing"));
-            assert!(!p.description.is_empty(), "{name}");
-        }
         assert_eq!(params.len(), 30);
-        assert!(
-            params.keys().all(|k| !k.contains('.')),
-            "{:?}",
-            params.keys()
-        );
+        assert_eq!(BaseParams::declarations().len(), 30);
+        for d in BaseParams::declarations() {
+            assert!(params.contains_key(d.name), "{}", d.name);
+            assert!(!d.text().is_empty(), "{}", d.name);
+        }
+        let link = BaseParams::declarations()
+            .into_iter()
+            .find(|d| d.name == "link_timeout_s")
+            .unwrap();
         assert_eq!(
-            params["link_timeout_s"].description,
+            link.text(),
             "No odometry for this long: motors stopped, goal LINK_LOST [s]"
         );
         assert!(matches!(
@@ -175,35 +198,64 @@ mod tests {
     }
 
     #[test]
-    fn set_and_check_reach_either_struct() {
-        let mut p = BaseParams::default();
-        p.set_parameter("max_failures", &ParameterValue::Integer(7))
-            .unwrap();
-        p.set_parameter("tick_ms", &ParameterValue::Integer(40))
-            .unwrap();
-        assert_eq!((p.nav.max_failures, p.glue.tick_ms), (7, 40));
-        assert!(matches!(
-            p.get_parameter("frame_id"),
-            Ok(ParameterValue::String(s)) if s == "map"
-        ));
-        // A negative count does not fit the library's u32: refused by the type.
-        assert!(p
-            .check_parameter("max_failures", &ParameterValue::Integer(-1))
-            .is_err());
-        assert!(matches!(
-            p.set_parameter("nope", &ParameterValue::Integer(1)),
-            Err(Error::InvalidParameterName { .. })
-        ));
+    fn the_start_only_parameters_are_the_frames_and_periods() {
+        let mut ro: Vec<&str> = BaseParams::declarations()
+            .iter()
+            .filter(|d| d.read_only())
+            .map(|d| d.name)
+            .collect();
+        ro.sort_unstable();
+        assert_eq!(
+            ro,
+            [
+                "child_frame_id",
+                "diagnostics_period_ms",
+                "frame_id",
+                "tick_ms"
+            ]
+        );
     }
 
     #[test]
-    fn config_checks_both_parts() {
-        assert!(BaseParams::default().config().is_ok());
-        let mut p = BaseParams::default();
-        p.nav.link_timeout_s = f64::NAN;
+    fn the_defaults_are_the_library_s_and_pass_their_own_ranges() {
+        let p = BaseParams::default();
+        assert_eq!(p.config().unwrap(), BaseConfig::default());
+        let mut table = registered();
+        for d in BaseParams::declarations() {
+            let v = table.swap_remove(d.name).unwrap().value;
+            d.check(&v).unwrap();
+        }
+    }
+
+    #[test]
+    fn config_checks_the_whole_set() {
+        let p = BaseParams {
+            link_timeout_s: f64::NAN,
+            ..BaseParams::default()
+        };
         assert!(p.config().unwrap_err().starts_with("link_timeout_s"));
-        let mut p = BaseParams::default();
-        p.glue.tick_ms = 0;
+        let p = BaseParams {
+            min_speed_mps: 1.0,
+            ..BaseParams::default()
+        };
+        assert!(p.config().unwrap_err().starts_with("min_speed_mps"));
+        let p = BaseParams {
+            tick_ms: 0,
+            ..BaseParams::default()
+        };
         assert_eq!(p.config().unwrap_err(), "tick_ms: 0 is not in 1..=1000");
+        let p = BaseParams {
+            planner_timeout_s: 0.0,
+            ..BaseParams::default()
+        };
+        assert_eq!(
+            p.config().unwrap_err(),
+            "planner_timeout_s: 0 is not in (0, 600]"
+        );
+        let p = BaseParams {
+            max_failures: -1,
+            ..BaseParams::default()
+        };
+        assert!(p.config().unwrap_err().starts_with("max_failures"));
     }
 }

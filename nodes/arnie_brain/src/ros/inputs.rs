@@ -113,7 +113,6 @@ pub async fn track_arm(
     mut positions: impl Stream<Item = PointStamped> + Unpin,
     inputs: Arc<Inputs>,
     counters: Arc<Counters>,
-    log: String,
 ) {
     let limit = RateLimit::default();
     while let Some(m) = positions.next().await {
@@ -127,7 +126,6 @@ pub async fn track_arm(
                 node_glue::warn_limited!(
                     limit,
                     "position",
-                    &log,
                     "{}: ignored a non-finite position",
                     topics::ARM_POSITION
                 );
@@ -141,7 +139,6 @@ pub async fn track_observations(
     mut messages: impl Stream<Item = Coordinates> + Unpin,
     inputs: Arc<Inputs>,
     counters: Arc<Counters>,
-    log: String,
 ) {
     let limit = RateLimit::default();
     while let Some(m) = messages.next().await {
@@ -152,7 +149,6 @@ pub async fn track_observations(
             node_glue::warn_limited!(
                 limit,
                 "observations",
-                &log,
                 "{}: dropped {dropped} item(s) without 3 finite values",
                 topics::EYES_OBSERVATIONS
             );

@@ -30,7 +30,6 @@ pub async fn run(
     inputs: Arc<Inputs>,
     settings: SettingsFn,
     period: Duration,
-    log: String,
     shutdown: Shutdown,
 ) {
     let lifetime_s = arnie_markers::lifetime_s(period);
@@ -50,13 +49,5 @@ pub async fn run(
         let snap = last.as_ref().map(|(snap, _)| snap);
         Some(brain_markers(snap, &seen, scale.m_per_unit(), lifetime_s))
     };
-    arnie_markers::ros::run(
-        publisher,
-        topics::BRAIN_MARKERS,
-        period,
-        log,
-        shutdown,
-        draw,
-    )
-    .await
+    arnie_markers::ros::run(publisher, topics::BRAIN_MARKERS, period, shutdown, draw).await
 }

@@ -33,7 +33,6 @@ use super::Counters;
 pub struct Mover {
     way: Way,
     counters: Arc<Counters>,
-    log: String,
 }
 
 /// The two ways of [`Mover`].
@@ -68,7 +67,6 @@ fn count_end(
     end: &GoalResult<MoveTo::Action>,
     counters: &Counters,
     limit: &RateLimit,
-    log: &str,
 ) {
     use MoveTo::Result as R;
     if !matches!(end, Err(GoalError::NoServer(_) | GoalError::NotSent)) {
@@ -93,7 +91,6 @@ fn count_end(
     node_glue::warn_limited!(
         limit,
         "move_to",
-        log,
         "MoveTo to ({:.3}, {:.3}, {:.3}) m: {why}",
         t.x,
         t.y,
@@ -109,43 +106,30 @@ impl Mover {
     pub fn move_to(
         node: &mut r2r::Node,
         counters: Arc<Counters>,
-        log: &str,
     ) -> Result<Self, node_glue::Error> {
-        let (c, logger, limit) = (counters.clone(), log.to_owned(), RateLimit::default());
-        let client = MoveToClient::new(node, topics::MOVE_TO, "MoveTo", log, move |goal, end| {
-            count_end(goal, end, &c, &limit, &logger)
+        let (c, limit) = (counters.clone(), RateLimit::default());
+        let client = MoveToClient::new(node, topics::MOVE_TO, "MoveTo", move |goal, end| {
+            count_end(goal, end, &c, &limit)
         })?;
         let way = Way::MoveTo {
             client,
             current: None,
         };
-        Ok(Mover {
-            way,
-            counters,
-            log: log.to_owned(),
-        })
+        Ok(Mover { way, counters })
     }
 
     /// A publisher on the legacy `/arm/target`.
     ///
     /// # Errors
     /// rcl refusing the publisher.
-    pub fn topic(
-        node: &mut r2r::Node,
-        counters: Arc<Counters>,
-        log: &str,
-    ) -> Result<Self, node_glue::Error> {
+    pub fn topic(node: &mut r2r::Node, counters: Arc<Counters>) -> Result<Self, node_glue::Error> {
         let publisher =
             node.create_publisher::<PointStamped>(topics::ARM_TARGET, node_glue::qos::commands())?;
         let way = Way::Topic {
             publisher,
             last: None,
         };
-        Ok(Mover {
-            way,
-            counters,
-            log: log.to_owned(),
-        })
+        Ok(Mover { way, counters })
     }
 
     /// Command `target_m` (see the module doc for when it is actually sent).
@@ -170,7 +154,7 @@ impl Mover {
                 *current = Some((target_m, goal));
             }
             Way::Topic { publisher, last } => {
-                publish(publisher, target_m, &self.counters, &self.log);
+                publish(publisher, target_m, &self.counters);
                 *last = Some(target_m);
             }
         }
@@ -185,8 +169,7 @@ impl Mover {
                     return;
                 };
                 if !goal.is_finished() {
-                    r2r::log_info!(
-                        &self.log,
+                    node_glue::log_info!(
                         "cancelling the MoveTo goal to ({:.3}, {:.3}, {:.3}) m",
                         t.x,
                         t.y,
@@ -197,7 +180,7 @@ impl Mover {
             }
             Way::Topic { publisher, last } => {
                 if let Some(p) = arm_m {
-                    publish(publisher, p, &self.counters, &self.log);
+                    publish(publisher, p, &self.counters);
                     self.counters.goals_cancelled.inc();
                 }
                 *last = arm_m;
@@ -206,12 +189,7 @@ impl Mover {
     }
 }
 
-fn publish(
-    publisher: &r2r::Publisher<PointStamped>,
-    p: Point3<f64>,
-    counters: &Counters,
-    log: &str,
-) {
+fn publish(publisher: &r2r::Publisher<PointStamped>, p: Point3<f64>, counters: &Counters) {
     let msg = PointStamped {
         header: time::header(topics::WORLD_FRAME),
         point: point(p),
@@ -220,7 +198,7 @@ fn publish(
         Ok(()) => counters.goals_sent.inc(),
         Err(e) => {
             counters.publish_errors.inc();
-            r2r::log_warn!(log, "could not publish {}: {e}", topics::ARM_TARGET);
+            node_glue::log_warn!("could not publish {}: {e}", topics::ARM_TARGET);
         }
     }
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use node_glue::r2r::{
-    self, arnie_interfaces::action::RunTask, arnie_interfaces::msg::BrainState,
+    arnie_interfaces::action::RunTask, arnie_interfaces::msg::BrainState,
     arnie_interfaces::msg::Coordinates, geometry_msgs::msg::PointStamped,
 };
 use node_glue::{qos, topics, App, Error};
@@ -21,7 +21,7 @@ use super::params::{rules, BrainParams};
 use super::{inputs, markers, BrainServer, Counters, Inputs, Mover, SettingsFn};
 use crate::config::CommandMode;
 
-/// The node's name (and the log target).
+/// The node's name (`main_with`; the logger is the node's).
 pub const NODE: &str = "brain";
 /// History of the `/brain/state` publisher (reliable).
 const STATE_HISTORY: usize = 10;
@@ -56,7 +56,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     if autostart && settings.instructions_file.trim().is_empty() {
         return Err(Error::Parameter("autostart needs instructions_file".into()));
     }
-    let name = app.name().to_owned();
     let counters = Arc::new(Counters::default());
     let inputs = Arc::new(Inputs::default());
     let positions = app.subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
@@ -76,11 +75,10 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let shutdown = app.shutdown();
     let _rt = app.handle().enter();
     let mover = match mode {
-        CommandMode::MoveTo => Mover::move_to(&mut app.node, counters.clone(), &name)?,
-        CommandMode::Topic => Mover::topic(&mut app.node, counters.clone(), &name)?,
+        CommandMode::MoveTo => Mover::move_to(&mut app.node, counters.clone())?,
+        CommandMode::Topic => Mover::topic(&mut app.node, counters.clone())?,
     };
-    r2r::log_info!(
-        &name,
+    node_glue::log_info!(
         "targets go to {}",
         match mode {
             CommandMode::MoveTo => topics::MOVE_TO,
@@ -92,13 +90,11 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         positions,
         inputs.clone(),
         counters.clone(),
-        name.clone(),
     ));
     tokio::spawn(inputs::track_observations(
         observations,
         inputs.clone(),
         counters.clone(),
-        name.clone(),
     ));
 
     // Parameters are read again for every run: `ros2 param set` applies to the next one.
@@ -114,7 +110,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         settings_fn.clone(),
         counters.clone(),
         shutdown.clone(),
-        &name,
     );
 
     // A bad instructions_file fails the start (naming file, key and reason), not the
@@ -133,7 +128,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
             inputs,
             settings_fn,
             period,
-            name.clone(),
             shutdown.clone(),
         ));
     }

@@ -95,11 +95,10 @@ pub struct BrainServer {
     last: Mutex<Option<(Snapshot, Scale)>>,
     /// Input-driven log lines (rejected goals, English warnings, pauses): rate-limited.
     limit: RateLimit,
-    log: String,
 }
 
 impl BrainServer {
-    /// The server, shared by its goal loop and the markers task. `log` is the logger.
+    /// The server, shared by its goal loop and the markers task.
     pub fn new(
         inputs: Arc<Inputs>,
         mover: Mover,
@@ -107,7 +106,6 @@ impl BrainServer {
         settings: SettingsFn,
         counters: Arc<Counters>,
         shutdown: node_glue::Shutdown,
-        log: &str,
     ) -> Arc<Self> {
         Arc::new(BrainServer {
             inputs,
@@ -119,7 +117,6 @@ impl BrainServer {
             running: tokio::sync::Mutex::new(None),
             last: Mutex::new(None),
             limit: RateLimit::default(),
-            log: log.to_owned(),
         })
     }
 
@@ -170,7 +167,6 @@ impl BrainServer {
                 node_glue::warn_limited!(
                     self.limit,
                     "ignored",
-                    &self.log,
                     "goal has task_file and {}: ignored",
                     given.join(" and ")
                 );
@@ -184,7 +180,6 @@ impl BrainServer {
                 node_glue::warn_limited!(
                     self.limit,
                     "ignored",
-                    &self.log,
                     "goal has task_json and task_english: task_english ignored"
                 );
             }
@@ -250,7 +245,7 @@ impl BrainServer {
         match compiled.instructions {
             Some(instructions) => {
                 for line in &lines {
-                    node_glue::warn_limited!(self.limit, "english", &self.log, "{line}");
+                    node_glue::warn_limited!(self.limit, "english", "{line}");
                 }
                 Ok(instructions)
             }
@@ -278,7 +273,7 @@ impl BrainServer {
             };
             match self.load(&req.goal).await {
                 Ok(task) => {
-                    if let Some(accepted) = action::accept(req, &self.log) {
+                    if let Some(accepted) = action::accept(req) {
                         self.start(Some(accepted), task).await;
                     }
                 }
@@ -291,12 +286,7 @@ impl BrainServer {
     /// The bad-goal policy (`node_glue::action::reject`): accepted and aborted at once
     /// with `REJECTED` and the reason; counted, logged (rate-limited).
     fn reject(&self, req: ActionServerGoalRequest<RunTask::Action>, message: String) {
-        node_glue::warn_limited!(
-            self.limit,
-            "rejected",
-            &self.log,
-            "task rejected: {message}"
-        );
+        node_glue::warn_limited!(self.limit, "rejected", "task rejected: {message}");
         self.counters.runs_rejected.inc();
         self.counters.set_last(format!("rejected: {message}"));
         let result = RunTask::Result {
@@ -304,7 +294,7 @@ impl BrainServer {
             ticks: 0,
             message,
         };
-        action::reject(req, result, &self.log);
+        action::reject(req, result);
     }
 
     /// Stops the run in progress (its result: `outcome`, `why`) and waits for its end.
@@ -314,7 +304,7 @@ impl BrainServer {
             // Err: the run already ended by itself.
             let _ = r.stop.send((outcome, why.to_owned()));
             if let Err(e) = r.done.await {
-                r2r::log_error!(&self.log, "a run ended abnormally: {e}");
+                node_glue::log_error!("a run ended abnormally: {e}");
             }
         }
     }
@@ -327,8 +317,7 @@ impl BrainServer {
                 .await;
         }
         let mut running = self.running.lock().await;
-        r2r::log_info!(
-            &self.log,
+        node_glue::log_info!(
             "running {} (tick {:.3} s{})",
             task.name,
             task.settings.tick_period.as_secs_f64(),
@@ -373,7 +362,7 @@ impl BrainServer {
                     let state = self.tick(&mut task);
                     if let Some(g) = &goal {
                         if let Err(e) = g.publish_feedback(RunTask::Feedback { state }) {
-                            r2r::log_warn!(&self.log, "could not publish feedback: {e}");
+                            node_glue::log_warn!("could not publish feedback: {e}");
                         }
                     }
                     if task.brain.status() != Status::Running {
@@ -409,11 +398,11 @@ impl BrainServer {
                 Event::Paused { .. } => "paused",
                 Event::VerificationFailed { .. } => "verification",
                 _ => {
-                    r2r::log_info!(&self.log, "tick {}: {ev}", out.tick);
+                    node_glue::log_info!("tick {}: {ev}", out.tick);
                     continue;
                 }
             };
-            node_glue::warn_limited!(self.limit, key, &self.log, "tick {}: {ev}", out.tick);
+            node_glue::warn_limited!(self.limit, key, "tick {}: {ev}", out.tick);
         }
         if let Some(t) = out.target_mm {
             self.counters.targets.inc();
@@ -445,7 +434,7 @@ impl BrainServer {
             .publish(msg);
         if let Err(e) = r {
             self.counters.publish_errors.inc();
-            r2r::log_warn!(&self.log, "could not publish /brain/state: {e}");
+            node_glue::log_warn!("could not publish /brain/state: {e}");
         }
     }
 
@@ -476,7 +465,7 @@ impl BrainServer {
             self.publish(&msg);
         }
         self.remember(&task.brain.state(), task.settings.scale);
-        r2r::log_info!(&self.log, "{}: {message}", task.name);
+        node_glue::log_info!("{}: {message}", task.name);
         self.counters.set_last(format!("{}: {message}", task.name));
         self.counters.set_running(String::new());
         self.counters
@@ -497,7 +486,7 @@ impl BrainServer {
             ticks,
             message,
         };
-        action::end(g, how, result, &self.log);
+        action::end(g, how, result);
     }
 }
 

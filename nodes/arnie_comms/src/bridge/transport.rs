@@ -49,6 +49,20 @@ impl Transport {
         })
     }
 
+    /// The device behind the link as a user names it (the diagnostics' `hardware_id`): the
+    /// serial port path, the CAN interface, or `udp:ADDR` (the peer, else the bound
+    /// address).
+    pub fn hardware_id(&self) -> String {
+        match self {
+            Transport::Uart { path, .. } => path.clone(),
+            Transport::SocketCan { iface } => iface.clone(),
+            Transport::CanUdp {
+                peer: Some(peer), ..
+            } => format!("udp:{peer}"),
+            Transport::CanUdp { bind, peer: None } => format!("udp:{bind}"),
+        }
+    }
+
     /// True for the CAN transports (devices matter there).
     pub fn is_can(&self) -> bool {
         !matches!(self, Transport::Uart { .. })
@@ -68,5 +82,32 @@ impl fmt::Display for Transport {
                 write!(f, "CAN over UDP {bind} -> last sender")
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hardware_id_is_the_port_the_interface_or_the_address() {
+        let uart = Transport::Uart {
+            path: "/dev/ttyUSB0".into(),
+            baud: 115_200,
+        };
+        assert_eq!(uart.hardware_id(), "/dev/ttyUSB0");
+        let can = Transport::SocketCan {
+            iface: "can0".into(),
+        };
+        assert_eq!(can.hardware_id(), "can0");
+        let bind: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let peer: SocketAddr = "10.0.0.2:5000".parse().unwrap();
+        let udp = Transport::CanUdp {
+            bind,
+            peer: Some(peer),
+        };
+        assert_eq!(udp.hardware_id(), "udp:10.0.0.2:5000");
+        let udp = Transport::CanUdp { bind, peer: None };
+        assert_eq!(udp.hardware_id(), "udp:127.0.0.1:0");
     }
 }

@@ -15,7 +15,6 @@ use crate::bridge::Event;
 
 /// The reporter closure given to [`crate::bridge::run`].
 pub(crate) fn handler(
-    name: String,
     rx_pub: r2r::Publisher<PacketMsg>,
     counters: Arc<Counters>,
 ) -> impl FnMut(Event<'_>) + Send + 'static {
@@ -28,17 +27,15 @@ pub(crate) fn handler(
                 warn_limited!(
                     limit,
                     "publish",
-                    &name,
                     "cannot publish {} on {}: {e}",
                     r.packet.name(),
                     topics::COMMS_RX
                 );
             }
         },
-        Event::Rejected(r) => warn_limited!(limit, "rejected", &name, "link: {r}"),
+        Event::Rejected(r) => warn_limited!(limit, "rejected", "link: {r}"),
         Event::Sent { packet, raw } => {
-            r2r::log_debug!(
-                &name,
+            node_glue::log_debug!(
                 "sent {} {} ({} bytes)",
                 packet.name(),
                 packet.fields_json(),
@@ -48,25 +45,22 @@ pub(crate) fn handler(
         Event::SendFailed { packet, error } => warn_limited!(
             limit,
             "send_failed",
-            &name,
             "cannot send {}: {error}",
             packet.name()
         ),
         Event::LinkFailed(e) => {
             if let Some(n) = limit.allow("link_failed") {
-                r2r::log_error!(&name, "link read failed (retrying): {e}{}", suffix(n));
+                node_glue::log_error!("link read failed (retrying): {e}{}", suffix(n));
             }
         }
         Event::ReplyTimedOut { request, reply_id } => warn_limited!(
             limit,
             "reply_timeout",
-            &name,
             "no reply (command {reply_id}) to {request} in time"
         ),
         Event::Repeated { packet, attempt } => {
             if let Some(n) = limit.allow("repeated") {
-                r2r::log_info!(
-                    &name,
+                node_glue::log_info!(
                     "repeating {} {} (send {attempt}): no acknowledgement yet{}",
                     packet.name(),
                     packet.fields_json(),
@@ -77,15 +71,13 @@ pub(crate) fn handler(
         Event::GaveUp { packet, attempts } => warn_limited!(
             limit,
             "gave_up",
-            &name,
             "gave up {} {}: no acknowledgement after {attempts} sends",
             packet.name(),
             packet.fields_json()
         ),
         Event::Duplicate(r) => {
             if let Some(n) = limit.allow("duplicate") {
-                r2r::log_info!(
-                    &name,
+                node_glue::log_info!(
                     "duplicate {} {} acknowledged again, not republished{}",
                     r.packet.name(),
                     r.packet.fields_json(),

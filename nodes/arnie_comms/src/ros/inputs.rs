@@ -23,7 +23,6 @@ pub(crate) struct Inputs {
     pub(crate) params: Arc<Mutex<CommsParams>>,
     pub(crate) counters: Arc<Counters>,
     pub(crate) logs: Arc<RateLimit>,
-    pub(crate) name: String,
 }
 
 impl Inputs {
@@ -39,7 +38,6 @@ impl Inputs {
         warn_limited!(
             self.logs,
             topic,
-            &self.name,
             "{topic}: packet {} refused, not sent: {refused}",
             spec.label()
         );
@@ -95,7 +93,6 @@ fn respond(req: r2r::ServiceRequest<SendPacket::Service>, answer: Answer, inputs
         warn_limited!(
             inputs.logs,
             "respond",
-            &inputs.name,
             "cannot answer a {} request: {e}",
             topics::COMMS_SEND
         );

@@ -35,7 +35,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use node_glue::r2r::{
-    self, arnie_interfaces::msg::Packet as PacketMsg, arnie_interfaces::srv::SendPacket,
+    arnie_interfaces::msg::Packet as PacketMsg, arnie_interfaces::srv::SendPacket,
 };
 use node_glue::ratelimit::RateLimit;
 use node_glue::{qos, topics, App, Error};
@@ -75,7 +75,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
             .map_err(|_| Error::Setup("parameter table poisoned".into()))?;
         Config::try_from(&p.raw()).map_err(|e| Error::Parameter(e.to_string()))?
     };
-    let name = app.name().to_string();
     let defs = Definitions::load_dir(Path::new(&config.packets_dir))
         .map_err(|e| Error::Setup(format!("packets_dir {}: {e}", config.packets_dir)))?;
     let defs = Arc::new(defs);
@@ -83,8 +82,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         .iter()
         .map(|d| format!("{} ({})", d.name, d.id))
         .collect();
-    r2r::log_info!(
-        &name,
+    node_glue::log_info!(
         "{} packet definitions from {}: {}",
         defs.len(),
         config.packets_dir,
@@ -93,7 +91,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let link = app
         .block_on(config.transport.open(defs.clone(), &config.link))
         .map_err(|e| Error::Setup(format!("cannot open the link ({}): {e}", config.transport)))?;
-    r2r::log_info!(&name, "link open: {}", config.transport);
+    node_glue::log_info!("link open: {}", config.transport);
 
     let rx_pub = app
         .node
@@ -102,7 +100,9 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let requests = app
         .node
         .create_service::<SendPacket::Service>(topics::COMMS_SEND, qos::commands())?;
-    let diagnostics = app.diagnostics()?;
+    let diagnostics = app
+        .diagnostics()?
+        .with_hardware_id(config.transport.hardware_id());
     let shutdown = app.shutdown();
     let _rt = app.handle().enter();
 
@@ -114,9 +114,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         params,
         counters: counters.clone(),
         logs: Arc::new(RateLimit::new(Duration::from_secs(1))),
-        name: name.clone(),
     };
-    let on_event = events::handler(name, rx_pub, counters.clone());
+    let on_event = events::handler(rx_pub, counters.clone());
     let down = shutdown.clone();
     tokio::spawn(bridge::run(
         link,

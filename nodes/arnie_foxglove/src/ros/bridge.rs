@@ -57,7 +57,7 @@ impl Bridge {
         let graph = match node.get_topic_names_and_types() {
             Ok(g) => g,
             Err(e) => {
-                r2r::log_warn!(NODE, "cannot list topics: {e}");
+                node_glue::log_warn!("cannot list topics: {e}");
                 return;
             }
         };
@@ -73,7 +73,7 @@ impl Bridge {
             let types = &graph[name];
             if types.len() != 1 {
                 self.skipped.insert(name.clone());
-                r2r::log_warn!(NODE, "not advertising {name}: several types {types:?}");
+                node_glue::log_warn!("not advertising {name}: several types {types:?}");
                 continue;
             }
             let type_name = &types[0];
@@ -81,7 +81,7 @@ impl Bridge {
                 Ok(s) => s,
                 Err(e) => {
                     self.skipped.insert(name.clone());
-                    r2r::log_warn!(NODE, "not advertising {name} ({type_name}): {e}");
+                    node_glue::log_warn!("not advertising {name} ({type_name}): {e}");
                     continue;
                 }
             };
@@ -94,7 +94,7 @@ impl Bridge {
                 Ok(c) => c,
                 Err(e) => {
                     self.skipped.insert(name.clone());
-                    r2r::log_warn!(NODE, "not advertising {name}: {e}");
+                    node_glue::log_warn!("not advertising {name}: {e}");
                     continue;
                 }
             };
@@ -112,7 +112,7 @@ impl Bridge {
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(channel.id(), topic.clone());
             self.by_name.insert(name.clone(), topic);
-            r2r::log_info!(NODE, "advertising {name} ({type_name})");
+            node_glue::log_info!("advertising {name} ({type_name})");
         }
         let gone: Vec<String> = self
             .by_name
@@ -136,7 +136,7 @@ impl Bridge {
                     .unwrap_or_else(|p| p.into_inner())
                     .remove(&topic.channel.id());
                 topic.channel.close();
-                r2r::log_info!(NODE, "{name} left the graph: unadvertised");
+                node_glue::log_info!("{name} left the graph: unadvertised");
             }
         }
         self.skipped.retain(|n| graph.contains_key(n));
@@ -161,7 +161,7 @@ impl Bridge {
             if let Some(task) = self.subs.remove(&name) {
                 // The stream goes with the task; r2r destroys the subscription at its next message.
                 task.abort();
-                r2r::log_info!(NODE, "{name}: no client left: unsubscribed");
+                node_glue::log_info!("{name}: no client left: unsubscribed");
             }
         }
         for name in wanted {
@@ -174,7 +174,7 @@ impl Bridge {
             let offers: Vec<Qos> = match node.get_publishers_info_by_topic(&name, false) {
                 Ok(infos) => infos.iter().map(|i| to_qos(&i.qos_profile)).collect(),
                 Err(e) => {
-                    r2r::log_warn!(NODE, "cannot read publishers of {name}: {e}");
+                    node_glue::log_warn!("cannot read publishers of {name}: {e}");
                     continue;
                 }
             };
@@ -184,8 +184,7 @@ impl Bridge {
             }
             let (request, compromises) = Qos::adapt_request_to_offers(&offers);
             for c in &compromises {
-                r2r::log_warn!(
-                    NODE,
+                node_glue::log_warn!(
                     "{name}: {c:?}: subscribing {:?}/{:?}",
                     request.reliability,
                     request.durability
@@ -198,11 +197,7 @@ impl Bridge {
             ) {
                 Ok(s) => s,
                 Err(e) => {
-                    r2r::log_warn!(
-                        NODE,
-                        "cannot subscribe to {name} ({}): {e}",
-                        topic.type_name
-                    );
+                    node_glue::log_warn!("cannot subscribe to {name} ({}): {e}", topic.type_name);
                     continue;
                 }
             };
@@ -229,8 +224,7 @@ impl Bridge {
                 }
             });
             self.subs.insert(name.clone(), task);
-            r2r::log_info!(
-                NODE,
+            node_glue::log_info!(
                 "{name}: subscribed for clients ({:?}/{:?})",
                 request.reliability,
                 request.durability
@@ -271,7 +265,7 @@ impl Bridge {
                 Some(c)
             }
             Err(e) => {
-                r2r::log_warn!(NODE, "cannot create parameter clients for {name}: {e}");
+                node_glue::log_warn!("cannot create parameter clients for {name}: {e}");
                 None
             }
         }
@@ -316,8 +310,7 @@ impl Bridge {
                                 };
                             }
                             slots.insert(key, Slot::Ready(p));
-                            r2r::log_info!(
-                                NODE,
+                            node_glue::log_info!(
                                 "client {:?} publishes on {topic} ({type_name})",
                                 key.0
                             );
@@ -348,7 +341,7 @@ impl Bridge {
                             Ok(mut p) => out.append(&mut p),
                             Err(e) => {
                                 counters.parameter_errors.inc();
-                                r2r::log_warn!(NODE, "parameters of {name}: {e}");
+                                node_glue::log_warn!("parameters of {name}: {e}");
                             }
                         }
                     }

@@ -120,9 +120,9 @@ impl Shared {
     fn refuse_log(&self, what: &str) {
         if let Some(suppressed) = lock(&self.refusals).allow(Instant::now()) {
             if suppressed > 0 {
-                r2r::log_warn!(NODE, "{what} ({suppressed} similar refusals not logged)");
+                node_glue::log_warn!("{what} ({suppressed} similar refusals not logged)");
             } else {
-                r2r::log_warn!(NODE, "{what}");
+                node_glue::log_warn!("{what}");
             }
         }
     }
@@ -289,8 +289,8 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
     SdkLog::new(
         counters.clone(),
         Box::new(|level, line| match level {
-            log::Level::Error | log::Level::Warn => r2r::log_warn!(NODE, "foxglove: {line}"),
-            _ => r2r::log_info!(NODE, "foxglove: {line}"),
+            log::Level::Error | log::Level::Warn => node_glue::log_warn!("foxglove: {line}"),
+            _ => node_glue::log_info!("foxglove: {line}"),
         }),
     )
     .install();
@@ -324,9 +324,9 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
         ))
     })?;
     let url = format!("ws://{}:{}", config.address, handle.port());
-    r2r::log_info!(NODE, "serving the ROS graph to Foxglove on {url} (open Foxglove, Open connection, Foxglove WebSocket, {url})");
+    node_glue::log_info!("serving the ROS graph to Foxglove on {url} (open Foxglove, Open connection, Foxglove WebSocket, {url})");
     if config.exposed() {
-        r2r::log_warn!(NODE, "bound to {}: every machine that reaches this port sees every advertised topic, may set parameters and publish on {:?}", config.address, publish_allow);
+        node_glue::log_warn!("bound to {}: every machine that reaches this port sees every advertised topic, may set parameters and publish on {:?}", config.address, publish_allow);
     }
     let handle = Arc::new(handle);
     let diagnostics = app.diagnostics()?;
@@ -388,7 +388,7 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
             retry = !bridge.reconcile(&mut app.node);
         }
     }
-    r2r::log_info!(NODE, "shutting down");
+    node_glue::log_info!("shutting down");
     if let Ok(h) = Arc::try_unwrap(handle) {
         let _ = h.stop();
     }

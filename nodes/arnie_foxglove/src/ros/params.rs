@@ -1,68 +1,40 @@
 //! The node's ROS parameters ([`FoxgloveParams`]), each declared once here with its type,
-//! default, range and description (what `ros2 param describe` shows: r2r 0.9.7 has no
-//! range fields, so the range is written in the description), and their conversion into
-//! the library's [`Config`]. The whole set is checked at start ([`rules`]): a bad value
-//! stops the node with the reason (exit 2).
+//! default, range, description and when a change takes effect (what `ros2 param describe`
+//! shows), and their conversion into the library's [`Config`]. The whole set is checked
+//! at start ([`rules`]): a bad value stops the node with the reason (exit 2).
 //!
 //! When a change takes effect (also in the crate's README.md): **start only**, every
-//! parameter ([`START_ONLY`]). The server is bound and the allowlists compiled once; a
-//! `ros2 param set` is refused, saying so.
+//! parameter. The server is bound and the allowlists compiled once; a `ros2 param set` is
+//! refused as read only.
 use std::time::Duration;
 
 use node_glue::params::Rules;
-use node_glue::r2r::RosParams;
 
 use crate::config::{Config, Settings};
-
-/// Every parameter is read only at start.
-pub(crate) const START_ONLY: &[&str] = &[
-    "address",
-    "port",
-    "topic_allow",
-    "topic_deny",
-    "publish_allow",
-    "latched_depth",
-    "storm_ops_per_s",
-    "discovery_ms",
-];
 
 /// The graph polling period's range [ms].
 const DISCOVERY_MS: std::ops::RangeInclusive<i64> = 10..=60_000;
 
-/// ROS parameters: flat names with units.
-#[derive(RosParams, Debug, Clone)]
-pub(crate) struct FoxgloveParams {
-    /// Address to bind: 127.0.0.1 = this machine only; 0.0.0.0 = every interface (anyone on the network sees every topic and may set parameters). Start only
-    address: String,
-    /// TCP port of the WebSocket server, 0..=65535 (0 = any free port). Start only
-    port: i64,
-    /// Regex of the topics advertised (whole name; empty = all). Start only
-    topic_allow: String,
-    /// Regex of the topics never advertised (whole name; empty = none). Start only
-    topic_deny: String,
-    /// Regex of the topics a client may publish on (whole name; empty = none). Start only
-    publish_allow: String,
-    /// Messages kept per latched topic for clients that subscribe late, 1..=1000. Start only
-    latched_depth: i64,
-    /// Subscribe/unsubscribe operations per client and second counted as a storm above this, >= 1. Start only
-    storm_ops_per_s: i64,
-    /// Graph polling period for new and gone topics [ms], 10..=60000. Start only
-    discovery_ms: i64,
-}
-
-impl Default for FoxgloveParams {
-    fn default() -> Self {
-        let s = Settings::default();
-        FoxgloveParams {
-            address: s.address,
-            port: s.port,
-            topic_allow: s.topic_allow,
-            topic_deny: s.topic_deny,
-            publish_allow: s.publish_allow,
-            latched_depth: s.latched_depth,
-            storm_ops_per_s: s.storm_ops_per_s,
-            discovery_ms: 500,
-        }
+node_glue::declare_parameters! {
+    /// ROS parameters: flat names with units; defaults = the library's
+    /// [`Settings::default`]. All read only at start.
+    pub(crate) struct FoxgloveParams(s = Settings::default()) {
+        /// Address to bind: 127.0.0.1 = this machine only; 0.0.0.0 = every interface (anyone on the network sees every topic and may set parameters)
+        address: String = s.address, any(), "start only";
+        /// TCP port of the WebSocket server (0 = any free port)
+        port: i64 = s.port, int(0, 65_535), "start only";
+        /// Regex of the topics advertised (whole name; empty = all)
+        topic_allow: String = s.topic_allow, any(), "start only";
+        /// Regex of the topics never advertised (whole name; empty = none)
+        topic_deny: String = s.topic_deny, any(), "start only";
+        /// Regex of the topics a client may publish on (whole name; empty = none)
+        publish_allow: String = s.publish_allow, any(), "start only";
+        /// Messages kept per latched topic for clients that subscribe late
+        latched_depth: i64 = s.latched_depth, int(1, 1000), "start only";
+        /// Subscribe/unsubscribe operations per client and second counted as a storm above this
+        storm_ops_per_s: i64 = s.storm_ops_per_s, int(1, i64::from(u32::MAX)), "start only";
+        /// Graph polling period for new and gone topics [ms]
+        discovery_ms: i64 = 500, int(*DISCOVERY_MS.start(), *DISCOVERY_MS.end()), "start only";
     }
 }
 
@@ -99,17 +71,18 @@ impl FoxgloveParams {
     }
 }
 
-/// The check run at start (and on a `ros2 param set`, which start-only refuses first).
+/// The whole-set check run at start (after the declared ranges; a `ros2 param set` is
+/// refused as read only first).
 pub(crate) fn rules() -> Rules<FoxgloveParams> {
     Rules {
         check: |p: &FoxgloveParams| p.config().and(p.discovery()).map(|_| ()),
-        start_only: START_ONLY,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use node_glue::params::Declared;
 
     fn check(p: FoxgloveParams) -> Result<(), String> {
         (rules().check)(&p)
@@ -164,11 +137,15 @@ mod tests {
 
     #[test]
     fn every_parameter_is_start_only() {
-        let mut listed = START_ONLY.to_vec();
-        listed.sort_unstable();
-        assert_eq!(
-            node_glue::params::declared_names(FoxgloveParams::default()),
-            listed
-        );
+        let decls = FoxgloveParams::declarations();
+        assert_eq!(decls.len(), 8);
+        for d in decls {
+            assert!(d.read_only(), "{} is not start only", d.name);
+        }
+    }
+
+    #[test]
+    fn the_readme_table_is_the_declarations() {
+        node_glue::params::check_readme::<FoxgloveParams>(include_str!("../../README.md")).unwrap();
     }
 }

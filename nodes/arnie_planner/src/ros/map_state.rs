@@ -42,7 +42,6 @@ pub(crate) struct MapState {
     publisher: Option<r2r::Publisher<OccupancyGrid>>,
     frame_id: String,
     t0: Instant,
-    log: String,
     counters: Arc<Counters>,
 }
 
@@ -51,7 +50,6 @@ impl MapState {
     pub fn new(
         publisher: Option<r2r::Publisher<OccupancyGrid>>,
         frame_id: &str,
-        log: &str,
         counters: Arc<Counters>,
     ) -> Self {
         MapState {
@@ -59,7 +57,6 @@ impl MapState {
             publisher,
             frame_id: frame_id.into(),
             t0: Instant::now(),
-            log: log.into(),
             counters,
         }
     }
@@ -130,7 +127,7 @@ impl MapState {
                     ),
                     Ok(n) => {
                         let what = if m.clear { "cleared" } else { "marked" };
-                        r2r::log_debug!(&self.log, "{what} {} disc(s) of {} m (ttl {} s): {n} cells changed, {} marks live", centers.len(), m.radius_m, m.ttl_s, map.marks().len());
+                        node_glue::log_debug!("{what} {} disc(s) of {} m (ttl {} s): {n} cells changed, {} marks live", centers.len(), m.radius_m, m.ttl_s, map.marks().len());
                         let planner = (n > 0).then(|| Planner::new(&map.grid()));
                         (
                             UpdateMap::Response {
@@ -150,12 +147,12 @@ impl MapState {
             .store(self.marks() as u64, Ordering::Relaxed);
         if resp.outcome != OK {
             if let Some(more) = gates.pass(Line::UpdateRefused, &self.counters) {
-                r2r::log_warn!(&self.log, "update_map refused: {}{more}", resp.message);
+                node_glue::log_warn!("update_map refused: {}{more}", resp.message);
             }
         }
         if let Err(e) = req.respond(resp) {
             self.counters.answers_lost.inc();
-            r2r::log_warn!(&self.log, "could not answer an UpdateMap request: {e}");
+            node_glue::log_warn!("could not answer an UpdateMap request: {e}");
         }
         let changed = planner.is_some();
         if changed {
@@ -169,7 +166,7 @@ impl MapState {
             return;
         };
         if let Err(e) = publisher.publish(&occupancy_msg(map, &self.frame_id)) {
-            r2r::log_warn!(&self.log, "could not publish map: {e}");
+            node_glue::log_warn!("could not publish map: {e}");
         }
     }
 }

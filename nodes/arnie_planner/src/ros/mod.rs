@@ -12,8 +12,8 @@
 //!   with its marks on `map` (latched, for rviz) and counters on `/diagnostics`.
 //!
 //! Layout:
-//! - `params`: the ROS parameters (declared once: type, default, range, description),
-//!   the check at start and on every `ros2 param set`, the start-only list.
+//! - `params`: the ROS parameters (declared once: type, default, range, description,
+//!   when a change takes effect), the check at start and on every `ros2 param set`.
 //! - `counters`: the `/diagnostics` counters and the rate limits of input-driven logs.
 //! - `task`: the task that owns the planner: maps in, the select loop.
 //! - `plan`: the `PlanPath` service.
@@ -29,7 +29,6 @@ use std::path::Path as FsPath;
 use std::sync::Arc;
 
 use node_glue::r2r::{
-    self,
     arnie_interfaces::srv::{PlanPath, UpdateMap},
     nav_msgs::msg::{OccupancyGrid, Path},
 };
@@ -59,16 +58,15 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         .clone();
     let settings = p.settings().map_err(|e| Error::Parameter(e.to_string()))?;
     let map_file = p.map_file().to_owned();
-    let name = app.name().to_owned();
     if settings.search.fell_back() {
-        r2r::log_warn!(&name, "algorithm jps supports only diagonal_mode only_when_no_obstacles: running astar for {:?}", settings.search.diagonal);
+        node_glue::log_warn!("algorithm jps supports only diagonal_mode only_when_no_obstacles: running astar for {:?}", settings.search.diagonal);
     }
     let counters = Arc::new(Counters::default());
 
     // A file map is loaded before anything is served: a bad file stops the node (exit 2).
     let (initial, maps, source, map_state) = if map_file.is_empty() {
         let maps = app.subscribe::<OccupancyGrid>(topics::MAP, qos::latched())?;
-        let state = MapState::new(None, &settings.frame_id, &name, counters.clone());
+        let state = MapState::new(None, &settings.frame_id, counters.clone());
         (None, Some(maps), topics::MAP.to_string(), state)
     } else {
         let opts = &settings.map;
@@ -80,10 +78,9 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         let map_pub = app
             .node
             .create_publisher::<OccupancyGrid>(topics::MAP, qos::latched())?;
-        let mut state = MapState::new(Some(map_pub), &settings.frame_id, &name, counters.clone());
+        let mut state = MapState::new(Some(map_pub), &settings.frame_id, counters.clone());
         state.set_map(raw, grid.clone(), opts.robot_radius_m);
-        r2r::log_info!(
-            &name,
+        node_glue::log_info!(
             "loaded {map_file}: {}x{} cells, {} blocked (after inflation)",
             grid.width(),
             grid.height(),
@@ -114,7 +111,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         counters: counters.clone(),
         gates: Gates::new(),
         path_pub,
-        log: name,
         fallback_logged: settings.search.fell_back(),
     };
     tokio::spawn(task.run(maps, requests, updates, shutdown.clone()));

@@ -7,8 +7,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use node_glue::r2r::{
-    self, arnie_interfaces::srv::PlanPath, geometry_msgs::msg::Point, nav_msgs::msg::Path,
-    ServiceRequest,
+    arnie_interfaces::srv::PlanPath, geometry_msgs::msg::Point, nav_msgs::msg::Path, ServiceRequest,
 };
 use node_glue::{time, topics};
 
@@ -49,7 +48,7 @@ impl PlannerTask {
             let search = s.search;
             if search.fell_back() != self.fallback_logged {
                 if search.fell_back() {
-                    r2r::log_warn!(&self.log, "algorithm jps supports only diagonal_mode only_when_no_obstacles: running astar for {:?}", search.diagonal);
+                    node_glue::log_warn!("algorithm jps supports only diagonal_mode only_when_no_obstacles: running astar for {:?}", search.diagonal);
                 }
                 self.fallback_logged = search.fell_back();
             }
@@ -65,7 +64,7 @@ impl PlannerTask {
         };
         if let Err(e) = req.respond(resp) {
             self.counters.answers_lost.inc();
-            r2r::log_warn!(&self.log, "could not answer a PlanPath request: {e}");
+            node_glue::log_warn!("could not answer a PlanPath request: {e}");
         }
     }
 
@@ -76,10 +75,9 @@ impl PlannerTask {
         self.counters.count_code(PlanError::OK);
         let path = path_msg(a, frame_id);
         if let Err(e) = self.path_pub.publish(&path) {
-            r2r::log_warn!(&self.log, "could not publish {}: {e}", topics::PLANNER_PATH);
+            node_glue::log_warn!("could not publish {}: {e}", topics::PLANNER_PATH);
         }
-        r2r::log_debug!(
-            &self.log,
+        node_glue::log_debug!(
             "path of {} poses, {:.3} m, {} expansions, {:.6} s",
             a.cells.len(),
             a.length_m,
@@ -116,8 +114,7 @@ impl PlannerTask {
         let (s, g) = (q.start_m, q.goal_m);
         if matches!(e, PlanError::InvalidRequest(_)) {
             if let Some(more) = self.gates.pass(Line::PlanRefused, &self.counters) {
-                r2r::log_warn!(
-                    &self.log,
+                node_glue::log_warn!(
                     "plan_path refused: ({}, {}) -> ({}, {}): {e}{more}",
                     s.0,
                     s.1,
@@ -126,8 +123,7 @@ impl PlannerTask {
                 );
             }
         } else if let Some(more) = self.gates.pass(Line::PlanFailed, &self.counters) {
-            r2r::log_info!(
-                &self.log,
+            node_glue::log_info!(
                 "plan ({}, {}) -> ({}, {}) failed: {e}{more}",
                 s.0,
                 s.1,

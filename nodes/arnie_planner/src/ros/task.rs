@@ -30,7 +30,6 @@ pub(crate) struct PlannerTask {
     /// Rate limits of the input-driven log lines.
     pub(crate) gates: Gates,
     pub(crate) path_pub: r2r::Publisher<Path>,
-    pub(crate) log: String,
     /// The JPS → A* fallback was logged for the current settings (log once per change).
     pub(crate) fallback_logged: bool,
 }
@@ -114,9 +113,7 @@ impl PlannerTask {
             Ok((planner, grid, raw)) => {
                 self.map_state
                     .set_map(raw, grid.clone(), opts.robot_radius_m);
-                r2r::log_info!(
-                    &self.log,
-                    "new map {}x{} at {} m/cell, origin ({}, {}): {} cells blocked (after inflation by {} m)",
+                node_glue::log_info!("new map {}x{} at {} m/cell, origin ({}, {}): {} cells blocked (after inflation by {} m)",
                     grid.width(),
                     grid.height(),
                     grid.frame().resolution_m,
@@ -137,7 +134,7 @@ impl PlannerTask {
     fn reject_map(&mut self, why: String) {
         self.counters.maps_rejected.inc();
         if let Some(more) = self.gates.pass(Line::MapRejected, &self.counters) {
-            r2r::log_error!(&self.log, "{why}{more}");
+            node_glue::log_error!("{why}{more}");
         }
         if let Ok(mut last) = self.counters.last_map_error.lock() {
             *last = why;

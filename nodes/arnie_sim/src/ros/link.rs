@@ -3,7 +3,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use node_glue::r2r;
 use node_glue::time;
 use tokio::net::UdpSocket;
 
@@ -30,19 +29,18 @@ pub(super) async fn receive_targets(sock: Arc<UdpSocket>, ctx: Ctx) {
                 match result {
                     Ok(Arrival::Accepted { .. }) => {}
                     Ok(Arrival::Dropped { target_mm }) => {
-                        r2r::log_debug!(
-                            &ctx.name,
+                        node_glue::log_debug!(
                             "simulated loss dropped target {:?} mm",
                             target_mm.as_slice()
                         );
                     }
-                    Err(e) => r2r::log_warn!(&ctx.name, "rejected arm datagram from {from}: {e}"),
+                    Err(e) => node_glue::log_warn!("rejected arm datagram from {from}: {e}"),
                 }
             }
             Err(e) => {
                 // E.g. ICMP errors surfacing on the socket: count, never end the loop.
                 ctx.counters.recv_errors.inc();
-                r2r::log_warn!(&ctx.name, "arm socket receive error: {e}");
+                node_glue::log_warn!("arm socket receive error: {e}");
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
         }
@@ -94,8 +92,7 @@ pub(super) async fn physics(step: Duration, sockets: Sockets, ctx: Ctx) {
             };
             if let Err(e) = sock.send_to(&d.bytes, to).await {
                 if ctx.counters.send_errors.get() == 0 {
-                    r2r::log_warn!(
-                        &ctx.name,
+                    node_glue::log_warn!(
                         "send to {to} failed: {e} (only the first is logged; see send_errors)"
                     );
                 }
@@ -103,25 +100,21 @@ pub(super) async fn physics(step: Duration, sockets: Sockets, ctx: Ctx) {
             }
         }
         for (t_s, e) in events {
-            log_event(&ctx.name, &e);
+            log_event(&e);
             ctx.log_line(|| event_line(t_s, &e));
         }
     }
 }
 
-fn log_event(name: &str, e: &Event) {
+fn log_event(e: &Event) {
     match e {
-        Event::Lit(lit) => r2r::log_info!(
-            name,
-            "the {} is lit (t = {:.2} s)",
-            lit.flame.name(),
-            lit.at_s
-        ),
-        Event::Blocked { obstacle, at_mm } => r2r::log_warn!(
-            name,
+        Event::Lit(lit) => {
+            node_glue::log_info!("the {} is lit (t = {:.2} s)", lit.flame.name(), lit.at_s)
+        }
+        Event::Blocked { obstacle, at_mm } => node_glue::log_warn!(
             "the arm is blocked by {obstacle} at {:?} mm",
             at_mm.as_slice()
         ),
-        Event::Freed => r2r::log_info!(name, "the arm moves freely again"),
+        Event::Freed => node_glue::log_info!("the arm moves freely again"),
     }
 }

@@ -26,7 +26,6 @@ pub async fn run(
     world: Arc<Mutex<World>>,
     scene: SceneMarkers,
     period: Duration,
-    log: String,
     shutdown: Shutdown,
 ) {
     let mut scene = scene.with_lifetime_s(arnie_markers::lifetime_s(period));
@@ -34,5 +33,5 @@ pub async fn run(
         let w = world.lock().unwrap_or_else(|p| p.into_inner());
         Some(scene.of_world(&w))
     };
-    arnie_markers::ros::run(publisher, topics::SIM_MARKERS, period, log, shutdown, draw).await
+    arnie_markers::ros::run(publisher, topics::SIM_MARKERS, period, shutdown, draw).await
 }

@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use arnie_spine::{Config, LoopbackMap};
-use node_glue::r2r::{self, arnie_interfaces::msg::SimTruth};
+use node_glue::r2r::arnie_interfaces::msg::SimTruth;
 use node_glue::{qos, topics, App, Error, Shutdown};
 use tokio::net::UdpSocket;
 
@@ -42,7 +42,7 @@ use crate::{Scenario, Wiring, World};
 use params::{SimParams, RULES};
 use status::Counters;
 
-/// The node's name (and the log target).
+/// The node's name (`main_with`; the logger is the node's).
 pub const NODE: &str = "sim";
 
 /// What every task of the node shares.
@@ -51,7 +51,6 @@ struct Ctx {
     world: Arc<Mutex<World>>,
     counters: Arc<Counters>,
     log: Option<TruthLog>,
-    name: String,
     shutdown: Shutdown,
 }
 
@@ -65,9 +64,7 @@ impl Ctx {
     fn log_line(&self, line: impl FnOnce() -> String) {
         if let Some(log) = &self.log {
             if let Sent::Dropped { first: true } = log.send(line()) {
-                r2r::log_warn!(
-                    &self.name,
-                    "truth_log: the writer is behind, lines are dropped (counted in truth_log_dropped)"
+                node_glue::log_warn!("truth_log: the writer is behind, lines are dropped (counted in truth_log_dropped)"
                 );
             }
         }
@@ -87,7 +84,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         .map_err(|_| Error::Setup("parameter table poisoned".into()))?
         .clone();
     let settings = p.settings().map_err(|e| Error::Parameter(e.to_string()))?;
-    let name = app.name().to_string();
 
     let loopback = LoopbackMap {
         port_offset: settings.port_offset,
@@ -106,9 +102,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         file => Scenario::load(Path::new(file))
             .map_err(|e| Error::Setup(format!("scenario_file {file}: {e}")))?,
     };
-    r2r::log_info!(
-        &name,
-        "arm listens on {} ({}), sends positions to {} ({}); eyes send to {} ({}); source at {:?} mm, candle at {:?} mm",
+    node_glue::log_info!("arm listens on {} ({}), sends positions to {} ({}); eyes send to {} ({}); source at {:?} mm, candle at {:?} mm",
         wiring.arm_targets.addr,
         wiring.arm_targets.format,
         wiring.arm_positions.addr,
@@ -160,7 +154,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         world: Arc::new(Mutex::new(World::new(scenario, &wiring))),
         counters: Arc::new(Counters::default()),
         log: log.as_ref().map(|(l, _)| l.clone()),
-        name: name.clone(),
         shutdown: app.shutdown(),
     };
     if let Some((_, writer)) = log {
@@ -188,14 +181,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     ));
     if let Some((publisher, period)) = markers_pub {
         let (world, shutdown) = (ctx.world.clone(), ctx.shutdown.clone());
-        tokio::spawn(markers::run(
-            publisher,
-            world,
-            scene,
-            period,
-            name.clone(),
-            shutdown,
-        ));
+        tokio::spawn(markers::run(publisher, world, scene, period, shutdown));
     }
     let (world, counters) = (ctx.world.clone(), ctx.counters.clone());
     diagnostics.spawn_periodic(Duration::from_millis(500), ctx.shutdown, move || {

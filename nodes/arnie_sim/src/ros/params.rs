@@ -1,76 +1,48 @@
-//! The node's ROS parameters ([`SimParams`]), checked at start and on every
-//! `ros2 param set` ([`RULES`]) through the library's [`RawSettings::check`].
+//! The node's ROS parameters ([`SimParams`]), each declared once here with its type,
+//! default, range, description and when a change takes effect (what `ros2 param describe`
+//! shows, and the README's table). Ranges are checked at start and on every
+//! `ros2 param set`, then the whole set by the library's [`RawSettings::check`]
+//! ([`RULES`]).
 //!
 //! Policy: `truth_rate_hz` is live (the next `/sim/truth` tick uses it); every other
 //! parameter shapes the sockets, the world or the timers and is read only at start
-//! (setting it later is refused, saying so). The range in each description is the
-//! library's constant ([`crate::settings`]); a test holds them together.
+//! (setting it later is refused, saying so). The declared ranges are the library's
+//! constants ([`crate::settings`]); a test holds them together.
 use node_glue::params::Rules;
-use node_glue::r2r::RosParams;
 
-use crate::settings::{RawSettings, Settings};
+use crate::settings::{RawSettings, Settings, PORT_OFFSET, STEP_MS, TRUTH_RATE_HZ};
 use crate::SimError;
 
-/// ROS parameters: flat names with units.
-#[derive(RosParams, Debug, Clone)]
-pub(crate) struct SimParams {
-    /// Spine config JSON the sim mirrors (ports, formats, transforms; hosts become 127.0.0.1); start only
-    pub spine_config: String,
-    /// Spine output that sends arm targets: the sim arm listens at its host:port; start only
-    pub arm_output: String,
-    /// Spine input that receives encoder positions: the sim arm sends there; start only
-    pub arm_input: String,
-    /// Spine input that receives eye observations: the sim eyes send there; start only
-    pub eyes_input: String,
-    /// Scenario JSON (positions, limits, obstacles, timings); empty = built-in defaults; start only
-    pub scenario_file: String,
-    /// Ground-truth JSON Lines file (a line per truth publication and per event); empty = off; start only
-    pub truth_log: String,
-    /// Added to every port of the spine config, in [-65535, 65535]; start only
-    pub port_offset: i64,
-    /// Physics step [ms], in [1, 1000]; start only
-    pub step_ms: i64,
-    /// /sim/truth publications per second [Hz], in [0.01, 1000]; live
-    pub truth_rate_hz: f64,
-    /// sim/markers publications per second [Hz], in [0.01, 100], 0 = off; start only
-    pub markers_rate_hz: f64,
-}
-
-impl Default for SimParams {
-    fn default() -> Self {
-        let d = RawSettings::default();
-        SimParams {
-            spine_config: "params/spine_sim.json".into(),
-            arm_output: "arm".into(),
-            arm_input: "arm".into(),
-            eyes_input: "eyes".into(),
-            scenario_file: "params/scenario_flame.json".into(),
-            truth_log: String::new(),
-            port_offset: d.port_offset,
-            step_ms: d.step_ms,
-            truth_rate_hz: d.truth_rate_hz,
-            markers_rate_hz: d.markers_rate_hz,
-        }
+node_glue::declare_parameters! {
+    /// ROS parameters: flat names with units, each declared once (type, default, range,
+    /// when a change takes effect); numeric defaults = [`RawSettings::default`].
+    pub(crate) struct SimParams(d = RawSettings::default()) {
+        /// Spine config JSON (original format) the sim mirrors: ports, formats, transforms; every host becomes 127.0.0.1; must not be empty
+        pub spine_config: String = "params/spine_sim.json".into(), any(), "start only";
+        /// Spine output that sends arm targets: the sim arm listens at its host:port; must not be empty
+        pub arm_output: String = "arm".into(), any(), "start only";
+        /// Spine input that receives encoder positions: the sim arm sends there (config host + port); must not be empty
+        pub arm_input: String = "arm".into(), any(), "start only";
+        /// Spine input that receives eye observations: the sim eyes send there; must not be empty
+        pub eyes_input: String = "eyes".into(), any(), "start only";
+        /// Scenario JSON (positions, limits, obstacles, timings); empty = built-in defaults (same flame layout)
+        pub scenario_file: String = "params/scenario_flame.json".into(), any(), "start only";
+        /// Ground-truth JSON Lines file (a line per truth publication and per event); empty = off; created at start (a bad path stops the node naming it)
+        pub truth_log: String = String::new(), any(), "start only";
+        /// Added to every port of the spine config (like the spine's loopback offset)
+        pub port_offset: i64 = d.port_offset, int(PORT_OFFSET.min as i64, PORT_OFFSET.max as i64), "start only";
+        /// Physics step [ms]
+        pub step_ms: i64 = d.step_ms, int(STEP_MS.min as i64, STEP_MS.max as i64), "start only";
+        /// /sim/truth publications per second [Hz] (a period of 1 ms to 100 s)
+        pub truth_rate_hz: f64 = d.truth_rate_hz, float(TRUTH_RATE_HZ.min, TRUTH_RATE_HZ.max), "at once";
+        /// sim/markers publications per second [Hz]; 0 = off, else at least 0.01
+        pub markers_rate_hz: f64 = d.markers_rate_hz, float(0.0, crate::settings::MARKERS_RATE_HZ.max), "start only";
     }
 }
 
-/// Every parameter but `truth_rate_hz` is read only at start.
-pub(crate) const START_ONLY: &[&str] = &[
-    "spine_config",
-    "arm_output",
-    "arm_input",
-    "eyes_input",
-    "scenario_file",
-    "truth_log",
-    "port_offset",
-    "step_ms",
-    "markers_rate_hz",
-];
-
-/// The rules given to [`node_glue::App::parameters_checked`].
+/// The whole-set check given to [`node_glue::App::parameters_checked`] (after the ranges).
 pub(crate) const RULES: Rules<SimParams> = Rules {
     check: |p: &SimParams| p.settings().map(|_| ()).map_err(|e| e.to_string()),
-    start_only: START_ONLY,
 };
 
 impl SimParams {
@@ -102,8 +74,9 @@ impl SimParams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::{MARKERS_RATE_HZ, PORT_OFFSET, STEP_MS, TRUTH_RATE_HZ};
-    use node_glue::r2r::indexmap::IndexMap;
+    use crate::settings::MARKERS_RATE_HZ;
+    use node_glue::params::range::{float, int};
+    use node_glue::params::Declared;
 
     #[test]
     fn the_defaults_pass_and_a_picosecond_period_is_refused() {
@@ -124,25 +97,32 @@ mod tests {
     }
 
     #[test]
-    fn every_description_gives_the_range_and_policy_of_the_library() {
-        let mut params = IndexMap::new();
-        SimParams::default()
-            .register_parameters("", None, &mut params)
-            .unwrap();
-        assert_eq!(params.len(), 10);
-        for (name, range) in [
-            ("port_offset", PORT_OFFSET),
-            ("step_ms", STEP_MS),
-            ("truth_rate_hz", TRUTH_RATE_HZ),
-            ("markers_rate_hz", MARKERS_RATE_HZ),
-        ] {
-            let d = params[name].description;
-            assert!(d.contains(&format!("in {range}")), "{name}: {d}");
+    fn the_readme_table_is_the_declarations() {
+        node_glue::params::check_readme::<SimParams>(include_str!("../../README.md")).unwrap();
+    }
+
+    #[test]
+    fn the_declared_ranges_and_policy_are_the_library_s() {
+        let decls = SimParams::declarations();
+        assert_eq!(decls.len(), 10);
+        let range = |name: &str| {
+            decls
+                .iter()
+                .find(|d| d.name == name)
+                .map(|d| d.range.clone())
+                .unwrap()
+        };
+        for (name, r) in [("port_offset", PORT_OFFSET), ("step_ms", STEP_MS)] {
+            assert_eq!(range(name), int(r.min as i64, r.max as i64), "{name}");
         }
-        for (name, p) in &params {
-            let start_only = START_ONLY.contains(&name.as_str());
-            let says = if start_only { "; start only" } else { "; live" };
-            assert!(p.description.ends_with(says), "{name}: {}", p.description);
+        assert_eq!(
+            range("truth_rate_hz"),
+            float(TRUTH_RATE_HZ.min, TRUTH_RATE_HZ.max)
+        );
+        // 0 (off) or MARKERS_RATE_HZ: the declaration covers both, the library the gap.
+        assert_eq!(range("markers_rate_hz"), float(0.0, MARKERS_RATE_HZ.max));
+        for d in &decls {
+            assert_eq!(d.read_only(), d.name != "truth_rate_hz", "{}", d.name);
         }
     }
 }

@@ -33,7 +33,7 @@ pub(super) async fn publish(
             Ok(()) => failed = false,
             Err(e) if !failed => {
                 failed = true;
-                r2r::log_warn!(&ctx.name, "could not publish {}: {e}", topics::SIM_TRUTH);
+                node_glue::log_warn!("could not publish {}: {e}", topics::SIM_TRUTH);
             }
             Err(_) => {}
         }

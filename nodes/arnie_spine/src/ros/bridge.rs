@@ -79,8 +79,6 @@ node_glue::counters! {
 
 /// State shared by every task.
 pub struct Shared {
-    /// The node's name (the logger).
-    pub name: String,
     router: Mutex<Router>,
     sender_v4: std::net::UdpSocket,
     /// Only if an output has an IPv6 address.
@@ -106,7 +104,7 @@ impl Shared {
     ///
     /// # Errors
     /// [`Error::Setup`] if the sender socket cannot be created.
-    pub fn new(name: &str, router: Router, settings: &Settings) -> Result<Self, Error> {
+    pub fn new(router: Router, settings: &Settings) -> Result<Self, Error> {
         let config = router.config();
         let sender_v4 = bind(SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)))
             .map_err(|e| Error::Setup(format!("cannot create the sender socket: {e}")))?;
@@ -120,7 +118,6 @@ impl Shared {
             None
         };
         Ok(Shared {
-            name: name.to_string(),
             input_extra: config
                 .inputs
                 .iter()
@@ -199,8 +196,7 @@ impl Shared {
                 c.send_errors.inc();
             }
             if let Some(suppressed) = self.output_log(k) {
-                r2r::log_warn!(
-                    &self.name,
+                node_glue::log_warn!(
                     "output {:?}: cannot send to {}: {e}{}",
                     self.output_name(emit.output),
                     emit.to,
@@ -232,11 +228,7 @@ impl Shared {
         };
         if let Err(e) = result {
             extra.publish_errors.inc();
-            r2r::log_warn!(
-                &self.name,
-                "input {:?}: publish failed: {e}",
-                self.input_names.get(k)
-            );
+            node_glue::log_warn!("input {:?}: publish failed: {e}", self.input_names.get(k));
         }
     }
 
@@ -261,8 +253,7 @@ impl Shared {
             HoldReason::Unsendable(r) => format!("cannot send: {r}"),
         };
         if let Some(suppressed) = self.output_log(held.output.index()) {
-            r2r::log_warn!(
-                &self.name,
+            node_glue::log_warn!(
                 "output {:?}: {why}{}",
                 self.output_name(held.output),
                 suffix(suppressed)
@@ -304,15 +295,12 @@ pub fn bind_inputs(
         let sock = socket2::SockRef::from(&socket);
         if recv_buffer_bytes > 0 {
             if let Err(e) = sock.set_recv_buffer_size(recv_buffer_bytes) {
-                r2r::log_warn!(&shared.name, "input {name:?}: cannot set the receive buffer to {recv_buffer_bytes} bytes: {e}");
+                node_glue::log_warn!("input {name:?}: cannot set the receive buffer to {recv_buffer_bytes} bytes: {e}");
             }
         }
         match sock.recv_buffer_size() {
-            Ok(n) => r2r::log_info!(
-                &shared.name,
-                "input {name:?}: bound {addr}, receive buffer {n} bytes"
-            ),
-            Err(_) => r2r::log_info!(&shared.name, "input {name:?}: bound {addr}"),
+            Ok(n) => node_glue::log_info!("input {name:?}: bound {addr}, receive buffer {n} bytes"),
+            Err(_) => node_glue::log_info!("input {name:?}: bound {addr}"),
         }
         sockets.push((id, socket));
     }
@@ -394,11 +382,7 @@ impl InputTask {
         let socket = match registered {
             Some(Ok(socket)) => socket,
             Some(Err(e)) => {
-                r2r::log_error!(
-                    &self.shared.name,
-                    "input {:?}: cannot use its socket: {e}",
-                    self.name
-                );
+                node_glue::log_error!("input {:?}: cannot use its socket: {e}", self.name);
                 return;
             }
             None => return,
@@ -444,8 +428,7 @@ impl InputTask {
             c.receive_errors.inc();
         }
         if let Some(suppressed) = self.log.allow("input") {
-            r2r::log_warn!(
-                &self.shared.name,
+            node_glue::log_warn!(
                 "input {:?}: receive error: {e}{}",
                 self.name,
                 suffix(suppressed)
@@ -501,8 +484,7 @@ impl InputTask {
                     }
                     _ => String::new(),
                 };
-                r2r::log_warn!(
-                    &self.shared.name,
+                node_glue::log_warn!(
                     "input {:?}: {len} bytes from {from} {why}{}",
                     self.name,
                     suffix(suppressed)
@@ -533,8 +515,7 @@ pub async fn run_topic(shared: Arc<Shared>, index: usize, stream: TopicStream, s
                     c.wrong_frame.inc();
                 }
                 if let Some(suppressed) = shared.output_log(index) {
-                    r2r::log_warn!(
-                        &shared.name,
+                    node_glue::log_warn!(
                         "output {:?}: ignored a message in frame {frame:?} (expected {:?}){}",
                         shared.output_name(id),
                         shared.frame_id,
@@ -548,8 +529,7 @@ pub async fn run_topic(shared: Arc<Shared>, index: usize, stream: TopicStream, s
         let routed = shared.router().on_topic(id, &items);
         if let Outcome::Rejected(r) = &routed.outcome {
             if let Some(suppressed) = shared.output_log(index) {
-                r2r::log_warn!(
-                    &shared.name,
+                node_glue::log_warn!(
                     "output {:?}: rejected a topic value ({}): {r}{}",
                     shared.output_name(id),
                     r.kind(),

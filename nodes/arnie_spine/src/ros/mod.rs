@@ -4,7 +4,8 @@
 //! a socket or r2r lives here.
 //!
 //! # Layout
-//! - `params`: the node's parameters, declared once, checked at start; all start only.
+//! - `params`: the node's parameters, declared once (range, effect), checked at start;
+//!   all start only.
 //! - [`convert`]: global-frame items \[mm\] ⇄ `PointStamped` / `Coordinates` \[m\], the
 //!   one place metres meet millimetres (through [`Scale`]).
 //! - [`bridge`]: the shared state (the router behind a mutex, the sender socket, glue
@@ -90,7 +91,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
             .map_err(|_| Error::Setup("parameters poisoned".into()))?;
         Settings::try_from(&*p).map_err(Error::Parameter)?
     };
-    node_glue::r2r::log_info!(app.name(), "settings: {settings:?}");
+    node_glue::log_info!("settings: {settings:?}");
     start(app, settings)
 }
 
@@ -101,14 +102,13 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
 /// [`Error::Setup`] naming the problem: a config that does not load (with its field), an
 /// input port that cannot be bound; [`Error::Ros`] if r2r refuses an entity.
 pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
-    let name = app.name().to_string();
     let config = Config::load(&settings.config_file, settings.loopback).map_err(|e| {
         Error::Setup(format!(
             "config_file {}: {e}",
             settings.config_file.display()
         ))
     })?;
-    log_summary(&name, &settings, &config);
+    log_summary(&settings, &config);
 
     let shutdown = app.shutdown();
     let router = Router::new(config, settings.limits);
@@ -121,7 +121,7 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
         .map_err(|e| Error::Setup(format!("cannot create the I/O runtime: {e}")))?;
     let handle = app.handle();
     let _rt = handle.enter();
-    let shared = Arc::new(bridge::Shared::new(&name, router, &settings)?);
+    let shared = Arc::new(bridge::Shared::new(router, &settings)?);
     let sockets = bridge::bind_inputs(&shared, settings.recv_buffer_bytes)?;
     let router = shared.router();
     let mut publishers = Vec::new();
@@ -156,8 +156,9 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
             resends.push((k, Duration::from_millis(ms)));
         }
     }
+    let hardware_id = hardware_id(router.config());
     drop(router);
-    let diagnostics = app.diagnostics()?;
+    let diagnostics = app.diagnostics()?.with_hardware_id(hardware_id);
 
     let tasks: Vec<bridge::InputTask> = sockets
         .into_iter()
@@ -167,14 +168,14 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
         })
         .collect();
     let down = shutdown.clone();
-    let (log, priority) = (name.clone(), settings.io_rt_priority);
+    let priority = settings.io_rt_priority;
     std::thread::Builder::new()
         .name("spine-io".into())
         .spawn(move || {
             if let Some(priority) = priority {
                 match realtime(priority) {
-                    Ok(()) => r2r::log_info!(&log, "I/O thread: SCHED_FIFO priority {priority}"),
-                    Err(e) => r2r::log_warn!(&log, "I/O thread: cannot use SCHED_FIFO priority {priority} ({e}); normal scheduling"),
+                    Ok(()) => node_glue::log_info!("I/O thread: SCHED_FIFO priority {priority}"),
+                    Err(e) => node_glue::log_warn!("I/O thread: cannot use SCHED_FIFO priority {priority} ({e}); normal scheduling"),
                 }
             }
             io.block_on(async move {
@@ -204,6 +205,34 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
     Ok(())
 }
 
+/// The devices behind the node, for the diagnostics' `hardware_id`: the outputs in the
+/// `simulink` format (the xPC Target controllers' wire format) as `udp:HOST:PORT (name)`,
+/// else every output, else the inputs' bind addresses (`udp:ADDR (name)`).
+pub fn hardware_id(config: &Config) -> String {
+    let xpc: Vec<String> = config
+        .outputs
+        .iter()
+        .filter(|o| o.format == crate::Format::Simulink)
+        .map(|o| format!("udp:{} ({})", o.addr, o.name))
+        .collect();
+    let ids = if !xpc.is_empty() {
+        xpc
+    } else if !config.outputs.is_empty() {
+        config
+            .outputs
+            .iter()
+            .map(|o| format!("udp:{} ({})", o.addr, o.name))
+            .collect()
+    } else {
+        config
+            .inputs
+            .iter()
+            .map(|i| format!("udp:{} ({})", i.bind, i.name))
+            .collect()
+    };
+    ids.join(", ")
+}
+
 /// The QoS of a config `qos` value (`node_glue::qos` presets).
 pub fn qos(q: TopicQos) -> r2r::QosProfile {
     match q {
@@ -230,13 +259,12 @@ fn realtime(priority: i32) -> std::io::Result<()> {
 }
 
 /// Logs what the config says: every input, output and route, and the clashes.
-fn log_summary(name: &str, settings: &Settings, config: &Config) {
+fn log_summary(settings: &Settings, config: &Config) {
     let mode = match settings.loopback {
         Some(m) => format!("loopback (every host 127.0.0.1, ports {:+})", m.port_offset),
         None => "addresses as written".to_string(),
     };
-    r2r::log_info!(
-        name,
+    node_glue::log_info!(
         "config {}: {} inputs, {} outputs, {} connections; {mode}; {} m per unit; frame {:?}",
         settings.config_file.display(),
         config.inputs.len(),
@@ -268,8 +296,7 @@ fn log_summary(name: &str, settings: &Settings, config: &Config) {
             None => String::new(),
             Some(rules) => format!(", {} allowed source rule(s)", rules.len()),
         };
-        r2r::log_info!(
-            name,
+        node_glue::log_info!(
             "input {:?}: {} {}{}{topic}{sources}; routes to [{}]",
             input.name,
             input.bind,
@@ -299,8 +326,7 @@ fn log_summary(name: &str, settings: &Settings, config: &Config) {
             .resend_interval_ms
             .map(|ms| format!(", re-sends its last value after {ms} ms silent"))
             .unwrap_or_default();
-        r2r::log_info!(
-            name,
+        node_glue::log_info!(
             "output {:?}: {} {}{check}{topic}{resend}",
             output.name,
             output.addr,
@@ -308,6 +334,37 @@ fn log_summary(name: &str, settings: &Settings, config: &Config) {
         );
     }
     for clash in config.address_clashes() {
-        r2r::log_warn!(name, "address clash: {clash}");
+        node_glue::log_warn!("address clash: {clash}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hardware_id_names_the_xpc_targets() {
+        let text = r#"{
+            "host": "127.0.0.1",
+            "transforms": {"default": "1 0 0 0;0 1 0 0;0 0 1 0;0 0 0 1"},
+            "interfaces": {
+                "input": {"arm": {"port": 35001, "format": "simulink"}},
+                "output": {
+                    "arm": {"host": "192.168.1.80", "port": 25000, "format": "simulink"},
+                    "logger": {"host": "192.168.1.1", "port": 25090, "format": "csv"}
+                }
+            },
+            "connections": []
+        }"#;
+        let config = Config::from_json(text, None).unwrap();
+        assert_eq!(hardware_id(&config), "udp:192.168.1.80:25000 (arm)");
+        let text = r#"{
+            "host": "127.0.0.1",
+            "transforms": {"default": "1 0 0 0;0 1 0 0;0 0 1 0;0 0 0 1"},
+            "interfaces": {"input": {"brain": {"port": 26002, "format": "csv"}}, "output": {}},
+            "connections": []
+        }"#;
+        let config = Config::from_json(text, None).unwrap();
+        assert_eq!(hardware_id(&config), "udp:127.0.0.1:26002 (brain)");
     }
 }

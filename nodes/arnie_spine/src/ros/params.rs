@@ -1,69 +1,41 @@
 //! The node's ROS parameters ([`SpineParams`]), each declared once here with its type,
-//! default, range and description (what `ros2 param describe` shows), and their
-//! conversion into [`Settings`]. The set is checked at start ([`rules`]): a bad value
-//! stops the node with the reason (exit 2).
+//! default, range, description and when a change takes effect (what `ros2 param describe`
+//! shows, and the crate README's table), and their conversion into [`Settings`]. The set
+//! is checked at start ([`rules`]): a bad value stops the node with the reason (exit 2).
 //!
-//! When a change takes effect (also in the crate's README.md): **start only**, every
-//! parameter ([`START_ONLY`]): the sockets are bound and the config file loaded once, so a
-//! `ros2 param set` is refused, saying so.
+//! Every parameter is **start only**: the sockets are bound and the config file loaded
+//! once, so a `ros2 param set` is refused (read only), saying so.
 use std::path::PathBuf;
 use std::time::Duration;
 
 use node_glue::params::Rules;
-use node_glue::r2r::RosParams;
 use node_glue::topics;
 
 use super::Settings;
+use crate::wire::MAX_UDP_PAYLOAD;
 use crate::{Limits, LoopbackMap, Scale};
 
-/// Every parameter is read only at start.
-pub(crate) const START_ONLY: &[&str] = &[
-    "config_file",
-    "loopback",
-    "port_offset",
-    "m_per_unit",
-    "max_datagram",
-    "recv_buffer_bytes",
-    "frame_id",
-    "diagnostics_period_ms",
-    "io_thread_rt_priority",
-];
-
-#[derive(RosParams, Clone, Debug)]
-pub(crate) struct SpineParams {
-    /// The Spine config file (original config.json format, plus optional topic/kind/qos/allowedSources/resendIntervalMs). Start only
-    config_file: String,
-    /// Map every host of the file to 127.0.0.1 (and shift every port by port_offset), to run a multi-machine file on one machine. Start only
-    loopback: bool,
-    /// Added to every port of the file when loopback is true. Start only
-    port_offset: i64,
-    /// Metres per unit of the wire and the config file (0.001: millimetres). Start only
-    m_per_unit: f64,
-    /// Longest accepted datagram [bytes]; longer ones are rejected as oversized. Start only
-    max_datagram: i64,
-    /// Receive buffer of each input socket [bytes]; 0 = the kernel's default (capped by net.core.rmem_max). Bursts wait there until the newest is routed. Start only
-    recv_buffer_bytes: i64,
-    /// frame_id of published messages; output topics accept this frame or an empty one. Start only
-    frame_id: String,
-    /// Period of /diagnostics [ms], 10..=600000. Start only
-    diagnostics_period_ms: i64,
-    /// Real-time priority (SCHED_FIFO 1..99) of the thread that receives, routes and publishes; 0 = normal scheduling. Needs CAP_SYS_NICE or an rtprio limit (else a warning). Start only
-    io_thread_rt_priority: i64,
-}
-
-impl Default for SpineParams {
-    fn default() -> Self {
-        SpineParams {
-            config_file: "params/spine_sim.json".into(),
-            loopback: false,
-            port_offset: 0,
-            m_per_unit: Scale::MILLIMETRES.m_per_unit(),
-            max_datagram: Limits::default().max_datagram as i64,
-            recv_buffer_bytes: 1 << 20,
-            frame_id: topics::WORLD_FRAME.into(),
-            diagnostics_period_ms: 1000,
-            io_thread_rt_priority: 0,
-        }
+node_glue::declare_parameters! {
+    /// The spine bridge's parameters; every one is read only at start.
+    pub(crate) struct SpineParams(d = Limits::default()) {
+        /// The Spine config file (original config.json format, plus optional topic/kind/qos/allowedSources/resendIntervalMs), relative to the working directory
+        config_file: String = "params/spine_sim.json".into(), any(), "start only";
+        /// Map every host of the file to 127.0.0.1 (and shift every port by port_offset), to run a multi-machine file on one machine (clashes are logged)
+        loopback: bool = false, any(), "start only";
+        /// Added to every port of the file when loopback is true (must be 0 otherwise)
+        port_offset: i64 = 0, int(-65_535, 65_535), "start only";
+        /// Metres per unit of the wire and the config file (0.001: millimetres; x y z only) [m]
+        m_per_unit: f64 = Scale::MILLIMETRES.m_per_unit(), float(1e-9, 1e3), "start only";
+        /// Longest accepted datagram; longer ones are rejected as oversized [bytes]
+        max_datagram: i64 = d.max_datagram as i64, int(1, MAX_UDP_PAYLOAD as i64), "start only";
+        /// Receive buffer of each input socket; 0 = the kernel's default (capped by net.core.rmem_max). Bursts wait there until the newest is routed [bytes]
+        recv_buffer_bytes: i64 = 1 << 20, int(0, i64::from(i32::MAX)), "start only";
+        /// frame_id of published messages; output topics accept this frame or an empty one
+        frame_id: String = topics::WORLD_FRAME.into(), any(), "start only";
+        /// Period of /diagnostics [ms]
+        diagnostics_period_ms: i64 = 1000, int(10, 600_000), "start only";
+        /// Real-time priority (SCHED_FIFO) of the thread that receives, routes and publishes; 0 = normal scheduling. Needs CAP_SYS_NICE or an rtprio limit (else a warning)
+        io_thread_rt_priority: i64 = 0, int(0, 99), "start only";
     }
 }
 
@@ -93,7 +65,7 @@ impl TryFrom<&SpineParams> for Settings {
                 p.m_per_unit
             )
         })?;
-        let max = crate::wire::MAX_UDP_PAYLOAD as i64;
+        let max = MAX_UDP_PAYLOAD as i64;
         if !(1..=max).contains(&p.max_datagram) {
             return Err(format!(
                 "max_datagram must be within 1..{max}, got {}",
@@ -144,7 +116,6 @@ impl TryFrom<&SpineParams> for Settings {
 pub(crate) fn rules() -> Rules<SpineParams> {
     Rules {
         check: |p: &SpineParams| Settings::try_from(p).map(|_| ()),
-        start_only: START_ONLY,
     }
 }
 
@@ -205,11 +176,19 @@ mod tests {
 
     #[test]
     fn every_parameter_is_start_only() {
-        let mut listed = START_ONLY.to_vec();
-        listed.sort_unstable();
+        use node_glue::params::Declared;
+        let decls = SpineParams::declarations();
         assert_eq!(
-            node_glue::params::declared_names(SpineParams::default()),
-            listed
+            node_glue::params::declared_names(SpineParams::default()).len(),
+            decls.len()
         );
+        for d in decls {
+            assert!(d.read_only(), "{} is not start only", d.name);
+        }
+    }
+
+    #[test]
+    fn the_readme_table_is_the_declarations() {
+        node_glue::params::check_readme::<SpineParams>(include_str!("../../README.md")).unwrap();
     }
 }

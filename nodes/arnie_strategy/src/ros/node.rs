@@ -15,7 +15,7 @@ use node_glue::{qos, topics, App, Error};
 use super::params::{rules, StrategyParams};
 use super::{Counters, Motion, RosRobot, SettingsFn, StrategyServer};
 
-/// The node's name (and the log target).
+/// The node's name (`main_with`; the logger is the node's).
 pub const NODE: &str = "strategy";
 /// History of the `/strategy/events` publisher.
 const EVENT_HISTORY: usize = 100;
@@ -42,7 +42,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
             p.start().map_err(Error::Parameter)?,
         )
     };
-    let name = app.name().to_owned();
     let counters = Arc::new(Counters::default());
     // Reliable, with a deeper history than the commands preset: a run emits events in
     // bursts and a slow subscriber must not lose any.
@@ -63,7 +62,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         &start.wait_topics,
         settings,
         counters.clone(),
-        &name,
     )?;
     // RosRobot subscribes on the node itself: its subscriptions join the QoS check here.
     match start.motion {
@@ -85,7 +83,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         settings_fn,
         counters.clone(),
         shutdown.clone(),
-        &name,
     );
     tokio::spawn(server.clone().serve(goals));
 

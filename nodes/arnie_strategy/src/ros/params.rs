@@ -1,72 +1,49 @@
 //! The node's ROS parameters ([`StrategyParams`]), each declared once here with its type,
-//! default, range and description (what `ros2 param describe` shows: r2r 0.9.7 has no
-//! range fields, so the range is written in the description), and their conversion into
-//! the node's [`Settings`]. The whole set is checked at start and on every
-//! `ros2 param set` ([`rules`]): a refused value gets the reason and leaves nothing
-//! changed; a start-only parameter says so.
-//!
-//! When a change takes effect (also in the crate's README.md):
-//! - start only: `wait_topics`, `motion`, `diagnostics_period_ms` ([`START_ONLY`]);
-//! - the next run (the next `RunStrategy` goal): every other parameter (a run keeps the
-//!   settings it started with).
+//! default, range, description and when a change takes effect (what `ros2 param describe`
+//! shows, and the README's table), and their conversion into the node's [`Settings`].
+//! Ranges are checked at start and on every `ros2 param set`, then the whole set
+//! ([`rules`]): a refused value gets the reason and leaves nothing changed; a start-only
+//! parameter (`wait_topics`, `diagnostics_period_ms`, `motion`) is read only after start.
+//! The others apply to the next run (the next `RunStrategy` goal): a run keeps the
+//! settings it started with.
 use std::time::Duration;
 
+use node_glue::files::{DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_LIMIT};
 use node_glue::params::Rules;
-use node_glue::r2r::RosParams;
 
 use super::{parse_wait_topics, Motion, Settings, WaitTopic};
-
-/// Parameters read only at start: `ros2 param set` refuses them, saying so.
-pub(crate) const START_ONLY: &[&str] = &["wait_topics", "motion", "diagnostics_period_ms"];
 
 /// The longest wait or period a parameter may give [ms] (10 min).
 const MAX_MS: i64 = 600_000;
 /// The longest match a parameter may give [s] (1 h; a Eurobot match is 90 s).
 const MAX_MATCH_S: f64 = 3600.0;
 
-/// ROS parameters: flat names with units.
-#[derive(RosParams, Clone, Debug)]
-pub(crate) struct StrategyParams {
-    /// Strategy file (JSON) run when a RunStrategy goal names none; "" = goals must name one. Next run
-    pub(crate) strategy_file: String,
-    /// Match time when a goal gives 0 [s], (0, 3600]. Next run
-    match_time_s: f64,
-    /// How long a step waits for the MoveTo/NavigateTo server or the comms service to appear [ms], 0..=600000. Next run
-    server_wait_ms: i64,
-    /// How long to wait for the planner before scoring and moving by straight lines [ms], 0..=600000. Next run
-    planner_wait_ms: i64,
-    /// Longest wait for a PlanPath or SendPacket answer (plus the packet's reply timeout) and for a motion goal to be accepted [ms], 1..=600000. Next run
-    call_timeout_ms: i64,
-    /// RunStrategy feedback is sent on every event and at least this often [ms], 10..=600000. Next run
-    feedback_period_ms: i64,
-    /// Folders strategy files may be read from, symlinks and .. resolved; [] = any folder. Next run
-    allowed_dirs: node_glue::files::Dirs,
-    /// Largest strategy file [bytes], 1..=67108864 (64 MiB). Next run
-    max_file_bytes: i64,
-    /// Topics wait_for steps may watch: "topic=pkg/msg/Type;...". Start only
-    wait_topics: String,
-    /// Period of /diagnostics [ms], 10..=600000. Start only
-    diagnostics_period_ms: i64,
-    /// How moves are made: "move_to" (the arm's MoveTo, position from arm/position) or "navigate_to" (the base's NavigateTo on base/navigate_to, position from base/pose). Start only
-    motion: String,
-}
-
-impl Default for StrategyParams {
-    fn default() -> Self {
-        let s = Settings::default();
-        StrategyParams {
-            strategy_file: s.strategy_file,
-            match_time_s: s.match_time.as_secs_f64(),
-            server_wait_ms: millis_of(s.server_wait),
-            planner_wait_ms: millis_of(s.planner_wait),
-            call_timeout_ms: millis_of(s.call_timeout),
-            feedback_period_ms: millis_of(s.feedback_period),
-            allowed_dirs: node_glue::files::Dirs::default(),
-            max_file_bytes: node_glue::files::DEFAULT_MAX_FILE_BYTES,
-            wait_topics: "comms/rx=arnie_interfaces/msg/Packet;eyes/observations=arnie_interfaces/msg/Coordinates".into(),
-            diagnostics_period_ms: 1000,
-            motion: "move_to".into(),
-        }
+node_glue::declare_parameters! {
+    /// ROS parameters: flat names with units, each declared once (type, default, range,
+    /// when a change takes effect); defaults = [`Settings::default`].
+    pub(crate) struct StrategyParams(d = Settings::default()) {
+        /// Strategy file (JSON) run when a RunStrategy goal names none; "" = goals must name one
+        pub(crate) strategy_file: String = d.strategy_file, any(), "next run";
+        /// Match time when a goal gives 0 [s], more than 0
+        match_time_s: f64 = d.match_time.as_secs_f64(), float(0.0, MAX_MATCH_S), "next run";
+        /// How long a step waits for the MoveTo/NavigateTo server or the comms service to appear [ms]
+        server_wait_ms: i64 = millis_of(d.server_wait), int(0, MAX_MS), "next run";
+        /// How long to wait for the planner before scoring and moving by straight lines [ms]
+        planner_wait_ms: i64 = millis_of(d.planner_wait), int(0, MAX_MS), "next run";
+        /// Longest wait for a PlanPath or SendPacket answer (plus the packet's reply timeout) and for a motion goal to be accepted or cancelled [ms]
+        call_timeout_ms: i64 = millis_of(d.call_timeout), int(1, MAX_MS), "next run";
+        /// RunStrategy feedback is sent on every event and at least this often [ms]
+        feedback_period_ms: i64 = millis_of(d.feedback_period), int(10, MAX_MS), "next run";
+        /// Folders strategy files may be read from, real paths (.. and symlinks resolved); [] = any folder
+        allowed_dirs: node_glue::files::Dirs = node_glue::files::Dirs::default(), any(), "next run";
+        /// Largest strategy file [bytes] (64 MiB at most)
+        max_file_bytes: i64 = DEFAULT_MAX_FILE_BYTES, int(1, MAX_FILE_BYTES_LIMIT), "next run";
+        /// Topics wait_for steps may watch: "topic=pkg/msg/Type;..."
+        wait_topics: String = "comms/rx=arnie_interfaces/msg/Packet;eyes/observations=arnie_interfaces/msg/Coordinates".into(), any(), "start only";
+        /// Period of /diagnostics [ms]
+        diagnostics_period_ms: i64 = 1000, int(10, MAX_MS), "start only";
+        /// How moves are made: "move_to" (the arm's MoveTo, position from arm/position) or "navigate_to" (the base's NavigateTo on base/navigate_to, position from base/pose)
+        motion: String = "move_to".into(), one_of(&["move_to", "navigate_to"]), "start only";
     }
 }
 
@@ -124,17 +101,35 @@ impl StrategyParams {
     }
 }
 
-/// The check run at start and on every `ros2 param set`, and the start-only list.
+/// The whole-set check run at start and on every `ros2 param set` (after the ranges).
 pub(crate) fn rules() -> Rules<StrategyParams> {
     Rules {
         check: |p: &StrategyParams| p.settings().and(p.start()).map(|_| ()),
-        start_only: START_ONLY,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use node_glue::params::Declared;
+
+    #[test]
+    fn the_readme_table_is_the_declarations() {
+        node_glue::params::check_readme::<StrategyParams>(include_str!("../../README.md")).unwrap();
+    }
+
+    #[test]
+    fn the_start_only_parameters_are_read_only() {
+        let read_only: Vec<_> = StrategyParams::declarations()
+            .into_iter()
+            .filter(|d| d.read_only())
+            .map(|d| d.name)
+            .collect();
+        assert_eq!(
+            read_only,
+            ["wait_topics", "diagnostics_period_ms", "motion"]
+        );
+    }
 
     fn check(p: StrategyParams) -> Result<(), String> {
         (rules().check)(&p)

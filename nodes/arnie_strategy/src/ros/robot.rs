@@ -88,7 +88,6 @@ pub struct RosRobot {
     namespace: String,
     settings: Mutex<Settings>,
     counters: Arc<Counters>,
-    log: String,
     /// `wait_for` steps that lag behind a busy topic: one line per topic per period.
     lag_log: RateLimit,
 }
@@ -110,7 +109,7 @@ async fn available(
 
 impl RosRobot {
     /// Creates the clients and subscriptions on `node` and spawns one task per stream;
-    /// call inside the tokio runtime, before the node spins. `log` is the logger name.
+    /// call inside the tokio runtime, before the node spins.
     ///
     /// # Errors
     /// rcl refusing an entity, an unknown message type in `wait_topics`, or the goal
@@ -121,11 +120,10 @@ impl RosRobot {
         wait_topics: &[WaitTopic],
         settings: Settings,
         counters: Arc<Counters>,
-        log: &str,
     ) -> Result<Arc<Self>, node_glue::Error> {
         let mover = match motion {
-            Motion::MoveTo => Mover::Arm(goal_client(node, &counters, log)?),
-            Motion::NavigateTo => Mover::Base(goal_client(node, &counters, log)?),
+            Motion::MoveTo => Mover::Arm(goal_client(node, &counters)?),
+            Motion::NavigateTo => Mover::Base(goal_client(node, &counters)?),
         };
         let planner =
             node.create_client::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?;
@@ -143,7 +141,6 @@ impl RosRobot {
                     points,
                     position.clone(),
                     counters.clone(),
-                    log.to_owned(),
                 ));
             }
             Motion::NavigateTo => {
@@ -155,7 +152,6 @@ impl RosRobot {
                     points,
                     position.clone(),
                     counters.clone(),
-                    log.to_owned(),
                 ));
             }
         }
@@ -164,17 +160,11 @@ impl RosRobot {
         let mut watched = HashMap::new();
         for w in wait_topics {
             let watch = Watched::new();
-            let (c, l, t) = (counters.clone(), log.to_owned(), watch.clone());
+            let (c, t) = (counters.clone(), watch.clone());
             match &w.kind {
                 WaitKind::Packet => {
                     let s = node.subscribe::<Packet>(&w.topic, w.kind.qos())?;
-                    tokio::spawn(forward(
-                        w.topic.clone(),
-                        s.map(|p| packet_json(&p)),
-                        t,
-                        c,
-                        l,
-                    ));
+                    tokio::spawn(forward(w.topic.clone(), s.map(|p| packet_json(&p)), t, c));
                 }
                 WaitKind::Coordinates => {
                     let s = node.subscribe::<Coordinates>(&w.topic, w.kind.qos())?;
@@ -183,7 +173,6 @@ impl RosRobot {
                         s.map(|m| Ok(coordinates_json(&m))),
                         t,
                         c,
-                        l,
                     ));
                 }
                 WaitKind::Other(ty) => {
@@ -200,7 +189,6 @@ impl RosRobot {
                         s.map(|m| m.map_err(|e| e.to_string())),
                         t,
                         c,
-                        l,
                     ));
                 }
             }
@@ -216,7 +204,6 @@ impl RosRobot {
             namespace,
             settings: Mutex::new(settings),
             counters,
-            log: log.to_owned(),
             lag_log: RateLimit::default(),
         }))
     }
@@ -283,7 +270,7 @@ impl RosRobot {
         let r = self.send_inner(&packet, &s).await;
         if let Err(e) = &r {
             self.counters.packets_failed.inc();
-            r2r::log_warn!(&self.log, "packet {:?} not sent: {e}", packet.name);
+            node_glue::log_warn!("packet {:?} not sent: {e}", packet.name);
         }
         r
     }
@@ -337,8 +324,7 @@ impl RosRobot {
             let mut backlog = watch.backlog();
             if backlog.take(&condition).is_some() {
                 self.counters.wait_matched_early.inc();
-                r2r::log_info!(
-                    &self.log,
+                node_glue::log_info!(
                     "wait_for {}: matched a message that came in while the step before ran",
                     condition.topic
                 );
@@ -361,7 +347,6 @@ impl RosRobot {
                     node_glue::warn_limited!(
                         self.lag_log,
                         &condition.topic,
-                        &self.log,
                         "wait_for {}: skipped {n} messages (too many at once)",
                         condition.topic
                     );
@@ -435,7 +420,6 @@ async fn track_position(
     mut positions: impl Stream<Item = (f64, f64, f64)> + Unpin,
     into: Tracker<Point>,
     counters: Arc<Counters>,
-    log: String,
 ) {
     let limit = RateLimit::default();
     while let Some((x, y, z)) = positions.next().await {
@@ -446,12 +430,7 @@ async fn track_position(
             }
             None => {
                 counters.positions_rejected.inc();
-                node_glue::warn_limited!(
-                    limit,
-                    topic,
-                    &log,
-                    "{topic}: ignored a non-finite position"
-                );
+                node_glue::warn_limited!(limit, topic, "{topic}: ignored a non-finite position");
             }
         }
     }
@@ -463,7 +442,6 @@ async fn forward(
     mut messages: impl Stream<Item = Result<Value, String>> + Unpin,
     watch: Watched,
     counters: Arc<Counters>,
-    log: String,
 ) {
     let limit = RateLimit::default();
     while let Some(m) = messages.next().await {
@@ -482,7 +460,7 @@ async fn forward(
             }
             Err(e) => {
                 counters.wait_messages_rejected.inc();
-                node_glue::warn_limited!(limit, &topic, &log, "{topic}: ignored a message: {e}");
+                node_glue::warn_limited!(limit, &topic, "{topic}: ignored a message: {e}");
             }
         }
     }
@@ -577,15 +555,14 @@ where
 fn goal_client<A: MoveAction>(
     node: &mut r2r::Node,
     counters: &Arc<Counters>,
-    log: &str,
 ) -> Result<GoalClient<A>, node_glue::Error>
 where
     A::Goal: Send + Sync,
     A::Result: Send + Sync,
     A::Feedback: Send + Sync,
 {
-    let (counters, logger) = (counters.clone(), log.to_owned());
-    GoalClient::new(node, A::NAME, A::KIND, log, move |goal, end| {
+    let counters = counters.clone();
+    GoalClient::new(node, A::NAME, A::KIND, move |goal, end| {
         if !matches!(end, Err(GoalError::NoServer(_) | GoalError::NotSent)) {
             counters.moves_sent.inc();
         }
@@ -598,13 +575,7 @@ where
             Err(e) => {
                 counters.moves_failed.inc();
                 let t = A::target(goal);
-                r2r::log_info!(
-                    &logger,
-                    "move to ({:.3}, {:.3}, {:.3}) m failed: {e}",
-                    t.x,
-                    t.y,
-                    t.z
-                );
+                node_glue::log_info!("move to ({:.3}, {:.3}, {:.3}) m failed: {e}", t.x, t.y, t.z);
             }
         }
     })

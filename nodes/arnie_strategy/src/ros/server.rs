@@ -64,7 +64,6 @@ pub struct StrategyServer {
     running: Mutex<Option<String>>,
     /// Input-driven warnings (rejected goals), rate-limited.
     logs: RateLimit,
-    log: String,
 }
 
 /// A goal checked and ready to run.
@@ -76,15 +75,14 @@ struct Checked {
 }
 
 impl StrategyServer {
-    /// The server over `robot`, publishing events on `events`; `settings` is read per goal,
-    /// `log` is the logger. Serve it with [`StrategyServer::serve`].
+    /// The server over `robot`, publishing events on `events`; `settings` is read per goal.
+    /// Serve it with [`StrategyServer::serve`].
     pub fn new(
         robot: Arc<RosRobot>,
         events: r2r::Publisher<StrategyEvent>,
         settings: SettingsFn,
         counters: Arc<Counters>,
         shutdown: node_glue::Shutdown,
-        log: &str,
     ) -> Arc<Self> {
         Arc::new(Self {
             robot,
@@ -94,7 +92,6 @@ impl StrategyServer {
             shutdown,
             running: Mutex::new(None),
             logs: RateLimit::default(),
-            log: log.to_owned(),
         })
     }
 
@@ -130,18 +127,17 @@ impl StrategyServer {
                         failed: Vec::new(),
                         message: format!("goal rejected: {reason}"),
                     };
-                    action::reject(req, result, &self.log);
+                    action::reject(req, result);
                     continue;
                 }
                 Ok(c) => c,
             };
-            let Some(accepted) = action::accept(req, &self.log) else {
+            let Some(accepted) = action::accept(req) else {
                 continue;
             };
             if let Some(old) = current.take() {
                 if !old.done.is_finished() {
-                    r2r::log_info!(
-                        &self.log,
+                    node_glue::log_info!(
                         "{}: preempted by a newer goal ({})",
                         self.running().unwrap_or_default(),
                         c.file
@@ -154,8 +150,7 @@ impl StrategyServer {
                 let _ = old.done.await;
             }
             self.counters.goals_accepted.inc();
-            r2r::log_info!(
-                &self.log,
+            node_glue::log_info!(
                 "running {} ({} tasks, match {:.1} s)",
                 c.file,
                 c.strategy.tasks.len(),
@@ -181,7 +176,7 @@ impl StrategyServer {
     }
 
     fn reject(&self, reason: &str) {
-        node_glue::warn_limited!(self.logs, "goal", &self.log, "goal rejected: {reason}");
+        node_glue::warn_limited!(self.logs, "goal", "goal rejected: {reason}");
         self.counters.goals_rejected.inc();
         self.counters.set_last(format!("rejected: {reason}"));
         self.publish(&rejection_msg(format!("goal rejected: {reason}")));
@@ -266,7 +261,7 @@ impl StrategyServer {
             Ok(()) => self.counters.events_published.inc(),
             Err(e) => {
                 self.counters.publish_errors.inc();
-                r2r::log_warn!(&self.log, "could not publish an event: {e}");
+                node_glue::log_warn!("could not publish an event: {e}");
             }
         }
     }
@@ -279,15 +274,14 @@ impl StrategyServer {
             scores: p.scores.iter().map(score_msg).collect(),
         };
         if let Err(e) = goal.publish_feedback(fb) {
-            r2r::log_warn!(&self.log, "could not publish feedback: {e}");
+            node_glue::log_warn!("could not publish feedback: {e}");
         }
     }
 
     fn on_event(&self, ev: &Event) {
         self.publish(&event_msg(ev));
         if ev.kind == crate::event::EventKind::Error {
-            r2r::log_info!(
-                &self.log,
+            node_glue::log_info!(
                 "{}{}{}: {}",
                 ev.task,
                 if ev.step.is_empty() { "" } else { " / " },
@@ -335,7 +329,7 @@ impl StrategyServer {
                     Some(req) => {
                         req.accept();
                         if !cancelled {
-                            r2r::log_info!(&self.log, "cancel requested: stopping {}", c.file);
+                            node_glue::log_info!("cancel requested: stopping {}", c.file);
                         }
                         cancelled = true;
                         stop_source.stop();
@@ -380,8 +374,7 @@ impl StrategyServer {
             ),
             None => format!("{file}: {}", report.message),
         };
-        r2r::log_info!(
-            &self.log,
+        node_glue::log_info!(
             "{message}; done: [{}]; failed: [{}]",
             report.done.join(", "),
             report.failed.join(", ")
@@ -420,6 +413,6 @@ impl StrategyServer {
                 End::Aborted
             }
         };
-        action::end(goal, how, result, &self.log);
+        action::end(goal, how, result);
     }
 }

@@ -63,7 +63,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     // Every parameter is live (read at each goal): a change is checked as a whole first.
     let rules = node_glue::params::Rules {
         check: |p: &TrajectoryParams| p.config().map(|_| ()).map_err(|e| e.to_string()),
-        start_only: &[],
     };
     let params = app.parameters_checked(TrajectoryParams::default(), rules)?;
     let config = params

@@ -1,59 +1,41 @@
 //! The node's ROS parameters ([`TrajectoryParams`]) and their conversion to the library's
 //! checked [`TrajectoryConfig`].
-use node_glue::r2r::RosParams;
 
+use crate::config::{MAX_PERIOD_MS, MAX_SAMPLE_FACTOR};
 use crate::{RawTrajectoryConfig, TrajectoryConfig, TrajectoryError};
 
-/// ROS parameters: flat names with units. Defaults are the library's
-/// [`RawTrajectoryConfig::default`] (the original values), see `impl Default`.
-#[derive(RosParams, Clone, Debug)]
-pub(crate) struct TrajectoryParams {
-    /// Time between two set-points on /arm/command [ms] (original: 35)
-    period_ms: i64,
-    /// Set-points per millimetre of path length (original: 1)
-    sample_factor: i64,
-    /// Allowed error on every axis against the previous set-point before it is an obstacle [mm] (original: 25)
-    tracking_tolerance_mm: f64,
-    /// Periods to hold still after an obstacle before reversing to the start (original: 10)
-    reverse_wait_periods: i64,
-    /// Extra periods after the last set-point for the arm to arrive [periods]
-    settle_periods: i64,
-    /// Workspace box, lower x bound for targets, world frame [mm]
-    workspace_min_x_mm: f64,
-    /// Workspace box, lower y bound for targets, world frame [mm]
-    workspace_min_y_mm: f64,
-    /// Workspace box, lower z bound for targets, world frame [mm]
-    workspace_min_z_mm: f64,
-    /// Workspace box, upper x bound for targets, world frame [mm]
-    workspace_max_x_mm: f64,
-    /// Workspace box, upper y bound for targets, world frame [mm]
-    workspace_max_y_mm: f64,
-    /// Workspace box, upper z bound for targets, world frame [mm]
-    workspace_max_z_mm: f64,
-    /// An arm position older than this is stale: goals are rejected, a move waits [ms]
-    position_timeout_ms: i64,
-    /// Consecutive periods without a fresh arm position before a move aborts (help needed)
-    stale_abort_periods: i64,
-}
-
-impl Default for TrajectoryParams {
-    fn default() -> Self {
-        let d = RawTrajectoryConfig::default();
-        TrajectoryParams {
-            period_ms: d.period_ms as i64,
-            sample_factor: i64::from(d.sample_factor),
-            tracking_tolerance_mm: d.tracking_tolerance_mm,
-            reverse_wait_periods: i64::from(d.reverse_wait_periods),
-            settle_periods: i64::from(d.settle_periods),
-            workspace_min_x_mm: d.workspace_min_mm[0],
-            workspace_min_y_mm: d.workspace_min_mm[1],
-            workspace_min_z_mm: d.workspace_min_mm[2],
-            workspace_max_x_mm: d.workspace_max_mm[0],
-            workspace_max_y_mm: d.workspace_max_mm[1],
-            workspace_max_z_mm: d.workspace_max_mm[2],
-            position_timeout_ms: d.position_timeout_ms as i64,
-            stale_abort_periods: i64::from(d.stale_abort_periods),
-        }
+node_glue::declare_parameters! {
+    /// ROS parameters: flat names with units, each declared once (type, default, range,
+    /// when a change takes effect). Defaults are the library's
+    /// [`RawTrajectoryConfig::default`] (the original values). Every parameter is read at
+    /// each goal: a change applies to the next goal, checked as a whole first.
+    pub(crate) struct TrajectoryParams(d = RawTrajectoryConfig::default()) {
+        /// Time between two set-points on /arm/command [ms] (original: 35)
+        period_ms: i64 = d.period_ms as i64, int(1, MAX_PERIOD_MS as i64), "next goal";
+        /// Set-points per millimetre of path length (original: 1)
+        sample_factor: i64 = i64::from(d.sample_factor), int(1, i64::from(MAX_SAMPLE_FACTOR)), "next goal";
+        /// Allowed error on every axis against the previous set-point before it is an obstacle [mm] (original: 25)
+        tracking_tolerance_mm: f64 = d.tracking_tolerance_mm, float(0.001, 1e6), "next goal";
+        /// Periods to hold still after an obstacle before reversing to the start (original: 10)
+        reverse_wait_periods: i64 = i64::from(d.reverse_wait_periods), int(0, i64::from(u32::MAX)), "next goal";
+        /// Extra periods after the last set-point for the arm to arrive [periods]
+        settle_periods: i64 = i64::from(d.settle_periods), int(0, i64::from(u32::MAX)), "next goal";
+        /// Workspace box, lower x bound for targets, world frame [mm]
+        workspace_min_x_mm: f64 = d.workspace_min_mm[0], float(-1e6, 1e6), "next goal";
+        /// Workspace box, lower y bound for targets, world frame [mm]
+        workspace_min_y_mm: f64 = d.workspace_min_mm[1], float(-1e6, 1e6), "next goal";
+        /// Workspace box, lower z bound for targets, world frame [mm]
+        workspace_min_z_mm: f64 = d.workspace_min_mm[2], float(-1e6, 1e6), "next goal";
+        /// Workspace box, upper x bound for targets, world frame [mm]
+        workspace_max_x_mm: f64 = d.workspace_max_mm[0], float(-1e6, 1e6), "next goal";
+        /// Workspace box, upper y bound for targets, world frame [mm]
+        workspace_max_y_mm: f64 = d.workspace_max_mm[1], float(-1e6, 1e6), "next goal";
+        /// Workspace box, upper z bound for targets, world frame [mm]
+        workspace_max_z_mm: f64 = d.workspace_max_mm[2], float(-1e6, 1e6), "next goal";
+        /// An arm position older than this is stale: goals are rejected, a move waits [ms]
+        position_timeout_ms: i64 = d.position_timeout_ms as i64, int(1, 3_600_000), "next goal";
+        /// Consecutive periods without a fresh arm position before a move aborts (help needed)
+        stale_abort_periods: i64 = i64::from(d.stale_abort_periods), int(1, i64::from(u32::MAX)), "next goal";
     }
 }
 
@@ -89,5 +71,22 @@ impl TrajectoryParams {
             stale_abort_periods: u32_of("stale_abort_periods", self.stale_abort_periods)?,
         };
         TrajectoryConfig::try_from(raw)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_readme_table_is_the_declarations() {
+        node_glue::params::check_readme::<TrajectoryParams>(include_str!("../../README.md"))
+            .unwrap();
+    }
+
+    #[test]
+    fn the_defaults_pass_their_own_checks() {
+        let p = TrajectoryParams::default();
+        p.config().unwrap();
     }
 }

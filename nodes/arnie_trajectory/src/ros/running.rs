@@ -3,8 +3,7 @@
 use nalgebra::Point3;
 use node_glue::action::End as GoalEnd;
 use node_glue::r2r::{
-    self, arnie_interfaces::action::MoveTo, geometry_msgs::msg::PointStamped,
-    ActionServerCancelRequest,
+    arnie_interfaces::action::MoveTo, geometry_msgs::msg::PointStamped, ActionServerCancelRequest,
 };
 use node_glue::{time, topics};
 
@@ -24,11 +23,7 @@ impl Server {
         match self.fresh_position(a.position_timeout) {
             Some(hold) => {
                 self.send_command(hold);
-                r2r::log_info!(
-                    NODE,
-                    "goal cancelled; holding at {:?} mm",
-                    hold.coords.as_slice()
-                );
+                node_glue::log_info!("goal cancelled; holding at {:?} mm", hold.coords.as_slice());
             }
             None => self.hold_skipped("goal cancelled", a.position_timeout),
         }
@@ -52,12 +47,11 @@ impl Server {
         });
         if let Source::Action { goal, .. } = &a.source {
             if let Err(e) = goal.publish_feedback(feedback(&step.feedback)) {
-                r2r::log_debug!(NODE, "could not publish feedback: {e}");
+                node_glue::log_debug!("could not publish feedback: {e}");
             }
         }
         if let Some(path) = reverse_plan {
-            r2r::log_warn!(
-                NODE,
+            node_glue::log_warn!(
                 "obstacle: reversing to the start ({} set-points)",
                 path.len()
             );
@@ -86,12 +80,12 @@ impl Server {
         };
         match outcome {
             Outcome::AbortedHelpNeeded => {
-                r2r::log_error!(NODE, "{what}: {} ({message})", outcome.name())
+                node_glue::log_error!("{what}: {} ({message})", outcome.name())
             }
             Outcome::ReversedToStart => {
-                r2r::log_warn!(NODE, "{what}: {} ({message})", outcome.name())
+                node_glue::log_warn!("{what}: {} ({message})", outcome.name())
             }
-            _ => r2r::log_info!(NODE, "{what}: {} ({message})", outcome.name()),
+            _ => node_glue::log_info!("{what}: {} ({message})", outcome.name()),
         }
         if let Source::Action { mut goal, .. } = source {
             let result = MoveTo::Result {
@@ -104,7 +98,7 @@ impl Server {
                 Outcome::Cancelled => GoalEnd::Cancelled,
                 _ => GoalEnd::Aborted,
             };
-            node_glue::action::end(&mut goal, how, result, NODE);
+            node_glue::action::end(&mut goal, how, result);
         }
     }
 
@@ -118,8 +112,7 @@ impl Server {
         match hold {
             Some(hold) => {
                 self.send_command(hold);
-                r2r::log_warn!(
-                    NODE,
+                node_glue::log_warn!(
                     "shutting down during a move; arm holds at {:?} mm",
                     hold.coords.as_slice()
                 );
@@ -147,8 +140,7 @@ impl Server {
     /// the arm keeps its last set-point. Counted (`holds_skipped`) and logged.
     fn hold_skipped(&self, what: &str, timeout: std::time::Duration) {
         self.counters.holds_skipped.inc();
-        r2r::log_warn!(
-            NODE,
+        node_glue::log_warn!(
             "{what}; no arm position in the last {} ms: nothing commanded (a stale sample is \
              never commanded), the arm keeps its last set-point",
             timeout.as_millis()
@@ -164,7 +156,7 @@ impl Server {
             Ok(()) => self.counters.setpoints_sent.inc(),
             Err(e) => {
                 self.counters.publish_errors.inc();
-                r2r::log_warn!(NODE, "could not publish {}: {e}", topics::ARM_COMMAND);
+                node_glue::log_warn!("could not publish {}: {e}", topics::ARM_COMMAND);
             }
         }
     }
@@ -176,7 +168,7 @@ impl Server {
         );
         if let Err(e) = self.plan.publish(&path) {
             self.counters.publish_errors.inc();
-            r2r::log_warn!(NODE, "could not publish {}: {e}", topics::TRAJECTORY_PLAN);
+            node_glue::log_warn!("could not publish {}: {e}", topics::TRAJECTORY_PLAN);
         }
     }
 }

@@ -21,7 +21,6 @@ use super::convert::{finite, from_point, outcome_code, to_point};
 use super::counters::Counters;
 use super::params::TrajectoryParams;
 use super::position::Latest;
-use super::NODE;
 use crate::config::MAX_PERIOD_MS;
 use crate::{
     validate_goal, Action, ArmSample, Executor, LegacyTargets, LegacyVerdict, Outcome,
@@ -94,10 +93,9 @@ impl Server {
         };
         match fresh {
             Ok(c) => self.config = c,
-            Err(e) => r2r::log_warn!(
-                NODE,
-                "parameters are invalid ({e}); keeping the last valid ones"
-            ),
+            Err(e) => {
+                node_glue::log_warn!("parameters are invalid ({e}); keeping the last valid ones")
+            }
         }
         self.config.clone()
     }
@@ -168,7 +166,6 @@ impl Server {
                 node_glue::warn_limited!(
                     self.logs,
                     "goal",
-                    NODE,
                     "rejecting MoveTo goal {uuid}: {reason}"
                 );
                 self.counters.goals_rejected.inc();
@@ -178,15 +175,14 @@ impl Server {
                     final_position: position,
                     message: reason,
                 };
-                action::reject(req, result, NODE);
+                action::reject(req, result);
             }
             Ok((exec, goal_config)) => {
-                let Some(Accepted { goal, cancel }) = action::accept(req, NODE) else {
+                let Some(Accepted { goal, cancel }) = action::accept(req) else {
                     return;
                 };
                 self.counters.goals_accepted.inc();
-                r2r::log_info!(
-                    NODE,
+                node_glue::log_info!(
                     "MoveTo goal {uuid}: to {:?} mm, {} set-points every {} ms",
                     target_mm.coords.as_slice(),
                     exec.path().len(),
@@ -211,7 +207,6 @@ impl Server {
                 node_glue::warn_limited!(
                     self.logs,
                     "legacy",
-                    NODE,
                     "legacy target on {} rejected: {reason}",
                     topics::ARM_TARGET
                 );
@@ -221,11 +216,10 @@ impl Server {
         match self.legacy.offer(target_mm, self.active.is_some()) {
             LegacyVerdict::Repeat => {
                 self.counters.legacy_repeats.inc();
-                r2r::log_debug!(NODE, "legacy target repeated; ignored");
+                node_glue::log_debug!("legacy target repeated; ignored");
             }
             LegacyVerdict::Start | LegacyVerdict::Preempt => {
-                r2r::log_info!(
-                    NODE,
+                node_glue::log_info!(
                     "legacy target {:?} mm: {} set-points",
                     target_mm.coords.as_slice(),
                     exec.path().len()

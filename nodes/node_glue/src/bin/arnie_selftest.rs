@@ -9,31 +9,22 @@
 use futures::{future, StreamExt};
 use node_glue::diagnostics::Status;
 use node_glue::r2r::{
-    self, arnie_interfaces::action::MoveTo, arnie_interfaces::msg::Coordinates,
-    geometry_msgs::msg::Point, RosParams,
+    arnie_interfaces::action::MoveTo, arnie_interfaces::msg::Coordinates, geometry_msgs::msg::Point,
 };
 use node_glue::{main_with, qos, App, Error};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-#[derive(RosParams, Clone, Debug)]
-struct SelftestParams {
-    /// Factor applied to every relayed value
-    gain: f64,
-    /// Feedback messages per MoveTo goal
-    steps: i64,
-    /// Time between two feedback messages [ms]
-    step_ms: i64,
-}
-
-impl Default for SelftestParams {
-    fn default() -> Self {
-        SelftestParams {
-            gain: 2.0,
-            steps: 5,
-            step_ms: 20,
-        }
+node_glue::declare_parameters! {
+    /// The self-test node's parameters.
+    struct SelftestParams(_d = ()) {
+        /// Factor applied to every relayed value
+        gain: f64 = 2.0, float(-1000.0, 1000.0), "at once";
+        /// Feedback messages per MoveTo goal
+        steps: i64 = 5, int(1, 1000), "next goal";
+        /// Time between two feedback messages [ms]
+        step_ms: i64 = 20, int(0, 10_000), "next goal";
     }
 }
 
@@ -53,19 +44,17 @@ fn setup(app: &mut App) -> Result<(), Error> {
     let diagnostics = app.diagnostics()?;
     let relayed = Arc::new(AtomicU64::new(0));
     let goals_done = Arc::new(AtomicU64::new(0));
-    let name = app.name().to_string();
     let shutdown = app.shutdown();
     let _rt = app.handle().enter();
 
     let (p, r) = (params.clone(), relayed.clone());
-    let log = name.clone();
     tokio::spawn(sub.for_each(move |mut msg| {
         let gain = p.lock().map(|p| p.gain).unwrap_or(1.0);
         for item in &mut msg.items {
             item.values.iter_mut().for_each(|v| *v *= gain);
         }
         if let Err(e) = publisher.publish(&msg) {
-            r2r::log_warn!(&log, "relay failed: {e}");
+            node_glue::log_warn!("relay failed: {e}");
         } else {
             r.fetch_add(1, Ordering::Relaxed);
         }
@@ -78,7 +67,7 @@ fn setup(app: &mut App) -> Result<(), Error> {
         while let Some(req) = goals.next().await {
             let t = req.goal.target.clone();
             if ![t.x, t.y, t.z].iter().all(|v| v.is_finite()) {
-                r2r::log_warn!(&name, "rejecting goal: target is not finite");
+                node_glue::log_warn!("rejecting goal: target is not finite");
                 let _ = req.reject();
                 continue;
             }

@@ -59,7 +59,7 @@ pub(crate) fn collect_diagnostics(
         while let Some(msg) = futures::executor::block_on(stream.next()) {
             let Ok(mut c) = l.lock() else { return };
             for s in &msg.status {
-                if let Some(interface) = s.name.strip_prefix("spine_bridge: ") {
+                if let Some(interface) = s.name.strip_prefix("/spine_bridge: ") {
                     let values = s
                         .values
                         .iter()
