@@ -82,6 +82,9 @@ pub struct NodeSpec {
     pub namespace: String,
     /// The command-line arguments before `--ros-args`.
     pub args: Vec<String>,
+    /// `<set_parameter name value>` in force where the node is: `-p name:=value` before
+    /// its own parameter files and values (which take precedence, as in `ros2 launch`).
+    pub global_params: Vec<(String, String)>,
     /// `<param name value>`: `-p name:=value`.
     pub params: Vec<(String, String)>,
     /// `<param from>`: `--params-file`.
@@ -103,6 +106,9 @@ impl NodeSpec {
         v.extend(["-r".into(), format!("__node:={}", self.name)]);
         if !self.namespace.is_empty() {
             v.extend(["-r".into(), format!("__ns:={}", self.namespace)]);
+        }
+        for (k, val) in &self.global_params {
+            v.extend(["-p".into(), format!("{k}:={val}")]);
         }
         for f in &self.param_files {
             v.extend(["--params-file".into(), f.to_string_lossy().into_owned()]);
@@ -173,6 +179,7 @@ fn parse_into(
         dir,
         file: file.to_path_buf(),
         namespace: String::new(),
+        globals: Vec::new(),
     };
     scope.children(root, out, depth)
 }
@@ -184,6 +191,8 @@ struct Scope<'a> {
     dir: PathBuf,
     file: PathBuf,
     namespace: String,
+    /// `<set_parameter>`s in force (a `<group>` keeps its own).
+    globals: Vec<(String, String)>,
 }
 
 impl Scope<'_> {
@@ -309,11 +318,18 @@ impl Scope<'_> {
                         dir: self.dir.clone(),
                         file: self.file.clone(),
                         namespace: self.namespace.clone(),
+                        globals: self.globals.clone(),
                     };
                     if let Some(ns) = self.attr(child, "namespace")? {
                         inner.namespace = join_ns(&inner.namespace, &ns);
                     }
                     inner.children(child, out, depth)?;
+                }
+                "set_parameter" | "set-parameter" => {
+                    let name = self.required(child, "name")?;
+                    let value = self.required(child, "value")?;
+                    self.globals.retain(|(n, _)| *n != name);
+                    self.globals.push((name, value));
                 }
                 "push-ros-namespace" | "push_ros_namespace" => {
                     let ns = self.required(child, "namespace")?;
@@ -337,6 +353,11 @@ impl Scope<'_> {
                     parse_into(self.host, &file, &args, &mut nodes, depth + 1)?;
                     for mut n in nodes {
                         n.namespace = join_ns(&self.namespace, &n.namespace);
+                        if n.ros {
+                            let mut globals = self.globals.clone();
+                            globals.append(&mut n.global_params);
+                            n.global_params = globals;
+                        }
                         out.push(n);
                     }
                 }
@@ -369,6 +390,7 @@ impl Scope<'_> {
             name,
             namespace: String::new(),
             args: words.collect(),
+            global_params: vec![],
             params: vec![],
             param_files: vec![],
             remaps: vec![],
@@ -396,6 +418,7 @@ impl Scope<'_> {
             name,
             namespace,
             args,
+            global_params: self.globals.clone(),
             params: vec![],
             param_files: vec![],
             remaps: vec![],
@@ -569,6 +592,33 @@ mod tests {
             ("ros2", "rec", false)
         );
         assert_eq!(specs[1].argv(), ["bag", "record", "-a"]);
+    }
+
+    #[test]
+    fn set_parameter_applies_to_the_nodes_after_it_in_its_scope() {
+        let dir = std::env::temp_dir().join(format!("launch-xml-set-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = write(
+            &dir,
+            "set.launch.xml",
+            r#"<launch><arg name="sim" default="true"/>
+                 <node pkg="p" exec="before"/>
+                 <set_parameter name="use_sim_time" value="$(var sim)"/>
+                 <group><set_parameter name="gain" value="2"/><node pkg="p" exec="inner"><param from="f.yaml"/></node></group>
+                 <node pkg="p" exec="after"/></launch>"#,
+        );
+        let specs = parse(&f, &HashMap::new()).unwrap();
+        let sim = ("use_sim_time".to_string(), "true".to_string());
+        assert!(specs[0].global_params.is_empty());
+        assert_eq!(
+            specs[1].global_params,
+            vec![sim.clone(), ("gain".to_string(), "2".to_string())]
+        );
+        assert_eq!(specs[2].global_params, vec![sim]);
+        // Before the node's own files and values, which take precedence.
+        let argv = specs[1].argv();
+        let at = |s: &str| argv.iter().position(|a| a == s).unwrap();
+        assert!(at("use_sim_time:=true") < at("--params-file"), "{argv:?}");
     }
 
     #[test]
