@@ -85,7 +85,7 @@ class Board:
     def link_counters(self):
         for d in reversed(self.diags):
             for s in d.status:
-                if s.name == "comms_bridge: link":
+                if s.name == "/comms_bridge: link":
                     return {kv.key: kv.value for kv in s.values}
         return {}
 

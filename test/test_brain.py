@@ -147,7 +147,7 @@ def wait_inputs(graph, diags):
     def counts():
         for arr in diags:
             for s in arr.status:
-                if s.name == "brain: inputs":
+                if s.name == "/brain: inputs":
                     v = {kv.key: int(kv.value) for kv in s.values}
                     if v["positions"] > 0 and v["observation_messages"] > 0:
                         return True

@@ -113,8 +113,8 @@ class LabStack:
         g = self.graph
         g.spin_until(lambda: self.truths, STARTUP_TIMEOUT_S, "/sim/truth")
         g.spin_until(lambda: self.positions, STARTUP_TIMEOUT_S, "/arm/position (sim -> spine over UDP)")
-        g.spin_until(lambda: self.count("trajectory_server: move_to", "positions") > 0
-                     and "spine_bridge: output.brain" in self.diag, STARTUP_TIMEOUT_S,
+        g.spin_until(lambda: self.count("/trajectory_server: move_to", "positions") > 0
+                     and "/spine_bridge: output.brain" in self.diag, STARTUP_TIMEOUT_S,
                      "the trajectory server counting positions and the spine's diagnostics")
         g.spin_until(lambda: g.node.count_publishers("/arm/target") > 0
                      and g.node.count_subscribers("/arm/target") > 0, STARTUP_TIMEOUT_S,
@@ -182,13 +182,13 @@ class LabStack:
         sent = self.dispatched()
         assert "0,40,0" in sent and "60,40,30" in sent, sent[-20:]
         g = self.graph
-        g.spin_until(lambda: self.count("trajectory_server: move_to", "legacy_targets") >= 4,
+        g.spin_until(lambda: self.count("/trajectory_server: move_to", "legacy_targets") >= 4,
                      what="legacy targets counted by the trajectory server")
-        assert self.count("spine_bridge: input.brain", "received") >= len(set(sent)), self.diag
+        assert self.count("/spine_bridge: input.brain", "received") >= len(set(sent)), self.diag
         # No node saw an incompatible QoS peer.
         for node in ("spine_bridge", "trajectory_server", "sim"):
-            g.spin_until(lambda: f"{node}: qos" in self.diag, what=f"{node}'s qos status")
-            assert self.count(f"{node}: qos", "incompatible_qos_peers") == 0, (node, self.diag[f"{node}: qos"])
+            g.spin_until(lambda: f"/{node}: qos" in self.diag, what=f"{node}'s qos status")
+            assert self.count(f"/{node}: qos", "incompatible_qos_peers") == 0, (node, self.diag[f"/{node}: qos"])
 
 
 def test_original_brainjs_passes_the_flame_through_spine_and_trajectory_server(graph, tmp_path):
@@ -213,12 +213,12 @@ def test_a_late_brainjs_gets_the_state_from_the_resend(graph, tmp_path):
     # the routes themselves; and no re-send has happened since (silent < 1 interval
     # does not count: only a re-send tells the state again).
     g = graph
-    g.spin_until(lambda: lab.count("spine_bridge: input.arm", "deduplicated") > 0
-                 and lab.count("spine_bridge: input.eyes", "deduplicated") > 0,
+    g.spin_until(lambda: lab.count("/spine_bridge: input.arm", "deduplicated") > 0
+                 and lab.count("/spine_bridge: input.eyes", "deduplicated") > 0,
                  what="the still arm and flame de-duplicated by the spine")
-    resent_before = lab.count("spine_bridge: output.brain-env", "resent")
+    resent_before = lab.count("/spine_bridge: output.brain-env", "resent")
     lab.start_brainjs()
-    g.spin_until(lambda: lab.count("spine_bridge: output.brain-env", "resent") > resent_before
-                 and lab.count("spine_bridge: output.brain", "resent") > 0,
+    g.spin_until(lambda: lab.count("/spine_bridge: output.brain-env", "resent") > resent_before
+                 and lab.count("/spine_bridge: output.brain", "resent") > 0,
                  what="the spine re-sending the last arm position and observation")
     lab.check_success()

@@ -96,7 +96,7 @@ class Comms:
         def values():
             for d in reversed(self.diags):
                 for s in d.status:
-                    if s.name == "comms_bridge: link":
+                    if s.name == "/comms_bridge: link":
                         return {kv.key: kv.value for kv in s.values}
             return {}
 
@@ -191,7 +191,7 @@ def test_a_lost_device_is_reported_and_does_not_stop_the_bridge(graph):
     assert "comms_sim: stopped; rx_packets=1 tx_packets=1" in graph.output(graph.sim)
     graph.sim.must_live = False
     comms.counters(link_up="false")
-    status = [s for d in comms.diags for s in d.status if s.name == "comms_bridge: link"][-1]
+    status = [s for d in comms.diags for s in d.status if s.name == "/comms_bridge: link"][-1]
     assert status.level == DiagnosticStatus.ERROR and "down" in status.message, status.message
     answer = comms.send("Ping")
     assert not answer.success and "not sent" in answer.message, answer.message

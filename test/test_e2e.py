@@ -113,7 +113,7 @@ class Stack:
             self.diag[st.name] = st
 
     def value(self, status, key, default=None):
-        """The latest /diagnostics value of `key` in status `status` (e.g. "brain: arm")."""
+        """The latest /diagnostics value of `key` in status `status` (e.g. "/brain: arm")."""
         st = self.diag.get(status)
         if st is None:
             return default
@@ -134,9 +134,9 @@ class Stack:
         g.wait_for_action(self.client, "/brain/run_task", STARTUP_TIMEOUT_S)
         g.spin_until(lambda: self.truths, STARTUP_TIMEOUT_S, "/sim/truth")
         g.spin_until(lambda: self.positions, STARTUP_TIMEOUT_S, "/arm/position (sim -> spine over UDP)")
-        g.spin_until(lambda: self.count("trajectory_server: move_to", "positions") > 0
-                     and self.count("brain: inputs", "positions") > 0
-                     and self.count("brain: inputs", "observation_messages") > 0,
+        g.spin_until(lambda: self.count("/trajectory_server: move_to", "positions") > 0
+                     and self.count("/brain: inputs", "positions") > 0
+                     and self.count("/brain: inputs", "observation_messages") > 0,
                      STARTUP_TIMEOUT_S, "arm positions and observations counted by the trajectory server and brain")
 
     # ------------------------------------------------------------------ the task
@@ -193,7 +193,7 @@ class Stack:
     def summary(self):
         t = self.truths[-1] if self.truths else None
         return (f"actions {self.actions()}, lit {list(t.lit) if t else None}, "
-                f"trajectory_server {self.counters('trajectory_server: move_to')}, brain arm {self.counters('brain: arm')}")
+                f"trajectory_server {self.counters('/trajectory_server: move_to')}, brain arm {self.counters('/brain: arm')}")
 
     def counters(self, status):
         st = self.diag.get(status)
@@ -222,7 +222,7 @@ def test_flame_passing_succeeds(graph, tmp_path):
     assert all(s.task == str(TASK) for s in stack.states if s.active), {s.task for s in stack.states}
     # The arm was commanded by the trajectory server, which reached its goals.
     assert stack.commands
-    assert stack.count("trajectory_server: move_to", "reached") > 0, stack.summary()
+    assert stack.count("/trajectory_server: move_to", "reached") > 0, stack.summary()
 
     result = stack.cancel()
     assert result.status == GoalStatus.STATUS_CANCELED, result
@@ -244,14 +244,14 @@ def test_obstacle_reverses_then_brain_retries_and_resets(graph, tmp_path):
     stack.wait(reset_to_start, "lightOther reset by the brain")
     # The sim's arm was stopped by the wall; the trajectory server reversed to the start.
     assert any(t.blocked for t in stack.truths), "the arm was never blocked"
-    graph.spin_until(lambda: stack.count("trajectory_server: move_to", "reversed_to_start") >= 1,
+    graph.spin_until(lambda: stack.count("/trajectory_server: move_to", "reversed_to_start") >= 1,
                      what="reversed_to_start counted by the trajectory server")
-    assert stack.count("trajectory_server: move_to", "aborted_help_needed") == 0, stack.summary()
+    assert stack.count("/trajectory_server: move_to", "aborted_help_needed") == 0, stack.summary()
     reverse = [p for p in stack.plans if len(p.poses) > 1
                and p.poses[0].pose.position.x <= -0.030  # from the wall (x = -40 mm) ...
                and close_mm(p.poses[-1].pose.position, (0.0, 30.0, 0.0))]  # ... back to the start
     assert reverse, "no reverse path from the wall to (0, 30, 0) mm on /trajectory/plan"
-    assert stack.count("brain: arm", "goals_failed") >= 1, stack.summary()
+    assert stack.count("/brain: arm", "goals_failed") >= 1, stack.summary()
 
     # The brain: step 1 not reached `timeout` times (failures 1..timeout, re-sent each
     # time), then the reset of the task file: -> start.
@@ -278,7 +278,7 @@ def test_spine_killed_mid_task_pauses_then_resumes(graph, tmp_path):
     stack = Stack(graph, tmp_path)
     stack.ready()
     stack.run_task()
-    trajectory = "trajectory_server: move_to"
+    trajectory = "/trajectory_server: move_to"
 
     # Kill the spine as lightSelf starts its move to the source (step 2: 60 mm).
     stack.wait(lambda: any(a.name == "lightSelf" and a.step == 2 for s in stack.states[-1:] for a in s.active),
@@ -293,9 +293,9 @@ def test_spine_killed_mid_task_pauses_then_resumes(graph, tmp_path):
     stack.wait(lambda: stack.states[-1].paused, "the brain paused", timeout=30.0)
     paused_at = len(stack.states)
     assert any(e.kind == BrainEvent.PAUSED for e in stack.states[-1].events), stack.states[-1].events
-    graph.spin_until(lambda: stack.diag.get("brain: run") is not None
-                     and stack.diag["brain: run"].level == DiagnosticStatus.WARN
-                     and "paused" in stack.diag["brain: run"].message,
+    graph.spin_until(lambda: stack.diag.get("/brain: run") is not None
+                     and stack.diag["/brain: run"].level == DiagnosticStatus.WARN
+                     and "paused" in stack.diag["/brain: run"].message,
                      what="brain: run WARN paused on /diagnostics")
     # No set-point after that: the trajectory server ended or refused every move.
     commands = len(stack.commands)
@@ -306,7 +306,7 @@ def test_spine_killed_mid_task_pauses_then_resumes(graph, tmp_path):
     # running at the kill ends first, usually as REVERSED_TO_START: see the module doc.)
     graph.spin_until(lambda: stack.count(trajectory, "goals_rejected") > rejected_before,
                      what="a goal rejected by the trajectory server for the stale position")
-    assert stack.count("brain: arm", "goals_failed") >= 1, stack.summary()
+    assert stack.count("/brain: arm", "goals_failed") >= 1, stack.summary()
     assert stack.states[-1].tick > killed_tick, "ticks stopped"
     assert not stack.lit("candle")
 

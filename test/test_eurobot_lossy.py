@@ -36,7 +36,7 @@ def link_counters(diags):
     """The bridge's last `link` status on /diagnostics, as a dict of ints."""
     for d in reversed(diags):
         for s in d.status:
-            if s.name.endswith("comms_bridge: link"):
+            if s.name.endswith("/comms_bridge: link"):
                 return {kv.key: int(kv.value) for kv in s.values if kv.value.isdigit()}
     return {}
 

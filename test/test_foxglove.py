@@ -272,7 +272,7 @@ async def scenario(g):
         def counters():
             for arr in diagnostics:
                 for st in arr.status:
-                    if st.name == "arnie_foxglove: clients":
+                    if st.name == "/arnie_foxglove: clients":
                         yield {kv.key: kv.value for kv in st.values}
 
         def counted():

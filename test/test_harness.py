@@ -85,7 +85,7 @@ def test_bad_goal_is_rejected(graph):
 def test_diagnostics_and_clean_shutdown(graph):
     node = graph.start("arnie_selftest")
     diags = graph.collect(DiagnosticArray, "/diagnostics")
-    graph.spin_until(lambda: any(s.name == "arnie_selftest: selftest" for d in diags for s in d.status), what="/diagnostics")
+    graph.spin_until(lambda: any(s.name == "/arnie_selftest: selftest" for d in diags for s in d.status), what="/diagnostics")
     keys = {kv.key for s in diags[-1].status for kv in s.values}
     assert {"relayed", "goals_done"} <= keys
     assert graph.stop(node) == 0

@@ -96,7 +96,7 @@ def segments_length(points):
 
 
 def diag_values(diags, key):
-    vals = [kv.value for d in diags for s in d.status if s.name == "planner: planner" for kv in s.values if kv.key == key]
+    vals = [kv.value for d in diags for s in d.status if s.name == "/planner: planner" for kv in s.values if kv.key == key]
     return vals[-1] if vals else None
 
 

@@ -38,7 +38,7 @@ def update(graph, client, centers, radius_m=0.1, ttl_s=0.0, clear=False):
 
 
 def diag_values(diags, key):
-    vals = [kv.value for d in diags for s in d.status if s.name == "planner: planner" for kv in s.values if kv.key == key]
+    vals = [kv.value for d in diags for s in d.status if s.name == "/planner: planner" for kv in s.values if kv.key == key]
     return vals[-1] if vals else None
 
 

@@ -174,7 +174,7 @@ def test_arm_moves_to_a_target_sent_in_its_frame(graph, spine, tmp_path):
         for arr in diags:
             for st in arr.status:
                 values = {kv.key: kv.value for kv in st.values}
-                if st.name == "sim: sim" and values.get("rejected_not_multiple_of_8") == "1":
+                if st.name == "/sim: sim" and values.get("rejected_not_multiple_of_8") == "1":
                     return True
         return False
 
@@ -234,7 +234,7 @@ def sim_status(diags):
     """The key/values of the last `sim: sim` status seen, or None."""
     for arr in reversed(diags):
         for st in arr.status:
-            if st.name == "sim: sim":
+            if st.name == "/sim: sim":
                 return {kv.key: kv.value for kv in st.values}
     return None
 
@@ -275,14 +275,18 @@ def test_param_set_refuses_a_bad_period_and_start_only_parameters(graph, spine, 
     start_sim(graph, spine, path)
     truths = graph.collect(SimTruth, "/sim/truth", TRUTH_QOS)
     graph.spin_until(lambda: truths, what="/sim/truth")
-    # The description says the range and the policy.
+    # The descriptor carries the range (floating_point_range / integer_range), the policy
+    # (read_only for start-only parameters) and when a change takes effect.
     client = graph.node.create_client(DescribeParameters, "/sim/describe_parameters")
     graph.wait_for_service(client, "/sim/describe_parameters")
     names = ["truth_rate_hz", "step_ms"]
     described = graph.wait_future(client.call_async(DescribeParameters.Request(names=names)),
                                   what="describe_parameters").descriptors
-    assert "in [0.01, 1000]; live" in described[0].description, described[0]
-    assert "in [1, 1000]; start only" in described[1].description, described[1]
+    rate, step = described
+    assert [(r.from_value, r.to_value) for r in rate.floating_point_range] == [(0.01, 1000.0)], rate
+    assert not rate.read_only and rate.description.endswith("(At once)"), rate
+    assert [(r.from_value, r.to_value) for r in step.integer_range] == [(1, 1000)], step
+    assert step.read_only and step.description.endswith("(Start only)"), step
 
     r = set_param(graph, "truth_rate_hz", 1e12)
     assert not r.successful

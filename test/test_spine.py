@@ -67,8 +67,8 @@ class Diagnostics:
 
     def _on(self, msg):
         for s in msg.status:
-            if s.name.startswith("spine_bridge: "):
-                self.latest[s.name[len("spine_bridge: "):]] = {kv.key: kv.value for kv in s.values}
+            if s.name.startswith("/spine_bridge: "):
+                self.latest[s.name[len("/spine_bridge: "):]] = {kv.key: kv.value for kv in s.values}
 
     def value(self, interface, key):
         return int(self.latest.get(interface, {}).get(key, "-1"))

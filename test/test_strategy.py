@@ -227,7 +227,7 @@ def test_order_of_tasks_after_an_injected_failure(graph, tmp_path):
     def robot_status():
         for d in reversed(diags):
             for s in d.status:
-                if s.name == "strategy: robot":
+                if s.name == "/strategy: robot":
                     return {kv.key: kv.value for kv in s.values}
         return None
 

@@ -131,7 +131,7 @@ class Rig:
         """The latest /diagnostics value of `key` ("message": the status message)."""
         for d in reversed(self.diags):
             for s in d.status:
-                if s.name == f"{NODE}: move_to":
+                if s.name == f"/{NODE}: move_to":
                     return s.message if key == "message" else {kv.key: kv.value for kv in s.values}.get(key)
         return None
 
