@@ -12,6 +12,9 @@
 //! - [`config`]: [`RawTrajectoryConfig`] (as written) → [`TrajectoryConfig`] (checked).
 //! - [`goal`]: accept or reject a target (NaN, workspace, no/stale arm position).
 //! - [`legacy`]: the plain target topic: repeats ignored, newest target preempts.
+//! - [`obstructions`]: the arm's memory of what stopped it: [`KnownObstruction`]s
+//!   (centre, clearance radius, recorded-at / expires-at ms) in an
+//!   [`ObstructionMemory`] with a TTL and a cap (oldest dropped and counted).
 //! - [`units`]: the one mm ↔ m scale ([`units::SCALE`], the shared `arnie_constants::units::Scale`).
 //! - [`error`]: [`TrajectoryError`], the crate's one error enum.
 //! - `ros` (feature `ros`, the node's glue; the only module that uses r2r): parameters,
@@ -49,6 +52,7 @@ pub mod executor;
 pub mod goal;
 pub mod legacy;
 pub mod minjerk;
+pub mod obstructions;
 pub mod outcome;
 #[cfg(feature = "ros")]
 pub mod ros;
@@ -59,4 +63,5 @@ pub use error::TrajectoryError;
 pub use executor::{Action, Executor, Feedback, Step};
 pub use goal::{validate_goal, AcceptedGoal, ArmSample};
 pub use legacy::{LegacyTargets, LegacyVerdict};
+pub use obstructions::{KnownObstruction, ObstructionConfig, ObstructionMemory, Recorded};
 pub use outcome::{End, Obstruction, Outcome, Phase};
