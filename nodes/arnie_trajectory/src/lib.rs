@@ -15,6 +15,8 @@
 //! - [`obstructions`]: the arm's memory of what stopped it: [`KnownObstruction`]s
 //!   (centre, clearance radius, recorded-at / expires-at ms) in an
 //!   [`ObstructionMemory`] with a TTL and a cap (oldest dropped and counted).
+//! - [`spline`]: [`SmoothPath`], one C² motion through via-points (cubic spline in chord
+//!   length, minimum-jerk time law); with no via-point exactly [`minjerk::plan`].
 //! - [`units`]: the one mm ↔ m scale ([`units::SCALE`], the shared `arnie_constants::units::Scale`).
 //! - [`error`]: [`TrajectoryError`], the crate's one error enum.
 //! - `ros` (feature `ros`, the node's glue; the only module that uses r2r): parameters,
@@ -56,6 +58,7 @@ pub mod obstructions;
 pub mod outcome;
 #[cfg(feature = "ros")]
 pub mod ros;
+pub mod spline;
 pub mod units;
 
 pub use config::{RawTrajectoryConfig, TrajectoryConfig};
@@ -65,3 +68,4 @@ pub use goal::{validate_goal, AcceptedGoal, ArmSample};
 pub use legacy::{LegacyTargets, LegacyVerdict};
 pub use obstructions::{KnownObstruction, ObstructionConfig, ObstructionMemory, Recorded};
 pub use outcome::{End, Obstruction, Outcome, Phase};
+pub use spline::{MotionState, SmoothPath};
