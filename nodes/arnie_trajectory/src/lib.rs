@@ -15,6 +15,10 @@
 //! - [`obstructions`]: the arm's memory of what stopped it: [`KnownObstruction`]s
 //!   (centre, clearance radius, recorded-at / expires-at ms) in an
 //!   [`ObstructionMemory`] with a TTL and a cap (oldest dropped and counted).
+//! - [`detour`]: the detour planner: A* on a 3D grid (26-connected, Euclidean) around
+//!   the remembered obstructions and fixed boxes inside the workspace, shortcut to few
+//!   via-points; complete and optimal at its resolution, with an expansion budget;
+//!   [`detour::plan_motion`] turns the path into set-points.
 //! - [`spline`]: [`SmoothPath`], one C² motion through via-points (cubic spline in chord
 //!   length, minimum-jerk time law); with no via-point exactly [`minjerk::plan`].
 //! - [`units`]: the one mm ↔ m scale ([`units::SCALE`], the shared `arnie_constants::units::Scale`).
@@ -49,6 +53,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod detour;
 pub mod error;
 pub mod executor;
 pub mod goal;
@@ -62,6 +67,10 @@ pub mod spline;
 pub mod units;
 
 pub use config::{RawTrajectoryConfig, TrajectoryConfig};
+pub use detour::{
+    plan_motion, plan_path, DetourConfig, DetourMotion, DetourPath, FixedBox, RawDetourConfig,
+    Scene, Smoothing, Workspace,
+};
 pub use error::TrajectoryError;
 pub use executor::{Action, Executor, Feedback, Step};
 pub use goal::{validate_goal, AcceptedGoal, ArmSample};
