@@ -15,10 +15,11 @@
 //!
 //! **A start inside a clearance** (the arm was stopped at the obstruction it just
 //! recorded) is allowed to leave it. The rule, per obstacle: the path may be inside the
-//! clearance only while `f` does not decrease along it, i.e. the arm never moves towards
-//! the centre (or deeper into the box) and, once out, never comes back in. Because `f`
-//! is convex along a segment, a segment from `a` obeys it exactly when the one-sided
-//! derivative of `f` at `a` along the segment is `≥ 0`, so the rule is checked exactly,
+//! clearance only while `f` strictly increases along it, i.e. the arm moves away from
+//! the centre (out of the box) all the time it is inside: it never moves towards it,
+//! never slides along a face, and once out never comes back in. Because `f` is convex
+//! along a segment, a segment from `a` obeys the rule exactly when the one-sided
+//! derivative of `f` at `a` along the segment is `> 0`, so the rule is checked exactly,
 //! segment by segment. The target must be outside every clearance.
 //!
 //! # Method
@@ -27,39 +28,46 @@
 //!    ([`TrajectoryError::DetourPointOutsideWorkspace`]); a target inside a clearance or a
 //!    box ([`TrajectoryError::TargetBlocked`]).
 //! 2. The straight line when it is free: the plan is `[start, target]` (no via-point).
-//! 3. Otherwise A* on a grid graph: the lattice `workspace_min + inset + resolution ·
-//!    (i, j, k)` inside the workspace, 26-connected, where the inset from the walls is
-//!    [`DetourConfig::smoothing_margin_mm`] (at most half the workspace's size; room for
-//!    the smooth motion to bulge without leaving the workspace); the start is linked to the 27 cells around its
-//!    nearest cell, and the 27 cells around the target's nearest cell to the target. An
-//!    edge exists when its straight segment keeps the clearances (rule above; checked
-//!    exactly for spheres, for boxes by a golden-section search with a Lipschitz bound,
-//!    conservative). Costs are Euclidean lengths and the heuristic is the Euclidean
-//!    distance to the target, which is consistent.
+//! 3. Otherwise A* on a grid graph: a lattice of cell size
+//!    [`DetourConfig::resolution_mm`] inside the workspace, 26-connected, inset from the
+//!    walls by [`DetourConfig::smoothing_margin_mm`] (at most half the workspace's size)
+//!    so a smooth motion has room to bulge without leaving the workspace. The start is linked
+//!    to the 27 cells around its nearest cell, and the 27 cells around the target's
+//!    nearest cell to the target. An edge exists when its straight segment keeps the
+//!    clearances (rule above; exact for spheres, for boxes a golden-section search with a
+//!    Lipschitz bound that is never optimistic). Costs are Euclidean lengths; the
+//!    heuristic is the larger of the Euclidean distance to the target and the obstacle-free
+//!    lattice distance (26 directions) to the target's cell less one diagonal step: a
+//!    lower bound of the cost to go, consistent on every edge out of a cell.
+//!    - Pass 1, with at most half the budget: every edge but those into the target keeps
+//!      the clearances grown by [`DetourConfig::smoothing_margin_mm`] (room for the
+//!      smooth motion).
+//!    - Pass 2, only if pass 1 found nothing, with the rest of the budget: the plain
+//!      clearances.
 //! 4. Shortcutting: from each kept point, the farthest later path point it sees by a free
-//!    segment, checked with the clearances grown by
-//!    [`DetourConfig::smoothing_margin_mm`] (room for the smooth motion to bulge), is
-//!    the next via-point; the grid edge itself (checked with the plain clearances) when
-//!    none is seen.
+//!    segment, checked with the clearances grown by the smoothing margin, is the next
+//!    via-point; the grid edge itself when none is seen.
 //!
 //! # Guarantees
 //! - **Safe**: every segment of the returned polyline keeps every clearance (with the
 //!   leaving rule for a start inside one) and lies inside the workspace; so do the
-//!   samples of [`plan_motion`] and the straight segments between consecutive samples
-//!   (checked after sampling: see [`plan_motion`]).
-//! - **Complete at the resolution**: if any path exists in the grid graph of step 3, it is
-//!   found, given the budget. [`TrajectoryError::NoDetour`] means the search emptied
-//!   the graph: no path at this resolution (a finer grid might find a gap narrower than
-//!   the resolution). [`TrajectoryError::DetourBudgetExceeded`] means the budget ran out
-//!   first: nothing is known.
-//! - **Optimal at the resolution**: the A* path is a shortest path of that graph; the
-//!   shortcut polyline is no longer than it (triangle inequality), so the detour is at
-//!   most the grid-optimal length.
+//!   set-points of [`plan_motion`] and the straight steps between consecutive ones
+//!   (checked after sampling).
+//! - **Complete at the resolution**: pass 2 searches the grid graph of step 3 with the
+//!   plain clearances; if a path exists in it, it is found, given the budget.
+//!   [`TrajectoryError::NoDetour`] means that graph was exhausted: no path at this
+//!   resolution (a finer grid might find a gap narrower than a cell).
+//!   [`TrajectoryError::DetourBudgetExceeded`] means the budget ran out first: nothing
+//!   is known.
+//! - **Optimal at the resolution**: the A* path is a shortest path of its pass's graph
+//!   (pass 1: among those keeping the margin; otherwise pass 2: among all); the
+//!   shortcut polyline is no longer than it (triangle inequality).
 //! - **Straight when free**: nothing in the way → `[start, target]`, and [`plan_motion`]
 //!   returns exactly [`minjerk::plan`]`(start, target, factor)`.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
+use std::f64::consts::SQRT_2;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use nalgebra::{Point3, Vector3};
@@ -90,12 +98,14 @@ const AXES: [char; 3] = ['x', 'y', 'z'];
 pub struct RawDetourConfig {
     /// Grid cell size [mm]. Default 20.
     pub resolution_mm: f64,
-    /// Largest number of grid cells the search may expand. Default 20 000.
+    /// Largest number of grid cells the search may expand, both passes together (the
+    /// first, with the smoothing margin, gets at most half). Default 20 000.
     pub max_expansions: usize,
     /// Clearance kept from every fixed box [mm] (≥ 0). Default 10.
     pub box_clearance_mm: f64,
-    /// Extra clearance asked of shortcut segments so the smooth motion has room to
-    /// bulge off the polyline [mm] (≥ 0). Default 10.
+    /// Room for the smooth motion to bulge off the polyline [mm] (≥ 0): extra clearance
+    /// asked of the first search and of shortcut segments, and the grid's inset from the
+    /// workspace walls. 0 turns the first search off. Default 10.
     pub smoothing_margin_mm: f64,
 }
 
@@ -456,9 +466,13 @@ impl Shape {
         }
     }
 
-    /// A lower bound of `f` on the segment `a → b` (exact for a sphere; for a box within
-    /// 1e-12 of the exact minimum and never above it).
-    fn min_on_segment(&self, a: Point3<f64>, b: Point3<f64>) -> f64 {
+    /// `f ≥ c` on the whole segment `a → b`: exact for a sphere; for a box a golden
+    /// section on the convex `f(a + t·d)` that stops as soon as a point below `c` is
+    /// found (false) or the Lipschitz bound proves the minimum is at least `c` (true):
+    /// the minimiser stays in the bracket `[lo, hi]` and `f` is `|d|`-Lipschitz in `t`,
+    /// so `f(x) − |d|·(hi − lo)` bounds it from below. Undecided after 80 steps (a
+    /// segment touching the clearance within ~1e-15 of `|d|`): false, conservatively.
+    fn segment_keeps(&self, a: Point3<f64>, b: Point3<f64>, c: f64) -> bool {
         let d = b - a;
         match *self {
             Shape::Sphere { centre } => {
@@ -468,18 +482,32 @@ impl Shape {
                 } else {
                     0.0
                 };
-                (a + d * t - centre).norm()
+                (a + d * t - centre).norm() >= c
             }
             Shape::Box { .. } => {
-                // Golden section on the convex f(a + t·d): the minimiser stays in
-                // [lo, hi]; f is |d|-Lipschitz in t, so f(x) − |d|·(hi − lo) bounds it.
+                let (fa, fb) = (self.f(a), self.f(b));
+                if fa < c || fb < c {
+                    return false;
+                }
+                let len = d.norm();
+                // Lipschitz from both ends: f(t) ≥ max(fa − t·len, fb − (1 − t)·len).
+                if (fa + fb - len) / 2.0 >= c {
+                    return true;
+                }
                 const INV_PHI: f64 = 0.618_033_988_749_894_9;
                 let (mut lo, mut hi) = (0.0f64, 1.0f64);
                 let mut x1 = hi - INV_PHI * (hi - lo);
                 let mut x2 = lo + INV_PHI * (hi - lo);
                 let mut f1 = self.f(a + d * x1);
                 let mut f2 = self.f(a + d * x2);
-                for _ in 0..60 {
+                for _ in 0..80 {
+                    let best = f1.min(f2);
+                    if best < c {
+                        return false;
+                    }
+                    if best - len * (hi - lo) >= c {
+                        return true;
+                    }
                     if f1 < f2 {
                         hi = x2;
                         x2 = x1;
@@ -494,8 +522,7 @@ impl Shape {
                         f2 = self.f(a + d * x2);
                     }
                 }
-                let bound = f1.min(f2) - d.norm() * (hi - lo) - 1e-12;
-                bound.min(self.f(a)).min(self.f(b))
+                false
             }
         }
     }
@@ -579,9 +606,9 @@ impl Checker {
             let c = o.clearance + extra;
             let fa = o.shape.f(a);
             if fa < c {
-                o.shape.derivative(a, d) >= 0.0
+                o.shape.derivative(a, d) > 0.0
             } else {
-                fa - c >= len || o.shape.min_on_segment(a, b) >= c
+                fa - c >= len || o.shape.segment_keeps(a, b, c)
             }
         })
     }
@@ -647,9 +674,41 @@ impl Hasher for KeyHasher {
 
 type KeyMap = HashMap<u64, u32, BuildHasherDefault<KeyHasher>>;
 
-const START_KEY: u64 = u64::MAX;
-const TARGET_KEY: u64 = u64::MAX - 1;
+const SQRT_3: f64 = 1.732_050_807_568_877_2;
 const NO_PARENT: u32 = u32::MAX;
+const NO_NODE: u32 = u32::MAX;
+/// Grids up to this many cells index their nodes in a dense array, larger ones in a map.
+const DENSE_CELLS: u64 = 1 << 18;
+
+/// Cell key → node.
+enum NodeIndex {
+    Dense(Vec<u32>),
+    Sparse(KeyMap),
+}
+
+impl NodeIndex {
+    fn new(cells: u64) -> Self {
+        if cells <= DENSE_CELLS {
+            Self::Dense(vec![NO_NODE; cells as usize])
+        } else {
+            Self::Sparse(KeyMap::default())
+        }
+    }
+    fn get(&self, key: u64) -> Option<u32> {
+        match self {
+            Self::Dense(v) => Some(v[key as usize]).filter(|&i| i != NO_NODE),
+            Self::Sparse(m) => m.get(&key).copied(),
+        }
+    }
+    fn insert(&mut self, key: u64, node: u32) {
+        match self {
+            Self::Dense(v) => v[key as usize] = node,
+            Self::Sparse(m) => {
+                m.insert(key, node);
+            }
+        }
+    }
+}
 
 struct Node {
     point: Point3<f64>,
@@ -657,6 +716,7 @@ struct Node {
     g: f64,
     parent: u32,
     closed: bool,
+    /// `Checker::slack` of `point`, computed when the node is expanded.
     slack: f64,
 }
 
@@ -690,6 +750,7 @@ struct Grid {
     origin: Point3<f64>,
     resolution: f64,
     dims: [i64; 3],
+    cells: u64,
 }
 
 impl Grid {
@@ -721,6 +782,7 @@ impl Grid {
             origin,
             resolution,
             dims,
+            cells,
         })
     }
 
@@ -774,21 +836,30 @@ fn near(a: [i64; 3], b: [i64; 3]) -> bool {
     (0..3).all(|i| (a[i] - b[i]).abs() <= 1)
 }
 
+/// How one search ended.
+enum Searched {
+    /// The target's node, and the cells expanded.
+    Found(u32, usize),
+    /// Every reachable cell was expanded (this many): no path in this graph.
+    Exhausted(usize),
+    /// The budget ran out.
+    OutOfBudget,
+}
+
 struct Search<'a> {
     checker: &'a Checker,
-    grid: Grid,
+    /// Extra clearance asked of every edge but those into the target.
+    extra: f64,
+    grid: &'a Grid,
     target: Point3<f64>,
     target_cell: [i64; 3],
     nodes: Vec<Node>,
-    index: KeyMap,
+    index: NodeIndex,
     open: BinaryHeap<Open>,
 }
 
 impl Search<'_> {
-    fn node_for(&mut self, key: u64, point: Point3<f64>, cell: Option<[i64; 3]>) -> u32 {
-        if let Some(&i) = self.index.get(&key) {
-            return i;
-        }
+    fn add_node(&mut self, point: Point3<f64>, cell: Option<[i64; 3]>) -> u32 {
         let i = self.nodes.len() as u32;
         self.nodes.push(Node {
             point,
@@ -796,13 +867,37 @@ impl Search<'_> {
             g: f64::INFINITY,
             parent: NO_PARENT,
             closed: false,
-            slack: self.checker.slack(point),
+            slack: f64::NAN,
         });
+        i
+    }
+
+    fn cell_node(&mut self, cell: [i64; 3]) -> u32 {
+        let key = self.grid.key(cell);
+        if let Some(i) = self.index.get(key) {
+            return i;
+        }
+        let i = self.add_node(self.grid.point(cell), Some(cell));
         self.index.insert(key, i);
         i
     }
 
-    fn relax(&mut self, from: u32, to: u32) {
+    /// A lower bound of the cost to the target: the larger of the Euclidean distance
+    /// and the lattice distance (26 directions) to the target's cell less one diagonal
+    /// step (the last edge, from a cell around it to the target, is a straight segment).
+    /// Consistent on every edge but those out of the start, which is expanded first.
+    fn heuristic(&self, p: Point3<f64>) -> f64 {
+        let euclid = (self.target - p).norm();
+        let tc = self.grid.point(self.target_cell);
+        let (x, y, z) = ((p.x - tc.x).abs(), (p.y - tc.y).abs(), (p.z - tc.z).abs());
+        let hi = x.max(y).max(z);
+        let lo = x.min(y).min(z);
+        let mid = x + y + z - hi - lo;
+        let lattice = (hi - mid) + SQRT_2 * (mid - lo) + SQRT_3 * lo;
+        euclid.max(lattice - SQRT_3 * self.grid.resolution)
+    }
+
+    fn relax(&mut self, from: u32, to: u32, extra: f64) {
         let (a, b) = (&self.nodes[from as usize], &self.nodes[to as usize]);
         if b.closed {
             return;
@@ -812,10 +907,10 @@ impl Search<'_> {
         if g >= b.g {
             return;
         }
-        if !self.checker.segment_ok(a.point, b.point, 0.0, a.slack) {
+        if !self.checker.segment_ok(a.point, b.point, extra, a.slack) {
             return;
         }
-        let h = (self.target - b.point).norm();
+        let h = self.heuristic(b.point);
         let b = &mut self.nodes[to as usize];
         b.g = g;
         b.parent = from;
@@ -826,13 +921,14 @@ impl Search<'_> {
         });
     }
 
-    /// Expands until the target is closed; `Ok(expanded)` or the error.
-    fn run(&mut self, start: Point3<f64>, budget: usize) -> Result<(u32, usize), TrajectoryError> {
-        let s = self.node_for(START_KEY, start, None);
-        let t = self.node_for(TARGET_KEY, self.target, None);
+    /// Expands until the target is closed, the graph is exhausted or `budget` cells are
+    /// expanded.
+    fn run(&mut self, start: Point3<f64>, budget: usize) -> Searched {
+        let s = self.add_node(start, None);
+        let t = self.add_node(self.target, None);
         self.nodes[s as usize].g = 0.0;
         self.open.push(Open {
-            f: (self.target - start).norm(),
+            f: self.heuristic(start),
             g: 0.0,
             node: s,
         });
@@ -842,12 +938,14 @@ impl Search<'_> {
                 continue;
             }
             if node == t {
-                return Ok((t, expanded));
+                return Searched::Found(t, expanded);
             }
             if expanded == budget {
-                return Err(TrajectoryError::DetourBudgetExceeded { budget });
+                return Searched::OutOfBudget;
             }
-            self.nodes[node as usize].closed = true;
+            let here = &mut self.nodes[node as usize];
+            here.closed = true;
+            here.slack = self.checker.slack(here.point);
             expanded += 1;
             let (centre, is_start) = match self.nodes[node as usize].cell {
                 Some(c) => (c, false),
@@ -861,19 +959,14 @@ impl Search<'_> {
                 if !self.grid.inside(c) {
                     continue;
                 }
-                let key = self.grid.key(c);
-                let p = self.grid.point(c);
-                let next = self.node_for(key, p, Some(c));
-                self.relax(node, next);
+                let next = self.cell_node(c);
+                self.relax(node, next, self.extra);
             }
             if !is_start && near(centre, self.target_cell) {
-                self.relax(node, t);
+                self.relax(node, t, 0.0);
             }
         }
-        Err(TrajectoryError::NoDetour {
-            resolution_mm: self.grid.resolution,
-            expanded,
-        })
+        Searched::Exhausted(expanded)
     }
 
     fn path_to(&self, t: u32) -> Vec<Point3<f64>> {
@@ -975,19 +1068,43 @@ fn plan_path_with(
         config.smoothing_margin_mm(),
     )?;
     let target_cell = grid.nearest(target);
-    let mut search = Search {
+    let margin = config.smoothing_margin_mm();
+    let budget = config.max_expansions();
+    let search = |extra: f64| Search {
         checker,
-        grid,
+        extra,
+        grid: &grid,
         target,
         target_cell,
         nodes: Vec::new(),
-        index: KeyMap::default(),
+        index: NodeIndex::new(grid.cells),
         open: BinaryHeap::new(),
     };
-    let (t, expanded) = search.run(start, config.max_expansions())?;
-    let raw = search.path_to(t);
-    let points = shortcut(checker, &raw, config.smoothing_margin_mm());
-    Ok(DetourPath { points, expanded })
+    let found = |s: &Search, t: u32, expanded: usize| DetourPath {
+        points: shortcut(checker, &s.path_to(t), margin),
+        expanded,
+    };
+    // Pass 1: room for the smooth motion, with half the budget.
+    let mut used = 0;
+    if margin > 0.0 {
+        let half = (budget / 2).max(1);
+        let mut s = search(margin);
+        match s.run(start, half) {
+            Searched::Found(t, n) => return Ok(found(&s, t, n)),
+            Searched::Exhausted(n) => used = n,
+            Searched::OutOfBudget => used = half,
+        }
+    }
+    // Pass 2: the plain clearances, with the rest.
+    let mut s = search(0.0);
+    match s.run(start, budget - used) {
+        Searched::Found(t, n) => Ok(found(&s, t, used + n)),
+        Searched::Exhausted(n) => Err(TrajectoryError::NoDetour {
+            resolution_mm: grid.resolution,
+            expanded: used + n,
+        }),
+        Searched::OutOfBudget => Err(TrajectoryError::DetourBudgetExceeded { budget }),
+    }
 }
 
 /// Midpoints added to every segment.
@@ -1104,22 +1221,25 @@ mod tests {
     }
 
     #[test]
-    fn box_segment_minimum_is_a_lower_bound_and_tight() {
+    fn box_segment_check_is_tight_and_never_optimistic() {
         let s = Shape::Box {
             min: Point3::new(0.0, 0.0, 0.0),
             max: Point3::new(10.0, 10.0, 10.0),
         };
         // Passes 3 mm above the top face.
         let (a, b) = (Point3::new(-50.0, 5.0, 13.0), Point3::new(60.0, 5.0, 13.0));
-        let m = s.min_on_segment(a, b);
-        assert!(m <= 3.0 && m > 3.0 - 1e-9, "{m}");
-        // Diagonal past an edge.
+        assert!(s.segment_keeps(a, b, 3.0 - 1e-9));
+        assert!(!s.segment_keeps(a, b, 3.0 + 1e-9));
+        // Diagonal past an edge, against a fine sampling of the exact minimum.
         let (a, b) = (Point3::new(-10.0, 20.0, 5.0), Point3::new(20.0, -10.0, 5.0));
-        let m = s.min_on_segment(a, b);
         let exact = (0..=100_000)
             .map(|k| s.f(a + (b - a) * (f64::from(k) / 100_000.0)))
             .fold(f64::INFINITY, f64::min);
-        assert!(m <= exact && m > exact - 1e-6, "{m} vs {exact}");
+        assert!(s.segment_keeps(a, b, exact - 1e-6));
+        assert!(!s.segment_keeps(a, b, exact + 1e-9));
+        // Through the box.
+        let (a, b) = (Point3::new(-5.0, 5.0, 5.0), Point3::new(15.0, 5.0, 5.0));
+        assert!(!s.segment_keeps(a, b, 0.0));
     }
 
     #[test]
