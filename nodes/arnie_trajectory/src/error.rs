@@ -1,4 +1,5 @@
-//! The crate's one error enum: every way a config, a goal or a plan can be refused.
+//! The crate's one error enum: every way a config, a goal, a plan or a detour can be
+//! refused.
 
 use std::fmt;
 
@@ -64,6 +65,59 @@ pub enum TrajectoryError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// An obstruction to remember has a NaN or infinite coordinate.
+    ObstructionNotFinite {
+        /// The centre as passed [mm].
+        centre_mm: Point3<f64>,
+    },
+    /// A detour's start or target has a NaN or infinite coordinate.
+    DetourPointNotFinite {
+        /// `"start"` or `"target"`.
+        which: &'static str,
+        /// The point as passed [mm].
+        point_mm: Point3<f64>,
+    },
+    /// A detour's start or target lies outside the workspace box on some axis.
+    DetourPointOutsideWorkspace {
+        /// `"start"` or `"target"`.
+        which: &'static str,
+        /// `'x'`, `'y'` or `'z'`.
+        axis: char,
+        /// The point's value on that axis [mm].
+        value_mm: f64,
+        /// Allowed minimum on that axis [mm].
+        min_mm: f64,
+        /// Allowed maximum on that axis [mm].
+        max_mm: f64,
+    },
+    /// The detour's target lies inside the clearance of an obstruction or of a fixed box.
+    TargetBlocked {
+        /// The target [mm].
+        target_mm: Point3<f64>,
+        /// What it is inside, readable by a user (e.g. `obstruction 3 …`, `box "table"`).
+        by: String,
+    },
+    /// The detour search visited every reachable cell of its grid: at this resolution no
+    /// path from the start to the target keeps the clearances (e.g. a wall closes the
+    /// workspace).
+    NoDetour {
+        /// The grid's resolution [mm].
+        resolution_mm: f64,
+        /// Cells expanded before the search ran out of cells.
+        expanded: usize,
+    },
+    /// The detour search stopped at its node-expansion budget without reaching the
+    /// target; a path may exist (a larger budget or a coarser grid may find it).
+    DetourBudgetExceeded {
+        /// The budget: largest number of expanded cells.
+        budget: usize,
+    },
+    /// No smooth motion along the found path passed the final clearance check, not even
+    /// the stop-at-every-via-point fallback (not expected: a numerical corner case).
+    DetourMotionBlocked {
+        /// What the check found, readable by a user.
+        reason: String,
+    },
 }
 
 impl fmt::Display for TrajectoryError {
@@ -99,6 +153,36 @@ impl fmt::Display for TrajectoryError {
             ),
             Self::LegacyParse { text, reason } => {
                 write!(f, "legacy target {text:?} rejected: {reason}")
+            }
+            Self::ObstructionNotFinite { centre_mm: c } => write!(
+                f,
+                "obstruction at ({}, {}, {}) mm has a NaN or infinite coordinate",
+                c.x, c.y, c.z
+            ),
+            Self::DetourPointNotFinite { which, point_mm: p } => write!(
+                f,
+                "detour {which} ({}, {}, {}) mm has a NaN or infinite coordinate",
+                p.x, p.y, p.z
+            ),
+            Self::DetourPointOutsideWorkspace { which, axis, value_mm, min_mm, max_mm } => write!(
+                f,
+                "detour {which} {axis} = {value_mm} mm is outside the workspace [{min_mm}, {max_mm}] mm"
+            ),
+            Self::TargetBlocked { target_mm: t, by } => write!(
+                f,
+                "target ({:.1}, {:.1}, {:.1}) mm is inside the clearance of {by}",
+                t.x, t.y, t.z
+            ),
+            Self::NoDetour { resolution_mm, expanded } => write!(
+                f,
+                "no detour exists on a {resolution_mm} mm grid (all {expanded} reachable cells searched)"
+            ),
+            Self::DetourBudgetExceeded { budget } => write!(
+                f,
+                "no detour found within the planning budget of {budget} cells"
+            ),
+            Self::DetourMotionBlocked { reason } => {
+                write!(f, "the detour's smooth motion failed its clearance check: {reason}")
             }
         }
     }

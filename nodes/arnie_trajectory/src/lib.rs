@@ -12,6 +12,15 @@
 //! - [`config`]: [`RawTrajectoryConfig`] (as written) → [`TrajectoryConfig`] (checked).
 //! - [`goal`]: accept or reject a target (NaN, workspace, no/stale arm position).
 //! - [`legacy`]: the plain target topic: repeats ignored, newest target preempts.
+//! - [`obstructions`]: the arm's memory of what stopped it: [`KnownObstruction`]s
+//!   (centre, clearance radius, recorded-at / expires-at ms) in an
+//!   [`ObstructionMemory`] with a TTL and a cap (oldest dropped and counted).
+//! - [`detour`]: the detour planner: A* on a 3D grid (26-connected, Euclidean) around
+//!   the remembered obstructions and fixed boxes inside the workspace, shortcut to few
+//!   via-points; complete and optimal at its resolution, with an expansion budget;
+//!   [`detour::plan_motion`] turns the path into set-points.
+//! - [`spline`]: [`SmoothPath`], one C² motion through via-points (cubic spline in chord
+//!   length, minimum-jerk time law); with no via-point exactly [`minjerk::plan`].
 //! - [`units`]: the one mm ↔ m scale ([`units::SCALE`], the shared `arnie_constants::units::Scale`).
 //! - [`error`]: [`TrajectoryError`], the crate's one error enum.
 //! - `ros` (feature `ros`, the node's glue; the only module that uses r2r): parameters,
@@ -44,19 +53,28 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod detour;
 pub mod error;
 pub mod executor;
 pub mod goal;
 pub mod legacy;
 pub mod minjerk;
+pub mod obstructions;
 pub mod outcome;
 #[cfg(feature = "ros")]
 pub mod ros;
+pub mod spline;
 pub mod units;
 
 pub use config::{RawTrajectoryConfig, TrajectoryConfig};
+pub use detour::{
+    plan_motion, plan_path, DetourConfig, DetourMotion, DetourPath, FixedBox, RawDetourConfig,
+    Scene, Smoothing, Workspace,
+};
 pub use error::TrajectoryError;
 pub use executor::{Action, Executor, Feedback, Step};
 pub use goal::{validate_goal, AcceptedGoal, ArmSample};
 pub use legacy::{LegacyTargets, LegacyVerdict};
+pub use obstructions::{KnownObstruction, ObstructionConfig, ObstructionMemory, Recorded};
 pub use outcome::{End, Obstruction, Outcome, Phase};
+pub use spline::{MotionState, SmoothPath};
