@@ -87,6 +87,69 @@ pub fn command_line_names(args: impl Iterator<Item = String>) -> Vec<String> {
         .collect()
 }
 
+/// The `--params-file` paths given after `--ros-args` on this command line.
+pub fn params_files(args: impl Iterator<Item = String>) -> Vec<String> {
+    let args: Vec<String> = args.skip_while(|a| a != "--ros-args").collect();
+    args.windows(2)
+        .filter(|w| w[0] == "--params-file")
+        .map(|w| w[1].clone())
+        .collect()
+}
+
+/// The node keys of one parameter file, in order, as rcl reads it.
+///
+/// # Errors
+/// rcl's error text when the file does not parse.
+pub fn file_keys(path: &str) -> Result<Vec<String>, String> {
+    use r2r_rcl::*;
+    let c = CString::new(path).map_err(|_| format!("{path}: a NUL in the path"))?;
+    // SAFETY: a fresh params struct, filled by rcl and finalised on every path.
+    unsafe {
+        let params = rcl_yaml_node_struct_init(rcutils_get_default_allocator());
+        if params.is_null() {
+            return Err(format!("{path}: out of memory"));
+        }
+        let ok = rcl_parse_yaml_file(c.as_ptr(), params);
+        let result = if ok {
+            Ok(read_params(params).into_iter().map(|(k, _)| k).collect())
+        } else {
+            Err(format!("{path}: {}", error_text()))
+        };
+        rcl_yaml_node_struct_fini(params);
+        result
+    }
+}
+
+/// Checks that every parameter file given applies to the node `fqn` through at least one
+/// of its keys: a file none of whose keys matches (e.g. `brain:` given to `/left/brain`,
+/// which rclcpp reads as `/brain`) would silently set nothing. Returns, for the files
+/// that do apply, their keys that do not (a file shared by several nodes), to mention.
+///
+/// # Errors
+/// The file and its keys, and how to write a key for any namespace.
+pub fn check_files_apply(files: &[String], fqn: &str) -> Result<Vec<(String, String)>, String> {
+    let mut unused = Vec::new();
+    for f in files {
+        let keys = file_keys(f)?;
+        if !keys.iter().any(|k| key_matches(k, fqn)) {
+            return Err(format!(
+                "{f}: no key of this parameter file applies to {fqn} (keys: {}); a bare                  `name:` key means `/name`: write `/**:` (any node it is given to) or                  `/**/name:` (that node in any namespace)",
+                if keys.is_empty() {
+                    "none".to_string()
+                } else {
+                    keys.join(", ")
+                }
+            ));
+        }
+        unused.extend(
+            keys.into_iter()
+                .filter(|k| !key_matches(k, fqn))
+                .map(|k| (f.clone(), k)),
+        );
+    }
+    Ok(unused)
+}
+
 /// Every key and its values as rcl parses this process's command line (files and `-p`).
 ///
 /// # Errors
@@ -258,6 +321,30 @@ mod tests {
         assert_eq!((got[1].name.as_str(), &got[1].value), ("b", &v(4)));
         assert!(!got[1].exact());
         assert!(resolve(&keys, "/planner").len() == 2);
+    }
+
+    #[test]
+    fn a_file_must_apply_through_one_of_its_keys() {
+        let dir = std::env::temp_dir().join(format!("arnie-params-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("brain.yaml");
+        std::fs::write(
+            &f,
+            "brain:\n  ros__parameters:\n    a: 1\n/**/planner:\n  ros__parameters:\n    b: 2\n",
+        )
+        .unwrap();
+        let f = f.to_string_lossy().into_owned();
+        assert_eq!(file_keys(&f).unwrap(), ["brain", "/**/planner"]);
+        let unused = check_files_apply(&[f.clone()], "/brain").unwrap();
+        assert_eq!(unused, [(f.clone(), "/**/planner".to_string())]);
+        let e = check_files_apply(&[f.clone()], "/left/brain").unwrap_err();
+        assert!(e.contains("no key of this parameter file applies to /left/brain"), "{e}");
+        assert!(e.contains("brain, /**/planner"), "{e}");
+        let bad = dir.join("bad.yaml");
+        std::fs::write(&bad, "/**:\n  ros__parameters:\n    a: [1,\n").unwrap();
+        assert!(file_keys(&bad.to_string_lossy()).is_err());
+        let args = ["n", "--ros-args", "--params-file", "x.yaml", "-p", "a:=1"];
+        assert_eq!(params_files(args.iter().map(|s| s.to_string())), ["x.yaml"]);
     }
 
     #[test]
