@@ -27,7 +27,9 @@ def test_install_tree_works_from_a_clean_shell(graph, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
 
     index = prefix / "share" / "ament_index" / "resource_index" / "packages"
-    for pkg in NODE_PACKAGES + ["arnie_interfaces"]:
+    # tf2_msgs goes into the tree only where set-up built it (the ROS install lacks it).
+    built_tf2_msgs = (ROOT / ".ros" / "install" / "share" / "tf2_msgs" / ".arnie-stamp").exists()
+    for pkg in NODE_PACKAGES + ["arnie_interfaces"] + (["tf2_msgs"] if built_tf2_msgs else []):
         assert (index / pkg).exists(), pkg
         assert (prefix / "share" / pkg / "package.xml").exists(), pkg
     for pkg, exe in [("arnie_brain", "brain"), ("arnie_spine", "spine_bridge"), ("arnie_sim", "sim"),
@@ -45,6 +47,7 @@ def test_install_tree_works_from_a_clean_shell(graph, tmp_path):
         echo "PATH=$PATH"
         python3 -c 'from ament_index_python.packages import get_package_prefix as p; print("BRAIN=" + p("arnie_brain"))'
         python3 -c 'from arnie_interfaces.action import MoveTo; print("IMPORT=ok")'
+        python3 -c 'from tf2_msgs.msg import TFMessage; print("TF2=ok")'
     """)
     assert r.returncode == 0, r.stdout + r.stderr
     out = dict(line.split("=", 1) for line in r.stdout.splitlines() if "=" in line)
@@ -53,6 +56,7 @@ def test_install_tree_works_from_a_clean_shell(graph, tmp_path):
     assert len(out["PATH"].split(":")) == len(set(out["PATH"].split(":"))), out["PATH"]
     assert out["BRAIN"] == str(prefix)
     assert out["IMPORT"] == "ok"
+    assert out["TF2"] == "ok"
 
     # The installed node runs from that shell alone and joins this test's graph.
     proc = subprocess.Popen(["bash", "-c", f"source {prefix}/setup.bash && exec {prefix}/lib/arnie_brain/brain"],

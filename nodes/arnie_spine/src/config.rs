@@ -313,6 +313,13 @@ pub struct Config {
     pub outputs: Vec<Output>,
     /// Routes, in file order.
     pub connections: Vec<Connection>,
+    /// The interfaces' own transforms: every interface (input or output; one entry for
+    /// an input and an output of the same name) that has an entry in `transforms`,
+    /// sorted by name. Interfaces using `default` are not listed.
+    pub interface_transforms: Vec<(String, Transform)>,
+    /// Entries of `transforms` other than `default` that name no interface (e.g. the
+    /// original's `eyes-old`): loaded, checked, used by nothing.
+    pub unused_transforms: Vec<String>,
 }
 
 impl RawConfig {

@@ -10,6 +10,8 @@
 //! - [`wire`]: the `csv` and `simulink` UDP formats, bytes ⇄ `Vec<Item>`; bad bytes are a
 //!   [`wire::Rejected`] value with a stable `kind()` for counters.
 //! - [`transform`]: the 4x4 device ⇄ global matrices of the config.
+//! - [`frames`]: the interfaces' rigid transforms as TF frames (`world` → interface,
+//!   metres, quaternions) for `/tf_static`; non-rigid ones with the reason they are not.
 //! - [`gate`]: [`gate::OutputGate`], per-output de-duplication and radius check.
 //! - [`forward`]: [`forward::Router`], the state machine: datagram or topic value in,
 //!   datagrams to send and values to publish out.
@@ -72,6 +74,7 @@ pub mod config;
 pub mod counters;
 mod error;
 pub mod forward;
+pub mod frames;
 pub mod gate;
 mod resolve;
 #[cfg(feature = "ros")]

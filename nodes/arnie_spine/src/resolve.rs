@@ -156,11 +156,30 @@ pub(crate) fn resolve(
         connections.push(c);
     }
 
+    let is_interface = |name: &str| {
+        raw.interfaces.input.contains_key(name) || raw.interfaces.output.contains_key(name)
+    };
+    let (interface_transforms, unused_transforms) = transforms
+        .iter()
+        .filter(|(name, _)| name.as_str() != "default")
+        .fold(
+            (Vec::new(), Vec::new()),
+            |(mut used, mut unused), (name, t)| {
+                if is_interface(name) {
+                    used.push((name.clone(), *t));
+                } else {
+                    unused.push(name.clone());
+                }
+                (used, unused)
+            },
+        );
     Ok(Config {
         loglevel: raw.loglevel.clone(),
         inputs,
         outputs,
         connections,
+        interface_transforms,
+        unused_transforms,
     })
 }
 

@@ -11,6 +11,8 @@
 //! - [`bridge`]: the shared state (the router behind a mutex, the sender socket, glue
 //!   counters), one task per input socket, one task per output topic.
 //! - [`status`]: `/diagnostics` statuses, one per interface, and the rate-limited log.
+//! - [`tf`]: the interfaces' rigid transforms on `/tf_static` (`world` → interface),
+//!   once at start (the config is start-only).
 //!
 //! # Design (latency)
 //! Each input socket has its own tokio task that receives, drains what is queued,
@@ -37,6 +39,7 @@ pub mod bridge;
 pub mod convert;
 mod params;
 pub mod status;
+pub mod tf;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -138,6 +141,7 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
             }),
         });
     }
+    tf::publish_static(app, &settings, router.config())?;
     let mut subscriptions = Vec::new();
     let mut resends = Vec::new();
     for (k, output) in router.config().outputs.iter().enumerate() {

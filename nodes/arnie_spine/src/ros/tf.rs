@@ -1,0 +1,110 @@
+//! The config's interface frames on `/tf_static` ([`crate::frames`] does the maths).
+//!
+//! One `tf2_msgs/TFMessage` holding every rigid interface transform, parent
+//! `frame_id` (`world`) → child `<interface>`, published once at start (the config is
+//! a start-only parameter: the node never reloads it) with the QoS of tf2's static
+//! broadcaster (reliable, transient local, keep last 1), so a subscriber that joins
+//! later still gets it. Each interface that cannot be a frame gets one warning naming
+//! it and why.
+
+use node_glue::{App, Error};
+use r2r::geometry_msgs::msg::{Quaternion, Transform, TransformStamped, Vector3};
+use r2r::std_msgs::msg::Header;
+use r2r::tf2_msgs::msg::TFMessage;
+
+use super::Settings;
+use crate::frames::{static_frames, StaticFrame};
+use crate::Config;
+
+/// The static transforms topic (absolute, as tf2's static broadcaster).
+pub const TF_STATIC: &str = "/tf_static";
+
+/// Publishes the static frames of `config` (see the module documentation) and returns
+/// the names published.
+///
+/// # Errors
+/// [`Error::Ros`] if r2r refuses the publisher or the message.
+pub fn publish_static(
+    app: &mut App,
+    settings: &Settings,
+    config: &Config,
+) -> Result<Vec<String>, Error> {
+    let name = app.name().to_string();
+    let parent = settings.frame_id.as_str();
+    let (frames, skipped) = static_frames(config, settings.scale);
+    for s in &skipped {
+        r2r::log_warn!(
+            &name,
+            "transforms.{}: not published on {TF_STATIC} (not a rigid motion: {})",
+            s.interface,
+            s.reason
+        );
+    }
+    let frames: Vec<StaticFrame> = frames
+        .into_iter()
+        .filter(|f| {
+            let bad = if f.child.is_empty() || f.child.starts_with('/') {
+                Some("not a valid frame id")
+            } else if f.child == parent {
+                Some("it is the parent frame itself")
+            } else {
+                None
+            };
+            if let Some(why) = bad {
+                r2r::log_warn!(
+                    &name,
+                    "transforms.{}: not published on {TF_STATIC} ({why})",
+                    f.child
+                );
+            }
+            bad.is_none()
+        })
+        .collect();
+    if !config.unused_transforms.is_empty() {
+        r2r::log_info!(
+            &name,
+            "transforms {:?} name no interface: not published on {TF_STATIC}",
+            config.unused_transforms
+        );
+    }
+    let names: Vec<String> = frames.iter().map(|f| f.child.clone()).collect();
+    if frames.is_empty() {
+        r2r::log_info!(
+            &name,
+            "no interface has a rigid transform: nothing on {TF_STATIC}"
+        );
+        return Ok(names);
+    }
+    let publisher = app
+        .node
+        .create_publisher::<TFMessage>(TF_STATIC, node_glue::qos::latched())?;
+    let stamp = node_glue::time::now();
+    let msg = TFMessage {
+        transforms: frames
+            .iter()
+            .map(|f| TransformStamped {
+                header: Header {
+                    stamp: stamp.clone(),
+                    frame_id: parent.to_string(),
+                },
+                child_frame_id: f.child.clone(),
+                transform: Transform {
+                    translation: Vector3 {
+                        x: f.translation_m[0],
+                        y: f.translation_m[1],
+                        z: f.translation_m[2],
+                    },
+                    rotation: Quaternion {
+                        x: f.rotation[0],
+                        y: f.rotation[1],
+                        z: f.rotation[2],
+                        w: f.rotation[3],
+                    },
+                },
+            })
+            .collect(),
+    };
+    publisher.publish(&msg)?;
+    r2r::log_info!(&name, "{TF_STATIC}: {parent} -> [{}]", names.join(", "));
+    Ok(names)
+}
