@@ -106,10 +106,12 @@ impl App {
         let fqn = node.fully_qualified_name()?;
         // Every parameter file must apply to this node through one of its keys.
         let files = crate::params::overrides::params_files(std::env::args());
-        for (file, key) in crate::params::overrides::check_files_apply(&files, &fqn)
-            .map_err(Error::Parameter)?
+        for (file, key) in
+            crate::params::overrides::check_files_apply(&files, &fqn).map_err(Error::Parameter)?
         {
-            crate::log_info!("{file}: key {key} does not apply to {fqn}: its values are not this node's");
+            crate::log_info!(
+                "{file}: key {key} does not apply to {fqn}: its values are not this node's"
+            );
         }
         // The values given at start, matched to this node as rclcpp matches them.
         let given = crate::params::overrides::resolve(&keys, &fqn);

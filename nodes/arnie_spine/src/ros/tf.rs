@@ -29,12 +29,10 @@ pub fn publish_static(
     settings: &Settings,
     config: &Config,
 ) -> Result<Vec<String>, Error> {
-    let name = app.name().to_string();
     let parent = settings.frame_id.as_str();
     let (frames, skipped) = static_frames(config, settings.scale);
     for s in &skipped {
-        r2r::log_warn!(
-            &name,
+        node_glue::log_warn!(
             "transforms.{}: not published on {TF_STATIC} (not a rigid motion: {})",
             s.interface,
             s.reason
@@ -51,8 +49,7 @@ pub fn publish_static(
                 None
             };
             if let Some(why) = bad {
-                r2r::log_warn!(
-                    &name,
+                node_glue::log_warn!(
                     "transforms.{}: not published on {TF_STATIC} ({why})",
                     f.child
                 );
@@ -61,18 +58,14 @@ pub fn publish_static(
         })
         .collect();
     if !config.unused_transforms.is_empty() {
-        r2r::log_info!(
-            &name,
+        node_glue::log_info!(
             "transforms {:?} name no interface: not published on {TF_STATIC}",
             config.unused_transforms
         );
     }
     let names: Vec<String> = frames.iter().map(|f| f.child.clone()).collect();
     if frames.is_empty() {
-        r2r::log_info!(
-            &name,
-            "no interface has a rigid transform: nothing on {TF_STATIC}"
-        );
+        node_glue::log_info!("no interface has a rigid transform: nothing on {TF_STATIC}");
         return Ok(names);
     }
     let publisher = app
@@ -105,6 +98,6 @@ pub fn publish_static(
             .collect(),
     };
     publisher.publish(&msg)?;
-    r2r::log_info!(&name, "{TF_STATIC}: {parent} -> [{}]", names.join(", "));
+    node_glue::log_info!("{TF_STATIC}: {parent} -> [{}]", names.join(", "));
     Ok(names)
 }

@@ -335,10 +335,13 @@ mod tests {
         .unwrap();
         let f = f.to_string_lossy().into_owned();
         assert_eq!(file_keys(&f).unwrap(), ["brain", "/**/planner"]);
-        let unused = check_files_apply(&[f.clone()], "/brain").unwrap();
+        let unused = check_files_apply(std::slice::from_ref(&f), "/brain").unwrap();
         assert_eq!(unused, [(f.clone(), "/**/planner".to_string())]);
-        let e = check_files_apply(&[f.clone()], "/left/brain").unwrap_err();
-        assert!(e.contains("no key of this parameter file applies to /left/brain"), "{e}");
+        let e = check_files_apply(std::slice::from_ref(&f), "/left/brain").unwrap_err();
+        assert!(
+            e.contains("no key of this parameter file applies to /left/brain"),
+            "{e}"
+        );
         assert!(e.contains("brain, /**/planner"), "{e}");
         let bad = dir.join("bad.yaml");
         std::fs::write(&bad, "/**:\n  ros__parameters:\n    a: [1,\n").unwrap();
