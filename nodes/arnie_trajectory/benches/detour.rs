@@ -17,13 +17,7 @@ fn p(x: f64, y: f64, z: f64) -> Point3<f64> {
 }
 
 fn sphere(id: u64, c: Point3<f64>, r: f64) -> KnownObstruction {
-    KnownObstruction {
-        id,
-        centre_mm: c,
-        radius_mm: r,
-        recorded_at_ms: 0,
-        expires_at_ms: u64::MAX,
-    }
+    KnownObstruction::permanent(id, c, r)
 }
 
 /// The flame scenario's workspace and table, a wall between source and candle, and the

@@ -1196,13 +1196,7 @@ mod tests {
     }
 
     fn sphere(id: u64, c: Point3<f64>, r: f64) -> KnownObstruction {
-        KnownObstruction {
-            id,
-            centre_mm: c,
-            radius_mm: r,
-            recorded_at_ms: 0,
-            expires_at_ms: u64::MAX,
-        }
+        KnownObstruction::permanent(id, c, r)
     }
 
     #[test]

@@ -112,6 +112,18 @@ pub struct KnownObstruction {
 }
 
 impl KnownObstruction {
+    /// An obstruction that never expires (recorded at 0): a known obstacle given by hand,
+    /// e.g. a scene in a test or a benchmark.
+    pub fn permanent(id: u64, centre_mm: Point3<f64>, radius_mm: f64) -> Self {
+        KnownObstruction {
+            id,
+            centre_mm,
+            radius_mm,
+            recorded_at_ms: 0,
+            expires_at_ms: u64::MAX,
+        }
+    }
+
     /// `point` is strictly closer than the radius to the centre.
     pub fn contains(&self, point: Point3<f64>) -> bool {
         (point - self.centre_mm).norm() < self.radius_mm
