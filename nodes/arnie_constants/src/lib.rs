@@ -64,7 +64,8 @@ mod tests {
                 "ABORTED_HELP_NEEDED",
                 "CANCELLED",
                 "REJECTED",
-                "PREEMPTED"
+                "PREEMPTED",
+                "REACHED_BY_DETOUR"
             ]
         );
         for (i, (n, v)) in action::move_to::result::ALL.iter().enumerate() {

@@ -112,6 +112,20 @@ pub enum TrajectoryError {
         /// The budget: largest number of expanded cells.
         budget: usize,
     },
+    /// No way to the target around the remembered obstructions and fixed obstacles: the
+    /// goal is refused before moving (clear the obstructions once the way is free).
+    NoWayAround {
+        /// Obstructions remembered when the goal came.
+        remembered: usize,
+        /// What the planner found.
+        reason: Box<TrajectoryError>,
+    },
+    /// The move already planned its allowed number of detours after stops
+    /// (`max_detour_replans`).
+    DetourReplansUsed {
+        /// Detours planned after stops in this move.
+        replans: u32,
+    },
     /// No smooth motion along the found path passed the final clearance check, not even
     /// the stop-at-every-via-point fallback (not expected: a numerical corner case).
     DetourMotionBlocked {
@@ -180,6 +194,15 @@ impl fmt::Display for TrajectoryError {
             Self::DetourBudgetExceeded { budget } => write!(
                 f,
                 "no detour found within the planning budget of {budget} cells"
+            ),
+            Self::NoWayAround { remembered, reason } => write!(
+                f,
+                "no way to the target around the fixed obstacles and {remembered} remembered \
+                 obstruction(s) ({reason}); call trajectory/clear_obstructions once the way is free"
+            ),
+            Self::DetourReplansUsed { replans } => write!(
+                f,
+                "this move already re-planned {replans} detour(s) after stops, its limit"
             ),
             Self::DetourMotionBlocked { reason } => {
                 write!(f, "the detour's smooth motion failed its clearance check: {reason}")

@@ -22,6 +22,22 @@
 //! - [`Executor::cancel`] / [`Executor::preempt`] end the move at once. Once ended,
 //!   every further step returns the same [`Action::Done`].
 //!
+//! # Detours ([`Executor::with_detours`])
+//! With a [`DetourPlanning`] (the scene: workspace, fixed boxes, remembered obstructions):
+//! - The move is planned with [`detour::plan_motion`] from the start: nothing in the way
+//!   gives exactly today's straight min-jerk path (phase `FORWARD`); otherwise the move
+//!   is a detour from its first set-point (phase `DETOUR`, [`End::ReachedByDetour`]).
+//! - Every obstacle detection (on the way there, straight or detour) is reported once in
+//!   [`Step::obstructed`] (the node records it) and added to the executor's own scene as
+//!   a sphere of [`DetourPlanning::obstruction_radius_mm`] around the obstructed set-point.
+//! - The hold after a detection is unchanged. Then, while fewer than
+//!   [`DetourPlanning::max_replans`] detours were planned after a stop, a detour from the
+//!   measured position to the target is planned and run (phase `DETOUR`); when none is
+//!   found (no path, budget, motion blocked) or the replans are used up, the move goes
+//!   back to its start as without detours, and [`End::ReversedToStart`] carries why.
+//! - The way back is planned around the scene too (the straight line may cross an
+//!   obstruction learned on the way); if that fails, the straight min-jerk way back.
+//!
 //! # Lag model the tests use
 //! A perfect arm reaches each set-point within one period: the position passed to step
 //! j is the set-point sent by step j−1. Then every check passes, a path of N + 1 points
@@ -31,9 +47,24 @@
 use nalgebra::Point3;
 
 use crate::config::TrajectoryConfig;
+use crate::detour::{self, DetourConfig, Scene};
 use crate::error::TrajectoryError;
 use crate::minjerk;
+use crate::obstructions::KnownObstruction;
 use crate::outcome::{End, Obstruction, Phase};
+
+/// What a move with detours plans in ([`Executor::with_detours`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetourPlanning {
+    /// The workspace, the fixed boxes and the obstructions remembered when the goal came.
+    pub scene: Scene,
+    /// The planner's parameters.
+    pub config: DetourConfig,
+    /// Clearance radius of an obstruction learned during the move [mm].
+    pub obstruction_radius_mm: f64,
+    /// Detours planned after stops, at most, in one move (0: never re-plan after a stop).
+    pub max_replans: u32,
+}
 
 /// What the node must do this period.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,11 +105,15 @@ pub struct Step {
     pub action: Action,
     /// What to publish as feedback.
     pub feedback: Feedback,
+    /// An obstacle detected on this step on the way to the target (reported once per
+    /// detection): the node remembers it around [`Obstruction::expected_mm`].
+    pub obstructed: Option<Obstruction>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Leg {
     Forward,
+    Detour,
     Reverse,
 }
 
@@ -120,6 +155,18 @@ pub struct Executor {
     stale_periods: u32,
     tracking_error_mm: f64,
     sends: usize,
+    goal: Point3<f64>,
+    planning: Option<DetourPlanning>,
+    /// Detours planned after a stop.
+    replans: u32,
+    /// Via-points of the detour being run.
+    via_points: usize,
+    /// Why the last attempt at a detour failed.
+    no_detour: Option<TrajectoryError>,
+    /// Set by the step that detects an obstacle on the way there.
+    just_obstructed: Option<Obstruction>,
+    /// Bumped each time the path is replaced (the node republishes the plan).
+    generation: u32,
 }
 
 fn finite(p: &Point3<f64>) -> bool {
@@ -152,7 +199,56 @@ impl Executor {
             return Err(TrajectoryError::TargetNotFinite { target_mm: goal_mm });
         }
         let path = minjerk::try_plan(start_mm, goal_mm, config.sample_factor())?;
-        Ok(Self {
+        Ok(Self::build(start_mm, goal_mm, config, path))
+    }
+
+    /// Like [`new`](Self::new), with detours (see the module doc): the path is planned
+    /// around the scene from the start.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new), and [`detour::plan_motion`]'s: a target inside a clearance
+    /// or a box ([`TrajectoryError::TargetBlocked`]), no way around the remembered
+    /// obstructions ([`TrajectoryError::NoDetour`],
+    /// [`TrajectoryError::DetourBudgetExceeded`], [`TrajectoryError::DetourMotionBlocked`]).
+    pub fn with_detours(
+        start_mm: Point3<f64>,
+        goal_mm: Point3<f64>,
+        config: &TrajectoryConfig,
+        planning: DetourPlanning,
+    ) -> Result<Self, TrajectoryError> {
+        if !finite(&start_mm) {
+            return Err(TrajectoryError::ArmPositionNotFinite {
+                position_mm: start_mm,
+            });
+        }
+        if !finite(&goal_mm) {
+            return Err(TrajectoryError::TargetNotFinite { target_mm: goal_mm });
+        }
+        let motion = detour::plan_motion(
+            &planning.scene,
+            &planning.config,
+            start_mm,
+            goal_mm,
+            config.sample_factor(),
+        )?;
+        let straight = motion.path.is_straight();
+        let via_points = motion.path.via_points().len();
+        let mut exec = Self::build(start_mm, goal_mm, config, motion.samples);
+        if !straight {
+            exec.leg = Leg::Detour;
+            exec.via_points = via_points;
+        }
+        exec.planning = Some(planning);
+        Ok(exec)
+    }
+
+    fn build(
+        start_mm: Point3<f64>,
+        goal_mm: Point3<f64>,
+        config: &TrajectoryConfig,
+        path: Vec<Point3<f64>>,
+    ) -> Self {
+        Self {
             tolerance_mm: config.tracking_tolerance_mm(),
             sample_factor: config.sample_factor(),
             reverse_wait_periods: config.reverse_wait_periods(),
@@ -169,7 +265,28 @@ impl Executor {
             stale_periods: 0,
             tracking_error_mm: 0.0,
             sends: 0,
-        })
+            goal: goal_mm,
+            planning: None,
+            replans: 0,
+            via_points: 0,
+            no_detour: None,
+            just_obstructed: None,
+            generation: 0,
+        }
+    }
+
+    /// Increases each time the path is replaced (a detour, the way back): the node
+    /// republishes the plan when it changes.
+    pub fn generation(&self) -> u32 {
+        self.generation
+    }
+
+    /// The remembered obstructions the move plans around, with those learned during it
+    /// (empty without detours).
+    pub fn obstructions(&self) -> &[KnownObstruction] {
+        self.planning
+            .as_ref()
+            .map_or(&[], |p| p.scene.obstructions.as_slice())
     }
 
     /// The current path (forward, or the way back once reversing) [mm].
@@ -190,9 +307,19 @@ impl Executor {
         }
     }
 
-    /// True while the way back is being run (or held for); the node may republish the plan.
+    /// True while the way back is being run (or held for).
     pub fn is_reversing(&self) -> bool {
         self.leg == Leg::Reverse
+    }
+
+    /// Why the last attempt at a detour after a stop found none (the arm goes back).
+    pub fn no_detour(&self) -> Option<&TrajectoryError> {
+        self.no_detour.as_ref()
+    }
+
+    /// True while a detour is being run.
+    pub fn is_detour(&self) -> bool {
+        self.leg == Leg::Detour
     }
 
     /// One period. `measured_mm`: the latest arm position, or `None` if it is stale.
@@ -201,6 +328,7 @@ impl Executor {
         Step {
             action,
             feedback: self.feedback(),
+            obstructed: self.just_obstructed.take(),
         }
     }
 
@@ -226,6 +354,7 @@ impl Executor {
         Step {
             action: Action::Done(end),
             feedback: self.feedback(),
+            obstructed: None,
         }
     }
 
@@ -235,6 +364,7 @@ impl Executor {
             (Stage::Holding { .. }, _) => Phase::Waiting,
             (_, _) if self.stale_periods > 0 => Phase::Waiting,
             (_, Leg::Forward) => Phase::Forward,
+            (_, Leg::Detour) => Phase::Detour,
             (_, Leg::Reverse) => Phase::Reversing,
         };
         let count = self.path.len();
@@ -298,7 +428,15 @@ impl Executor {
                 match self.check(last, m) {
                     Ok(()) => {
                         let end = match (self.leg, self.obstacle) {
-                            (Leg::Reverse, Some(obstacle)) => End::ReversedToStart { obstacle },
+                            (Leg::Reverse, Some(obstacle)) => End::ReversedToStart {
+                                obstacle,
+                                no_detour: self.no_detour.clone(),
+                            },
+                            (Leg::Detour, obstacle) => End::ReachedByDetour {
+                                obstacle,
+                                replans: self.replans,
+                                via_points: self.via_points,
+                            },
                             _ => End::Reached,
                         };
                         self.finish(end)
@@ -318,7 +456,7 @@ impl Executor {
                     };
                     Action::Wait
                 } else {
-                    self.start_reverse(obstacle, m)
+                    self.after_hold(obstacle, m)
                 }
             }
         }
@@ -366,8 +504,17 @@ impl Executor {
             }),
             _ => {
                 self.obstacle = Some(ob);
+                self.just_obstructed = Some(ob);
+                if let Some(p) = self.planning.as_mut() {
+                    let id = p.scene.obstructions.len() as u64 + 1;
+                    p.scene.obstructions.push(KnownObstruction::permanent(
+                        id,
+                        ob.expected_mm,
+                        p.obstruction_radius_mm,
+                    ));
+                }
                 if self.reverse_wait_periods == 0 {
-                    self.start_reverse(ob, m)
+                    self.after_hold(ob, m)
                 } else {
                     self.stage = Stage::Holding {
                         waited: 1,
@@ -379,11 +526,57 @@ impl Executor {
         }
     }
 
+    /// After the hold: a detour to the target if one is allowed and found, else back.
+    fn after_hold(&mut self, obstacle: Obstruction, m: Point3<f64>) -> Action {
+        let Some(p) = self.planning.as_ref() else {
+            return self.start_reverse(obstacle, m);
+        };
+        if self.replans >= p.max_replans {
+            self.no_detour = Some(TrajectoryError::DetourReplansUsed {
+                replans: self.replans,
+            });
+            return self.start_reverse(obstacle, m);
+        }
+        match detour::plan_motion(&p.scene, &p.config, m, self.goal, self.sample_factor) {
+            Ok(motion) => {
+                self.replans += 1;
+                self.via_points = motion.path.via_points().len();
+                self.new_path(motion.samples, Leg::Detour);
+                self.send(0)
+            }
+            Err(e) => {
+                self.no_detour = Some(e);
+                self.start_reverse(obstacle, m)
+            }
+        }
+    }
+
+    fn new_path(&mut self, path: Vec<Point3<f64>>, leg: Leg) {
+        self.path = path;
+        self.leg = leg;
+        self.generation += 1;
+    }
+
     fn start_reverse(&mut self, obstacle: Obstruction, m: Point3<f64>) -> Action {
-        match minjerk::try_plan(m, self.original_start, self.sample_factor) {
+        // Around the scene when there is one (an obstruction learned on a detour may lie
+        // on the straight way back); the straight way back otherwise.
+        let planned = self.planning.as_ref().and_then(|p| {
+            detour::plan_motion(
+                &p.scene,
+                &p.config,
+                m,
+                self.original_start,
+                self.sample_factor,
+            )
+            .ok()
+        });
+        let path = match planned {
+            Some(motion) => Ok(motion.samples),
+            None => minjerk::try_plan(m, self.original_start, self.sample_factor),
+        };
+        match path {
             Ok(path) => {
-                self.path = path;
-                self.leg = Leg::Reverse;
+                self.new_path(path, Leg::Reverse);
                 self.obstacle = Some(obstacle);
                 self.send(0)
             }

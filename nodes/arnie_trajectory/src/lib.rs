@@ -72,7 +72,7 @@ pub use detour::{
     Scene, Smoothing, Workspace,
 };
 pub use error::TrajectoryError;
-pub use executor::{Action, Executor, Feedback, Step};
+pub use executor::{Action, DetourPlanning, Executor, Feedback, Step};
 pub use goal::{validate_goal, AcceptedGoal, ArmSample};
 pub use legacy::{LegacyTargets, LegacyVerdict};
 pub use obstructions::{KnownObstruction, ObstructionConfig, ObstructionMemory, Recorded};

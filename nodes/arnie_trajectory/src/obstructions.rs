@@ -221,6 +221,39 @@ impl ObstructionMemory {
         gone
     }
 
+    /// Forgets the obstructions with these ids: returns those forgotten and the ids that
+    /// were not remembered.
+    pub fn forget(&mut self, ids: &[u64]) -> (Vec<KnownObstruction>, Vec<u64>) {
+        let unknown: Vec<u64> = ids
+            .iter()
+            .copied()
+            .filter(|id| !self.items.iter().any(|o| o.id == *id))
+            .collect();
+        let mut gone = Vec::new();
+        self.items.retain(|o| {
+            let forget = ids.contains(&o.id);
+            if forget {
+                gone.push(*o);
+            }
+            !forget
+        });
+        (gone, unknown)
+    }
+
+    /// New parameters: the radius and TTL apply to obstructions recorded from now on; a
+    /// lower cap drops the oldest at once (returned and counted as drops at the cap).
+    pub fn reconfigure(&mut self, config: ObstructionConfig) -> Vec<KnownObstruction> {
+        self.config = config;
+        let mut dropped = Vec::new();
+        while self.items.len() > config.max_obstructions {
+            if let Some(o) = self.items.pop_front() {
+                self.dropped_total += 1;
+                dropped.push(o);
+            }
+        }
+        dropped
+    }
+
     /// Forgets every obstruction; returns how many there were. Ids keep increasing and
     /// the dropped counter is kept.
     pub fn clear(&mut self) -> usize {

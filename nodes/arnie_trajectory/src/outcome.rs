@@ -24,17 +24,20 @@ pub enum Outcome {
     Rejected,
     /// `PREEMPTED`: a newer goal replaced this one.
     Preempted,
+    /// `REACHED_BY_DETOUR`: the arm arrived at the target along a detour.
+    ReachedByDetour,
 }
 
 impl Outcome {
     /// Every outcome, in code order.
-    pub const ALL: [Outcome; 6] = [
+    pub const ALL: [Outcome; 7] = [
         Self::Reached,
         Self::ReversedToStart,
         Self::AbortedHelpNeeded,
         Self::Cancelled,
         Self::Rejected,
         Self::Preempted,
+        Self::ReachedByDetour,
     ];
 
     /// The MoveTo constant's value.
@@ -46,6 +49,7 @@ impl Outcome {
             Self::Cancelled => result::CANCELLED,
             Self::Rejected => result::REJECTED,
             Self::Preempted => result::PREEMPTED,
+            Self::ReachedByDetour => result::REACHED_BY_DETOUR,
         }
     }
 
@@ -58,6 +62,7 @@ impl Outcome {
             Self::Cancelled => "CANCELLED",
             Self::Rejected => "REJECTED",
             Self::Preempted => "PREEMPTED",
+            Self::ReachedByDetour => "REACHED_BY_DETOUR",
         }
     }
 }
@@ -71,11 +76,13 @@ pub enum Phase {
     Reversing,
     /// `WAITING`: holding still (after an obstacle, or while the arm position is stale).
     Waiting,
+    /// `DETOUR`: on a detour around remembered obstructions to the target.
+    Detour,
 }
 
 impl Phase {
     /// Every phase, in code order.
-    pub const ALL: [Phase; 3] = [Self::Forward, Self::Reversing, Self::Waiting];
+    pub const ALL: [Phase; 4] = [Self::Forward, Self::Reversing, Self::Waiting, Self::Detour];
 
     /// The MoveTo constant's value.
     pub const fn code(self) -> u8 {
@@ -83,6 +90,7 @@ impl Phase {
             Self::Forward => feedback::FORWARD,
             Self::Reversing => feedback::REVERSING,
             Self::Waiting => feedback::WAITING,
+            Self::Detour => feedback::DETOUR,
         }
     }
 
@@ -92,6 +100,7 @@ impl Phase {
             Self::Forward => "FORWARD",
             Self::Reversing => "REVERSING",
             Self::Waiting => "WAITING",
+            Self::Detour => "DETOUR",
         }
     }
 }
@@ -114,10 +123,22 @@ pub struct Obstruction {
 pub enum End {
     /// The arm is within tolerance of the target after the last set-point.
     Reached,
+    /// The arm is within tolerance of the target at the end of a detour.
+    ReachedByDetour {
+        /// The obstruction that made the last detour necessary; `None` when the move was
+        /// planned around remembered obstructions from the start and never stopped.
+        obstacle: Option<Obstruction>,
+        /// Detours planned after a stop (0: planned around known ones from the start).
+        replans: u32,
+        /// Via-points of the detour run last (start and target excluded).
+        via_points: usize,
+    },
     /// The forward path was obstructed; the arm went back to the start.
     ReversedToStart {
         /// The forward obstruction.
         obstacle: Obstruction,
+        /// Why no detour was followed instead (`None`: detours are off).
+        no_detour: Option<TrajectoryError>,
     },
     /// The forward path and then the way back were obstructed.
     ReverseBlocked {
@@ -149,6 +170,7 @@ impl End {
     pub fn outcome(&self) -> Outcome {
         match self {
             Self::Reached => Outcome::Reached,
+            Self::ReachedByDetour { .. } => Outcome::ReachedByDetour,
             Self::ReversedToStart { .. } => Outcome::ReversedToStart,
             Self::ReverseBlocked { .. }
             | Self::ReversePlanFailed { .. }
@@ -180,8 +202,26 @@ impl fmt::Display for End {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Reached => write!(f, "target reached"),
-            Self::ReversedToStart { obstacle } => {
-                write!(f, "obstacle ({obstacle}); reversed to the start")
+            Self::ReachedByDetour {
+                obstacle,
+                replans,
+                via_points,
+            } => {
+                write!(f, "target reached by a detour ({via_points} via-points")?;
+                match obstacle {
+                    Some(o) => write!(f, ", {replans} planned after a stop; last obstacle: {o})"),
+                    None => write!(f, ", planned around remembered obstructions)"),
+                }
+            }
+            Self::ReversedToStart {
+                obstacle,
+                no_detour,
+            } => {
+                write!(f, "obstacle ({obstacle}); reversed to the start")?;
+                match no_detour {
+                    Some(why) => write!(f, " (no detour: {why})"),
+                    None => Ok(()),
+                }
             }
             Self::ReverseBlocked { obstacle, reverse } => write!(
                 f,

@@ -196,7 +196,7 @@ fn obstacle_holds_ten_periods_then_reverses_to_start() {
     let forward = minjerk::plan(s, g, 1);
     let r = run(&mut e, s, wall);
 
-    let End::ReversedToStart { obstacle } = r.end.clone() else {
+    let End::ReversedToStart { obstacle, .. } = r.end.clone() else {
         panic!("expected ReversedToStart, got {:?}", r.end);
     };
     assert_eq!(r.end.outcome(), Outcome::ReversedToStart);

@@ -392,6 +392,7 @@ pub fn move_to_outcome_name(code: u8) -> &'static str {
         _ if code == R::CANCELLED as u8 => "CANCELLED",
         _ if code == R::REJECTED as u8 => "REJECTED",
         _ if code == R::PREEMPTED as u8 => "PREEMPTED",
+        _ if code == R::REACHED_BY_DETOUR as u8 => "REACHED_BY_DETOUR",
         _ => "unknown",
     }
 }
