@@ -13,10 +13,12 @@
 //! reason (what `ros2 param set` prints). The node keeps reading the plain struct through
 //! the `Arc<Mutex<P>>` that [`crate::App::parameters_checked`] returns. A change is applied
 //! to a copy first, checked, and only then stored: a refused value leaves nothing behind.
+pub mod array;
 pub mod decl;
 pub mod overrides;
 pub(crate) mod server;
 
+pub use array::Doubles;
 pub use decl::{range, Declaration, Declared, Range, START_ONLY};
 
 use r2r::indexmap::IndexMap;
