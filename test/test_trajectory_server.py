@@ -13,6 +13,13 @@ position aborts with "help needed"; each bad goal is answered REJECTED with its 
 the legacy /arm/target topic ignores repeats and lets the newest target win;
 /trajectory/plan carries the path; bad parameters stop the node at start-up with a
 clear message.
+
+Detours (issue "the arm finds another way"): a box on the straight line (the arm cannot
+enter it) ends REACHED_BY_DETOUR with the arm never inside the box; the stop is
+remembered on /trajectory/obstructions and /trajectory/obstruction_markers (latched); the
+next goal is planned around it from the start; a target inside it is REJECTED; the clear
+service forgets it; it expires after its TTL; a wall across the whole workspace still
+ends in the reverse to the start, with why no detour was taken.
 """
 import math
 import time
@@ -20,9 +27,12 @@ import time
 import pytest
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import MoveTo
+from arnie_interfaces.msg import KnownObstructions
+from arnie_interfaces.srv import ClearObstructions
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Point, PointStamped
 from nav_msgs.msg import Path
+from visualization_msgs.msg import MarkerArray
 from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 
@@ -44,9 +54,10 @@ def xyz(p):
 class Arm:
     """Simulated arm: follows /arm/command at once, streams /arm/position."""
 
-    def __init__(self, graph, start=START, wall_y=None, freeze_y=None, streaming=True):
+    def __init__(self, graph, start=START, wall_y=None, freeze_y=None, box=None, streaming=True):
         self.position = tuple(start)
         self.wall_y = wall_y
+        self.box = box  # (min, max) metres: a move into it stops where it would enter
         self.freeze_y = freeze_y
         self.frozen = False
         self.streaming = streaming
@@ -65,8 +76,21 @@ class Arm:
             self.frozen = True
             return
         y = p[1] if self.wall_y is None else min(p[1], self.wall_y)
-        self.position = (p[0], y, p[2])
+        self.position = self.stopped_by_box(self.position, (p[0], y, p[2]))
         self.publish()
+
+    def inside_box(self, p):
+        return self.box is not None and all(lo < v < hi for v, lo, hi in zip(p, *self.box))
+
+    def stopped_by_box(self, a, b):
+        """The last point before the box on the step a -> b (b when the box is not in the way)."""
+        last = a
+        for k in range(1, 101):
+            p = tuple(u + (v - u) * k / 100 for u, v in zip(a, b))
+            if self.inside_box(p):
+                return last
+            last = p
+        return b
 
     def publish(self):
         if not self.streaming:
@@ -127,11 +151,11 @@ class Rig:
         assert res.result.outcome == MoveTo.Result.REJECTED, res
         return res.result.message
 
-    def diag(self, key):
+    def diag(self, key, status="move_to"):
         """The latest /diagnostics value of `key` ("message": the status message)."""
         for d in reversed(self.diags):
             for s in d.status:
-                if s.name == f"/{NODE}: move_to":
+                if s.name == f"/{NODE}: {status}":
                     return s.message if key == "message" else {kv.key: kv.value for kv in s.values}.get(key)
         return None
 
@@ -326,3 +350,116 @@ def test_legacy_target_topic(graph):
 @pytest.mark.parametrize("name,value", [("tracking_tolerance_mm", 0.0), ("period_ms", -5)])
 def test_bad_parameter_stops_the_node(graph, name, value):
     graph.start_refused(NODE, params={name: value}, expect=name)
+
+
+# --- Detours ----------------------------------------------------------------------------
+
+# A box on the straight line from START to TARGET (y from 0 to 0.2 m at x = 0.1, z = 0.2).
+BOX = ((0.06, 0.08, 0.15), (0.14, 0.11, 0.25))
+TARGET = (0.1, 0.2, 0.2)
+
+
+def curved(path, tol=0.001):
+    """A planned path that leaves its chord by more than `tol` metres (a detour)."""
+    pts = [xyz(p.pose.position) for p in path.poses]
+    a, b = pts[0], pts[-1]
+    ab = [v - u for u, v in zip(a, b)]
+    n2 = sum(v * v for v in ab)
+    for p in pts[1:-1]:
+        ap = [v - u for u, v in zip(a, p)]
+        t = sum(x * y for x, y in zip(ap, ab)) / n2
+        if math.dist(ap, [t * v for v in ab]) > tol:
+            return True
+    return False
+
+
+class DetourRig(Rig):
+    def __init__(self, graph, params=None, **arm):
+        super().__init__(graph, params=params, box=BOX, **arm)
+        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self.known = graph.collect(KnownObstructions, "/trajectory/obstructions", latched)
+        self.markers = graph.collect(MarkerArray, "/trajectory/obstruction_markers", latched)
+        graph.spin_until(lambda: self.known, what="the latched /trajectory/obstructions")
+
+    def remembered(self):
+        return list(self.known[-1].obstructions) if self.known else []
+
+
+def test_a_box_on_the_line_is_passed_by_a_detour_and_remembered(graph):
+    rig = DetourRig(graph)
+    rig.ready()
+    assert rig.remembered() == []
+    feedback = []
+    res = rig.result(rig.send(TARGET, feedback=feedback), timeout=60.0)
+    assert res.status == GoalStatus.STATUS_SUCCEEDED, res
+    assert res.result.outcome == MoveTo.Result.REACHED_BY_DETOUR, res.result
+    assert "detour" in res.result.message
+    assert close(xyz(res.result.final_position), TARGET, 1e-6)
+    assert not any(rig.arm.inside_box(p) for p in rig.arm.published), "the arm entered the box"
+    phases = [f.phase for f in feedback]
+    assert MoveTo.Feedback.WAITING in phases and MoveTo.Feedback.DETOUR in phases
+    assert phases.index(MoveTo.Feedback.WAITING) < phases.index(MoveTo.Feedback.DETOUR), "the first stop pauses"
+    assert MoveTo.Feedback.REVERSING not in phases
+    # Remembered where the arm was stopped, in world, metres; and drawn for rviz.
+    graph.spin_until(lambda: rig.remembered(), what="a remembered obstruction")
+    known = rig.known[-1]
+    assert known.header.frame_id == "world"
+    o = known.obstructions[0]
+    assert math.isclose(o.radius, 0.06) and 0.05 <= o.centre.y <= 0.14, o
+    assert (o.expires_at.sec, o.expires_at.nanosec) > (o.recorded_at.sec, o.recorded_at.nanosec)
+    graph.spin_until(lambda: any(m.ns == "obstructions" and m.action == 0 for a in rig.markers for m in a.markers),
+                     what="obstruction markers")
+    # /trajectory/plan showed the detour: a curved path ending at the target.
+    assert any(curved(p) and close(xyz(p.poses[-1].pose.position), TARGET, 1e-6) for p in rig.plans)
+    graph.spin_until(lambda: int(rig.diag("detours_after_stop", "detours") or 0) >= 1, what="detours_after_stop")
+
+    # The next goal (back to the start) is planned around it from the start: no stop.
+    n_known = len(rig.remembered())
+    feedback = []
+    res = rig.result(rig.send(START, feedback=feedback), timeout=60.0)
+    assert res.result.outcome == MoveTo.Result.REACHED_BY_DETOUR, res.result
+    assert "planned around remembered" in res.result.message
+    assert all(f.phase == MoveTo.Feedback.DETOUR for f in feedback), {f.phase for f in feedback}
+    assert len(rig.remembered()) == n_known
+    assert not any(rig.arm.inside_box(p) for p in rig.arm.published)
+
+    # A target inside the remembered clearance is refused with the reason.
+    c = rig.remembered()[0].centre
+    assert "inside the clearance" in rig.rejection((c.x, c.y, c.z))
+
+    # The clear service forgets it (a human removed the box); unknown ids are named.
+    client = graph.node.create_client(ClearObstructions, "/trajectory/clear_obstructions")
+    graph.wait_for_service(client, "/trajectory/clear_obstructions")
+    req = ClearObstructions.Request(ids=[999])
+    r = graph.wait_future(client.call_async(req), what="clear response")
+    assert r.cleared == 0 and list(r.unknown_ids) == [999]
+    r = graph.wait_future(client.call_async(ClearObstructions.Request()), what="clear response")
+    assert r.cleared == n_known, r
+    graph.spin_until(lambda: rig.remembered() == [], what="an empty /trajectory/obstructions")
+
+
+def test_a_remembered_obstruction_expires_after_its_ttl(graph):
+    rig = DetourRig(graph, params={"obstruction_ttl_s": 1.5})
+    rig.ready()
+    res = rig.result(rig.send(TARGET), timeout=60.0)
+    assert res.result.outcome == MoveTo.Result.REACHED_BY_DETOUR, res.result
+    # Remembered (every change is published; it may have expired during the detour already).
+    graph.spin_until(lambda: any(m.obstructions for m in rig.known), what="a remembered obstruction")
+    graph.spin_until(lambda: rig.remembered() == [], timeout=30.0, what="the obstruction to expire")
+    graph.spin_until(lambda: int(rig.diag("obstructions_expired", "detours") or 0) >= 1, what="obstructions_expired")
+    # Forgotten: the next goal runs the straight line again (and is stopped again).
+    feedback = []
+    res = rig.result(rig.send(START, feedback=feedback), timeout=60.0)
+    assert res.result.outcome in (MoveTo.Result.REACHED, MoveTo.Result.REACHED_BY_DETOUR), res.result
+
+
+def test_a_wall_across_the_workspace_ends_in_the_reverse_with_the_reason(graph):
+    rig = Rig(graph, wall_y=0.05, params={"workspace_min_x_mm": 0.0, "workspace_max_x_mm": 200.0,
+                                          "workspace_min_z_mm": 100.0, "workspace_max_z_mm": 300.0,
+                                          "workspace_min_y_mm": -100.0, "workspace_max_y_mm": 300.0})
+    rig.ready()
+    res = rig.result(rig.send(TARGET), timeout=60.0)
+    assert res.result.outcome == MoveTo.Result.REVERSED_TO_START, res.result
+    assert "no detour" in res.result.message, res.result.message
+    assert close(xyz(res.result.final_position), START, 1e-6)
+    assert max(c[1] for c in rig.arm.commands) <= 0.05 + 0.025 + 0.003

@@ -15,6 +15,7 @@ pub(crate) fn outcome_code(o: Outcome) -> u8 {
         Outcome::Cancelled => MoveTo::Result::CANCELLED as u8,
         Outcome::Rejected => MoveTo::Result::REJECTED as u8,
         Outcome::Preempted => MoveTo::Result::PREEMPTED as u8,
+        Outcome::ReachedByDetour => MoveTo::Result::REACHED_BY_DETOUR as u8,
     }
 }
 
@@ -24,6 +25,7 @@ pub(crate) fn phase_code(p: crate::Phase) -> u8 {
         Phase::Forward => MoveTo::Feedback::FORWARD as u8,
         Phase::Reversing => MoveTo::Feedback::REVERSING as u8,
         Phase::Waiting => MoveTo::Feedback::WAITING as u8,
+        Phase::Detour => MoveTo::Feedback::DETOUR as u8,
     }
 }
 

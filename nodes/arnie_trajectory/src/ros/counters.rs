@@ -1,5 +1,5 @@
 //! The node's counters, published on `/diagnostics` (declared once: `node_glue::counters!`).
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
 use node_glue::counters::CounterSet;
 use node_glue::diagnostics::{Level, Status};
@@ -26,10 +26,28 @@ node_glue::counters! {
             publish_errors,
             /// Holds (cancel, shutdown) with no fresh arm position: nothing commanded.
             holds_skipped,
+            reached_by_detour,
+        }
+        detours {
+            /// Goals planned around remembered obstructions from the start.
+            detours_from_start,
+            /// Detours planned after a stop.
+            detours_after_stop,
+            /// Stops after which no detour was found (the arm went back).
+            detours_not_found,
+            obstructions_recorded,
+            obstructions_expired,
+            /// Forgotten by the clear service.
+            obstructions_cleared,
+            /// Dropped at the cap (max_obstructions), oldest first.
+            obstructions_dropped,
+            obstructions_not_finite,
         }
         ;
         /// 0 idle, 1 moving, 2 the last move needed help.
         pub(crate) state: AtomicU8,
+        /// Obstructions remembered now.
+        pub(crate) remembered: AtomicUsize,
     }
 }
 
@@ -45,6 +63,14 @@ impl Counters {
             .level(level)
     }
 
+    /// The `detours` status.
+    pub(crate) fn detours_status(&self) -> Status {
+        let remembered = self.remembered.load(Ordering::Relaxed);
+        CounterSet::status(self, "detours")
+            .message(format!("{remembered} obstruction(s) remembered"))
+            .with("remembered", remembered.to_string())
+    }
+
     pub(crate) fn count_end(&self, outcome: Outcome) {
         match outcome {
             Outcome::Reached => self.reached.inc(),
@@ -53,6 +79,7 @@ impl Counters {
             Outcome::Cancelled => self.cancelled.inc(),
             Outcome::Rejected => self.goals_rejected.inc(),
             Outcome::Preempted => self.preempted.inc(),
+            Outcome::ReachedByDetour => self.reached_by_detour.inc(),
         }
         let state = if outcome == Outcome::AbortedHelpNeeded {
             2

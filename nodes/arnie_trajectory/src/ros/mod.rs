@@ -6,7 +6,12 @@
 //!   `/arm/target` (legacy target topic, `geometry_msgs/PointStamped`, command QoS);
 //! - publishes one set-point per period on `/arm/command` (`PointStamped`, command QoS),
 //!   the path being run on `/trajectory/plan` (`nav_msgs/Path`, latched), counters on
-//!   `/diagnostics`.
+//!   `/diagnostics`;
+//! - remembers where moves were stopped: `/trajectory/obstructions`
+//!   (`arnie_interfaces/KnownObstructions`, latched), `/trajectory/obstruction_markers`
+//!   (`visualization_msgs/MarkerArray`, latched), the service
+//!   `/trajectory/clear_obstructions` (`arnie_interfaces/srv/ClearObstructions`); later
+//!   moves plan detours around them (the library's [`crate::detour`]).
 //!
 //! One task owns the running move (the library's [`crate::Executor`]) and selects over: the
 //! period tick, new goals, legacy targets, the running goal's cancel requests, shutdown.
@@ -29,9 +34,11 @@
 //! - `position`: the latest arm position and the task that tracks it.
 //! - `server`: the control task, goals and legacy targets.
 //! - `running`: stepping, cancelling and ending the running move.
+//! - `obstructions`: the remembered obstructions (topic, markers, clear service, expiry).
 
 mod convert;
 mod counters;
+mod obstructions;
 mod params;
 mod position;
 mod running;
@@ -41,7 +48,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use node_glue::r2r::{
-    arnie_interfaces::action::MoveTo, geometry_msgs::msg::PointStamped, nav_msgs::msg::Path,
+    arnie_interfaces::{action::MoveTo, msg::KnownObstructions, srv::ClearObstructions},
+    geometry_msgs::msg::PointStamped,
+    nav_msgs::msg::Path,
 };
 use node_glue::{qos, topics, App, Error};
 
@@ -62,14 +71,20 @@ pub const NODE: &str = "trajectory_server";
 pub fn setup(app: &mut App) -> Result<(), Error> {
     // Every parameter is live (read at each goal): a change is checked as a whole first.
     let rules = node_glue::params::Rules {
-        check: |p: &TrajectoryParams| p.config().map(|_| ()).map_err(|e| e.to_string()),
+        check: |p: &TrajectoryParams| p.check().map_err(|e| e.to_string()),
     };
     let params = app.parameters_checked(TrajectoryParams::default(), rules)?;
-    let config = params
-        .lock()
-        .map_err(|_| Error::Setup("parameter table poisoned".into()))?
-        .config()
-        .map_err(|e| Error::Parameter(e.to_string()))?;
+    let (config, detour, obstruction_config) = {
+        let p = params
+            .lock()
+            .map_err(|_| Error::Setup("parameter table poisoned".into()))?;
+        let bad = |e: crate::TrajectoryError| Error::Parameter(e.to_string());
+        (
+            p.config().map_err(bad)?,
+            p.detour().map_err(bad)?,
+            p.obstructions().map_err(bad)?,
+        )
+    };
     let goals = app
         .node
         .create_action_server::<MoveTo::Action>(topics::MOVE_TO)?;
@@ -83,6 +98,15 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let plan = app
         .node
         .create_publisher::<Path>(topics::TRAJECTORY_PLAN, qos::latched())?;
+    let obstruction_topic = app
+        .node
+        .create_publisher::<KnownObstructions>(obstructions::OBSTRUCTIONS, qos::latched())?;
+    let obstruction_markers =
+        arnie_markers::ros::publisher(&mut app.node, obstructions::OBSTRUCTION_MARKERS)?;
+    let clears = app.node.create_service::<ClearObstructions::Service>(
+        obstructions::CLEAR_OBSTRUCTIONS,
+        qos::commands(),
+    )?;
     let diagnostics = app.diagnostics()?;
     let counters = Arc::new(Counters::default());
     let arm = Latest::new();
@@ -93,6 +117,12 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let server = Server {
         params,
         config,
+        detour,
+        obstructions: obstructions::Memory::new(
+            obstruction_config,
+            obstruction_topic,
+            obstruction_markers,
+        ),
         arm,
         command,
         plan,
@@ -101,9 +131,9 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         legacy: LegacyTargets::new(),
         active: None,
     };
-    tokio::spawn(control(server, goals, targets, shutdown.clone()));
+    tokio::spawn(control(server, goals, targets, clears, shutdown.clone()));
     diagnostics.spawn_periodic(Duration::from_secs(1), shutdown, move || {
-        vec![counters.status()]
+        vec![counters.status(), counters.detours_status()]
     });
     Ok(())
 }

@@ -1,8 +1,15 @@
 //! The node's ROS parameters ([`TrajectoryParams`]) and their conversion to the library's
 //! checked [`TrajectoryConfig`].
 
+use nalgebra::Point3;
+
 use crate::config::{MAX_PERIOD_MS, MAX_SAMPLE_FACTOR};
-use crate::{RawTrajectoryConfig, TrajectoryConfig, TrajectoryError};
+use crate::detour::{MAX_EXPANSIONS, MAX_RESOLUTION_MM, MIN_RESOLUTION_MM};
+use crate::obstructions::{MAX_OBSTRUCTIONS, MAX_RADIUS_MM};
+use crate::{
+    DetourConfig, FixedBox, ObstructionConfig, RawDetourConfig, RawTrajectoryConfig,
+    TrajectoryConfig, TrajectoryError,
+};
 
 node_glue::declare_parameters! {
     /// ROS parameters: flat names with units, each declared once (type, default, range,
@@ -36,7 +43,35 @@ node_glue::declare_parameters! {
         position_timeout_ms: i64 = d.position_timeout_ms as i64, int(1, 3_600_000), "next goal";
         /// Consecutive periods without a fresh arm position before a move aborts (help needed)
         stale_abort_periods: i64 = i64::from(d.stale_abort_periods), int(1, i64::from(u32::MAX)), "next goal";
+        /// Plan around remembered obstructions and fixed obstacles: a detour after a stop, and later goals planned around them from the start (false: only the reverse to the start)
+        detour_enabled: bool = true, any(), "next goal";
+        /// Detours planned after stops in one move, at most; then the arm goes back to its start
+        detour_max_replans: i64 = 3, int(0, 100), "next goal";
+        /// Cell size of the detour search's grid [mm]
+        detour_resolution_mm: f64 = RawDetourConfig::default().resolution_mm, float(MIN_RESOLUTION_MM, MAX_RESOLUTION_MM), "next goal";
+        /// Planning budget: grid cells the detour search may expand (both passes)
+        detour_max_expansions: i64 = RawDetourConfig::default().max_expansions as i64, int(1, MAX_EXPANSIONS as i64), "next goal";
+        /// Clearance kept from every fixed obstacle [mm]
+        detour_box_clearance_mm: f64 = RawDetourConfig::default().box_clearance_mm, float(0.0, 10_000.0), "next goal";
+        /// Room for the smooth motion to bulge off the planned polyline [mm]
+        detour_smoothing_margin_mm: f64 = RawDetourConfig::default().smoothing_margin_mm, float(0.0, 1000.0), "next goal";
+        /// Fixed obstacles (the table): axis-aligned boxes, six numbers each (min x, y, z, then max x, y, z), world frame [mm]
+        fixed_obstacles_mm: node_glue::params::Doubles = Default::default(), any(), "next goal";
+        /// Clearance radius of an obstruction remembered where a move was stopped [mm]
+        obstruction_radius_mm: f64 = ObstructionConfig::default().radius_mm(), float(1.0, MAX_RADIUS_MM), "next obstruction";
+        /// How long a remembered obstruction is kept [s]
+        obstruction_ttl_s: f64 = ObstructionConfig::default().ttl_ms() as f64 / 1000.0, float(0.001, 31_536_000.0), "next obstruction";
+        /// Obstructions remembered at once; beyond, the oldest is dropped (and counted)
+        max_obstructions: i64 = ObstructionConfig::default().max_obstructions() as i64, int(1, MAX_OBSTRUCTIONS as i64), "at once";
     }
+}
+
+/// The detour half of the parameters, checked.
+#[derive(Debug, Clone)]
+pub(crate) struct DetourSettings {
+    pub(crate) config: DetourConfig,
+    pub(crate) boxes: Vec<FixedBox>,
+    pub(crate) max_replans: u32,
 }
 
 fn invalid(field: &'static str, value: i64) -> TrajectoryError {
@@ -72,6 +107,82 @@ impl TrajectoryParams {
         };
         TrajectoryConfig::try_from(raw)
     }
+
+    /// The detour planner's settings; `None` when detours are off.
+    pub(crate) fn detour(&self) -> Result<Option<DetourSettings>, TrajectoryError> {
+        let boxes = self.fixed_obstacles()?;
+        let raw = RawDetourConfig {
+            resolution_mm: self.detour_resolution_mm,
+            max_expansions: usize::try_from(self.detour_max_expansions)
+                .map_err(|_| invalid("detour_max_expansions", self.detour_max_expansions))?,
+            box_clearance_mm: self.detour_box_clearance_mm,
+            smoothing_margin_mm: self.detour_smoothing_margin_mm,
+        };
+        let config = DetourConfig::try_from(raw)?;
+        let max_replans = u32::try_from(self.detour_max_replans)
+            .map_err(|_| invalid("detour_max_replans", self.detour_max_replans))?;
+        Ok(self.detour_enabled.then_some(DetourSettings {
+            config,
+            boxes,
+            max_replans,
+        }))
+    }
+
+    /// `fixed_obstacles_mm` as boxes (also checked when detours are off: a typo is
+    /// reported at once, not when detours are turned on).
+    fn fixed_obstacles(&self) -> Result<Vec<FixedBox>, TrajectoryError> {
+        let v = &self.fixed_obstacles_mm;
+        if !v.len().is_multiple_of(6) {
+            return Err(TrajectoryError::InvalidConfig {
+                field: "fixed_obstacles_mm",
+                reason: format!(
+                    "{} numbers is not six per box (min x, y, z, max x, y, z)",
+                    v.len()
+                ),
+            });
+        }
+        v.chunks_exact(6)
+            .enumerate()
+            .map(|(k, c)| {
+                FixedBox::new(
+                    format!("fixed_obstacles_mm box {k}"),
+                    Point3::new(c[0], c[1], c[2]),
+                    Point3::new(c[3], c[4], c[5]),
+                )
+                .map_err(|e| match e {
+                    TrajectoryError::InvalidConfig { reason, .. } => {
+                        TrajectoryError::InvalidConfig {
+                            field: "fixed_obstacles_mm",
+                            reason,
+                        }
+                    }
+                    e => e,
+                })
+            })
+            .collect()
+    }
+
+    /// The obstruction memory's parameters.
+    pub(crate) fn obstructions(&self) -> Result<ObstructionConfig, TrajectoryError> {
+        let ttl_ms = (self.obstruction_ttl_s * 1000.0).round();
+        if !ttl_ms.is_finite() || ttl_ms < 1.0 {
+            return Err(TrajectoryError::InvalidConfig {
+                field: "obstruction_ttl_s",
+                reason: format!("{} s is not at least 1 ms", self.obstruction_ttl_s),
+            });
+        }
+        let max = usize::try_from(self.max_obstructions)
+            .map_err(|_| invalid("max_obstructions", self.max_obstructions))?;
+        ObstructionConfig::new(self.obstruction_radius_mm, ttl_ms as u64, max)
+    }
+
+    /// Every check of the parameter set (at start and on each set).
+    pub(crate) fn check(&self) -> Result<(), TrajectoryError> {
+        self.config()?;
+        self.detour()?;
+        self.obstructions()?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -87,6 +198,26 @@ mod tests {
     #[test]
     fn the_defaults_pass_their_own_checks() {
         let p = TrajectoryParams::default();
-        p.config().unwrap();
+        p.check().unwrap();
+        assert!(p.detour().unwrap().is_some());
+    }
+
+    #[test]
+    fn fixed_obstacles_come_in_sixes_and_are_boxes() {
+        let mut p = TrajectoryParams {
+            fixed_obstacles_mm: vec![-500.0, -500.0, -100.0, 500.0, 500.0, -20.0].into(),
+            ..Default::default()
+        };
+        let d = p.detour().unwrap().unwrap();
+        assert_eq!(d.boxes.len(), 1);
+        p.fixed_obstacles_mm.0.push(1.0);
+        let e = p.check().unwrap_err().to_string();
+        assert!(e.contains("fixed_obstacles_mm") && e.contains("six"), "{e}");
+        p.fixed_obstacles_mm = vec![0.0, 0.0, 0.0, -1.0, 1.0, 1.0].into();
+        let e = p.check().unwrap_err().to_string();
+        assert!(e.contains("fixed_obstacles_mm"), "{e}");
+        p.fixed_obstacles_mm.0.clear();
+        p.detour_enabled = false;
+        assert!(p.detour().unwrap().is_none());
     }
 }

@@ -41,20 +41,42 @@ impl Server {
             return;
         };
         let step = a.exec.step(measured);
-        let reverse_plan = (a.exec.is_reversing() && !a.reverse_published).then(|| {
-            a.reverse_published = true;
+        let new_plan = (a.exec.generation() != a.plan_generation).then(|| {
+            a.plan_generation = a.exec.generation();
             a.exec.path().to_vec()
         });
+        let (detour, why_not) = (
+            a.exec.is_detour(),
+            a.exec.no_detour().map(ToString::to_string),
+        );
         if let Source::Action { goal, .. } = &a.source {
             if let Err(e) = goal.publish_feedback(feedback(&step.feedback)) {
                 node_glue::log_debug!("could not publish feedback: {e}");
             }
         }
-        if let Some(path) = reverse_plan {
-            node_glue::log_warn!(
-                "obstacle: reversing to the start ({} set-points)",
-                path.len()
-            );
+        if let Some(ob) = step.obstructed {
+            node_glue::log_warn!("obstacle: {ob}; holding");
+            self.obstructions.record(ob.expected_mm, &self.counters);
+        }
+        if let Some(path) = new_plan {
+            if detour {
+                self.counters.detours_after_stop.inc();
+                node_glue::log_warn!("obstacle: taking a detour ({} set-points)", path.len());
+            } else {
+                match why_not {
+                    Some(why) => {
+                        self.counters.detours_not_found.inc();
+                        node_glue::log_warn!(
+                            "obstacle: no detour ({why}); reversing to the start ({} set-points)",
+                            path.len()
+                        )
+                    }
+                    None => node_glue::log_warn!(
+                        "obstacle: reversing to the start ({} set-points)",
+                        path.len()
+                    ),
+                }
+            }
             self.publish_plan(&path);
         }
         match step.action {
@@ -94,7 +116,7 @@ impl Server {
                 message,
             };
             let how = match outcome {
-                Outcome::Reached => GoalEnd::Succeeded,
+                Outcome::Reached | Outcome::ReachedByDetour => GoalEnd::Succeeded,
                 Outcome::Cancelled => GoalEnd::Cancelled,
                 _ => GoalEnd::Aborted,
             };

@@ -9,8 +9,9 @@ use futures::{Stream, StreamExt};
 use nalgebra::Point3;
 use node_glue::action::{self, Accepted, CancelStream};
 use node_glue::r2r::{
-    self, arnie_interfaces::action::MoveTo, geometry_msgs::msg::PointStamped, nav_msgs::msg::Path,
-    ActionServerCancelRequest, ActionServerGoal, ActionServerGoalRequest,
+    self, arnie_interfaces::action::MoveTo, arnie_interfaces::srv::ClearObstructions,
+    geometry_msgs::msg::PointStamped, nav_msgs::msg::Path, ActionServerCancelRequest,
+    ActionServerGoal, ActionServerGoalRequest, ServiceRequest,
 };
 use node_glue::ratelimit::RateLimit;
 use node_glue::time::Interval;
@@ -19,16 +20,18 @@ use tokio::time::MissedTickBehavior;
 
 use super::convert::{finite, from_point, outcome_code, to_point};
 use super::counters::Counters;
-use super::params::TrajectoryParams;
+use super::obstructions::Memory;
+use super::params::{DetourSettings, TrajectoryParams};
 use super::position::Latest;
 use crate::config::MAX_PERIOD_MS;
 use crate::{
-    validate_goal, Action, ArmSample, Executor, LegacyTargets, LegacyVerdict, Outcome,
-    TrajectoryConfig, TrajectoryError,
+    validate_goal, Action, ArmSample, DetourPlanning, Executor, LegacyTargets, LegacyVerdict,
+    Outcome, Scene, TrajectoryConfig, TrajectoryError, Workspace,
 };
 
 type Goal = ActionServerGoal<MoveTo::Action>;
 type GoalRequest = ActionServerGoalRequest<MoveTo::Action>;
+type ClearRequest = ServiceRequest<ClearObstructions::Service>;
 
 /// Who asked for the running move.
 pub(super) enum Source {
@@ -42,8 +45,8 @@ pub(super) struct Active {
     pub(super) source: Source,
     pub(super) ticker: Interval,
     pub(super) position_timeout: Duration,
-    /// The way back was published on /trajectory/plan.
-    pub(super) reverse_published: bool,
+    /// The executor's path generation last published on /trajectory/plan.
+    pub(super) plan_generation: u32,
 }
 
 /// Everything the control task owns.
@@ -51,6 +54,10 @@ pub(crate) struct Server {
     pub(super) params: Arc<Mutex<TrajectoryParams>>,
     /// The last valid parameter set (a later invalid `ros2 param set` is not applied).
     pub(super) config: TrajectoryConfig,
+    /// The detour half of the last valid parameter set (`None`: detours off).
+    pub(super) detour: Option<DetourSettings>,
+    /// The remembered obstructions.
+    pub(super) obstructions: Memory,
     pub(super) arm: Latest,
     pub(super) command: r2r::Publisher<PointStamped>,
     pub(super) plan: r2r::Publisher<Path>,
@@ -66,6 +73,9 @@ enum MoveEvent {
     Tick,
     Cancel(ActionServerCancelRequest),
 }
+
+/// How often remembered obstructions are checked for expiry.
+const EXPIRY_CHECK: Duration = Duration::from_millis(200);
 
 /// The running move's next event; pending forever when idle.
 async fn next_move_event(active: &mut Option<Active>) -> MoveEvent {
@@ -88,16 +98,65 @@ impl Server {
     /// The server config from the live parameters (or the last valid one, with a warning).
     fn refresh_config(&mut self) -> TrajectoryConfig {
         let fresh = match self.params.lock() {
-            Ok(p) => p.config(),
+            Ok(p) => p
+                .config()
+                .and_then(|c| Ok((c, p.detour()?, p.obstructions()?))),
             Err(_) => return self.config.clone(),
         };
         match fresh {
-            Ok(c) => self.config = c,
+            Ok((config, detour, obstructions)) => {
+                self.config = config;
+                self.detour = detour;
+                self.obstructions.reconfigure(obstructions, &self.counters);
+            }
             Err(e) => {
                 node_glue::log_warn!("parameters are invalid ({e}); keeping the last valid ones")
             }
         }
         self.config.clone()
+    }
+
+    /// The executor of an accepted target: planned around the fixed obstacles and the
+    /// remembered obstructions when detours are on (straight when nothing is in the way).
+    fn executor(
+        &mut self,
+        target_mm: Point3<f64>,
+        config: &TrajectoryConfig,
+    ) -> Result<Executor, TrajectoryError> {
+        let accepted = validate_goal(target_mm, self.arm_sample(), config)?;
+        let Some(d) = self.detour.clone() else {
+            return accepted.into_executor(config);
+        };
+        let mut scene = Scene::new(Workspace::from(config));
+        scene.boxes = d.boxes;
+        scene.obstructions = self.obstructions.current(&self.counters);
+        let planning = DetourPlanning {
+            scene,
+            config: d.config,
+            obstruction_radius_mm: self.obstructions.radius_mm(),
+            max_replans: d.max_replans,
+        };
+        let remembered = planning.scene.obstructions.len();
+        let exec = Executor::with_detours(accepted.start_mm, target_mm, config, planning).map_err(
+            |e| match e {
+                TrajectoryError::NoDetour { .. }
+                | TrajectoryError::DetourBudgetExceeded { .. }
+                | TrajectoryError::DetourMotionBlocked { .. } => TrajectoryError::NoWayAround {
+                    remembered,
+                    reason: Box::new(e),
+                },
+                e => e,
+            },
+        )?;
+        if exec.is_detour() {
+            self.counters.detours_from_start.inc();
+            node_glue::log_info!(
+                "target {:?} mm: planned around {remembered} remembered obstruction(s) \
+                 and the fixed obstacles",
+                target_mm.coords.as_slice()
+            );
+        }
+        Ok(exec)
     }
 
     fn arm_sample(&self) -> Option<ArmSample> {
@@ -124,7 +183,7 @@ impl Server {
     /// then the target checked and the path planned from the measured position.
     /// The error is the reason given to the client.
     fn plan_goal(
-        &self,
+        &mut self,
         config: &TrajectoryConfig,
         target_mm: Point3<f64>,
         period_s: f64,
@@ -151,8 +210,7 @@ impl Server {
                 }
                 e => e.to_string(),
             })?;
-        let plan = validate_goal(target_mm, self.arm_sample(), &config)
-            .and_then(|accepted| accepted.into_executor(&config));
+        let plan = self.executor(target_mm, &config);
         plan.map(|exec| (exec, config)).map_err(|e| e.to_string())
     }
 
@@ -198,9 +256,7 @@ impl Server {
         self.counters.legacy_targets.inc();
         let config = self.refresh_config();
         let target_mm = from_point(&msg.point);
-        let exec = validate_goal(target_mm, self.arm_sample(), &config)
-            .and_then(|accepted| accepted.into_executor(&config));
-        let exec = match exec {
+        let exec = match self.executor(target_mm, &config) {
             Ok(exec) => exec,
             Err(reason) => {
                 self.counters.legacy_rejected.inc();
@@ -241,7 +297,7 @@ impl Server {
             source,
             ticker,
             position_timeout: Duration::from_millis(config.position_timeout_ms()),
-            reverse_published: false,
+            plan_generation: 0,
         });
     }
 
@@ -261,8 +317,12 @@ pub(crate) async fn control(
     mut server: Server,
     mut goals: impl Stream<Item = GoalRequest> + Unpin,
     mut targets: impl Stream<Item = PointStamped> + Unpin,
+    mut clears: impl Stream<Item = ClearRequest> + Unpin,
     shutdown: Shutdown,
 ) {
+    server.obstructions.publish(&server.counters);
+    let mut expiry = tokio::time::interval(EXPIRY_CHECK);
+    expiry.set_missed_tick_behavior(MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             _ = shutdown.wait() => {
@@ -274,6 +334,8 @@ pub(crate) async fn control(
                 None => break,
             },
             Some(msg) = targets.next() => server.on_legacy_target(msg),
+            Some(req) = clears.next() => server.obstructions.on_clear(req, &server.counters),
+            _ = expiry.tick() => server.obstructions.expire(&server.counters),
             event = next_move_event(&mut server.active) => match event {
                 MoveEvent::Tick => server.on_tick(),
                 MoveEvent::Cancel(request) => server.on_cancel(request),
