@@ -45,8 +45,10 @@ node_glue::counters! {
             /// Targets not re-sent: equal to the goal still running (or to the last
             /// published).
             targets_unchanged,
-            /// Goals that ended `REACHED`.
+            /// Goals that ended `REACHED` or `REACHED_BY_DETOUR`.
             goals_reached,
+            /// Of those, goals the server reached by a detour (`REACHED_BY_DETOUR`).
+            goals_reached_by_detour,
             /// Goals replaced on the server by a newer target (`PREEMPTED`).
             goals_preempted,
             /// Goals cancelled by the brain (task cancelled or stopped).
@@ -68,6 +70,8 @@ node_glue::counters! {
         ;
         /// The last result message.
         pub last: Mutex<String>,
+        /// `DETOUR` events from the MoveTo goal thread, for the next `/brain/state`.
+        pub detours: Mutex<Vec<r2r::arnie_interfaces::msg::BrainEvent>>,
         /// Task and tick of the run in progress ("" when idle).
         pub running: Mutex<String>,
         /// The last tick paused.
@@ -76,6 +80,34 @@ node_glue::counters! {
 }
 
 impl Counters {
+    /// A goal reached by a detour: logged, and a `DETOUR` event queued for the next
+    /// `/brain/state` ([`take_detours`](Self::take_detours)).
+    pub fn detour_taken(&self, target: r2r::geometry_msgs::msg::Point, message: &str) {
+        use r2r::arnie_interfaces::msg::BrainEvent;
+        let text = format!(
+            "detour: the arm reached ({:.3}, {:.3}, {:.3}) m around an obstruction ({message})",
+            target.x, target.y, target.z
+        );
+        node_glue::log_info!("{text}");
+        let event = BrainEvent {
+            kind: BrainEvent::DETOUR as u8,
+            has_target: true,
+            target,
+            detail: message.to_owned(),
+            text,
+            ..BrainEvent::default()
+        };
+        self.detours
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(event);
+    }
+
+    /// The `DETOUR` events queued since the last call.
+    pub fn take_detours(&self) -> Vec<r2r::arnie_interfaces::msg::BrainEvent> {
+        std::mem::take(&mut *self.detours.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// Remembers the last result message.
     pub fn set_last(&self, message: String) {
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = message;

@@ -58,8 +58,8 @@ fn point(p: Point3<f64>) -> Point {
     }
 }
 
-/// Counts one `MoveTo` goal's end: the result's outcome (`REACHED`, `PREEMPTED`,
-/// `CANCELLED`; any other outcome fails), a cancel without a result, or a failure (no
+/// Counts one `MoveTo` goal's end: the result's outcome (`REACHED`, `REACHED_BY_DETOUR`
+/// (reached, and a `DETOUR` event), `PREEMPTED`, `CANCELLED`; any other outcome fails), a cancel without a result, or a failure (no
 /// server, rejected, unanswered), each failure logged (rate-limited). A goal superseded
 /// before it was sent counts nothing.
 fn count_end(
@@ -74,6 +74,11 @@ fn count_end(
     }
     let why = match end {
         Ok((_, r)) if r.outcome == R::REACHED as u8 => return counters.goals_reached.inc(),
+        Ok((_, r)) if r.outcome == R::REACHED_BY_DETOUR as u8 => {
+            counters.goals_reached.inc();
+            counters.goals_reached_by_detour.inc();
+            return counters.detour_taken(goal.target.clone(), &r.message);
+        }
         Ok((_, r)) if r.outcome == R::PREEMPTED as u8 => return counters.goals_preempted.inc(),
         Ok((_, r)) if r.outcome == R::CANCELLED as u8 => return counters.goals_cancelled.inc(),
         Err(GoalError::Cancelled) => return counters.goals_cancelled.inc(),

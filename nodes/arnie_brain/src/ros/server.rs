@@ -421,7 +421,8 @@ impl BrainServer {
             .store(snap.paused, std::sync::atomic::Ordering::Relaxed);
         self.counters
             .set_running(format!("{} (tick {})", task.name, snap.tick));
-        let msg = state_msg(&task.name, &snap, &out.events, s.scale);
+        let mut msg = state_msg(&task.name, &snap, &out.events, s.scale);
+        msg.events.extend(self.counters.take_detours());
         self.publish(&msg);
         msg
     }
