@@ -15,7 +15,8 @@ from rclpy.action import ActionClient
 from rclpy.qos import qos_profile_sensor_data, QoSProfile, ReliabilityPolicy, DurabilityPolicy
 
 from arnie_interfaces.action import RunTask
-from arnie_interfaces.msg import SimTruth
+from arnie_interfaces.msg import KnownObstructions, SimTruth
+from nav_msgs.msg import Path
 
 
 def main():
@@ -43,11 +44,34 @@ def main():
 
     qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
     node.create_subscription(SimTruth, "/sim/truth", on_truth, qos)
+
+    # What the trajectory server remembered and the detours it planned (latched topics).
+    obstructions = {}  # id -> (centre [m], radius [m])
+    detours = []  # curved planned paths [m]
+    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+    def on_obstructions(msg):
+        for o in msg.obstructions:
+            if o.id not in obstructions:
+                c = o.centre
+                print(f"demo: [{time.monotonic() - t0:6.1f} s] the arm was stopped: obstruction {o.id} remembered at "
+                      f"({c.x:+.3f}, {c.y:+.3f}, {c.z:+.3f}) m, clearance {o.radius:.3f} m", flush=True)
+                obstructions[o.id] = ((c.x, c.y, c.z), o.radius)
+
+    def on_plan(msg):
+        pts = [(p.pose.position.x, p.pose.position.y, p.pose.position.z) for p in msg.poses]
+        if curved(pts):
+            print(f"demo: [{time.monotonic() - t0:6.1f} s] detour planned ({len(pts)} set-points)", flush=True)
+            detours.append(pts)
+
+    node.create_subscription(KnownObstructions, "/trajectory/obstructions", on_obstructions, latched)
+    node.create_subscription(Path, "/trajectory/plan", on_plan, latched)
+    extra = {"obstructions": obstructions, "detours": detours}
     client = ActionClient(node, RunTask, "/brain/run_task")
 
     def fail(reason):
         print(f"demo: FAILED: {reason}", flush=True)
-        write_record(args.record, args.task_file, "failed", reason, truth, brain, start["stamp"])
+        write_record(args.record, args.task_file, "failed", reason, truth, brain, start["stamp"], extra)
         sys.exit(1)
 
     print("demo: waiting for the brain's /brain/run_task and the simulator's /sim/truth ...", flush=True)
@@ -104,13 +128,30 @@ def main():
         rclpy.spin_once(node, timeout_sec=0.05)
     ticks = last["state"].tick if last["state"] else 0
     write_record(args.record, args.task_file, "success", f"the candle lit after {elapsed:.1f} s ({ticks} brain ticks)",
-                 truth, brain, start["stamp"])
+                 truth, brain, start["stamp"], extra)
     print(f"demo: SUCCESS: the flame passed to the second candle after {elapsed:.1f} s ({ticks} brain ticks)", flush=True)
     node.destroy_node()
     rclpy.shutdown()
 
 
-def write_record(path, task_file, outcome, reason, truth, brain, start):
+def curved(pts, tol_m=0.001):
+    """True when a planned path leaves the straight line from its first to its last point
+    by more than `tol_m` (a detour; a plain move is exactly on it)."""
+    if len(pts) < 3:
+        return False
+    a, b = pts[0], pts[-1]
+    ab = [b[i] - a[i] for i in range(3)]
+    n2 = sum(v * v for v in ab)
+    for p in pts[1:-1]:
+        ap = [p[i] - a[i] for i in range(3)]
+        t = sum(ap[i] * ab[i] for i in range(3)) / n2 if n2 > 0 else 0.0
+        d2 = sum((ap[i] - t * ab[i]) ** 2 for i in range(3))
+        if d2 > tol_m * tol_m:
+            return True
+    return False
+
+
+def write_record(path, task_file, outcome, reason, truth, brain, start, extra):
     """The run as JSON (format: xtask/src/picture.rs): positions in mm, times in seconds
     from `start` (the task sent; the first sample when the task was never sent). Samples
     from more than 1 s before the start are left out (the stack starting up)."""
@@ -124,6 +165,9 @@ def write_record(path, task_file, outcome, reason, truth, brain, start):
                   for t, x, y, z, lit, blocked in truth if t - start >= -1.0],
         "brain": [{"t_s": round(t - start, 4), "tick": tick, "active": active, "paused": paused}
                   for t, tick, active, paused in brain],
+        "obstructions": [{"id": i, "centre_mm": [round(v * 1000, 3) for v in c], "radius_mm": round(r * 1000, 3)}
+                         for i, (c, r) in sorted(extra["obstructions"].items())],
+        "detours": [[[round(v * 1000, 3) for v in p] for p in d] for d in extra["detours"]],
     }
     with open(path, "w") as f:
         json.dump(record, f, indent=1)

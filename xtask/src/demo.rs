@@ -19,6 +19,16 @@ mod bag;
 /// Launch arguments that make the demo fast; `name:=value` on the command line wins.
 const FAST: &[(&str, &str)] = &[("tick_period_s", "2.0"), ("period_ms", "10")];
 
+/// `cargo xtask demo detour`: the same task with a box between the source flame and the
+/// candle that the eyes do not see (`params/scenario_detour.json`): the arm is stopped
+/// by it, remembers where, and reaches the candle by a detour. Other arguments as `demo`.
+pub fn detour(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
+    let scenario = layout.root.join("params/scenario_detour.json");
+    let mut args = vec![format!("scenario:={}", scenario.display())];
+    args.extend(rest.iter().cloned());
+    cmd(layout, ros, &args)
+}
+
 pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     let started = Instant::now();
     run::cargo(layout, ros, &["build", "--workspace", "--bins"])?;

@@ -45,6 +45,7 @@ const USAGE: &str =
                    with setup.bash: `ros2 run` / `ros2 launch arnie_bringup ...` find it
   test             setup, build, run every Rust and Python test
   demo             setup, build, run the full flame-passing stack with the simulators
+                   (`demo detour`: a box in the way; `demo eurobot`: the Eurobot match)
   colcon-check     `colcon build` of the repo (into .ros/colcon), checks every executable
                    is installed and .cargo/config.toml untouched, prints the time
   launch FILE      run a ROS 2 XML launch file (arg:=value ... accepted)
@@ -73,6 +74,8 @@ fn main() -> ExitCode {
             let ros = setup::setup(&l)?;
             if rest.first().map(String::as_str) == Some("eurobot") {
                 demo_eurobot::cmd(&l, &ros, &rest[1..])
+            } else if rest.first().map(String::as_str) == Some("detour") {
+                demo::detour(&l, &ros, &rest[1..])
             } else {
                 demo::cmd(&l, &ros, rest)
             }

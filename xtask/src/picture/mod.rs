@@ -7,8 +7,12 @@
 //! ```text
 //! { "task_file": "...", "outcome": "success" | "failed", "reason": "...",
 //!   "truth": [ {"t_s": 0.1, "arm_mm": [x, y, z], "lit": ["source", "taper"], "blocked": false}, ... ],   // /sim/truth
-//!   "brain": [ {"t_s": 0.0, "tick": 1, "active": ["lightSelf"], "paused": false}, ... ] }            // RunTask feedback
+//!   "brain": [ {"t_s": 0.0, "tick": 1, "active": ["lightSelf"], "paused": false}, ... ],           // RunTask feedback
+//!   "obstructions": [ {"id": 1, "centre_mm": [x, y, z], "radius_mm": 60.0}, ... ],                  // /trajectory/obstructions
+//!   "detours": [ [[x, y, z], ...], ... ] }                                                          // curved /trajectory/plan paths
 //! ```
+//! `obstructions` and `detours` are optional (every obstruction the trajectory server
+//! remembered during the run; every planned path that is not a straight line).
 //! `cargo xtask picture [RUN_JSON] [SCENARIO]` redraws the picture of the last run.
 
 use crate::run::Failure;
@@ -42,6 +46,10 @@ pub struct Run {
     pub reason: String,
     pub truth: Vec<TruthSample>,
     pub brain: Vec<BrainSample>,
+    /// Remembered obstructions: centre [mm], clearance radius [mm].
+    pub obstructions: Vec<([f64; 3], f64)>,
+    /// Detour paths the trajectory server ran [mm].
+    pub detours: Vec<Vec<[f64; 3]>>,
 }
 
 /// What the scenario file says about the scene (mm, world frame).
@@ -118,6 +126,37 @@ impl Run {
         }
         truth.sort_by(|a, b| a.t_s.total_cmp(&b.t_s));
         brain.sort_by(|a, b| a.t_s.total_cmp(&b.t_s));
+        let mut obstructions = Vec::new();
+        for o in obj
+            .get("obstructions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            match (
+                o.get("centre_mm").and_then(xyz),
+                o.get("radius_mm").and_then(f64_of),
+            ) {
+                (Some(c), Some(r)) if r > 0.0 => obstructions.push((c, r)),
+                _ => skipped += 1,
+            }
+        }
+        let mut detours = Vec::new();
+        for d in obj
+            .get("detours")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let points: Option<Vec<[f64; 3]>> = d
+                .as_array()
+                .map(|a| a.iter().map(xyz).collect())
+                .unwrap_or(None);
+            match points {
+                Some(p) if p.len() >= 2 => detours.push(p),
+                _ => skipped += 1,
+            }
+        }
         Ok((
             Run {
                 task_file: s("task_file"),
@@ -125,6 +164,8 @@ impl Run {
                 reason: s("reason"),
                 truth,
                 brain,
+                obstructions,
+                detours,
             },
             skipped,
         ))
@@ -181,6 +222,11 @@ fn phase(s: &TruthSample) -> usize {
 const PHASE_COLOURS: [Colour; 3] = [Colour::BLUE, Colour::RED, Colour::GREEN];
 const PHASE_NAMES: [&str; 3] = ["taper unlit", "taper carrying the flame", "candle lit"];
 const FLAME: Colour = Colour::ORANGE;
+/// Remembered obstructions and the detours around them.
+const DETOUR: Colour = Colour::PURPLE;
+/// An obstacle smaller than this on both axes of a view is drawn in it (the table is
+/// only drawn seen from the side) [mm].
+const SMALL_OBSTACLE_MM: f64 = 400.0;
 /// Background colours of the brain's actions (none close to the phase colours).
 const ACTION_COLOURS: [Colour; 5] = [
     Colour(197, 176, 213),
@@ -235,16 +281,20 @@ fn view(run: &Run, scene: Option<&Scene>, title: &str, a: usize, b: usize) -> Pa
         Panel::new(title, Axis::new(names[a], "mm"), Axis::new(names[b], "mm")).equal_aspect();
     let pick = |m: &[f64; 3]| [m[a], m[b]];
     if let Some(sc) = scene {
-        // Obstacles seen from this side (the table under the arm shows in the side view).
-        if b == 2 {
-            for (_, lo, hi) in &sc.obstacles {
+        // Obstacles seen from this side (the table under the arm shows in the side view;
+        // a small box, e.g. the detour demo's, in both).
+        for (_, lo, hi) in &sc.obstacles {
+            let small = hi[a] - lo[a] < SMALL_OBSTACLE_MM && hi[b] - lo[b] < SMALL_OBSTACLE_MM;
+            if b == 2 || small {
                 p.add(
                     Area::rect(lo[a], lo[b], hi[a], hi[b])
                         .fill(Colour::LIGHT_GREY, 0.8)
                         .stroke(Colour::GREY, 1.0),
                 );
                 // Show a strip of the obstacle's top surface under the scene.
-                p.include(sc.source_mm[a], hi[b] - 15.0);
+                if !small {
+                    p.include(sc.source_mm[a], hi[b] - 15.0);
+                }
             }
         }
         for at in [sc.source_mm, sc.candle_mm] {
@@ -255,6 +305,22 @@ fn view(run: &Run, scene: Option<&Scene>, title: &str, a: usize, b: usize) -> Pa
                     .dash(3.0, 2.0),
             );
         }
+    }
+    // What the trajectory server remembered, and the detours it planned around it.
+    for (c, r) in &run.obstructions {
+        p.add(
+            Area::circle(c[a], c[b], *r)
+                .fill(DETOUR, 0.10)
+                .stroke(DETOUR, 1.2)
+                .dash(4.0, 3.0),
+        );
+    }
+    for d in &run.detours {
+        p.add(
+            Line::new(d.iter().map(pick).collect(), DETOUR)
+                .width(1.5)
+                .dash(5.0, 3.0),
+        );
     }
     // One line per phase, earlier phases wider: where the arm comes back along its way
     // (out to the source and back, unlit then lit) both colours stay visible.
@@ -387,12 +453,23 @@ pub fn figure(run: &Run, scene: Option<&Scene>) -> Figure {
         LegendEntry::marker(Shape::TriangleUp, Colour::WHITE, "start"),
         LegendEntry::marker(Shape::Square, Colour::WHITE, "end"),
     ];
-    if scene.is_some_and(|s| !s.obstacles.is_empty()) {
+    if let Some(sc) = scene.filter(|s| !s.obstacles.is_empty()) {
+        let names: Vec<&str> = sc.obstacles.iter().map(|(n, _, _)| n.as_str()).collect();
         legend.push(LegendEntry::area(
             Colour::LIGHT_GREY,
             0.8,
-            "obstacle (table)",
+            format!("obstacle ({})", names.join(", ")),
         ));
+    }
+    if !run.obstructions.is_empty() {
+        legend.push(LegendEntry::area(
+            DETOUR,
+            0.25,
+            "obstruction the arm remembered",
+        ));
+    }
+    if !run.detours.is_empty() {
+        legend.push(LegendEntry::dashed(DETOUR, "detour planned around it"));
     }
 
     // The speed profile with the brain's actions along it.
