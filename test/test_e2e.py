@@ -63,7 +63,7 @@ def subsequence(wanted, seen):
 class Stack:
     """The four nodes of the launch file on free ports, and what the test watches."""
 
-    def __init__(self, graph, tmp_path, scenario=None):
+    def __init__(self, graph, tmp_path, scenario=None, trajectory=None):
         self.graph = graph
         self.tmp = tmp_path
         # Spine config: the shipped file with its three ports replaced by free ones.
@@ -100,7 +100,7 @@ class Stack:
         })
         self.spine = self.start_spine()
         self.trajectory = graph.start("trajectory_server", params_file=PARAMS / "trajectory_server.yaml",
-                                      params={"period_ms": PERIOD_MS})
+                                      params={"period_ms": PERIOD_MS, **(trajectory or {})})
         self.brain = graph.start("brain", params_file=PARAMS / "brain.yaml",
                                  params={"tick_period_s": TICK_PERIOD_S})
 
@@ -229,10 +229,38 @@ def test_flame_passing_succeeds(graph, tmp_path):
     assert result.result.outcome == RunTask.Result.CANCELLED, result.result
 
 
+def test_a_box_in_the_way_is_passed_by_a_detour_and_the_candle_lit(graph, tmp_path):
+    # cargo xtask demo detour's box (params/scenario_detour.json): between the source and
+    # the candle, unseen by the eyes, named in no parameter.
+    box = next(o for o in json.loads((PARAMS / "scenario_detour.json").read_text())["arm"]["obstacles"]
+               if o["name"] == "box")
+    stack = Stack(graph, tmp_path, scenario=lambda s: s["arm"]["obstacles"].append(box))
+    stack.ready()
+    stack.run_task()
+    stack.wait_lit("candle")
+    stack.assert_flame_passed_taper_first()
+    # Stopped by the box, remembered, and around it: the arm never entered the box.
+    assert any(t.blocked for t in stack.truths), "the arm was never blocked"
+    inside = [t.arm for t in stack.truths
+              if all(lo < 1000 * v < hi for v, lo, hi in zip((t.arm.x, t.arm.y, t.arm.z), box["min_mm"], box["max_mm"]))]
+    assert not inside, inside[:3]
+    graph.spin_until(lambda: stack.count("/trajectory_server: move_to", "reached_by_detour") >= 1
+                     and stack.count("/brain: arm", "goals_reached_by_detour") >= 1,
+                     what="a goal reached by a detour, counted by the server and the brain")
+    graph.spin_until(lambda: any(e.kind == BrainEvent.DETOUR for e in stack.events()),
+                     what="a DETOUR event on /brain/state")
+    ev = next(e for e in stack.events() if e.kind == BrainEvent.DETOUR)
+    assert ev.has_target and "detour" in ev.detail, ev
+    assert stack.count("/trajectory_server: detours", "obstructions_recorded") >= 1
+    stack.cancel()
+
+
 def test_obstacle_reverses_then_brain_retries_and_resets(graph, tmp_path):
-    # A wall across lightOther's second move, (0, 30, 0) -> (-95, 30, 0) mm, and nothing else.
+    # A wall across lightOther's second move, (0, 30, 0) -> (-95, 30, 0) mm, and nothing else;
+    # detours off: the original behaviour (PYT reverses, the brain retries, then resets).
     wall = {"name": "wall", "min_mm": [-60, 0, -15], "max_mm": [-40, 60, 15]}
-    stack = Stack(graph, tmp_path, scenario=lambda s: s["arm"]["obstacles"].append(wall))
+    stack = Stack(graph, tmp_path, scenario=lambda s: s["arm"]["obstacles"].append(wall),
+                  trajectory={"detour_enabled": False})
     timeout = reset_timeout("lightOther")
     assert timeout >= 0, "the test needs a finite reset.timeout on lightOther"
     stack.ready()

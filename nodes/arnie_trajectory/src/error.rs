@@ -120,6 +120,12 @@ pub enum TrajectoryError {
         /// What the planner found.
         reason: Box<TrajectoryError>,
     },
+    /// No new arm position arrived while the move held after an obstacle: the stream may
+    /// be lost rather than the arm blocked, so nothing is remembered and no detour taken.
+    PositionNotUpdated {
+        /// The hold [periods].
+        periods: u32,
+    },
     /// The move already planned its allowed number of detours after stops
     /// (`max_detour_replans`).
     DetourReplansUsed {
@@ -199,6 +205,11 @@ impl fmt::Display for TrajectoryError {
                 f,
                 "no way to the target around the fixed obstacles and {remembered} remembered \
                  obstruction(s) ({reason}); call trajectory/clear_obstructions once the way is free"
+            ),
+            Self::PositionNotUpdated { periods } => write!(
+                f,
+                "no new arm position during the {periods}-period hold: the position stream \
+                 may be lost rather than the arm blocked; nothing remembered"
             ),
             Self::DetourReplansUsed { replans } => write!(
                 f,

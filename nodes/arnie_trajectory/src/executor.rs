@@ -27,10 +27,16 @@
 //! - The move is planned with [`detour::plan_motion`] from the start: nothing in the way
 //!   gives exactly today's straight min-jerk path (phase `FORWARD`); otherwise the move
 //!   is a detour from its first set-point (phase `DETOUR`, [`End::ReachedByDetour`]).
-//! - Every obstacle detection (on the way there, straight or detour) is reported once in
-//!   [`Step::obstructed`] (the node records it) and added to the executor's own scene as
-//!   a sphere of [`DetourPlanning::obstruction_radius_mm`] around the obstructed set-point.
-//! - The hold after a detection is unchanged. Then, while fewer than
+//! - The hold after a detection is unchanged. At its end the stop is **confirmed** when
+//!   new arm positions arrived during the hold (the arm is seen standing still; see
+//!   [`Executor::step_counted`]): a stream that merely stopped (a dead link within
+//!   `position_timeout_ms`) looks the same as a blocked arm until then, and must not
+//!   leave a phantom obstacle behind. Unconfirmed: nothing is remembered and the move goes
+//!   back as without detours ([`TrajectoryError::PositionNotUpdated`] in the result).
+//! - A confirmed stop is reported once in [`Step::obstructed`] (the node records it) and
+//!   added to the executor's own scene as a sphere of
+//!   [`DetourPlanning::obstruction_radius_mm`] around the obstructed set-point. Then,
+//!   while fewer than
 //!   [`DetourPlanning::max_replans`] detours were planned after a stop, a detour from the
 //!   measured position to the target is planned and run (phase `DETOUR`); when none is
 //!   found (no path, budget, motion blocked) or the replans are used up, the move goes
@@ -163,8 +169,12 @@ pub struct Executor {
     via_points: usize,
     /// Why the last attempt at a detour failed.
     no_detour: Option<TrajectoryError>,
-    /// Set by the step that detects an obstacle on the way there.
+    /// Set by the step that confirms an obstacle on the way there.
     just_obstructed: Option<Obstruction>,
+    /// Arm positions received so far (the caller's count, [`Executor::step_counted`]).
+    samples: u64,
+    /// `samples` when the hold began.
+    hold_samples: u64,
     /// Bumped each time the path is replaced (the node republishes the plan).
     generation: u32,
 }
@@ -271,6 +281,8 @@ impl Executor {
             via_points: 0,
             no_detour: None,
             just_obstructed: None,
+            samples: 0,
+            hold_samples: 0,
             generation: 0,
         }
     }
@@ -322,8 +334,18 @@ impl Executor {
         self.leg == Leg::Detour
     }
 
-    /// One period. `measured_mm`: the latest arm position, or `None` if it is stale.
+    /// One period. `measured_mm`: the latest arm position, or `None` if it is stale. Every
+    /// `Some` counts as a newly received position ([`step_counted`](Self::step_counted)).
     pub fn step(&mut self, measured_mm: Option<Point3<f64>>) -> Step {
+        let received = self.samples + u64::from(measured_mm.is_some());
+        self.step_counted(measured_mm, received)
+    }
+
+    /// One period, with `received`: how many arm positions the caller has received so far
+    /// (a count that never decreases). It tells a blocked arm (positions keep coming,
+    /// unchanged) from a lost stream (the same old position, still within its timeout).
+    pub fn step_counted(&mut self, measured_mm: Option<Point3<f64>>, received: u64) -> Step {
+        self.samples = self.samples.max(received);
         let action = self.advance(measured_mm);
         Step {
             action,
@@ -504,15 +526,7 @@ impl Executor {
             }),
             _ => {
                 self.obstacle = Some(ob);
-                self.just_obstructed = Some(ob);
-                if let Some(p) = self.planning.as_mut() {
-                    let id = p.scene.obstructions.len() as u64 + 1;
-                    p.scene.obstructions.push(KnownObstruction::permanent(
-                        id,
-                        ob.expected_mm,
-                        p.obstruction_radius_mm,
-                    ));
-                }
+                self.hold_samples = self.samples;
                 if self.reverse_wait_periods == 0 {
                     self.after_hold(ob, m)
                 } else {
@@ -528,9 +542,27 @@ impl Executor {
 
     /// After the hold: a detour to the target if one is allowed and found, else back.
     fn after_hold(&mut self, obstacle: Obstruction, m: Point3<f64>) -> Action {
-        let Some(p) = self.planning.as_ref() else {
+        if self.planning.is_none() {
+            return self.start_reverse(obstacle, m);
+        }
+        // Confirmed: positions kept coming during the hold (or there was no hold).
+        if self.reverse_wait_periods > 0 && self.samples <= self.hold_samples {
+            self.no_detour = Some(TrajectoryError::PositionNotUpdated {
+                periods: self.reverse_wait_periods,
+            });
+            return self.start_reverse(obstacle, m);
+        }
+        self.just_obstructed = Some(obstacle);
+        let Some(p) = self.planning.as_mut() else {
             return self.start_reverse(obstacle, m);
         };
+        let id = p.scene.obstructions.len() as u64 + 1;
+        p.scene.obstructions.push(KnownObstruction::permanent(
+            id,
+            obstacle.expected_mm,
+            p.obstruction_radius_mm,
+        ));
+        let p = &*p;
         if self.replans >= p.max_replans {
             self.no_detour = Some(TrajectoryError::DetourReplansUsed {
                 replans: self.replans,

@@ -204,3 +204,36 @@ fn a_target_inside_a_remembered_obstruction_or_a_box_is_refused() {
     .unwrap()];
     assert!(Executor::with_detours(start, target, &config(), planning(boxed)).is_err());
 }
+
+#[test]
+fn a_stop_without_new_positions_during_the_hold_is_not_remembered() {
+    // The position stream stops (the count no longer grows) while the last position is
+    // still fresh: the set-points run away from it and that looks like an obstacle.
+    let (start, target) = (Point3::from(SOURCE), Point3::from(CANDLE));
+    let mut exec = Executor::with_detours(start, target, &config(), planning(scene())).unwrap();
+    let mut received = 0;
+    let mut pos = start;
+    let end = loop {
+        if received < 20 {
+            received += 1;
+        }
+        let step = exec.step_counted(Some(pos), received);
+        assert!(step.obstructed.is_none());
+        match step.action {
+            Action::Send(p) if received < 20 => pos = p,
+            Action::Send(_) | Action::Wait => {}
+            Action::Done(end) => break end,
+        }
+    };
+    let End::ReversedToStart { no_detour, .. } = &end else {
+        panic!("{end}")
+    };
+    assert!(
+        matches!(
+            no_detour,
+            Some(arnie_trajectory::TrajectoryError::PositionNotUpdated { .. })
+        ),
+        "{end}"
+    );
+    assert!(exec.obstructions().is_empty());
+}

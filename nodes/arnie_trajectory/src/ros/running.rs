@@ -40,7 +40,7 @@ impl Server {
         let Some(a) = self.active.as_mut() else {
             return;
         };
-        let step = a.exec.step(measured);
+        let step = a.exec.step_counted(measured, self.counters.positions.get());
         let new_plan = (a.exec.generation() != a.plan_generation).then(|| {
             a.plan_generation = a.exec.generation();
             a.exec.path().to_vec()
