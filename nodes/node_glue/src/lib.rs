@@ -19,6 +19,8 @@
 //!   one (outcome `PREEMPTED`).
 //! - [`tracker`]: the latest sample of a stream with its arrival time
 //!   ([`tracker::Tracker`]: `set`, `latest` + `age`, `fresh(max_age)`).
+//! - [`tf`]: a TF buffer (tf2's `lookupTransform`): static and dynamic transforms,
+//!   lookup at a time with interpolation, errors naming the frames.
 //! - [`ratelimit`]: rate-limited warnings for input-driven log lines ([`warn_limited!`]:
 //!   one line per key per period, then "(K more suppressed)").
 //! - [`time`]: the node's ROS clock (`use_sim_time` honoured: `/clock`): stamps, headers,
@@ -49,6 +51,7 @@ pub mod params;
 pub mod qos;
 pub mod qos_check;
 pub mod ratelimit;
+pub mod tf;
 pub mod time;
 pub mod topics;
 pub mod tracker;
