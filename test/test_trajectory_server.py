@@ -20,6 +20,11 @@ remembered on /trajectory/obstructions and /trajectory/obstruction_markers (latc
 next goal is planned around it from the start; a target inside it is REJECTED; the clear
 service forgets it; it expires after its TTL; a wall across the whole workspace still
 ends in the reverse to the start, with why no detour was taken.
+
+Frames: a goal whose target is in another frame (`frame_id`, a static transform on
+/tf_static) is moved to in world; an unknown frame is REJECTED naming both frames; a point
+on /clicked_point (rviz's Publish Point) moves the arm there; one outside the workspace is
+refused and counted, and nothing is commanded.
 """
 import math
 import time
@@ -30,8 +35,9 @@ from arnie_interfaces.action import MoveTo
 from arnie_interfaces.msg import KnownObstructions
 from arnie_interfaces.srv import ClearObstructions
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import Point, PointStamped
+from geometry_msgs.msg import Point, PointStamped, TransformStamped
 from nav_msgs.msg import Path
+from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
@@ -132,9 +138,10 @@ class Rig:
         self.arm.commands.clear()
         self.plans.clear()
 
-    def send(self, target, period_s=0.0, sample_factor=0, feedback=None):
+    def send(self, target, period_s=0.0, sample_factor=0, feedback=None, frame_id=""):
         goal = MoveTo.Goal()
         goal.target = Point(x=float(target[0]), y=float(target[1]), z=float(target[2]))
+        goal.frame_id = frame_id
         goal.period_s = float(period_s)
         goal.sample_factor = sample_factor
         cb = (lambda f: feedback.append(f.feedback)) if feedback is not None else None
@@ -463,3 +470,57 @@ def test_a_wall_across_the_workspace_ends_in_the_reverse_with_the_reason(graph):
     assert "no detour" in res.result.message, res.result.message
     assert close(xyz(res.result.final_position), START, 1e-6)
     assert max(c[1] for c in rig.arm.commands) <= 0.05 + 0.025 + 0.003
+
+
+# --- Frames -----------------------------------------------------------------------------
+
+def test_targets_and_clicked_points_in_other_frames(graph):
+    rig = Rig(graph)
+    rig.ready()
+    # "lab": turned 90 degrees about z and 0.1 m along x from world: world = R lab + t.
+    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    tf_static = graph.node.create_publisher(TFMessage, "/tf_static", latched)
+    t = TransformStamped()
+    t.header.frame_id, t.child_frame_id = "world", "lab"
+    t.transform.translation.x = 0.1
+    t.transform.rotation.z, t.transform.rotation.w = math.sin(math.pi / 4), math.cos(math.pi / 4)
+    tf_static.publish(TFMessage(transforms=[t]))
+
+    def lab_to_world(p):
+        return (0.1 - p[1], p[0], p[2])
+
+    # The server gets the latched transform once discovery matched: until then a goal in
+    # "lab" is refused because the frame does not exist yet (retried, nothing moves).
+    deadline = time.monotonic() + 20.0
+    while True:
+        res = rig.result(rig.send((0.05, 0.0, 0.2), frame_id="lab"))
+        if res.result.outcome != MoveTo.Result.REJECTED or time.monotonic() > deadline:
+            break
+        assert "does not exist" in res.result.message, res.result.message
+        graph.spin_for(0.1)
+    assert res.result.outcome == MoveTo.Result.REACHED, res.result
+    assert close(xyz(res.result.final_position), lab_to_world((0.05, 0.0, 0.2)), 1e-6)
+    assert close(rig.arm.position, (0.1, 0.05, 0.2), 1e-6)
+
+    message = rig.rejection((0.1, 0.0, 0.2), frame_id="kitchen")
+    assert '"kitchen"' in message and '"world"' in message, message
+
+    # rviz's Publish Point: in the workspace, the arm goes there.
+    clicked = graph.node.create_publisher(PointStamped, "/clicked_point", 10)
+    graph.wait_for_subscriber("/clicked_point")
+    msg = PointStamped()
+    msg.header.frame_id = "lab"
+    msg.point = Point(x=0.1, y=0.0, z=0.2)
+    clicked.publish(msg)
+    graph.spin_until(lambda: close(rig.arm.position, lab_to_world((0.1, 0.0, 0.2)), 1e-6), 30.0,
+                     "the arm at the clicked point")
+    # Outside the workspace (y = 5 m in world): refused with the reason, nothing sent.
+    n = len(rig.arm.commands)
+    msg.point = Point(x=5.0, y=0.0, z=0.2)
+    clicked.publish(msg)
+    graph.spin_until(lambda: int(rig.diag("clicked_refused") or 0) >= 1, what="clicked_refused counted")
+    assert int(rig.diag("clicked_points")) >= 2
+    graph.spin_for(0.3)
+    assert len(rig.arm.commands) == n, "a refused clicked point commanded the arm"
+    graph.spin_until(lambda: "refused" in graph.logs() and "outside the workspace" in graph.logs(),
+                     what="the refusal logged with its reason")

@@ -376,6 +376,7 @@ pub fn move_to_goal(target_m: [f64; 3]) -> MoveTo::Goal {
             y: target_m[1],
             z: target_m[2],
         },
+        frame_id: crate::topics::WORLD_FRAME.to_owned(),
         period_s: 0.0,
         sample_factor: 0,
     }

@@ -17,11 +17,21 @@
 //!   trees, or a transform with a NaN. `None` takes each edge's newest sample (tf2's
 //!   "time 0").
 //! - A transform whose parent chain would loop back to its child is refused.
+//!
+//! [`Listener`] is the ROS side: it subscribes `/tf` (reliable, keep-last 100) and
+//! `/tf_static` (reliable, transient local: every static transform, also from publishers
+//! that started earlier) and keeps a shared [`Buffer`] up to date, counting the transforms
+//! it refused (NaN, loops) and logging the first of each run.
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use nalgebra::Isometry3;
+use futures::{Stream, StreamExt};
+use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion};
+use r2r::geometry_msgs::msg::TransformStamped;
+use r2r::tf2_msgs::msg::TFMessage;
 
 /// Why a transform was not stored or not found.
 #[derive(Debug, Clone, PartialEq)]
@@ -368,6 +378,122 @@ impl Buffer {
             target: target.to_owned(),
             source: source.to_owned(),
         })
+    }
+}
+
+/// `/tf`: dynamic transforms.
+pub const TF: &str = "/tf";
+/// `/tf_static`: static transforms (latched).
+pub const TF_STATIC: &str = "/tf_static";
+
+/// `parent_T_child` of a `TransformStamped` (metres; the quaternion normalised).
+///
+/// # Errors
+/// [`TfError::Invalid`] for a NaN or infinite value or a zero quaternion.
+pub fn isometry(t: &TransformStamped) -> Result<Isometry3<f64>, TfError> {
+    let (v, q) = (&t.transform.translation, &t.transform.rotation);
+    let q = Quaternion::new(q.w, q.x, q.y, q.z);
+    let norm = q.norm();
+    if !(norm.is_finite() && norm > 1e-9 && [v.x, v.y, v.z].iter().all(|x| x.is_finite())) {
+        return Err(TfError::Invalid {
+            reason: format!(
+                "\"{}\" -> \"{}\" has a NaN, infinite or zero-length value",
+                t.header.frame_id, t.child_frame_id
+            ),
+        });
+    }
+    Ok(Isometry3::from_parts(
+        Translation3::new(v.x, v.y, v.z),
+        UnitQuaternion::from_quaternion(q),
+    ))
+}
+
+/// A [`Buffer`] kept up to date from `/tf` and `/tf_static` (see the module doc).
+#[derive(Clone)]
+pub struct Listener {
+    buffer: Arc<Mutex<Buffer>>,
+    refused: Arc<AtomicU64>,
+}
+
+impl Listener {
+    /// Subscribes `/tf` and `/tf_static` on `app`'s node; the updates run on the node's
+    /// runtime until shutdown.
+    ///
+    /// # Errors
+    /// A subscription could not be created.
+    pub fn new(app: &mut crate::App, cache: Duration) -> Result<Self, crate::Error> {
+        let dynamic =
+            app.subscribe::<TFMessage>(TF, r2r::QosProfile::default().reliable().keep_last(100))?;
+        let statics = app.subscribe::<TFMessage>(
+            TF_STATIC,
+            r2r::QosProfile::default()
+                .reliable()
+                .transient_local()
+                .keep_last(100),
+        )?;
+        let listener = Listener {
+            buffer: Arc::new(Mutex::new(Buffer::new(cache))),
+            refused: Arc::new(AtomicU64::new(0)),
+        };
+        let _rt = app.handle().enter();
+        tokio::spawn(listener.clone().feed(dynamic, false));
+        tokio::spawn(listener.clone().feed(statics, true));
+        Ok(listener)
+    }
+
+    async fn feed(self, mut messages: impl Stream<Item = TFMessage> + Unpin, statics: bool) {
+        let mut failing = false;
+        while let Some(msg) = messages.next().await {
+            let mut buffer = self.buffer.lock().unwrap_or_else(|e| e.into_inner());
+            for t in &msg.transforms {
+                let stored = isometry(t).and_then(|iso| {
+                    let (parent, child) = (t.header.frame_id.as_str(), t.child_frame_id.as_str());
+                    if statics {
+                        buffer.set_static(parent, child, iso)
+                    } else {
+                        let stamp = Duration::new(
+                            u64::try_from(t.header.stamp.sec).unwrap_or(0),
+                            t.header.stamp.nanosec,
+                        );
+                        buffer.set(parent, child, stamp, iso)
+                    }
+                });
+                match stored {
+                    Ok(()) => failing = false,
+                    Err(e) => {
+                        self.refused.fetch_add(1, Ordering::Relaxed);
+                        if !failing {
+                            crate::log_warn!(
+                                "{} transform refused: {e}",
+                                if statics { TF_STATIC } else { TF }
+                            );
+                        }
+                        failing = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// `target_T_source` at `time` ([`Buffer::lookup`]).
+    ///
+    /// # Errors
+    /// As [`Buffer::lookup`].
+    pub fn lookup(
+        &self,
+        target: &str,
+        source: &str,
+        time: Option<Duration>,
+    ) -> Result<Isometry3<f64>, TfError> {
+        self.buffer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .lookup(target, source, time)
+    }
+
+    /// Transforms refused so far (NaN, loops, empty names).
+    pub fn refused(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
     }
 }
 

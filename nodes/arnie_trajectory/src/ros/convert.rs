@@ -38,6 +38,15 @@ pub(crate) fn to_point(p_mm: Point3<f64>) -> Point {
     }
 }
 
+/// A point already in metres as a message point.
+pub(crate) fn to_point_m(p_m: Point3<f64>) -> Point {
+    Point {
+        x: p_m.x,
+        y: p_m.y,
+        z: p_m.z,
+    }
+}
+
 pub(crate) fn from_point(p: &Point) -> Point3<f64> {
     m_to_mm(Point3::new(p.x, p.y, p.z))
 }

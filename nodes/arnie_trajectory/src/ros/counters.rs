@@ -17,6 +17,10 @@ node_glue::counters! {
             legacy_targets,
             legacy_repeats,
             legacy_rejected,
+            /// Points received on clicked_point.
+            clicked_points,
+            /// Clicked points refused (outside the workspace, no TF path, ...).
+            clicked_refused,
             setpoints_sent,
             reached,
             reversed_to_start,

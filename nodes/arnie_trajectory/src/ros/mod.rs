@@ -63,6 +63,9 @@ use server::{control, Server};
 /// The node's name (and the log target).
 pub const NODE: &str = "trajectory_server";
 
+/// `geometry_msgs/PointStamped` from rviz's Publish Point tool: a point to move to.
+pub const CLICKED_POINT: &str = "clicked_point";
+
 /// Creates the node's action server, subscriptions, publishers and tasks
 /// (`node_glue::main_with(NODE, setup)`).
 ///
@@ -103,6 +106,9 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         .create_publisher::<KnownObstructions>(obstructions::OBSTRUCTIONS, qos::latched())?;
     let obstruction_markers =
         arnie_markers::ros::publisher(&mut app.node, obstructions::OBSTRUCTION_MARKERS)?;
+    // rviz's Publish Point tool (reliable) and Foxglove (best effort) alike.
+    let clicked = app.subscribe::<PointStamped>(CLICKED_POINT, qos::legacy_commands())?;
+    let tf = node_glue::tf::Listener::new(app, Duration::from_secs(10))?;
     let clears = app.node.create_service::<ClearObstructions::Service>(
         obstructions::CLEAR_OBSTRUCTIONS,
         qos::commands(),
@@ -123,6 +129,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
             obstruction_topic,
             obstruction_markers,
         ),
+        tf,
         arm,
         command,
         plan,
@@ -131,7 +138,14 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         legacy: LegacyTargets::new(),
         active: None,
     };
-    tokio::spawn(control(server, goals, targets, clears, shutdown.clone()));
+    tokio::spawn(control(
+        server,
+        goals,
+        targets,
+        clears,
+        clicked,
+        shutdown.clone(),
+    ));
     diagnostics.spawn_periodic(Duration::from_secs(1), shutdown, move || {
         vec![counters.status(), counters.detours_status()]
     });

@@ -99,6 +99,7 @@ impl Server {
         let what = match source {
             Source::Action { .. } => "MoveTo goal",
             Source::Legacy => "legacy move",
+            Source::Clicked => "clicked point move",
         };
         match outcome {
             Outcome::AbortedHelpNeeded => {

@@ -18,7 +18,7 @@ use node_glue::time::Interval;
 use node_glue::{topics, Shutdown};
 use tokio::time::MissedTickBehavior;
 
-use super::convert::{finite, from_point, outcome_code, to_point};
+use super::convert::{finite, from_point, outcome_code, to_point, to_point_m};
 use super::counters::Counters;
 use super::obstructions::Memory;
 use super::params::{DetourSettings, TrajectoryParams};
@@ -28,6 +28,7 @@ use crate::{
     validate_goal, Action, ArmSample, DetourPlanning, Executor, LegacyTargets, LegacyVerdict,
     Outcome, Scene, TrajectoryConfig, TrajectoryError, Workspace,
 };
+use node_glue::r2r::geometry_msgs::msg::Point;
 
 type Goal = ActionServerGoal<MoveTo::Action>;
 type GoalRequest = ActionServerGoalRequest<MoveTo::Action>;
@@ -35,8 +36,13 @@ type ClearRequest = ServiceRequest<ClearObstructions::Service>;
 
 /// Who asked for the running move.
 pub(super) enum Source {
-    Action { goal: Goal, cancel: CancelStream },
+    Action {
+        goal: Goal,
+        cancel: CancelStream,
+    },
     Legacy,
+    /// A point published on `clicked_point` (rviz's Publish Point tool).
+    Clicked,
 }
 
 /// The running move.
@@ -58,6 +64,8 @@ pub(crate) struct Server {
     pub(super) detour: Option<DetourSettings>,
     /// The remembered obstructions.
     pub(super) obstructions: Memory,
+    /// The TF tree (`/tf`, `/tf_static`): targets given in other frames.
+    pub(super) tf: node_glue::tf::Listener,
     pub(super) arm: Latest,
     pub(super) command: r2r::Publisher<PointStamped>,
     pub(super) plan: r2r::Publisher<Path>,
@@ -87,7 +95,7 @@ async fn next_move_event(active: &mut Option<Active>) -> MoveEvent {
             _ = a.ticker.tick() => MoveEvent::Tick,
             Some(request) = cancel.next() => MoveEvent::Cancel(request),
         },
-        Source::Legacy => {
+        Source::Legacy | Source::Clicked => {
             a.ticker.tick().await;
             MoveEvent::Tick
         }
@@ -214,12 +222,33 @@ impl Server {
         plan.map(|exec| (exec, config)).map_err(|e| e.to_string())
     }
 
+    /// `p` (metres, in `frame`; "" = world) in the command frame `world`, millimetres.
+    fn to_world(&self, frame: &str, p: &Point) -> Result<Point3<f64>, String> {
+        if frame.is_empty() || frame == topics::WORLD_FRAME {
+            return Ok(from_point(p));
+        }
+        let world_t_frame = self
+            .tf
+            .lookup(topics::WORLD_FRAME, frame, None)
+            .map_err(|e| {
+                format!(
+                    "target frame \"{frame}\" cannot be transformed into \"{}\": {e}",
+                    topics::WORLD_FRAME
+                )
+            })?;
+        let w = world_t_frame * Point3::new(p.x, p.y, p.z);
+        Ok(from_point(&to_point_m(w)))
+    }
+
     fn on_goal_request(&mut self, req: GoalRequest) {
         let config = self.refresh_config();
         let g = req.goal.clone();
-        let target_mm = from_point(&g.target);
         let uuid = req.uuid;
-        match self.plan_goal(&config, target_mm, g.period_s, g.sample_factor) {
+        let planned = self.to_world(&g.frame_id, &g.target).and_then(|target_mm| {
+            self.plan_goal(&config, target_mm, g.period_s, g.sample_factor)
+                .map(|(exec, c)| (exec, c, target_mm))
+        });
+        match planned {
             Err(reason) => {
                 node_glue::warn_limited!(
                     self.logs,
@@ -235,7 +264,7 @@ impl Server {
                 };
                 action::reject(req, result);
             }
-            Ok((exec, goal_config)) => {
+            Ok((exec, goal_config, target_mm)) => {
                 let Some(Accepted { goal, cancel }) = action::accept(req) else {
                     return;
                 };
@@ -286,6 +315,44 @@ impl Server {
         }
     }
 
+    /// A point on `clicked_point` (rviz's Publish Point, Foxglove's publish panel): in the
+    /// workspace it becomes a move (newest wins, like a legacy target); anything else is
+    /// refused with the reason, logged and counted, never sent.
+    fn on_clicked_point(&mut self, msg: PointStamped) {
+        self.counters.clicked_points.inc();
+        let config = self.refresh_config();
+        let exec = self
+            .to_world(&msg.header.frame_id, &msg.point)
+            .and_then(|target_mm| {
+                self.executor(target_mm, &config)
+                    .map(|e| (e, target_mm))
+                    .map_err(|e| e.to_string())
+            });
+        match exec {
+            Ok((exec, target_mm)) => {
+                node_glue::log_info!(
+                    "clicked point {:?} mm (world): {} set-points",
+                    target_mm.coords.as_slice(),
+                    exec.path().len()
+                );
+                self.preempt();
+                self.start(exec, &config, Source::Clicked);
+            }
+            Err(reason) => {
+                self.counters.clicked_refused.inc();
+                node_glue::warn_limited!(
+                    self.logs,
+                    "clicked",
+                    "clicked point ({:.3}, {:.3}, {:.3}) m in \"{}\" refused: {reason}",
+                    msg.point.x,
+                    msg.point.y,
+                    msg.point.z,
+                    msg.header.frame_id
+                );
+            }
+        }
+    }
+
     pub(super) fn start(&mut self, exec: Executor, config: &TrajectoryConfig, source: Source) {
         self.publish_plan(exec.path());
         // The node's ROS clock: with use_sim_time, set-points follow /clock.
@@ -318,6 +385,7 @@ pub(crate) async fn control(
     mut goals: impl Stream<Item = GoalRequest> + Unpin,
     mut targets: impl Stream<Item = PointStamped> + Unpin,
     mut clears: impl Stream<Item = ClearRequest> + Unpin,
+    mut clicked: impl Stream<Item = PointStamped> + Unpin,
     shutdown: Shutdown,
 ) {
     server.obstructions.publish(&server.counters);
@@ -335,6 +403,7 @@ pub(crate) async fn control(
             },
             Some(msg) = targets.next() => server.on_legacy_target(msg),
             Some(req) = clears.next() => server.obstructions.on_clear(req, &server.counters),
+            Some(msg) = clicked.next() => server.on_clicked_point(msg),
             _ = expiry.tick() => server.obstructions.expire(&server.counters),
             event = next_move_event(&mut server.active) => match event {
                 MoveEvent::Tick => server.on_tick(),
