@@ -142,8 +142,9 @@ fn run() -> Result<(), BoxError> {
 }
 
 fn measure(child: &mut Child, duration_s: f64) -> Result<Vec<Row>, BoxError> {
-    let ctx = r2r::Context::create()?;
-    let mut node = r2r::Node::create(ctx, "state_bench", "")?;
+    // node_glue's App: the rcl context and node (and libpython kept linked for the wheels).
+    let mut app = node_glue::App::new("state_bench")?;
+    let node = &mut app.node;
     let publisher = node.create_publisher::<PointStamped>(
         "/arm/position",
         QosProfile::sensor_data().keep_last(5),
@@ -222,13 +223,7 @@ fn measure(child: &mut Child, duration_s: f64) -> Result<Vec<Row>, BoxError> {
                 break;
             }
             while Instant::now() < due {
-                drain(
-                    &mut node,
-                    &sent_at,
-                    &mut latency_us,
-                    &mut n_joints,
-                    &mut n_tf,
-                );
+                drain(node, &sent_at, &mut latency_us, &mut n_joints, &mut n_tf);
                 let left = due.saturating_duration_since(Instant::now());
                 if left > Duration::from_micros(300) {
                     std::thread::sleep(left.min(Duration::from_millis(1)) / 2);
@@ -245,13 +240,7 @@ fn measure(child: &mut Child, duration_s: f64) -> Result<Vec<Row>, BoxError> {
         // The last messages in flight.
         let linger = Instant::now() + Duration::from_millis(500);
         while Instant::now() < linger {
-            drain(
-                &mut node,
-                &sent_at,
-                &mut latency_us,
-                &mut n_joints,
-                &mut n_tf,
-            );
+            drain(node, &sent_at, &mut latency_us, &mut n_joints, &mut n_tf);
             std::thread::sleep(Duration::from_millis(1));
         }
         rows.push(Row {
