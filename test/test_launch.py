@@ -5,7 +5,9 @@ xtask launch` (for machines without `ros2 launch`) on the same file.
 - both launchers bring up the same nodes, with the same parameters and the same topics,
   services and actions (`ros2 param dump` and `ros2 node info` compared as text);
 - two arms under two namespaces run side by side: a MoveTo to the left arm moves only the
-  left arm (the right one never gets a set-point);
+  left arm (the right one never gets a set-point); each has its own TF tree on
+  `/<ns>/tf` and `/<ns>/tf_static` (nothing on the global `/tf`), the left one's stage
+  where the left arm went, the right one's at rest;
 - the Eurobot launch file brings up its nodes and the simulated board answers through
   the comms bridge.
 
@@ -21,11 +23,12 @@ from arnie_interfaces.msg import Packet
 from arnie_interfaces.srv import SendPacket
 from geometry_msgs.msg import Point, PointStamped
 from rclpy.action import ActionClient
-from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from tf2_msgs.msg import TFMessage
 
 from conftest import ROS2, binary, require_ros2, spine_sim_config
 
-ARM_NODES = ["sim", "spine_bridge", "trajectory_server", "brain"]
+ARM_NODES = ["sim", "spine_bridge", "trajectory_server", "brain", "arnie_state"]
 EUROBOT_NODES = ["planner", "comms_bridge", "strategy"]
 STARTUP_S = 90.0
 
@@ -137,6 +140,11 @@ def test_two_arms_side_by_side_without_crosstalk(graph, tmp_path):
     positions = {s: graph.collect(PointStamped, f"/{s}/arm/position", qos_profile_sensor_data) for s in ("left", "right")}
     commands = {s: graph.collect(PointStamped, f"/{s}/arm/command", QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
                 for s in ("left", "right")}
+    tf = {s: graph.collect(TFMessage, f"/{s}/tf", QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
+          for s in ("left", "right")}
+    statics = {s: graph.collect(TFMessage, f"/{s}/tf_static", QoSProfile(
+        depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        for s in ("left", "right")}
     client = ActionClient(graph.node, MoveTo, "/left/trajectory/move_to")
     graph.wait_for_action(client, "/left/trajectory/move_to", STARTUP_S)
     graph.spin_until(lambda: positions["left"] and positions["right"], STARTUP_S, "both arms' positions")
@@ -151,6 +159,19 @@ def test_two_arms_side_by_side_without_crosstalk(graph, tmp_path):
     assert commands["left"], "the left arm got no set-point"
     assert not commands["right"], f"the right arm got {len(commands['right'])} set-points of the left arm's move"
     assert all(abs(m.point.x) < 0.001 and abs(m.point.y) < 0.001 and abs(m.point.z) < 0.001 for m in positions["right"])
+    # Two TF trees that do not overwrite each other (per-namespace TF topics).
+    assert graph.node.count_publishers("/tf") == 0 and graph.node.count_publishers("/tf_static") == 0
+    graph.spin_until(lambda: tf["right"] and all(statics.values()), STARTUP_S, "both arms' TF")
+    for side in ("left", "right"):
+        children = {t.child_frame_id for m in statics[side] for t in m.transforms}
+        assert {"arm", "taper_holder"} <= children, (side, children)
+
+    def stage_x(side):
+        return [t.transform.translation.x for m in tf[side] for t in m.transforms if t.child_frame_id == "arm_x_carriage"]
+    # The left arm went to world (0.03, 0.02, 0.04): arm x = world y (the arm frame is
+    # turned +90° about z).
+    assert abs(stage_x("left")[-1] - 0.02) < 0.005, stage_x("left")[-1]
+    assert all(abs(x) < 0.001 for x in stage_x("right")), stage_x("right")
 
 
 def test_eurobot_launch_brings_up_its_nodes_and_the_simulated_board(graph, tmp_path):

@@ -34,7 +34,10 @@ TYPES = {
     "rviz_default_plugins/Map": "nav_msgs/msg/OccupancyGrid",
     "rviz_default_plugins/Odometry": "nav_msgs/msg/Odometry",
     "rviz_default_plugins/Pose": "geometry_msgs/msg/PoseStamped",
+    "rviz_default_plugins/RobotModel": "std_msgs/msg/String",
 }
+# The key under which a display names its topic (RobotModel: "Description Topic").
+TOPIC_KEYS = ("Topic", "Description Topic")
 RELIABILITY = {"Reliable": ReliabilityPolicy.RELIABLE, "Best Effort": ReliabilityPolicy.BEST_EFFORT}
 DURABILITY = {"Volatile": DurabilityPolicy.VOLATILE, "Transient Local": DurabilityPolicy.TRANSIENT_LOCAL}
 # Latched topics that carry data from the start: their frame must be the fixed frame (rviz
@@ -46,6 +49,14 @@ def config(name):
     return yaml.safe_load((RVIZ / name).read_text())
 
 
+def topic_of(display):
+    """A display's topic settings (Value and QoS), or None."""
+    for key in TOPIC_KEYS:
+        if isinstance(display.get(key), dict):
+            return display[key]
+    return None
+
+
 def topic_displays(cfg):
     """Every display with a topic, groups included."""
     out = []
@@ -54,7 +65,7 @@ def topic_displays(cfg):
         for d in displays or []:
             if "Displays" in d:
                 walk(d["Displays"])
-            if isinstance(d.get("Topic"), dict):
+            if topic_of(d) is not None:
                 out.append(d)
 
     walk(cfg["Visualization Manager"]["Displays"])
@@ -70,7 +81,7 @@ def test_config_parses_and_the_launch_file_starts_rviz_with_it(name, frame, laun
     assert displays, f"{name} shows no topic"
     for d in displays:
         assert d["Class"] in TYPES, f"{name}: display {d['Name']!r}: unknown class {d['Class']} (add it to TYPES)"
-        t = d["Topic"]
+        t = topic_of(d)
         assert t["Reliability Policy"] in RELIABILITY and t["Durability Policy"] in DURABILITY, d
         assert t["Value"].startswith("/"), d
     # The launch file's rviz command, with $(find-pkg-share arnie_bringup) resolved as
@@ -90,7 +101,7 @@ def check_live(graph, name):
     cfg = config(name)
     fixed = cfg["Visualization Manager"]["Global Options"]["Fixed Frame"]
     for d in topic_displays(cfg):
-        t = d["Topic"]
+        t = topic_of(d)
         topic = t["Value"]
         graph.spin_until(lambda: graph.node.get_publishers_info_by_topic(topic), STARTUP_S,
                          f"a publisher on {topic} ({name}: {d['Name']})")
@@ -119,7 +130,7 @@ def check_live(graph, name):
 def test_every_topic_of_arnie_rviz_is_published_with_its_type_and_qos(graph, tmp_path):
     spine = spine_sim_config(tmp_path / "spine_sim.json")
     graph.launch(*launcher_cmd(any_launcher(), "arnie.launch.xml", f"spine_config:={spine}"), name="arnie")
-    graph.wait_for_nodes(["/sim", "/spine_bridge", "/trajectory_server", "/brain"], STARTUP_S)
+    graph.wait_for_nodes(["/sim", "/spine_bridge", "/trajectory_server", "/brain", "/arnie_state"], STARTUP_S)
     check_live(graph, "arnie.rviz")
 
 

@@ -21,6 +21,7 @@ const BENCHES: &[(&str, &str, &[&str])] = &[
     ("brain", "brain: instructions loading and ticks", &["bench", "-p", "arnie_brain", "--no-default-features", "--bench", "tick"]),
     ("foxglove", "arnie_foxglove on a real graph: added latency publish -> WebSocket client at 1 kHz, messages/s to 1 and 4 clients", &["build", "--release", "-p", "arnie_foxglove", "--bins"]),
     ("base", "arnie_base: control step (odometry packet in -> DriveSpeed out) and the planner's re-plan after a mark on the table map: library calls, then live through planner + comms_bridge + arnie_base with the bench as the motor board", &["bench", "-p", "arnie_base", "--no-default-features", "--bench", "base"]),
+    ("state", "arnie_state on a real graph: /arm/position -> /joint_states + /tf at the demo's 50 Hz, 1 kHz and 2 kHz (kept up, CPU, latency)", &["build", "--release", "-p", "arnie_state", "--bins"]),
     ("bag", "arnie_bag on a real graph: recording 1 kHz + the demo's topics without loss (60 s), recorder CPU, playback timing error at -r 1 / -r 4", &["build", "--release", "-p", "arnie_bag", "--bins"]),
 ];
 
@@ -68,6 +69,14 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             result = run::status(
                 run::command(layout, ros, &bench.to_string_lossy()),
                 "foxglove_bench",
+            );
+        }
+        if result.is_ok() && *name == "state" {
+            // state_bench starts the release arnie_state itself (own domain).
+            let bench = layout.target.join("release/state_bench");
+            result = run::status(
+                run::command(layout, ros, &bench.to_string_lossy()),
+                "state_bench",
             );
         }
         if result.is_ok() && *name == "base" {
