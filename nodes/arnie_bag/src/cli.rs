@@ -166,6 +166,19 @@ fn integer(flag: &str, v: &str) -> Result<u64> {
         .map_err(|_| BagError::option(flag, format!("{v:?} is not a non-negative integer")))
 }
 
+/// `-s` / `--storage`: rosbag2's storage id. arnie_bag reads and writes MCAP (Jazzy's
+/// default storage); any other id is refused with that reason.
+fn storage(flag: &str, v: &str) -> Result<()> {
+    if v == "mcap" {
+        Ok(())
+    } else {
+        Err(BagError::option(
+            flag,
+            format!("storage {v:?} is not supported: arnie_bag reads and writes MCAP (\"mcap\", rosbag2's default in Jazzy) only"),
+        ))
+    }
+}
+
 fn compression(v: &str) -> Result<Compression> {
     v.parse()
         .map_err(|e: String| BagError::option("--compression", e))
@@ -294,6 +307,7 @@ fn parse_record(a: &mut Args, now: i64, offset: i64) -> Result<Command> {
                 }
             }
             "--no-fsync" => opts.sync = false,
+            "-s" | "--storage" => storage(&w, &a.value(&w)?)?,
             f if f.starts_with('-') && f.len() > 1 => {
                 return Err(BagError::option(f, "unknown option of record"))
             }
@@ -344,6 +358,7 @@ fn parse_play(a: &mut Args) -> Result<Command> {
                     })?;
             }
             "-l" | "--loop" => o.loop_playback = true,
+            "-s" | "--storage" => storage(&w, &a.value(&w)?)?,
             "--topics" => o
                 .topics
                 .extend(a.values(&w, true)?.iter().map(|t| absolute(t))),
@@ -481,6 +496,18 @@ mod tests {
         assert!(p("record -a -b 10").is_err());
         assert!(p("record -a --compression gzip").is_err());
         assert!(p("record -e (").is_err());
+    }
+
+    #[test]
+    fn storage_mcap_is_taken_and_any_other_refused_with_the_reason() {
+        assert!(matches!(p("record -a -s mcap"), Ok(Command::Record(_))));
+        assert!(matches!(
+            p("record -a --storage mcap"),
+            Ok(Command::Record(_))
+        ));
+        assert!(matches!(p("play bag -s mcap"), Ok(Command::Play(_))));
+        let e = p("record -a -s sqlite3").unwrap_err().to_string();
+        assert!(e.contains("sqlite3") && e.contains("MCAP"), "{e}");
     }
 
     #[test]
