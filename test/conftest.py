@@ -146,9 +146,13 @@ class Graph:
         self.executor.add_node(self.node)
 
     # ---------------------------------------------------------------- processes
-    def start(self, name, *args, params=None, params_file=None, ros_args=(), env=None):
-        """Starts a node binary with `--ros-args` built from params / params_file."""
+    def start(self, name, *args, params=None, params_file=None, ros_args=(), env=None, netns=None):
+        """Starts a node binary with `--ros-args` built from params / params_file; in the
+        network namespace `netns` (`ip netns exec`, which execs the node: the process is
+        the node's) when given (test/test_two_hosts.py)."""
         cmd = [binary(name), *args]
+        if netns:
+            cmd = ["ip", "netns", "exec", netns, *cmd]
         ra = list(ros_args)
         if params_file:
             ra += ["--params-file", str(params_file)]
