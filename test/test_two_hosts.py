@@ -19,7 +19,9 @@ over the link from rt. Nodes are started with `ip netns exec` (conftest's
 - discovery as a lab configures it: ROS_AUTOMATIC_DISCOVERY_RANGE=SUBNET (multicast on
   the LAN, every test here), ROS_STATIC_PEERS with automatic discovery OFF, and
   ROS_DOMAIN_ID separation of two labs on one LAN;
-- faults on the link: a 2 s cut during the task, 5 % random packet loss both ways.
+- faults on the link: a 2 s cut during the task, 5 % random packet loss both ways;
+- launch/arnie.launch.xml with `part:=rt` on rt and `part:=station` on station (`ros2
+  launch`) wires up across the link.
 """
 import asyncio
 import contextlib
@@ -34,7 +36,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from rclpy.qos import qos_profile_sensor_data
 
-from conftest import DomainLock, Graph
+from conftest import ROS2, DomainLock, Graph, require_ros2
 from netns import RT_IP, STATION_IP, Lan, inside, ip as _ip, netns_unavailable
 from test_bag import read_bag, stop_recorder
 from test_e2e import PARAMS, Stack
@@ -314,3 +316,29 @@ def test_five_percent_packet_loss_on_the_link(lan, tmp_path):
         stack.assert_flame_passed_taper_first()
         assert dropped() > 0, "no packet was dropped: the loss had no effect"
         stack.cancel()
+
+
+def test_launch_file_parts_on_two_hosts(lan, tmp_path):
+    # The lab's way: the same launch file on both machines, `part:=rt` on rt (with the
+    # LAN's spine config, loopback:=false) and `part:=station` on station.
+    require_ros2()
+    config = json.loads((PARAMS / "spine_sim.json").read_text())
+    on_lan(config)
+    path = tmp_path / "lab_spine.json"
+    path.write_text(json.dumps(config, indent=2))
+    with observer(lan, tmp_path) as g:
+        diag = diagnostics(g)
+        g.launch("ip", "netns", "exec", lan.rt, ROS2, "launch", "arnie_bringup", "arnie.launch.xml",
+                 "part:=rt", "loopback:=false", f"spine_config:={path}", name="launch_rt")
+        g.launch("ip", "netns", "exec", lan.station, ROS2, "launch", "arnie_bringup", "arnie.launch.xml",
+                 "part:=station", "tick_period_s:=2.0", name="launch_station")
+        g.wait_for_nodes({"/sim", "/spine_bridge", "/trajectory_server", "/brain"}, timeout=90.0)
+
+        def counted(status, key):
+            return int(diag.get(status, {}).get(key, "0")) > 0
+        g.spin_until(lambda: counted("/trajectory_server: move_to", "positions") and counted("/brain: inputs", "positions")
+                     and counted("/brain: inputs", "observation_messages"), 90.0,
+                     "rt's positions and observations counted by the trajectory server and the brain on station")
+        names = [n for n, _ in g.node.get_node_names_and_namespaces()]
+        for node in ("sim", "spine_bridge", "trajectory_server", "brain"):
+            assert names.count(node) == 1, names  # each started once, by its host's part
