@@ -131,10 +131,20 @@ class DomainLock:
         self._file.close()
 
 
+# The network namespace this process started in, and how many Graphs were made in it
+# (test/test_two_hosts.py: Fast DDS keeps process-wide state from the namespace of the
+# first participant, so its clients in other namespaces work only in a fresh process).
+INITIAL_NETNS = os.readlink("/proc/thread-self/ns/net")
+
+
 class Graph:
     """One isolated ROS graph: node processes plus an rclpy node to observe them."""
 
+    made_in_initial_netns = 0
+
     def __init__(self, domain_id, tmp_path):
+        if os.readlink("/proc/thread-self/ns/net") == INITIAL_NETNS:
+            Graph.made_in_initial_netns += 1
         self.domain_id = domain_id
         self.tmp = tmp_path
         self.env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")

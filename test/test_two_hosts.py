@@ -47,6 +47,12 @@ def lan():
     reason = netns_unavailable()
     if reason:
         pytest.skip(reason)
+    if Graph.made_in_initial_netns:
+        # Seen: after other tests' clients in this process, the client on station never
+        # matches the nodes (Fast DDS keeps process-wide state from the first
+        # participant's namespace). Known limit: run this file in its own process.
+        pytest.skip("needs its own pytest process (python3 -m pytest test/test_two_hosts.py): "
+                    "other tests made ROS clients in this process first")
     net = Lan()
     try:
         try:
