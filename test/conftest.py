@@ -131,10 +131,20 @@ class DomainLock:
         self._file.close()
 
 
+# The network namespace this process started in, and how many Graphs were made in it
+# (test/test_two_hosts.py: Fast DDS keeps process-wide state from the namespace of the
+# first participant, so its clients in other namespaces work only in a fresh process).
+INITIAL_NETNS = os.readlink("/proc/thread-self/ns/net")
+
+
 class Graph:
     """One isolated ROS graph: node processes plus an rclpy node to observe them."""
 
+    made_in_initial_netns = 0
+
     def __init__(self, domain_id, tmp_path):
+        if os.readlink("/proc/thread-self/ns/net") == INITIAL_NETNS:
+            Graph.made_in_initial_netns += 1
         self.domain_id = domain_id
         self.tmp = tmp_path
         self.env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
@@ -146,9 +156,13 @@ class Graph:
         self.executor.add_node(self.node)
 
     # ---------------------------------------------------------------- processes
-    def start(self, name, *args, params=None, params_file=None, ros_args=(), env=None):
-        """Starts a node binary with `--ros-args` built from params / params_file."""
+    def start(self, name, *args, params=None, params_file=None, ros_args=(), env=None, netns=None):
+        """Starts a node binary with `--ros-args` built from params / params_file; in the
+        network namespace `netns` (`ip netns exec`, which execs the node: the process is
+        the node's) when given (test/test_two_hosts.py)."""
         cmd = [binary(name), *args]
+        if netns:
+            cmd = ["ip", "netns", "exec", netns, *cmd]
         ra = list(ros_args)
         if params_file:
             ra += ["--params-file", str(params_file)]

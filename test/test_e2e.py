@@ -61,17 +61,25 @@ def subsequence(wanted, seen):
 
 
 class Stack:
-    """The four nodes of the launch file on free ports, and what the test watches."""
+    """The four nodes of the launch file on free ports, and what the test watches.
 
-    def __init__(self, graph, tmp_path, scenario=None, trajectory=None):
+    `spine_edit` edits the spine config (a dict, after the free ports), `netns` places nodes
+    in network namespaces (node name -> namespace, test/test_two_hosts.py) and `params`
+    adds parameters per node (node name -> dict)."""
+
+    def __init__(self, graph, tmp_path, scenario=None, spine_edit=None, netns=None, params=None):
         self.graph = graph
         self.tmp = tmp_path
+        self.netns = netns or {}
+        self.params = params or {}
         # Spine config: the shipped file with its three ports replaced by free ones.
         config = json.loads(SPINE_SIM.read_text())
         arm_in, eyes_in, arm_out = free_udp_ports(3)
         config["interfaces"]["input"]["arm"]["port"] = arm_in
         config["interfaces"]["input"]["eyes"]["port"] = eyes_in
         config["interfaces"]["output"]["arm"]["port"] = arm_out
+        if spine_edit:
+            spine_edit(config)
         self.spine_config = tmp_path / "spine_sim.json"
         self.spine_config.write_text(json.dumps(config, indent=2))
         # Scenario: the shipped one, changed by the test.
@@ -93,20 +101,22 @@ class Stack:
         self.feedback = []
         self.client = ActionClient(graph.node, RunTask, "/brain/run_task")
 
-        self.sim = graph.start("sim", params_file=PARAMS / "sim.yaml", params={
+        self.sim = self.start("sim", {
             "spine_config": str(self.spine_config),
             "scenario_file": str(self.scenario_file),
             "truth_log": str(tmp_path / "truth.jsonl"),
         })
         self.spine = self.start_spine()
-        self.trajectory = graph.start("trajectory_server", params_file=PARAMS / "trajectory_server.yaml",
-                                      params={"period_ms": PERIOD_MS, **(trajectory or {})})
-        self.brain = graph.start("brain", params_file=PARAMS / "brain.yaml",
-                                 params={"tick_period_s": TICK_PERIOD_S})
+        self.trajectory = self.start("trajectory_server", {"period_ms": PERIOD_MS})
+        self.brain = self.start("brain", {"tick_period_s": TICK_PERIOD_S})
+
+    def start(self, name, params):
+        """Starts a node with params/<name>.yaml, `params` and the test's own for it."""
+        return self.graph.start(name, params_file=PARAMS / f"{name}.yaml", params={**params, **self.params.get(name, {})},
+                                netns=self.netns.get(name))
 
     def start_spine(self):
-        return self.graph.start("spine_bridge", params_file=PARAMS / "spine_bridge.yaml",
-                                params={"config_file": str(self.spine_config)})
+        return self.start("spine_bridge", {"config_file": str(self.spine_config)})
 
     def _on_diagnostics(self, msg):
         for st in msg.status:
@@ -260,7 +270,7 @@ def test_obstacle_reverses_then_brain_retries_and_resets(graph, tmp_path):
     # detours off: the original behaviour (PYT reverses, the brain retries, then resets).
     wall = {"name": "wall", "min_mm": [-60, 0, -15], "max_mm": [-40, 60, 15]}
     stack = Stack(graph, tmp_path, scenario=lambda s: s["arm"]["obstacles"].append(wall),
-                  trajectory={"detour_enabled": False})
+                  params={"trajectory_server": {"detour_enabled": False}})
     timeout = reset_timeout("lightOther")
     assert timeout >= 0, "the test needs a finite reset.timeout on lightOther"
     stack.ready()

@@ -3,8 +3,9 @@
 //! reads them: `<launch>`, `<arg name default|value>`, `<let>`, `<node pkg exec name
 //! namespace args output on_exit>` with `<param name value>`, `<param from>` and
 //! `<remap from to>`, `<group>` (scoped args; `<push-ros-namespace>`), `<include file>`
-//! with `<arg>`, `if`/`unless` on every element, and the substitutions `$(var)`,
-//! `$(env NAME [default])`, `$(dirname)`, `$(find-pkg-share pkg)`. Anything else is an
+//! with `<arg>` (and its `<choice>`s), `if`/`unless` on every element, and the
+//! substitutions `$(var)`, `$(env NAME [default])`, `$(dirname)`, `$(find-pkg-share
+//! pkg)`, `$(find-pkg-prefix pkg)`, `$(equals A B)`, `$(not-equals A B)`, nested. Anything else is an
 //! error naming the element, never silently ignored. The reader is the `launch_xml`
 //! crate (xtask/launch_xml, shared with the fuzzer); this module runs what it reads.
 //!

@@ -4,10 +4,11 @@
 //! `<launch>`, `<arg name default|value>`, `<let>`, `<node pkg exec name namespace args
 //! output on_exit>` with `<param name value>`, `<param from>` and `<remap from to>`,
 //! `<group>` (scoped args; `<push-ros-namespace>`), `<include file>` with `<arg>`,
-//! `if`/`unless` on every element, `<executable cmd name on_exit>`, and the
-//! substitutions `$(var)`, `$(env NAME [default])`, `$(dirname)`,
-//! `$(find-pkg-share pkg)`, `$(find-pkg-prefix pkg)`. Anything else is an error naming
-//! the element, never silently ignored.
+//! `if`/`unless` on every element, `<executable cmd name on_exit>`, `<choice value>` in
+//! an `<arg>` (the value checked), and the substitutions `$(var)`, `$(env NAME
+//! [default])`, `$(dirname)`, `$(find-pkg-share pkg)`, `$(find-pkg-prefix pkg)`,
+//! `$(equals A B)`, `$(not-equals A B)`, nested (`$(not-equals $(var part) rt)`).
+//! Anything else is an error naming the element, never silently ignored.
 //!
 //! What the reader needs from the machine (files for `<include>`, environment
 //! variables, the ament index) comes through a [`Host`]: [`System`] is the real one.
@@ -226,17 +227,23 @@ impl Scope<'_> {
         Ok(true)
     }
 
-    /// Expands `$(...)` substitutions.
+    /// Expands `$(...)` substitutions; a substitution's arguments may hold substitutions
+    /// themselves (`$(not-equals $(var part) rt)`), expanded word by word as `ros2 launch`
+    /// does.
     fn subst(&self, node: roxmltree::Node, s: &str) -> Result<String, Error> {
         let mut out = String::new();
         let mut rest = s;
         while let Some(start) = rest.find("$(") {
             out.push_str(&rest[..start]);
             let after = &rest[start + 2..];
-            let end = after
-                .find(')')
+            let end = closing_paren(after)
                 .ok_or_else(|| self.err(node, format!("unclosed substitution in {s:?}")))?;
-            let words: Vec<&str> = after[..end].split_whitespace().collect();
+            let inner = &after[..end];
+            let words = split_words(inner)
+                .into_iter()
+                .map(|w| self.subst(node, w))
+                .collect::<Result<Vec<String>, Error>>()?;
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
             let value = match words.as_slice() {
                 ["var", name] => self.vars.get(*name).cloned().ok_or_else(|| {
                     self.err(node, format!("launch argument `{name}` is not declared"))
@@ -262,18 +269,42 @@ impl Scope<'_> {
                         format!("package `{pkg}` not found on AMENT_PREFIX_PATH"),
                     )
                 })?,
-                _ => {
-                    return Err(self.err(
-                        node,
-                        format!("unsupported substitution $({})", &after[..end]),
-                    ))
-                }
+                // As launch's EqualsSubstitution compares two words (as text; booleans
+                // case-blind): "true" or "false".
+                ["equals", left, right] => same(left, right).to_string(),
+                ["not-equals", left, right] => (!same(left, right)).to_string(),
+                _ => return Err(self.err(node, format!("unsupported substitution $({inner})"))),
             };
             out.push_str(&value);
             rest = &after[end + 1..];
         }
         out.push_str(rest);
         Ok(out)
+    }
+
+    /// An `<arg>`'s value checked against its `<choice value>` children (as `ros2 launch`
+    /// checks `choices`); any other child is an error.
+    fn check_choices(&self, arg: roxmltree::Node, name: &str, value: &str) -> Result<(), Error> {
+        let mut choices = Vec::new();
+        for child in arg.children().filter(|n| n.is_element()) {
+            if child.tag_name().name() != "choice" {
+                return Err(self.err(
+                    child,
+                    format!("unsupported element <{}> in <arg>", child.tag_name().name()),
+                ));
+            }
+            choices.push(self.required(child, "value")?);
+        }
+        if choices.is_empty() || choices.iter().any(|c| c == value) {
+            return Ok(());
+        }
+        Err(self.err(
+            arg,
+            format!(
+                "argument `{name}` is {value:?}: valid choices are {}",
+                choices.join(", ")
+            ),
+        ))
     }
 
     fn children(
@@ -301,6 +332,7 @@ impl Scope<'_> {
                             }
                         },
                     };
+                    self.check_choices(child, &name, &value)?;
                     self.vars.insert(name, value);
                 }
                 "let" => {
@@ -448,6 +480,79 @@ impl Scope<'_> {
         }
         Ok(spec)
     }
+}
+
+/// The index of the `)` closing a substitution whose text starts at `text` (just after
+/// its `$(`), skipping nested `$(...)`.
+fn closing_paren(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'$' if bytes.get(i + 1) == Some(&b'(') => {
+                depth += 1;
+                i += 1;
+            }
+            b')' if depth == 0 => return Some(i),
+            b')' => depth -= 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// A substitution's words, split at whitespace outside nested `$(...)`.
+fn split_words(text: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let mut depth = 0usize;
+    let mut start: Option<usize> = None;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'$' && bytes.get(i + 1) == Some(&b'(') {
+            start.get_or_insert(i);
+            depth += 1;
+            i += 2;
+            continue;
+        }
+        if b == b')' && depth > 0 {
+            depth -= 1;
+        } else if b.is_ascii_whitespace() && depth == 0 {
+            if let Some(s) = start.take() {
+                words.push(&text[s..i]);
+            }
+            i += 1;
+            continue;
+        }
+        start.get_or_insert(i);
+        i += 1;
+    }
+    if let Some(s) = start {
+        words.push(&text[s..]);
+    }
+    words
+}
+
+/// launch's `equals`: booleans compare case-blind (`True` equals `true`), numbers as
+/// numbers, anything else as text.
+fn same(left: &str, right: &str) -> bool {
+    let boolean = |s: &str| {
+        matches!(
+            s.to_ascii_lowercase().as_str(),
+            "true" | "false" | "1" | "0"
+        )
+    };
+    if boolean(left) && boolean(right) {
+        let truth = |s: &str| matches!(s.to_ascii_lowercase().as_str(), "true" | "1");
+        return truth(left) == truth(right);
+    }
+    if let (Ok(a), Ok(b)) = (left.parse::<f64>(), right.parse::<f64>()) {
+        return a == b;
+    }
+    left == right
 }
 
 /// `inner` inside `outer`, absolute as `ros2 launch` makes it (`arm1` -> `/arm1`); empty
@@ -619,6 +724,104 @@ mod tests {
         let argv = specs[1].argv();
         let at = |s: &str| argv.iter().position(|a| a == s).unwrap();
         assert!(at("use_sim_time:=true") < at("--params-file"), "{argv:?}");
+    }
+
+    #[test]
+    fn nested_substitutions_equals_and_choices() {
+        let dir = std::env::temp_dir().join(format!("launch-xml-part-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = write(
+            &dir,
+            "part.launch.xml",
+            r#"<launch>
+                 <arg name="part" default="all"><choice value="all"/><choice value="rt"/><choice value="station"/></arg>
+                 <group if="$(not-equals $(var part) station)"><node pkg="p" exec="rt"/></group>
+                 <group if="$(not-equals $(var part) rt)"><node pkg="p" exec="station"/></group>
+                 <node pkg="p" exec="only_all" if="$(equals $(var part) all)"/>
+               </launch>"#,
+        );
+        let execs = |part: &str| -> Vec<String> {
+            parse(&f, &given(&[("part", part)]))
+                .unwrap()
+                .into_iter()
+                .map(|s| s.exec)
+                .collect()
+        };
+        assert_eq!(execs("all"), ["rt", "station", "only_all"]);
+        assert_eq!(execs("rt"), ["rt"]);
+        assert_eq!(execs("station"), ["station"]);
+        let bad = parse(&f, &given(&[("part", "sation")]))
+            .unwrap_err()
+            .message;
+        assert!(
+            bad.contains("argument `part` is \"sation\": valid choices are all, rt, station"),
+            "{bad}"
+        );
+        assert_eq!(split_words("a $(var x) b"), ["a", "$(var x)", "b"]);
+        assert_eq!(split_words(" x$(var a b)y  z "), ["x$(var a b)y", "z"]);
+        assert!(same("True", "1") && same("2", "2.0") && !same("rt", "station"));
+        assert_eq!(closing_paren("var $(x) y) z"), Some(10));
+    }
+
+    /// The project's arm launch file: `part` splits it over two hosts (README "Across
+    /// machines"), `all` starts everything.
+    #[test]
+    fn the_arm_launch_file_splits_by_part() {
+        struct Fake;
+        impl Host for Fake {
+            fn read(&self, path: &Path) -> Result<String, String> {
+                std::fs::read_to_string(path).map_err(|e| e.to_string())
+            }
+            fn env(&self, _: &str) -> Option<String> {
+                None
+            }
+            fn pkg_prefix(&self, _: &str) -> Option<String> {
+                Some("/opt/arnie".into())
+            }
+        }
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../launch/arnie.launch.xml");
+        let names = |args: &[(&str, &str)]| -> Vec<String> {
+            parse_with(&Fake, &file, &given(args))
+                .unwrap()
+                .into_iter()
+                .map(|s| s.name)
+                .collect()
+        };
+        let station = ["trajectory_server", "brain"];
+        assert_eq!(
+            names(&[]),
+            ["sim", "spine_bridge", "trajectory_server", "brain"]
+        );
+        assert_eq!(names(&[("part", "rt")]), ["sim", "spine_bridge"]);
+        assert_eq!(names(&[("part", "station")]), station);
+        assert_eq!(
+            names(&[("part", "rt"), ("record", "true"), ("foxglove", "true")]),
+            ["sim", "spine_bridge"]
+        );
+        assert_eq!(
+            names(&[
+                ("part", "station"),
+                ("record", "true"),
+                ("foxglove", "true")
+            ]),
+            ["trajectory_server", "brain", "record", "arnie_foxglove"]
+        );
+        let specs = parse_with(
+            &Fake,
+            &file,
+            &given(&[("part", "rt"), ("use_sim", "true"), ("loopback", "false")]),
+        )
+        .unwrap();
+        for s in &specs {
+            assert!(
+                s.params.contains(&("loopback".into(), "false".into())),
+                "{s:?}"
+            );
+        }
+        assert!(parse_with(&Fake, &file, &given(&[("part", "both")]))
+            .unwrap_err()
+            .message
+            .contains("valid choices are all, rt, station"));
     }
 
     #[test]

@@ -88,7 +88,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let loopback = LoopbackMap {
         port_offset: settings.port_offset,
     };
-    let config = Config::load(Path::new(&p.spine_config), Some(loopback))
+    let config = Config::load(Path::new(&p.spine_config), p.loopback.then_some(loopback))
         .map_err(|e| Error::Setup(format!("spine_config {}: {e}", p.spine_config)))?;
     let names = InterfaceNames {
         arm_output: p.arm_output.clone(),
@@ -117,10 +117,13 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         let at = wiring.arm_targets.addr;
         Error::Setup(format!("cannot bind the arm at {at}: {e}"))
     })?;
+    // Loopback to a loopback spine; any address to a spine on the network.
     let eyes_bind = SocketAddr::new(
-        match wiring.eyes.addr {
-            SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
-            SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+        match (wiring.eyes.addr, wiring.eyes.addr.ip().is_loopback()) {
+            (SocketAddr::V4(_), true) => std::net::Ipv4Addr::LOCALHOST.into(),
+            (SocketAddr::V6(_), true) => std::net::Ipv6Addr::LOCALHOST.into(),
+            (SocketAddr::V4(_), false) => std::net::Ipv4Addr::UNSPECIFIED.into(),
+            (SocketAddr::V6(_), false) => std::net::Ipv6Addr::UNSPECIFIED.into(),
         },
         0,
     );

@@ -17,8 +17,10 @@ node_glue::declare_parameters! {
     /// ROS parameters: flat names with units, each declared once (type, default, range,
     /// when a change takes effect); numeric defaults = [`RawSettings::default`].
     pub(crate) struct SimParams(d = RawSettings::default()) {
-        /// Spine config JSON (original format) the sim mirrors: ports, formats, transforms; every host becomes 127.0.0.1; must not be empty
+        /// Spine config JSON (original format) the sim mirrors: ports, formats, transforms; every host becomes 127.0.0.1 when loopback; must not be empty
         pub spine_config: String = "params/spine_sim.json".into(), any(), "start only";
+        /// true: every host of the spine config becomes 127.0.0.1 (one machine); false: the config's own addresses (the sim on a host of a lab's network)
+        pub loopback: bool = true, any(), "start only";
         /// Spine output that sends arm targets: the sim arm listens at its host:port; must not be empty
         pub arm_output: String = "arm".into(), any(), "start only";
         /// Spine input that receives encoder positions: the sim arm sends there (config host + port); must not be empty
@@ -29,7 +31,7 @@ node_glue::declare_parameters! {
         pub scenario_file: String = "params/scenario_flame.json".into(), any(), "start only";
         /// Ground-truth JSON Lines file (a line per truth publication and per event); empty = off; created at start (a bad path stops the node naming it)
         pub truth_log: String = String::new(), any(), "start only";
-        /// Added to every port of the spine config (like the spine's loopback offset)
+        /// Added to every port of the spine config (like the spine's loopback offset); must be 0 unless loopback
         pub port_offset: i64 = d.port_offset, int(PORT_OFFSET.min as i64, PORT_OFFSET.max as i64), "start only";
         /// Physics step [ms]
         pub step_ms: i64 = d.step_ms, int(STEP_MS.min as i64, STEP_MS.max as i64), "start only";
@@ -60,6 +62,12 @@ impl SimParams {
                     message: "must not be empty".into(),
                 });
             }
+        }
+        if !self.loopback && self.port_offset != 0 {
+            return Err(SimError::Json {
+                field: "port_offset".into(),
+                message: format!("{} is only used with loopback:=true", self.port_offset),
+            });
         }
         RawSettings {
             port_offset: self.port_offset,
@@ -94,6 +102,13 @@ mod tests {
         assert!((RULES.check)(&empty)
             .unwrap_err()
             .starts_with("spine_config"));
+        let offset_off_loopback = SimParams {
+            loopback: false,
+            port_offset: 100,
+            ..SimParams::default()
+        };
+        let e = (RULES.check)(&offset_off_loopback).unwrap_err();
+        assert!(e.contains("only used with loopback:=true"), "{e}");
     }
 
     #[test]
@@ -104,7 +119,7 @@ mod tests {
     #[test]
     fn the_declared_ranges_and_policy_are_the_library_s() {
         let decls = SimParams::declarations();
-        assert_eq!(decls.len(), 10);
+        assert_eq!(decls.len(), 11);
         let range = |name: &str| {
             decls
                 .iter()
