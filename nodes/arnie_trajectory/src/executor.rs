@@ -27,7 +27,11 @@
 //! - The move is planned with [`detour::plan_motion`] from the start: nothing in the way
 //!   gives exactly today's straight min-jerk path (phase `FORWARD`); otherwise the move
 //!   is a detour from its first set-point (phase `DETOUR`, [`End::ReachedByDetour`]).
-//! - The hold after a detection is unchanged. At its end the stop is **confirmed** when
+//! - The hold after a detection is unchanged. At its end, an arm that moved during the
+//!   hold (more than half the tolerance) or caught up with the set-point sent last was
+//!   not blocked but late (a slow link, a loaded machine): the move goes on along its path
+//!   from the next set-point, nothing remembered ([`Executor::resumes`], at most
+//!   [`MAX_RESUMES`] per move; then the stop counts). Otherwise the stop is **confirmed** when
 //!   new arm positions arrived during the hold (the arm is seen standing still; see
 //!   [`Executor::step_counted`]): a stream that merely stopped (a dead link within
 //!   `position_timeout_ms`) looks the same as a blocked arm until then, and must not
@@ -58,6 +62,9 @@ use crate::error::TrajectoryError;
 use crate::minjerk;
 use crate::obstructions::KnownObstruction;
 use crate::outcome::{End, Obstruction, Phase};
+
+/// Holds per move that may turn out to be no obstacle ([`Executor::resumes`]).
+pub const MAX_RESUMES: u32 = 10;
 
 /// What a move with detours plans in ([`Executor::with_detours`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -175,6 +182,11 @@ pub struct Executor {
     samples: u64,
     /// `samples` when the hold began.
     hold_samples: u64,
+    /// The forward obstruction before the one being held for (restored when the hold
+    /// turns out to be no obstacle).
+    obstacle_before_hold: Option<Obstruction>,
+    /// Holds that turned out to be no obstacle (the arm moved or caught up).
+    resumes: u32,
     /// Bumped each time the path is replaced (the node republishes the plan).
     generation: u32,
 }
@@ -283,6 +295,8 @@ impl Executor {
             just_obstructed: None,
             samples: 0,
             hold_samples: 0,
+            obstacle_before_hold: None,
+            resumes: 0,
             generation: 0,
         }
     }
@@ -322,6 +336,12 @@ impl Executor {
     /// True while the way back is being run (or held for).
     pub fn is_reversing(&self) -> bool {
         self.leg == Leg::Reverse
+    }
+
+    /// Holds after which the arm turned out not to be blocked (it moved or caught up during
+    /// the hold) and the move went on along its path (detours on only).
+    pub fn resumes(&self) -> u32 {
+        self.resumes
     }
 
     /// Why the last attempt at a detour after a stop found none (the arm goes back).
@@ -437,14 +457,7 @@ impl Executor {
         self.measured = m;
         match self.stage.clone() {
             Stage::Finished(end) => Action::Done(end),
-            Stage::Running { next } => {
-                if next > 0 {
-                    if let Err(ob) = self.check(next - 1, m) {
-                        return self.obstructed(ob, m);
-                    }
-                }
-                self.send(next)
-            }
+            Stage::Running { .. } => self.advance_running(m),
             Stage::Settling { waited } => {
                 let last = self.path.len().saturating_sub(1);
                 match self.check(last, m) {
@@ -482,6 +495,19 @@ impl Executor {
                 }
             }
         }
+    }
+
+    /// A `Running` step: check the arm against the previous point, then send the next.
+    fn advance_running(&mut self, m: Point3<f64>) -> Action {
+        let Stage::Running { next } = self.stage else {
+            return Action::Wait;
+        };
+        if next > 0 {
+            if let Err(ob) = self.check(next - 1, m) {
+                return self.obstructed(ob, m);
+            }
+        }
+        self.send(next)
     }
 
     /// Checks the arm against point `index` of the current path.
@@ -525,6 +551,7 @@ impl Executor {
                 reverse: ob,
             }),
             _ => {
+                self.obstacle_before_hold = self.obstacle;
                 self.obstacle = Some(ob);
                 self.hold_samples = self.samples;
                 if self.reverse_wait_periods == 0 {
@@ -551,6 +578,19 @@ impl Executor {
                 periods: self.reverse_wait_periods,
             });
             return self.start_reverse(obstacle, m);
+        }
+        // Not blocked after all: during the hold the arm moved, or caught up with the
+        // set-point it was sent last (it lagged: a slow link, a loaded machine). It goes on
+        // along its path (the next check decides again); a few times per move at most.
+        let moved = max_axis_error_mm(&m, &obstacle.measured_mm) > self.tolerance_mm / 2.0;
+        let caught_up = max_axis_error_mm(&m, &self.last_sent) <= self.tolerance_mm;
+        if self.reverse_wait_periods > 0 && (moved || caught_up) && self.resumes < MAX_RESUMES {
+            self.resumes += 1;
+            self.obstacle = self.obstacle_before_hold;
+            self.stage = Stage::Running {
+                next: self.last_index + 1,
+            };
+            return self.advance_running(m);
         }
         self.just_obstructed = Some(obstacle);
         let Some(p) = self.planning.as_mut() else {

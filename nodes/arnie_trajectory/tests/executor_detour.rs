@@ -237,3 +237,34 @@ fn a_stop_without_new_positions_during_the_hold_is_not_remembered() {
     );
     assert!(exec.obstructions().is_empty());
 }
+
+#[test]
+fn an_arm_that_was_late_not_blocked_goes_on_and_nothing_is_remembered() {
+    // The arm stalls for 30 periods (a slow link), then follows again: the detection's
+    // hold sees it catch up, and the move goes on to the target.
+    let (start, target) = (Point3::from(SOURCE), Point3::from(CANDLE));
+    let mut exec = Executor::with_detours(start, target, &config(), planning(scene())).unwrap();
+    let mut pos = start;
+    let mut pending = Vec::new();
+    let mut i = 0;
+    let end = loop {
+        i += 1;
+        let step = exec.step(Some(pos));
+        assert!(step.obstructed.is_none());
+        if let Action::Send(p) = step.action {
+            pending.push(p);
+        }
+        if let Action::Done(end) = step.action {
+            break end;
+        }
+        // Stalled from period 30 to 60; then everything sent arrives at once.
+        if !(30..60).contains(&i) {
+            if let Some(last) = pending.drain(..).next_back() {
+                pos = last;
+            }
+        }
+    };
+    assert_eq!(end, End::Reached);
+    assert!(exec.resumes() >= 1);
+    assert!(exec.obstructions().is_empty());
+}

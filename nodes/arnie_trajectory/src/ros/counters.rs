@@ -39,6 +39,9 @@ node_glue::counters! {
             detours_after_stop,
             /// Stops after which no detour was found (the arm went back).
             detours_not_found,
+            /// Holds after which the arm turned out late, not blocked (it moved or caught
+            /// up): the move went on, nothing remembered.
+            late_not_blocked,
             obstructions_recorded,
             obstructions_expired,
             /// Forgotten by the clear service.

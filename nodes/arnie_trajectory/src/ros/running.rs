@@ -40,7 +40,9 @@ impl Server {
         let Some(a) = self.active.as_mut() else {
             return;
         };
+        let resumes = a.exec.resumes();
         let step = a.exec.step_counted(measured, self.counters.positions.get());
+        let resumed = a.exec.resumes() > resumes;
         let new_plan = (a.exec.generation() != a.plan_generation).then(|| {
             a.plan_generation = a.exec.generation();
             a.exec.path().to_vec()
@@ -53,6 +55,12 @@ impl Server {
             if let Err(e) = goal.publish_feedback(feedback(&step.feedback)) {
                 node_glue::log_debug!("could not publish feedback: {e}");
             }
+        }
+        if resumed {
+            self.counters.late_not_blocked.inc();
+            node_glue::log_info!(
+                "the arm moved or caught up during the hold: late, not blocked; going on along the path"
+            );
         }
         if let Some(ob) = step.obstructed {
             node_glue::log_warn!("obstacle: {ob}; holding");
