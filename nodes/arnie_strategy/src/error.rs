@@ -25,6 +25,8 @@ pub enum MoveOutcome {
     Rejected,
     /// `PREEMPTED`
     Preempted,
+    /// `REACHED_BY_DETOUR`: reached, around a remembered obstruction.
+    ReachedByDetour,
 }
 
 impl MoveOutcome {
@@ -37,6 +39,7 @@ impl MoveOutcome {
             Self::Cancelled => move_to::CANCELLED,
             Self::Rejected => move_to::REJECTED,
             Self::Preempted => move_to::PREEMPTED,
+            Self::ReachedByDetour => move_to::REACHED_BY_DETOUR,
         }
     }
 
@@ -49,6 +52,7 @@ impl MoveOutcome {
             move_to::CANCELLED => Self::Cancelled,
             move_to::REJECTED => Self::Rejected,
             move_to::PREEMPTED => Self::Preempted,
+            move_to::REACHED_BY_DETOUR => Self::ReachedByDetour,
             _ => return None,
         })
     }

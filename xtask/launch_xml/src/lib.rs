@@ -787,10 +787,16 @@ mod tests {
                 .map(|s| s.name)
                 .collect()
         };
-        let station = ["trajectory_server", "brain"];
+        let station = ["trajectory_server", "brain", "arnie_state"];
         assert_eq!(
             names(&[]),
-            ["sim", "spine_bridge", "trajectory_server", "brain"]
+            [
+                "sim",
+                "spine_bridge",
+                "trajectory_server",
+                "brain",
+                "arnie_state"
+            ]
         );
         assert_eq!(names(&[("part", "rt")]), ["sim", "spine_bridge"]);
         assert_eq!(names(&[("part", "station")]), station);
@@ -804,7 +810,13 @@ mod tests {
                 ("record", "true"),
                 ("foxglove", "true")
             ]),
-            ["trajectory_server", "brain", "record", "arnie_foxglove"]
+            [
+                "trajectory_server",
+                "brain",
+                "arnie_state",
+                "record",
+                "arnie_foxglove"
+            ]
         );
         let specs = parse_with(
             &Fake,

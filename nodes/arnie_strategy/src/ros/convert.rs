@@ -150,7 +150,8 @@ pub fn plan_from_response(r: &PlanPath::Response) -> Result<PlannedPath, Error> 
     }
 }
 
-/// A `MoveTo` result: the final position on `REACHED`, else the outcome as an error.
+/// A `MoveTo` result: the final position on `REACHED` (or `REACHED_BY_DETOUR`), else the
+/// outcome as an error.
 ///
 /// # Errors
 /// [`Error::Move`] for any outcome other than `REACHED`; [`Error::Robot`] for an
@@ -158,15 +159,20 @@ pub fn plan_from_response(r: &PlanPath::Response) -> Result<PlannedPath, Error> 
 /// succeed (a server that aborts with a default result).
 pub fn move_result(status: GoalStatus, r: &MoveTo::Result) -> Result<Point, Error> {
     match MoveOutcome::from_code(r.outcome) {
-        Some(MoveOutcome::Reached) if status != GoalStatus::Succeeded => Err(Error::Robot {
-            message: format!(
-                "MoveTo goal ended {status:?} without an outcome: {}",
-                r.message
-            ),
-        }),
-        Some(MoveOutcome::Reached) => from_ros(&r.final_position).ok_or_else(|| Error::Robot {
-            message: "MoveTo: non-finite final position".into(),
-        }),
+        Some(MoveOutcome::Reached | MoveOutcome::ReachedByDetour)
+            if status != GoalStatus::Succeeded =>
+        {
+            Err(Error::Robot {
+                message: format!(
+                    "MoveTo goal ended {status:?} without an outcome: {}",
+                    r.message
+                ),
+            })
+        }
+        Some(MoveOutcome::Reached | MoveOutcome::ReachedByDetour) => from_ros(&r.final_position)
+            .ok_or_else(|| Error::Robot {
+                message: "MoveTo: non-finite final position".into(),
+            }),
         Some(outcome) => Err(Error::Move {
             outcome,
             message: r.message.clone(),
