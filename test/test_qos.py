@@ -112,8 +112,9 @@ def test_an_incompatible_publisher_is_logged_and_counted(graph, tmp_path):
 def test_legacy_targets_arrive_from_best_effort_and_reliable_publishers(graph, qos):
     graph.start("trajectory_server")
     diag = Diag(graph)
-    graph.spin_until(lambda: diag.value("/trajectory_server: qos", "watched_subscriptions") == 2,
-                     what="the trajectory server's qos status")
+    # /arm/position, /arm/target, /clicked_point, /tf, /tf_static.
+    graph.spin_until(lambda: diag.value("/trajectory_server: qos", "watched_subscriptions") == 5,
+                     what="the trajectory server's qos status with its five subscriptions")
     pub = graph.node.create_publisher(PointStamped, "/arm/target", qos)
     graph.spin_until(lambda: pub.get_subscription_count() > 0, what="/arm/target matched")
     msg = PointStamped()
