@@ -195,6 +195,19 @@ fn finite(p: &Point3<f64>) -> bool {
     p.iter().all(|v| v.is_finite())
 }
 
+/// A move's start and goal are finite.
+fn check_inputs(start_mm: Point3<f64>, goal_mm: Point3<f64>) -> Result<(), TrajectoryError> {
+    if !finite(&start_mm) {
+        return Err(TrajectoryError::ArmPositionNotFinite {
+            position_mm: start_mm,
+        });
+    }
+    if !finite(&goal_mm) {
+        return Err(TrajectoryError::TargetNotFinite { target_mm: goal_mm });
+    }
+    Ok(())
+}
+
 /// Largest per-axis absolute difference [mm].
 pub fn max_axis_error_mm(a: &Point3<f64>, b: &Point3<f64>) -> f64 {
     (a - b).abs().max()
@@ -212,14 +225,7 @@ impl Executor {
         goal_mm: Point3<f64>,
         config: &TrajectoryConfig,
     ) -> Result<Self, TrajectoryError> {
-        if !finite(&start_mm) {
-            return Err(TrajectoryError::ArmPositionNotFinite {
-                position_mm: start_mm,
-            });
-        }
-        if !finite(&goal_mm) {
-            return Err(TrajectoryError::TargetNotFinite { target_mm: goal_mm });
-        }
+        check_inputs(start_mm, goal_mm)?;
         let path = minjerk::try_plan(start_mm, goal_mm, config.sample_factor())?;
         Ok(Self::build(start_mm, goal_mm, config, path))
     }
@@ -238,14 +244,7 @@ impl Executor {
         config: &TrajectoryConfig,
         planning: DetourPlanning,
     ) -> Result<Self, TrajectoryError> {
-        if !finite(&start_mm) {
-            return Err(TrajectoryError::ArmPositionNotFinite {
-                position_mm: start_mm,
-            });
-        }
-        if !finite(&goal_mm) {
-            return Err(TrajectoryError::TargetNotFinite { target_mm: goal_mm });
-        }
+        check_inputs(start_mm, goal_mm)?;
         let motion = detour::plan_motion(
             &planning.scene,
             &planning.config,
