@@ -9,7 +9,14 @@ a pty to the simulated motor board (board_sim), arnie_base; rclpy as the action 
 - the opponent plugs the alcove mouth: the base marks it on the planner's map (99 cells on
   /map), re-plans, and after max_failures returns BLOCKED;
 - 5 % corrupted bytes on the serial link: the goal is still reached and the bridge counts
-  the corruption.
+  the corruption;
+- REP 105: with arnie_state serving the base's URDF, over a drive `/tf` + `/tf_static`
+  hold map -> odom -> base_link -> every URDF link, odom -> base_link equals /odom's pose,
+  the odometry's covariances are non-zero and grow with the distance driven, proximity
+  reports come as sensor_msgs/Range in sensor frames of the tree, every stamped topic's
+  frame is in the tree; a pose estimate on /initialpose moves map -> odom (and
+  base/pose), odometry goes on unchanged; an estimate in another frame is refused and
+  counted.
 """
 import json
 import math
@@ -20,7 +27,13 @@ from arnie_interfaces.action import NavigateTo
 from arnie_interfaces.msg import Packet
 from conftest import ROOT
 from diagnostic_msgs.msg import DiagnosticArray
-from nav_msgs.msg import OccupancyGrid, Odometry
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
+from nav_msgs.msg import OccupancyGrid, Odometry, Path
+from rclpy.qos import HistoryPolicy, qos_profile_sensor_data
+from sensor_msgs.msg import Range
+from std_msgs.msg import String
+from tf2_msgs.msg import TFMessage
+import xml.etree.ElementTree as ET
 from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
@@ -89,7 +102,7 @@ def test_reaches_a_goal_and_refuses_bad_goals(graph):
     assert math.hypot(r.pose.position.x - 1.0, r.pose.position.y - 0.6) < 0.06, r.pose
     assert r.driven_m > 0.5
     last = s.odom[-1]
-    assert last.header.frame_id == "map"
+    assert (last.header.frame_id, last.child_frame_id) == ("odom", "base_link")
     assert math.hypot(last.pose.pose.position.x - 1.0, last.pose.pose.position.y - 0.6) < 0.08
     assert any(p.name == "DriveSpeed" for p in s.tx)
     # The map the planner loaded from the scenario is on /map for rviz (latched).
@@ -160,3 +173,121 @@ def test_corrupted_bytes_still_reach_the_goal(graph):
         v = [s.diag("comms_bridge", k) for k in ("checksum", "garbage_bytes")]
         return any(x for x in v if x)
     graph.spin_until(corrupted, what="corruption counted by comms_bridge")
+
+
+BASE_URDF = ROOT / "nodes" / "arnie_bringup" / "urdf" / "eurobot_base.urdf"
+TF_STATIC = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                       durability=DurabilityPolicy.TRANSIENT_LOCAL)
+TF = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                durability=DurabilityPolicy.VOLATILE)
+
+
+def yaw(q):
+    return 2.0 * math.atan2(q.z, q.w)
+
+
+def planar(t):
+    """(x, y, yaw) of a geometry_msgs/Transform."""
+    return (t.translation.x, t.translation.y, yaw(t.rotation))
+
+
+def root_of(edges, frame):
+    """The root frame reached from `frame` up its parents (None: a loop)."""
+    seen = set()
+    while frame in edges:
+        if frame in seen:
+            return None
+        seen.add(frame)
+        frame = edges[frame][0]
+    return frame
+
+
+def test_rep_105_frames_ranges_and_a_pose_estimate(graph):
+    s = Stack(graph)
+    graph.start("arnie_state", params=dict(robot_description_file=str(BASE_URDF), tool_link="''"))
+    statics = graph.collect(TFMessage, "/tf_static", TF_STATIC)
+    dynamic = graph.collect(TFMessage, "/tf", TF)
+    poses = graph.collect(PoseStamped, "/base/pose")
+    ranges = graph.collect(Range, "/base/range", qos_profile_sensor_data)
+    paths = graph.collect(Path, "/planner/path", 10)
+    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    descriptions = graph.collect(String, "/robot_description", latched)
+    graph.spin_until(lambda: descriptions and statics and dynamic and ranges, timeout=60.0,
+                     what="robot_description, /tf_static, /tf and a Range (the wall behind the robot)")
+    assert descriptions[0].data == BASE_URDF.read_text()
+    start_odom = s.odom[-1]
+    start_cov = list(start_odom.pose.covariance)
+    assert start_cov[0] > 0 and start_cov[7] > 0 and start_cov[35] > 0, start_cov
+
+    status, r = s.navigate(1.0, 0.6, theta=-1.0)
+    assert (status, r.outcome) == (GoalStatus.STATUS_SUCCEEDED, NavigateTo.Result.REACHED), r.message
+    graph.spin_for(0.5)
+    edges = {}
+    for msg in statics + dynamic:
+        for t in msg.transforms:
+            edges[t.child_frame_id] = (t.header.frame_id, t.transform)
+    assert edges["odom"][0] == "map" and edges["base_link"][0] == "odom"
+    assert planar(edges["odom"][1]) == (0.0, 0.0, 0.0), "map -> odom is identity until an estimate"
+    links = [link.get("name") for link in ET.fromstring(BASE_URDF.read_text()).findall("link")]
+    for link in links:
+        assert root_of(edges, link) == "map", f"{link} has no path to map: {sorted(edges)}"
+    # odom -> base_link on /tf is /odom's pose, sample for sample (same stamps).
+    odom_by_stamp = {(o.header.stamp.sec, o.header.stamp.nanosec): o for o in s.odom}
+    matched = 0
+    for msg in dynamic:
+        for t in msg.transforms:
+            o = odom_by_stamp.get((t.header.stamp.sec, t.header.stamp.nanosec))
+            if t.child_frame_id == "base_link" and o is not None:
+                p = o.pose.pose
+                assert math.isclose(t.transform.translation.x, p.position.x, abs_tol=1e-9)
+                assert math.isclose(t.transform.translation.y, p.position.y, abs_tol=1e-9)
+                assert math.isclose(yaw(t.transform.rotation), yaw(p.orientation), abs_tol=1e-9)
+                matched += 1
+    assert matched > 10, matched
+    # Covariances grow with the distance driven (the board's noise model).
+    end = s.odom[-1]
+    assert (end.header.frame_id, end.child_frame_id) == ("odom", "base_link")
+    assert end.pose.covariance[0] > start_cov[0] and end.pose.covariance[35] > start_cov[35]
+    assert end.twist.covariance[0] > 0 and end.twist.covariance[35] > 0
+    # Proximity readings: in sensor frames of the URDF, within their reach.
+    assert {m.header.frame_id for m in ranges} <= {l for l in links if l.startswith("range_")}, ranges[-1]
+    assert all(0.0 <= m.range <= m.max_range and m.max_range > 0 for m in ranges)
+    # Every stamped topic names a frame of the tree.
+    tree = set(edges) | {"map"}
+    stamped = {"/odom": s.odom, "/base/pose": poses, "/base/range": ranges, "/map": s.maps, "/planner/path": paths}
+    for topic, msgs in stamped.items():
+        assert msgs, topic
+        assert {m.header.frame_id for m in msgs} <= tree, (topic, {m.header.frame_id for m in msgs})
+    assert {o.child_frame_id for o in s.odom} <= tree
+
+    # A pose estimate (rviz's 2D Pose Estimate): the robot is 0.1 m further along x, turned.
+    here = poses[-1].pose
+    est = PoseWithCovarianceStamped()
+    est.header.frame_id = "map"
+    est.pose.pose.position.x = here.position.x + 0.1
+    est.pose.pose.position.y = here.position.y
+    est.pose.pose.orientation.z = math.sin(0.25)
+    est.pose.pose.orientation.w = math.cos(0.25)
+    pub = graph.node.create_publisher(PoseWithCovarianceStamped, "/initialpose", 10)
+    graph.wait_for_subscriber("/initialpose")
+    odom_before = s.odom[-1].pose.pose.position
+    n = len(poses)
+    pub.publish(est)
+
+    def estimated():
+        return any(math.isclose(p.pose.position.x, here.position.x + 0.1, abs_tol=0.01)
+                   and math.isclose(yaw(p.pose.orientation), 0.5, abs_tol=0.02) for p in poses[n:])
+    graph.spin_until(estimated, timeout=20.0, what="base/pose at the estimate")
+    odom_after = s.odom[-1].pose.pose.position
+    assert math.hypot(odom_after.x - odom_before.x, odom_after.y - odom_before.y) < 0.01, "odometry unchanged"
+    k = len(dynamic)
+    graph.spin_until(lambda: any(t.child_frame_id == "odom" and planar(t.transform) != (0.0, 0.0, 0.0)
+                                 for m in dynamic[k:] for t in m.transforms), what="map -> odom moved")
+    # An estimate in another frame: refused and counted.
+    bad = PoseWithCovarianceStamped()
+    bad.header.frame_id = "odom"
+    bad.pose.pose.orientation.w = 1.0
+    pub.publish(bad)
+    graph.spin_until(lambda: (s.diag("arnie_base", "pose_estimates_refused") or 0) >= 1, timeout=30.0,
+                     what="pose_estimates_refused on /diagnostics")
+    assert s.diag("arnie_base", "pose_estimates") == 1

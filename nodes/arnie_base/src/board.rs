@@ -61,7 +61,7 @@ pub enum FromBoard {
         distance_m: f64,
         /// Relative to the heading [rad].
         bearing_rad: f64,
-        /// The hit point (map frame) [m].
+        /// The hit point, in the board's odometry frame (`odom`) [m].
         hit: (f64, f64),
     },
     /// `Ack`.

@@ -10,6 +10,8 @@
 //! - [`navigator`]: [`Navigator`], the state machine: goals, plans, obstacle reports,
 //!   no progress, marks, re-plans, the link watchdog; everything it wants done comes out
 //!   as [`Output`]s.
+//! - [`odom`]: REP 105 frames (`map` → `odom`, [`MapOdom`]) and the odometry's
+//!   covariances from the board's noise model ([`OdomCovariance`]).
 //! - [`board`]: the motor board's packets (names and fields) ⇄ [`Output`]s and events.
 //! - `ros` (feature `ros`): the r2r glue of the node.
 #![deny(missing_docs)]
@@ -19,6 +21,7 @@ pub mod config;
 pub mod follower;
 pub mod geom;
 pub mod navigator;
+pub mod odom;
 #[cfg(feature = "ros")]
 pub mod ros;
 
@@ -29,3 +32,4 @@ pub use navigator::{
     Feedback, Finish, Goal, KnownObstacles, NavCounters, Navigator, Outcome, Output, Phase,
     PlanFailure, PlanReply, Refused,
 };
+pub use odom::{MapOdom, OdomCovariance, OdomNoise};

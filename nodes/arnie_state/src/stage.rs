@@ -109,6 +109,15 @@ impl fmt::Display for Rejected {
     }
 }
 
+/// Every fixed joint's transform of `urdf`, parent link → child link.
+pub fn fixed_frames(urdf: &Urdf) -> Vec<Frame> {
+    urdf.joints
+        .iter()
+        .filter(|j| j.kind == JointKind::Fixed)
+        .map(|j| Frame::new(&j.parent, &j.child, &j.origin))
+        .collect()
+}
+
 /// One measured state: the stage joints' positions and their links' transforms.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
@@ -205,12 +214,7 @@ impl RobotState {
 
     /// Every fixed joint's transform (published once, on `/tf_static`).
     pub fn static_frames(&self) -> Vec<Frame> {
-        self.urdf
-            .joints
-            .iter()
-            .filter(|j| j.kind == JointKind::Fixed)
-            .map(|j| Frame::new(&j.parent, &j.child, &j.origin))
-            .collect()
+        fixed_frames(&self.urdf)
     }
 
     /// Learns a static transform: when `child` is the root link, its parent becomes the

@@ -386,6 +386,72 @@ pub const TF: &str = "/tf";
 /// `/tf_static`: static transforms (latched).
 pub const TF_STATIC: &str = "/tf_static";
 
+/// tf2's broadcaster QoS on `/tf`: reliable, volatile, keep last 100.
+pub fn broadcaster_qos() -> r2r::QosProfile {
+    r2r::QosProfile::default().reliable().keep_last(100)
+}
+
+/// tf2's static broadcaster QoS on `/tf_static`: reliable, transient local, depth 1
+/// (one message holds every static transform of its publisher).
+pub fn static_broadcaster_qos() -> r2r::QosProfile {
+    crate::qos::latched()
+}
+
+/// tf2's listener QoS on `/tf_static`: reliable, transient local, keep last 100
+/// (several static broadcasters' messages may arrive at once).
+pub fn static_listener_qos() -> r2r::QosProfile {
+    r2r::QosProfile::default()
+        .reliable()
+        .transient_local()
+        .keep_last(100)
+}
+
+/// `parent` → `child` at `stamp` as a `TransformStamped`: `translation` in metres,
+/// `rotation` a unit quaternion `[x, y, z, w]`.
+pub fn transform_stamped(
+    parent: &str,
+    child: &str,
+    stamp: &r2r::builtin_interfaces::msg::Time,
+    translation: [f64; 3],
+    rotation: [f64; 4],
+) -> TransformStamped {
+    use r2r::geometry_msgs::msg::{Quaternion as Q, Transform, Vector3};
+    TransformStamped {
+        header: r2r::std_msgs::msg::Header {
+            stamp: stamp.clone(),
+            frame_id: parent.to_string(),
+        },
+        child_frame_id: child.to_string(),
+        transform: Transform {
+            translation: Vector3 {
+                x: translation[0],
+                y: translation[1],
+                z: translation[2],
+            },
+            rotation: Q {
+                x: rotation[0],
+                y: rotation[1],
+                z: rotation[2],
+                w: rotation[3],
+            },
+        },
+    }
+}
+
+/// A planar pose (`x`, `y` \[m\], heading `theta` \[rad\] about z) as a
+/// `TransformStamped` `parent` → `child`.
+pub fn planar_transform(
+    parent: &str,
+    child: &str,
+    stamp: &r2r::builtin_interfaces::msg::Time,
+    x: f64,
+    y: f64,
+    theta: f64,
+) -> TransformStamped {
+    let (s, c) = (theta / 2.0).sin_cos();
+    transform_stamped(parent, child, stamp, [x, y, 0.0], [0.0, 0.0, s, c])
+}
+
 /// `parent_T_child` of a `TransformStamped` (metres; the quaternion normalised).
 ///
 /// # Errors
@@ -422,15 +488,8 @@ impl Listener {
     /// # Errors
     /// A subscription could not be created.
     pub fn new(app: &mut crate::App, cache: Duration) -> Result<Self, crate::Error> {
-        let dynamic =
-            app.subscribe::<TFMessage>(TF, r2r::QosProfile::default().reliable().keep_last(100))?;
-        let statics = app.subscribe::<TFMessage>(
-            TF_STATIC,
-            r2r::QosProfile::default()
-                .reliable()
-                .transient_local()
-                .keep_last(100),
-        )?;
+        let dynamic = app.subscribe::<TFMessage>(TF, broadcaster_qos())?;
+        let statics = app.subscribe::<TFMessage>(TF_STATIC, static_listener_qos())?;
         let listener = Listener {
             buffer: Arc::new(Mutex::new(Buffer::new(cache))),
             refused: Arc::new(AtomicU64::new(0)),

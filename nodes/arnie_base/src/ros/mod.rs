@@ -6,16 +6,18 @@
 //!   the motor board through `comms_bridge`) and `map` (`nav_msgs/OccupancyGrid`,
 //!   latched: the planner's map; cells of value 100 are the map's own obstacles, whose
 //!   sensor hits are ignored; 99 = the planner's temporary marks);
-//! - publishes `comms/tx` (DriveSpeed at the odometry rate while following a path, Stop),
-//!   `odom` (`nav_msgs/Odometry`, header `frame_id` = the map frame: the board's odometry
-//!   IS the map frame, see README.md) and `base/pose` (`geometry_msgs/PoseStamped`), both
-//!   for every odometry packet; counters on `/diagnostics`;
+//! - publishes `comms/tx` (DriveSpeed at the odometry rate while following a path, Stop);
+//!   for every odometry packet `odom` (REP 105: `odom` → `base_link`, with covariances),
+//!   `/tf` and `base/pose` (in `map`), and for every obstacle report `base/range`
+//!   (`sensor_msgs/Range` in the sensor's frame): see [`frames`]; counters on
+//!   `/diagnostics`;
 //! - calls `planner/plan_path` and `planner/update_map`.
 //!
 //! One task owns the [`Navigator`] and selects over: goals, the running goal's cancel
 //! requests, board packets, maps, planner answers (from helper tasks), the watchdog tick
 //! and shutdown. Time for the navigator is the monotonic clock since start (the link
 //! watchdog is about real time, also under `use_sim_time`).
+mod frames;
 mod params;
 
 use std::sync::{Arc, Mutex};
@@ -28,8 +30,8 @@ use node_glue::diagnostics::{Level, Status};
 use node_glue::r2r::{
     self,
     arnie_interfaces::{action::NavigateTo, msg::Packet, srv::PlanPath, srv::UpdateMap},
-    geometry_msgs::msg::{Point, Pose, PoseStamped, Quaternion},
-    nav_msgs::msg::{OccupancyGrid, Odometry},
+    geometry_msgs::msg::{Point, PoseWithCovarianceStamped},
+    nav_msgs::msg::OccupancyGrid,
     ActionServerCancelRequest, ActionServerGoalRequest,
 };
 use node_glue::ratelimit::RateLimit;
@@ -46,10 +48,10 @@ pub const NODE: &str = "arnie_base";
 pub const NAVIGATE_TO: &str = "base/navigate_to";
 /// The planner's map update service.
 pub const UPDATE_MAP: &str = "planner/update_map";
-/// Odometry out.
-pub const ODOM: &str = "odom";
-/// The robot's pose out.
-pub const BASE_POSE: &str = "base/pose";
+pub use frames::{BASE_POSE, BASE_RANGE, ODOM};
+/// Pose estimates in (rviz's "2D Pose Estimate" tool).
+pub const INITIAL_POSE: &str = "initialpose";
+use frames::{pose_msg, Frames, RangeDropped};
 
 type GoalRequest = ActionServerGoalRequest<NavigateTo::Action>;
 
@@ -63,9 +65,12 @@ node_glue::counters! {
             publish_errors,
             bad_packets,
             obstacle_reports,
+            ranges_unknown_sensor,
             acks,
             acks_not_ok,
             maps,
+            pose_estimates,
+            pose_estimates_refused,
             plan_requests,
             mark_requests,
         }
@@ -110,15 +115,12 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         .create_action_server::<NavigateTo::Action>(NAVIGATE_TO)?;
     let rx = app.subscribe::<Packet>(topics::COMMS_RX, qos::commands())?;
     let maps = app.subscribe::<OccupancyGrid>(topics::MAP, qos::latched())?;
+    // rviz's "2D Pose Estimate" publishes here (reliable, volatile, depth 10).
+    let estimates = app.subscribe::<PoseWithCovarianceStamped>(INITIAL_POSE, qos::commands())?;
     let tx = app
         .node
         .create_publisher::<Packet>(topics::COMMS_TX, qos::commands())?;
-    let odom = app
-        .node
-        .create_publisher::<Odometry>(ODOM, qos::commands())?;
-    let pose = app
-        .node
-        .create_publisher::<PoseStamped>(BASE_POSE, qos::commands())?;
+    let frames = Frames::new(app, &p)?;
     let planner = Arc::new(
         app.node
             .create_client::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?,
@@ -144,8 +146,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         params,
         t0: Instant::now(),
         tx,
-        odom,
-        pose,
+        frames,
         planner,
         marker,
         events_tx,
@@ -154,8 +155,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         active: None,
         next_goal: 1,
         seq: 0,
-        frame_id: p.frame_id.clone(),
-        child_frame_id: p.child_frame_id.clone(),
         watchdog_ms: p.watchdog_ms(),
         planner_timeout: p.planner_timeout(),
     };
@@ -163,6 +162,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         goals,
         rx,
         maps,
+        estimates,
         events,
         Duration::from_millis(p.tick_ms as u64),
         shutdown.clone(),
@@ -191,8 +191,7 @@ struct Control {
     params: Arc<Mutex<BaseParams>>,
     t0: Instant,
     tx: r2r::Publisher<Packet>,
-    odom: r2r::Publisher<Odometry>,
-    pose: r2r::Publisher<PoseStamped>,
+    frames: Frames,
     planner: Arc<r2r::Client<PlanPath::Service>>,
     marker: Arc<r2r::Client<UpdateMap::Service>>,
     events_tx: mpsc::UnboundedSender<Event>,
@@ -204,8 +203,6 @@ struct Control {
     /// The seq of the last DriveSpeed / Stop sent (one counter for both: Stop wants a new
     /// DriveSpeed seq after it).
     seq: u16,
-    frame_id: String,
-    child_frame_id: String,
     watchdog_ms: u16,
     planner_timeout: Duration,
 }
@@ -215,6 +212,7 @@ enum Step {
     Goal(GoalRequest),
     Packet(Packet),
     Map(OccupancyGrid),
+    Estimate(PoseWithCovarianceStamped),
     Event(Event),
     Cancel(ActionServerCancelRequest),
     Tick,
@@ -231,6 +229,7 @@ impl Control {
         mut goals: impl Stream<Item = GoalRequest> + Unpin,
         mut rx: impl Stream<Item = Packet> + Unpin,
         mut maps: impl Stream<Item = OccupancyGrid> + Unpin,
+        mut estimates: impl Stream<Item = PoseWithCovarianceStamped> + Unpin,
         mut events: mpsc::UnboundedReceiver<Event>,
         tick: Duration,
         shutdown: Shutdown,
@@ -243,6 +242,7 @@ impl Control {
                 g = goals.next() => g.map_or(Step::Closed, Step::Goal),
                 Some(p) = rx.next() => Step::Packet(p),
                 Some(m) = maps.next() => Step::Map(m),
+                Some(e) = estimates.next() => Step::Estimate(e),
                 Some(e) = events.recv() => Step::Event(e),
                 c = action::next_cancel(self.active.as_mut().map(|a| &mut a.run)) => Step::Cancel(c),
                 _ = ticker.tick() => Step::Tick,
@@ -255,6 +255,10 @@ impl Control {
                     Vec::new()
                 }
                 Step::Packet(p) => self.on_packet(&p, now),
+                Step::Estimate(e) => {
+                    self.on_estimate(&e);
+                    Vec::new()
+                }
                 Step::Map(m) => {
                     self.on_map(&m);
                     Vec::new()
@@ -371,16 +375,35 @@ impl Control {
     fn on_packet(&mut self, p: &Packet, now: f64) -> Vec<Output> {
         match board::parse(&p.name, &p.fields_json) {
             Ok(FromBoard::Odometry { pose, v, w, .. }) => {
-                self.publish_odometry(&pose, v, w);
-                self.nav.on_odometry(pose, v, w, now)
+                let in_map = self.frames.on_odometry(&pose, v, w).unwrap_or_else(|p| {
+                    self.counters.publish_errors.inc();
+                    p
+                });
+                self.nav.on_odometry(in_map, v, w, now)
             }
             Ok(FromBoard::Obstacle {
+                sensor,
                 distance_m,
                 bearing_rad,
                 hit,
-                ..
             }) => {
                 self.counters.obstacle_reports.inc();
+                match self.frames.on_range(sensor, distance_m) {
+                    Ok(()) => {}
+                    Err(RangeDropped::UnknownSensor) => {
+                        self.counters.ranges_unknown_sensor.inc();
+                        node_glue::warn_limited!(
+                            self.logs,
+                            "range",
+                            "{BASE_RANGE}: sensor {sensor} has no frame in range_frames; not published"
+                        );
+                    }
+                    Err(RangeDropped::Publish(e)) => {
+                        self.counters.publish_errors.inc();
+                        node_glue::warn_limited!(self.logs, "publish", "{BASE_RANGE}: {e}");
+                    }
+                }
+                let hit = self.frames.map_odom().point_to_map(hit);
                 self.nav.on_obstacle(distance_m, bearing_rad, hit, now)
             }
             Ok(FromBoard::Ack {
@@ -404,6 +427,45 @@ impl Control {
                 self.counters.bad_packets.inc();
                 node_glue::warn_limited!(self.logs, "packet", "bad board packet: {e}");
                 Vec::new()
+            }
+        }
+    }
+
+    /// A pose estimate (rviz's "2D Pose Estimate"): the robot is there in `map` now;
+    /// `map` → `odom` moves, odometry goes on. Another frame, a non-finite or non-planar
+    /// pose, or no odometry yet: refused, counted and logged.
+    fn on_estimate(&mut self, e: &PoseWithCovarianceStamped) {
+        let map = self.frames.map_frame().to_string();
+        let frame = if e.header.frame_id.is_empty() {
+            map.as_str()
+        } else {
+            e.header.frame_id.as_str()
+        };
+        let p = &e.pose.pose;
+        let q = &p.orientation;
+        let theta = 2.0 * q.z.atan2(q.w);
+        let pose = Pose2::new(p.position.x, p.position.y, theta);
+        let refused = if frame != map {
+            Some(format!("frame '{frame}' is not the map frame '{map}'"))
+        } else if !(pose.is_finite() && q.x.is_finite() && q.y.is_finite()) {
+            Some("a value is not finite".to_string())
+        } else if !self.frames.relocate(&pose) {
+            Some("no odometry from the board yet".to_string())
+        } else {
+            None
+        };
+        match refused {
+            Some(why) => {
+                self.counters.pose_estimates_refused.inc();
+                node_glue::warn_limited!(self.logs, "estimate", "{INITIAL_POSE} refused: {why}");
+            }
+            None => {
+                self.counters.pose_estimates.inc();
+                let o = self.frames.map_odom().origin;
+                node_glue::log_info!(
+                    "{INITIAL_POSE}: the robot is at ({:.3}, {:.3}, {:.3} rad) in {map}; {map} -> odom is now ({:.3}, {:.3}, {:.3} rad)",
+                    pose.x, pose.y, pose.theta, o.x, o.y, o.theta
+                );
             }
         }
     }
@@ -551,42 +613,6 @@ impl Control {
                 false
             }
         }
-    }
-
-    fn publish_odometry(&self, p: &Pose2, v: f64, w: f64) {
-        let header = time::header(&self.frame_id);
-        let mut msg = Odometry {
-            header: header.clone(),
-            child_frame_id: self.child_frame_id.clone(),
-            ..Default::default()
-        };
-        msg.pose.pose = pose_msg(p);
-        msg.twist.twist.linear.x = v;
-        msg.twist.twist.angular.z = w;
-        let stamped = PoseStamped {
-            header,
-            pose: msg.pose.pose.clone(),
-        };
-        if self.odom.publish(&msg).is_err() || self.pose.publish(&stamped).is_err() {
-            self.counters.publish_errors.inc();
-        }
-    }
-}
-
-fn pose_msg(p: &Pose2) -> Pose {
-    let (s, c) = (p.theta / 2.0).sin_cos();
-    Pose {
-        position: Point {
-            x: p.x,
-            y: p.y,
-            z: 0.0,
-        },
-        orientation: Quaternion {
-            x: 0.0,
-            y: 0.0,
-            z: s,
-            w: c,
-        },
     }
 }
 

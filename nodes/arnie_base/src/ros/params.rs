@@ -65,10 +65,28 @@ node_glue::declare_parameters! {
         pub feedback_period_s: f64 = d.feedback_period_s, float(0.0, 60.0), "next goal";
         /// At the goal, wait at most this long for the board to report it is still before REACHED (Stop repeated meanwhile) [s]
         pub settle_timeout_s: f64 = d.settle_timeout_s, float(0.0, 10.0), "next goal";
-        /// Frame of odom, base/pose and of goals (the planner's and the map's frame); not empty
+        /// The map frame (REP 105): base/pose, goals, the planner's paths and map; not empty
         pub frame_id: String = "map".into(), any(), "start only";
-        /// child_frame_id of odom
+        /// The robot's frame (REP 105 base_link): odom's child_frame_id, the URDF's root; not empty
         pub child_frame_id: String = "base_link".into(), any(), "start only";
+        /// The odometry frame (REP 105): odom's frame_id, parent of child_frame_id on /tf; not empty
+        pub odom_frame_id: String = "odom".into(), any(), "start only";
+        /// Publish odom -> base_link (each odometry packet) and map -> odom (same stamp) on /tf
+        pub publish_tf: bool = true, any(), "start only";
+        /// Board odometry: position error's standard deviation per square root of metre driven [m/sqrt(m)]
+        pub odom_linear_noise: f64 = crate::OdomNoise::default().linear, float(0.0, 1.0), "start only";
+        /// Board odometry: heading error's standard deviation per square root of radian turned [rad/sqrt(rad)]
+        pub odom_angular_noise: f64 = crate::OdomNoise::default().angular, float(0.0, 1.0), "start only";
+        /// Smallest position standard deviation in odom's covariance [m]
+        pub odom_min_position_stddev_m: f64 = crate::OdomNoise::default().min_position_m, float(0.000001, 1.0), "start only";
+        /// Smallest heading standard deviation in odom's covariance [rad]
+        pub odom_min_heading_stddev_rad: f64 = crate::OdomNoise::default().min_heading_rad, float(0.000001, 1.0), "start only";
+        /// Frame of each proximity sensor, by the board's sensor index (sensor_msgs/Range on base/range); a sensor beyond the list is dropped and counted
+        pub range_frames: node_glue::params::Strings = default_range_frames(), any(), "start only";
+        /// Each sensor's reach beyond the robot's edge, by index (Range max_range; the scenario's range_m) [m]
+        pub range_max_m: node_glue::params::Doubles = vec![0.35, 0.3, 0.3, 0.25].into(), any(), "start only";
+        /// Field of view of every proximity sensor (Range field_of_view) [rad]
+        pub range_field_of_view_rad: f64 = 0.05, float(0.0, 3.15), "start only";
         /// Watchdog asked of the board in each DriveSpeed, 0 = the board's default [ms]
         pub watchdog_ms: i64 = 0, int(0, 65_535), "next goal";
         /// Period of the watchdog / re-plan check [ms]
@@ -78,6 +96,18 @@ node_glue::declare_parameters! {
         /// Period of /diagnostics [ms]
         pub diagnostics_period_ms: i64 = 1000, int(1, 60_000), "start only";
     }
+}
+
+fn default_range_frames() -> node_glue::params::Strings {
+    [
+        "range_front",
+        "range_front_left",
+        "range_front_right",
+        "range_rear",
+    ]
+    .map(String::from)
+    .to_vec()
+    .into()
 }
 
 impl BaseParams {
@@ -137,10 +167,44 @@ impl BaseParams {
                 self.planner_timeout_s
             ));
         }
-        if self.frame_id.is_empty() {
-            return Err("frame_id: must not be empty".into());
+        for (name, frame) in [
+            ("frame_id", &self.frame_id),
+            ("child_frame_id", &self.child_frame_id),
+            ("odom_frame_id", &self.odom_frame_id),
+        ] {
+            if frame.is_empty() {
+                return Err(format!("{name}: must not be empty"));
+            }
+        }
+        if self.odom_frame_id == self.frame_id || self.odom_frame_id == self.child_frame_id {
+            return Err(format!(
+                "odom_frame_id: '{}' must differ from frame_id and child_frame_id (REP 105: map -> odom -> base_link)",
+                self.odom_frame_id
+            ));
+        }
+        self.noise().check()?;
+        if let Some(bad) = self
+            .range_max_m
+            .iter()
+            .find(|m| !(m.is_finite() && **m > 0.0))
+        {
+            return Err(format!("range_max_m: {bad} is not a reach above 0"));
+        }
+        if let Some(bad) = self.range_frames.iter().find(|f| f.is_empty()) {
+            return Err(format!("range_frames: {bad:?}: a frame must not be empty"));
         }
         Ok(nav)
+    }
+
+    /// The board's odometry noise model (checked by [`BaseParams::config`]).
+    pub(crate) fn noise(&self) -> crate::OdomNoise {
+        crate::OdomNoise {
+            linear: self.odom_linear_noise,
+            angular: self.odom_angular_noise,
+            min_position_m: self.odom_min_position_stddev_m,
+            min_heading_rad: self.odom_min_heading_stddev_rad,
+            ..crate::OdomNoise::default()
+        }
     }
 
     /// The board's watchdog for each DriveSpeed (checked to fit by [`BaseParams::config`]).
@@ -177,8 +241,8 @@ mod tests {
     #[test]
     fn every_parameter_is_at_the_top_level_with_its_description() {
         let params = registered();
-        assert_eq!(params.len(), 30);
-        assert_eq!(BaseParams::declarations().len(), 30);
+        assert_eq!(params.len(), 39);
+        assert_eq!(BaseParams::declarations().len(), 39);
         for d in BaseParams::declarations() {
             assert!(params.contains_key(d.name), "{}", d.name);
             assert!(!d.text().is_empty(), "{}", d.name);
@@ -211,6 +275,15 @@ mod tests {
                 "child_frame_id",
                 "diagnostics_period_ms",
                 "frame_id",
+                "odom_angular_noise",
+                "odom_frame_id",
+                "odom_linear_noise",
+                "odom_min_heading_stddev_rad",
+                "odom_min_position_stddev_m",
+                "publish_tf",
+                "range_field_of_view_rad",
+                "range_frames",
+                "range_max_m",
                 "tick_ms"
             ]
         );

@@ -8,8 +8,6 @@
 //! it and why.
 
 use node_glue::{App, Error};
-use r2r::geometry_msgs::msg::{Quaternion, Transform, TransformStamped, Vector3};
-use r2r::std_msgs::msg::Header;
 use r2r::tf2_msgs::msg::TFMessage;
 
 use super::Settings;
@@ -17,7 +15,7 @@ use crate::frames::{static_frames, StaticFrame};
 use crate::Config;
 
 /// The static transforms topic (absolute, as tf2's static broadcaster).
-pub const TF_STATIC: &str = "/tf_static";
+pub use node_glue::tf::TF_STATIC;
 
 /// Publishes the static frames of `config` (see the module documentation) and returns
 /// the names published.
@@ -70,30 +68,19 @@ pub fn publish_static(
     }
     let publisher = app
         .node
-        .create_publisher::<TFMessage>(TF_STATIC, node_glue::qos::latched())?;
+        .create_publisher::<TFMessage>(TF_STATIC, node_glue::tf::static_broadcaster_qos())?;
     let stamp = node_glue::time::now();
     let msg = TFMessage {
         transforms: frames
             .iter()
-            .map(|f| TransformStamped {
-                header: Header {
-                    stamp: stamp.clone(),
-                    frame_id: parent.to_string(),
-                },
-                child_frame_id: f.child.clone(),
-                transform: Transform {
-                    translation: Vector3 {
-                        x: f.translation_m[0],
-                        y: f.translation_m[1],
-                        z: f.translation_m[2],
-                    },
-                    rotation: Quaternion {
-                        x: f.rotation[0],
-                        y: f.rotation[1],
-                        z: f.rotation[2],
-                        w: f.rotation[3],
-                    },
-                },
+            .map(|f| {
+                node_glue::tf::transform_stamped(
+                    parent,
+                    &f.child,
+                    &stamp,
+                    f.translation_m,
+                    f.rotation,
+                )
             })
             .collect(),
     };

@@ -35,11 +35,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion};
 use node_glue::r2r::builtin_interfaces::msg::Time;
-use node_glue::r2r::geometry_msgs::msg::{
-    PointStamped, Quaternion as RosQuaternion, Transform, TransformStamped, Vector3,
-};
+use node_glue::r2r::geometry_msgs::msg::{PointStamped, TransformStamped};
 use node_glue::r2r::sensor_msgs::msg::JointState;
 use node_glue::r2r::std_msgs::msg::{Header, String as RosString};
 use node_glue::r2r::tf2_msgs::msg::TFMessage;
@@ -57,27 +54,12 @@ pub const NODE: &str = "arnie_state";
 pub const ROBOT_DESCRIPTION: &str = "robot_description";
 /// The joint states topic (relative, as robot_state_publisher's input).
 pub const JOINT_STATES: &str = "joint_states";
-/// The transforms topic (absolute, as tf2's).
-pub const TF: &str = "/tf";
-/// The static transforms topic (absolute, as tf2's).
-pub const TF_STATIC: &str = "/tf_static";
-
-/// tf2's broadcaster QoS on `/tf`: reliable, volatile, keep last 100.
-fn tf_qos() -> node_glue::r2r::QosProfile {
-    node_glue::r2r::QosProfile::default()
-        .keep_last(100)
-        .reliable()
-}
-
-/// tf2's static listener QoS: reliable, transient local, keep last 100 (several static
-/// broadcasters' messages may arrive at once).
-fn tf_static_listener_qos() -> node_glue::r2r::QosProfile {
-    qos::latched().keep_last(100)
-}
+/// The transforms topics (absolute, as tf2's).
+pub use node_glue::tf::{TF, TF_STATIC};
 
 /// Reads the URDF and checks its stage; returns it with its text (served as it is).
 /// `Err` names the parameter or file and the line.
-fn load(p: &StateParams) -> Result<(RobotState, String), Error> {
+fn load(p: &StateParams) -> Result<(Urdf, String, String), Error> {
     let (source, text) = if !p.robot_description.is_empty() {
         (
             "parameter robot_description".to_string(),
@@ -90,6 +72,11 @@ fn load(p: &StateParams) -> Result<(RobotState, String), Error> {
         (format!("robot_description_file {file}"), text)
     };
     let urdf = Urdf::parse(&text).map_err(|e| Error::Setup(format!("{source}: {e}")))?;
+    Ok((urdf, text, source))
+}
+
+/// The stage of `urdf` ending at `tool_link`.
+fn stage(urdf: Urdf, source: &str, p: &StateParams) -> Result<RobotState, Error> {
     let state = RobotState::new(urdf, &p.tool_link)
         .map_err(|e| Error::Setup(format!("{source}: tool_link {}: {e}", p.tool_link)))?;
     node_glue::log_info!(
@@ -100,49 +87,11 @@ fn load(p: &StateParams) -> Result<(RobotState, String), Error> {
         state.joint_names(),
         p.tool_link
     );
-    Ok((state, text))
+    Ok(state)
 }
 
 fn transform(f: &Frame, stamp: &Time) -> TransformStamped {
-    TransformStamped {
-        header: Header {
-            stamp: stamp.clone(),
-            frame_id: f.parent.clone(),
-        },
-        child_frame_id: f.child.clone(),
-        transform: Transform {
-            translation: Vector3 {
-                x: f.translation[0],
-                y: f.translation[1],
-                z: f.translation[2],
-            },
-            rotation: RosQuaternion {
-                x: f.rotation[0],
-                y: f.rotation[1],
-                z: f.rotation[2],
-                w: f.rotation[3],
-            },
-        },
-    }
-}
-
-/// A `/tf_static` transform as a pose, or `None` when it is not finite or its
-/// quaternion is zero.
-fn pose(t: &Transform) -> Option<Isometry3<f64>> {
-    let v = &t.translation;
-    let r = &t.rotation;
-    let all = [v.x, v.y, v.z, r.x, r.y, r.z, r.w];
-    if all.iter().any(|x| !x.is_finite()) {
-        return None;
-    }
-    let q = Quaternion::new(r.w, r.x, r.y, r.z);
-    if q.norm() < 1e-9 {
-        return None;
-    }
-    Some(Isometry3::from_parts(
-        Translation3::new(v.x, v.y, v.z),
-        UnitQuaternion::new_normalize(q),
-    ))
+    node_glue::tf::transform_stamped(&f.parent, &f.child, stamp, f.translation, f.rotation)
 }
 
 /// Creates the node's publishers, subscriptions and task (`node_glue::main_with(NODE, setup)`).
@@ -157,20 +106,26 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         .lock()
         .map_err(|_| Error::Setup("parameter table poisoned".into()))?
         .clone();
-    let (state, description) = load(&p)?;
+    let (urdf, description, source) = load(&p)?;
+    if p.tool_link.is_empty() {
+        return setup_static(app, &urdf, description, &source);
+    }
+    let state = stage(urdf, &source, &p)?;
 
     let description_pub = app
         .node
         .create_publisher::<RosString>(ROBOT_DESCRIPTION, qos::latched())?;
     let static_pub = app
         .node
-        .create_publisher::<TFMessage>(TF_STATIC, qos::latched())?;
-    let tf_pub = app.node.create_publisher::<TFMessage>(TF, tf_qos())?;
+        .create_publisher::<TFMessage>(TF_STATIC, node_glue::tf::static_broadcaster_qos())?;
+    let tf_pub = app
+        .node
+        .create_publisher::<TFMessage>(TF, node_glue::tf::broadcaster_qos())?;
     let joints_pub = app
         .node
         .create_publisher::<JointState>(JOINT_STATES, qos::commands())?;
     let positions = app.subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
-    let statics = app.subscribe::<TFMessage>(TF_STATIC, tf_static_listener_qos())?;
+    let statics = app.subscribe::<TFMessage>(TF_STATIC, node_glue::tf::static_listener_qos())?;
 
     description_pub.publish(&RosString { data: description })?;
     let now = node_glue::time::now();
@@ -216,6 +171,64 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     Ok(())
 }
 
+/// A robot without a stage (`tool_link` empty: the Eurobot base): the description and
+/// the fixed joints, served as long as the node runs. A moving joint has no source of
+/// positions here, so it is not published: named in a warning.
+fn setup_static(
+    app: &mut App,
+    urdf: &Urdf,
+    description: String,
+    source: &str,
+) -> Result<(), Error> {
+    let moving: Vec<&str> = urdf
+        .joints
+        .iter()
+        .filter(|j| j.kind.moves())
+        .map(|j| j.name.as_str())
+        .collect();
+    if !moving.is_empty() {
+        node_glue::log_warn!(
+            "{source}: joints {moving:?} move, but without tool_link nothing gives their positions: their links are not on TF"
+        );
+    }
+    node_glue::log_info!(
+        "robot '{}' from {source}: {} links, root '{}', no stage (tool_link is empty)",
+        urdf.name,
+        urdf.links.len(),
+        urdf.root
+    );
+    let description_pub = app
+        .node
+        .create_publisher::<RosString>(ROBOT_DESCRIPTION, qos::latched())?;
+    let static_pub = app
+        .node
+        .create_publisher::<TFMessage>(TF_STATIC, node_glue::tf::static_broadcaster_qos())?;
+    description_pub.publish(&RosString { data: description })?;
+    let fixed = crate::stage::fixed_frames(urdf);
+    let now = node_glue::time::now();
+    static_pub.publish(&TFMessage {
+        transforms: fixed.iter().map(|f| transform(f, &now)).collect(),
+    })?;
+    node_glue::log_info!(
+        "{ROBOT_DESCRIPTION} published; {TF_STATIC}: {} fixed joints",
+        fixed.len()
+    );
+    let counters = Arc::new(Counters::default());
+    let diagnostics = app.diagnostics()?;
+    let shutdown = app.shutdown();
+    let _rt = app.handle().enter();
+    let keep = shutdown.clone();
+    tokio::spawn(async move {
+        // A latched topic is served as long as its publisher lives.
+        let _latched = (description_pub, static_pub);
+        keep.wait().await;
+    });
+    diagnostics.spawn_periodic(Duration::from_secs(1), shutdown, move || {
+        vec![counters.status(Some("(no stage: description and fixed joints only)"))]
+    });
+    Ok(())
+}
+
 /// The publishers the task uses.
 struct Publishers {
     tf: node_glue::r2r::Publisher<TFMessage>,
@@ -245,7 +258,7 @@ async fn run(
             m = statics.next() => {
                 let Some(m) = m else { break };
                 for t in &m.transforms {
-                    let Some(p) = pose(&t.transform) else {
+                    let Ok(p) = node_glue::tf::isometry(t) else {
                         node_glue::warn_limited!(limit, "static", "{TF_STATIC}: ignored {} -> {} (not finite, or a zero quaternion)", t.header.frame_id, t.child_frame_id);
                         continue;
                     };

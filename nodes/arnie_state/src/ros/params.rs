@@ -11,7 +11,7 @@ node_glue::declare_parameters! {
         pub robot_description: String = String::new(), any(), "start only";
         /// A URDF file, read when robot_description is empty (the launch file gives the installed share/arnie_bringup/urdf/arnie_arm.urdf); errors name the file and line
         pub robot_description_file: String = String::new(), any(), "start only";
-        /// The link whose origin /arm/position reports (the way to it from the root: three prismatic joints, the others fixed)
+        /// The link whose origin /arm/position reports (the way to it from the root: three prismatic joints, the others fixed); empty: a robot without a stage (only its description and fixed joints, e.g. the Eurobot base)
         pub tool_link: String = "taper_holder".into(), any(), "start only";
     }
 }
@@ -22,16 +22,13 @@ pub(crate) const RULES: Rules<StateParams> = Rules {
 };
 
 impl StateParams {
-    /// One description source, a tool link.
+    /// One description source.
     pub(crate) fn check(&self) -> Result<(), String> {
         if self.robot_description.is_empty() && self.robot_description_file.is_empty() {
             return Err(
                 "robot_description (the URDF text) or robot_description_file (a URDF file) must be given"
                     .into(),
             );
-        }
-        if self.tool_link.is_empty() {
-            return Err("tool_link: must not be empty".into());
         }
         Ok(())
     }

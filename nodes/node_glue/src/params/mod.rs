@@ -18,7 +18,7 @@ pub mod decl;
 pub mod overrides;
 pub(crate) mod server;
 
-pub use array::Doubles;
+pub use array::{Doubles, Strings};
 pub use decl::{range, Declaration, Declared, Range, START_ONLY};
 
 use r2r::indexmap::IndexMap;
