@@ -29,7 +29,7 @@ from tf2_msgs.msg import TFMessage
 from conftest import ROS2, binary, require_ros2, spine_sim_config
 
 ARM_NODES = ["sim", "spine_bridge", "trajectory_server", "brain", "arnie_state"]
-EUROBOT_NODES = ["planner", "comms_bridge", "strategy"]
+EUROBOT_NODES = ["planner", "comms_bridge", "strategy", "arnie_state"]
 STARTUP_S = 90.0
 
 
@@ -174,10 +174,12 @@ def test_two_arms_side_by_side_without_crosstalk(graph, tmp_path):
     assert all(abs(x) < 0.001 for x in stage_x("right")), stage_x("right")
 
 
-def test_eurobot_launch_brings_up_its_nodes_and_the_simulated_board(graph, tmp_path):
+# Both launchers where ros2 launch is installed (the project's launcher once passed an
+# empty value as `-p name:=`, which rcl refuses: strategy_file, tool_link).
+@pytest.mark.parametrize("launcher", ["ros2", "xtask"] if ROS2 else ["xtask"])
+def test_eurobot_launch_brings_up_its_nodes_and_the_simulated_board(graph, tmp_path, launcher):
     import random
     link = random.randrange(20000, 30000, 2)
-    launcher = any_launcher()
     graph.launch(*launcher_cmd(launcher, "eurobot.launch.xml", "namespace:=eurobot", f"link_port:={link}",
                                f"board_port:={link + 1}"), name=launcher)
     graph.wait_for_nodes([f"/eurobot/{n}" for n in EUROBOT_NODES], STARTUP_S)
@@ -189,3 +191,12 @@ def test_eurobot_launch_brings_up_its_nodes_and_the_simulated_board(graph, tmp_p
     assert resp.success and resp.has_reply and resp.reply.name == "Pong", resp
     assert '"seq":7' in resp.reply.fields_json.replace(" ", ""), resp.reply.fields_json
     graph.spin_until(lambda: any(p.name == "Pong" for p in rx), 20.0, "the board's Pong on /eurobot/comms/rx")
+    # The base's TF tree inside the namespace (tool_link:="" for arnie_state through the
+    # launcher): the URDF's fixed links on /eurobot/tf_static, odometry on /eurobot/tf.
+    from tf2_msgs.msg import TFMessage
+    latched = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    statics = graph.collect(TFMessage, "/eurobot/tf_static", latched)
+    dynamic = graph.collect(TFMessage, "/eurobot/tf", QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
+    children = lambda msgs: {t.child_frame_id for m in msgs for t in m.transforms}  # noqa: E731
+    graph.spin_until(lambda: {"range_front", "range_rear", "base_footprint"} <= children(statics)
+                     and {"odom", "base_link"} <= children(dynamic), 30.0, "the base's tree on /eurobot/tf*")

@@ -35,6 +35,7 @@ TYPES = {
     "rviz_default_plugins/Odometry": "nav_msgs/msg/Odometry",
     "rviz_default_plugins/Pose": "geometry_msgs/msg/PoseStamped",
     "rviz_default_plugins/RobotModel": "std_msgs/msg/String",
+    "rviz_default_plugins/Range": "sensor_msgs/msg/Range",
 }
 # The key under which a display names its topic (RobotModel: "Description Topic").
 TOPIC_KEYS = ("Topic", "Description Topic")

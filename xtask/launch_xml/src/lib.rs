@@ -108,14 +108,23 @@ impl NodeSpec {
         if !self.namespace.is_empty() {
             v.extend(["-r".into(), format!("__ns:={}", self.namespace)]);
         }
+        // `-p name:=` has no value for rcl; an empty string is YAML's `''` (what
+        // ros2 launch's parameter file holds for `value=""`).
+        let param = |k: &str, val: &str| {
+            if val.is_empty() {
+                format!("{k}:=''")
+            } else {
+                format!("{k}:={val}")
+            }
+        };
         for (k, val) in &self.global_params {
-            v.extend(["-p".into(), format!("{k}:={val}")]);
+            v.extend(["-p".into(), param(k, val)]);
         }
         for f in &self.param_files {
             v.extend(["--params-file".into(), f.to_string_lossy().into_owned()]);
         }
         for (k, val) in &self.params {
-            v.extend(["-p".into(), format!("{k}:={val}")]);
+            v.extend(["-p".into(), param(k, val)]);
         }
         for (from, to) in &self.remaps {
             v.extend(["-r".into(), format!("{from}:={to}")]);
@@ -669,6 +678,14 @@ mod tests {
         );
         let fast = parse(&main, &given(&[("fast", "true")])).unwrap();
         assert_eq!(fast.len(), 4);
+        // An empty value is an empty string, not a missing value.
+        let mut empty = specs[0].clone();
+        empty.params = vec![("file".to_string(), String::new())];
+        assert!(
+            empty.argv().windows(2).any(|w| w == ["-p", "file:=''"]),
+            "{:?}",
+            empty.argv()
+        );
     }
 
     #[test]
