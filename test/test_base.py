@@ -16,7 +16,14 @@ a pty to the simulated motor board (board_sim), arnie_base; rclpy as the action 
   reports come as sensor_msgs/Range in sensor frames of the tree, every stamped topic's
   frame is in the tree; a pose estimate on /initialpose moves map -> odom (and
   base/pose), odometry goes on unchanged; an estimate in another frame is refused and
-  counted.
+  counted;
+- cmd_vel (TwistStamped at 20 Hz) drives the board, silence stops it (one Stop, no
+  DriveSpeed after it); a manual command during a goal preempts the goal; NaN and
+  foreign-frame commands are counted, never sent;
+- nav2_msgs/NavigateToPose from an rclpy ActionClient: a goal in `map` is reached with a
+  decreasing distance_remaining; a goal in `odom` after a pose estimate lands where the
+  transform says; a goal in the rock: ABORTED with GOAL_OCCUPIED (206) and the reason; a
+  frame unknown to TF: TF_ERROR (9002) naming both frames; rviz's goal_pose drives there.
 """
 import json
 import math
@@ -27,7 +34,8 @@ from arnie_interfaces.action import NavigateTo
 from arnie_interfaces.msg import Packet
 from conftest import ROOT
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped, TwistStamped
+from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Odometry, Path
 from rclpy.qos import HistoryPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import Range
@@ -291,3 +299,128 @@ def test_rep_105_frames_ranges_and_a_pose_estimate(graph):
     graph.spin_until(lambda: (s.diag("arnie_base", "pose_estimates_refused") or 0) >= 1, timeout=30.0,
                      what="pose_estimates_refused on /diagnostics")
     assert s.diag("arnie_base", "pose_estimates") == 1
+
+
+def odom_xy(s):
+    p = s.odom[-1].pose.pose.position
+    return p.x, p.y
+
+
+def test_cmd_vel_drives_silence_stops_and_a_manual_command_preempts_a_goal(graph):
+    s = Stack(graph, base_params=dict(cmd_vel_timeout_s=0.4))
+    pub = graph.node.create_publisher(TwistStamped, "/cmd_vel", 10)
+    graph.wait_for_subscriber("/cmd_vel")
+
+    def command(v, w, frame="base_link"):
+        t = TwistStamped()
+        t.header.frame_id = frame
+        t.header.stamp = graph.node.get_clock().now().to_msg()
+        t.twist.linear.x, t.twist.angular.z = v, w
+        pub.publish(t)
+
+    start = odom_xy(s)
+    # Forward at 0.2 m/s for 1.5 s (20 Hz), as a teleop node would.
+    for _ in range(30):
+        command(0.2, 0.0)
+        graph.spin_for(0.05)
+    moved = math.dist(odom_xy(s), start)
+    assert moved > 0.1, f"cmd_vel moved the base only {moved:.3f} m"
+    last_command = graph.node.get_clock().now().nanoseconds * 1e-9
+    sent = len(s.tx)
+    graph.spin_until(lambda: any(p.name == "Stop" for p in s.tx[sent:]), timeout=10.0,
+                     what="a Stop after cmd_vel went silent")
+    stops = [p for p in s.tx[sent:] if p.name == "Stop"]
+    stop_at = stops[0].stamp.sec + stops[0].stamp.nanosec * 1e-9
+    assert stop_at - last_command >= 0.4 - 0.05, "not before cmd_vel_timeout_s"
+    after = s.tx.index(stops[0])
+    graph.spin_for(0.5)
+    assert [p.name for p in s.tx[after:] if p.name == "DriveSpeed"] == [], "no motion after the watchdog's Stop"
+    graph.spin_until(lambda: abs(s.odom[-1].twist.twist.linear.x) < 1e-3, what="the base still")
+
+    # NaN and a foreign frame: counted, nothing sent.
+    sent = len(s.tx)
+    command(float("nan"), 0.0)
+    command(0.2, 0.0, frame="map")
+    graph.spin_until(lambda: (s.diag("arnie_base", "cmd_vel_not_finite") or 0) >= 1
+                     and (s.diag("arnie_base", "cmd_vel_wrong_frame") or 0) >= 1, timeout=30.0,
+                     what="cmd_vel_not_finite and cmd_vel_wrong_frame on /diagnostics")
+    assert [p.name for p in s.tx[sent:] if p.name == "DriveSpeed"] == []
+
+    # A manual command during a goal preempts it (the operator wins).
+    driving = []
+    goal = NavigateTo.Goal(x=1.0, y=0.6, theta=0.0, use_heading=False)
+    handle = graph.wait_future(s.client.send_goal_async(
+        goal, feedback_callback=lambda fb: driving.append(fb) if fb.feedback.phase == NavigateTo.Feedback.DRIVING else None),
+        what="acceptance")
+    assert handle.accepted
+    graph.spin_until(lambda: driving, timeout=60.0, what="the robot driving")
+    command(0.0, 0.5)
+    got = graph.wait_future(handle.get_result_async(), timeout=30.0, what="the preempted result")
+    assert got.result.outcome == NavigateTo.Result.PREEMPTED, got.result.message
+    assert "manual" in got.result.message and "cmd_vel" in got.result.message, got.result.message
+
+
+def nav2_pose(x, y, yaw=0.0, frame="map"):
+    g = NavigateToPose.Goal()
+    g.pose.header.frame_id = frame
+    g.pose.pose.position.x, g.pose.pose.position.y = float(x), float(y)
+    g.pose.pose.orientation.z, g.pose.pose.orientation.w = math.sin(yaw / 2), math.cos(yaw / 2)
+    return g
+
+
+def test_nav2_navigate_to_pose_in_map_and_odom_errors_and_goal_pose(graph):
+    s = Stack(graph)
+    nav2 = ActionClient(graph.node, NavigateToPose, "/navigate_to_pose")
+    graph.wait_for_action(nav2, "/navigate_to_pose", timeout=60.0)
+    poses = graph.collect(PoseStamped, "/base/pose")
+
+    def send(goal, timeout=90.0):
+        feedback = []
+        handle = graph.wait_future(nav2.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback)),
+                                   what="the goal's acceptance")
+        assert handle.accepted
+        got = graph.wait_future(handle.get_result_async(), timeout=timeout, what="the NavigateToPose result")
+        return got.status, got.result, feedback
+
+    status, r, fb = send(nav2_pose(1.0, 0.6, -1.0))
+    assert (status, r.error_code) == (GoalStatus.STATUS_SUCCEEDED, 0), r.error_msg
+    assert math.dist(odom_xy(s), (1.0, 0.6)) < 0.08
+    assert len(fb) >= 3 and fb[-1].distance_remaining < fb[0].distance_remaining, [f.distance_remaining for f in fb]
+    assert fb[0].current_pose.header.frame_id == "map"
+
+    # A pose estimate 0.1 m further along x: map -> odom moves; a goal in odom lands there.
+    graph.spin_until(lambda: poses, what="base/pose")
+    here = poses[-1].pose
+    est = PoseWithCovarianceStamped()
+    est.header.frame_id = "map"
+    est.pose.pose = here
+    est.pose.pose.position.x = here.position.x + 0.1
+    pub = graph.node.create_publisher(PoseWithCovarianceStamped, "/initialpose", 10)
+    graph.wait_for_subscriber("/initialpose")
+    pub.publish(est)
+    graph.spin_until(lambda: (s.diag("arnie_base", "pose_estimates") or 0) >= 1, timeout=30.0, what="the estimate taken")
+    status, r, _ = send(nav2_pose(0.7, 0.9, 0.0, frame="odom"))
+    assert (status, r.error_code) == (GoalStatus.STATUS_SUCCEEDED, 0), r.error_msg
+    assert math.dist(odom_xy(s), (0.7, 0.9)) < 0.08, odom_xy(s)
+    p = poses[-1].pose.position
+    assert math.dist((p.x, p.y), (0.8, 0.9)) < 0.08, "in map: the odom goal plus the estimate's shift"
+
+    # Errors: into the rock, a frame nobody publishes, NaN.
+    status, r, _ = send(nav2_pose(1.6, 1.1))  # in the rock (centre 1.5, 1.1, radius 0.12)
+    assert (status, r.error_code) == (GoalStatus.STATUS_ABORTED, 206), (r.error_code, r.error_msg)
+    assert "blocked" in r.error_msg or "obstacle" in r.error_msg, r.error_msg
+    status, r, _ = send(nav2_pose(1.0, 1.0, frame="nowhere"))
+    assert (status, r.error_code) == (GoalStatus.STATUS_ABORTED, 9002), (r.error_code, r.error_msg)
+    assert "nowhere" in r.error_msg and "map" in r.error_msg, r.error_msg
+    status, r, _ = send(nav2_pose(float("nan"), 1.0))
+    assert (status, r.error_code) == (GoalStatus.STATUS_ABORTED, 9000), (r.error_code, r.error_msg)
+    assert "not finite" in r.error_msg, r.error_msg
+
+    # rviz's 2D Goal Pose: no client, the base drives there.
+    goal_pub = graph.node.create_publisher(PoseStamped, "/goal_pose", 10)
+    graph.wait_for_subscriber("/goal_pose")
+    target = nav2_pose(0.6, 0.6, frame="map").pose
+    goal_pub.publish(target)
+    graph.spin_until(lambda: math.dist(odom_xy(s), (0.5, 0.6)) < 0.08
+                     and abs(s.odom[-1].twist.twist.linear.x) < 1e-3, timeout=90.0,
+                     what="the base at the goal_pose (odom: map minus the 0.1 m shift)")

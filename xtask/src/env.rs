@@ -20,6 +20,9 @@ pub const IDL_PACKAGES: &[&str] = &[
     "sensor_msgs",
     // /tf_static (spine_bridge); built from msg/tf2_msgs when the ROS install lacks it.
     "tf2_msgs",
+    // base/navigate_to_pose (arnie_base), the strategy's navigate_to_pose mode; built from
+    // msg/nav2_msgs when the ROS install lacks it.
+    "nav2_msgs",
 ];
 
 /// The workspace's paths.

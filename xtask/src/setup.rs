@@ -9,7 +9,8 @@
 //!    linker script, the `*rosidl_generator_pyExport.cmake` include paths rewritten for
 //!    this Python, and (at link time, `nodes/node_glue/build.rs`) libpython.
 //! 3. The interface packages of `msg/` ([`INTERFACE_PACKAGES`]) built with CMake + rosidl
-//!    into `.ros/install`: `arnie_interfaces`, and `tf2_msgs` when the ROS install lacks it.
+//!    into `.ros/install`: `arnie_interfaces`, and `tf2_msgs` / `nav2_msgs` (NavigateToPose)
+//!    when the ROS install lacks them.
 use crate::env::{Kind, Layout, Ros};
 use crate::run::{self, Failure};
 use std::fs;
@@ -336,6 +337,11 @@ pub const INTERFACE_PACKAGES: &[InterfacePackage] = &[
     // geometry2 0.36.4 (Jazzy): the wheels have no tf2_msgs (/tf, /tf_static).
     InterfacePackage {
         name: "tf2_msgs",
+        only_if_missing: true,
+    },
+    // navigation2 1.3.13 (Jazzy), NavigateToPose only: the wheels have no Nav2.
+    InterfacePackage {
+        name: "nav2_msgs",
         only_if_missing: true,
     },
     InterfacePackage {

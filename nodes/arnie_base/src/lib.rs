@@ -12,6 +12,8 @@
 //!   as [`Output`]s.
 //! - [`odom`]: REP 105 frames (`map` → `odom`, [`MapOdom`]) and the odometry's
 //!   covariances from the board's noise model ([`OdomCovariance`]).
+//! - [`teleop`]: manual driving (`cmd_vel`): limits, ramps, the command watchdog.
+//! - [`nav2`]: `NavigateToPose`'s error codes for the navigator's outcomes.
 //! - [`board`]: the motor board's packets (names and fields) ⇄ [`Output`]s and events.
 //! - `ros` (feature `ros`): the r2r glue of the node.
 #![deny(missing_docs)]
@@ -20,10 +22,12 @@ pub mod board;
 pub mod config;
 pub mod follower;
 pub mod geom;
+pub mod nav2;
 pub mod navigator;
 pub mod odom;
 #[cfg(feature = "ros")]
 pub mod ros;
+pub mod teleop;
 
 pub use config::{BaseConfig, ConfigError};
 pub use follower::{Follower, Step};
@@ -33,3 +37,4 @@ pub use navigator::{
     PlanFailure, PlanReply, Refused,
 };
 pub use odom::{MapOdom, OdomCovariance, OdomNoise};
+pub use teleop::{Teleop, TeleopLimits, TeleopRefused};

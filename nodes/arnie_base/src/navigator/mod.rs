@@ -271,7 +271,12 @@ impl Navigator {
                         | PlanFailure::InvalidRequest => Outcome::Rejected,
                         _ => Outcome::NoPath,
                     };
-                    self.finish(&mut out, outcome, format!("planner: {message}"));
+                    self.finish_planned(
+                        &mut out,
+                        outcome,
+                        format!("planner: {message}"),
+                        Some(why),
+                    );
                 } else {
                     self.fail(&mut out, now, format!("re-plan failed: {message}"), None);
                 }
@@ -641,6 +646,16 @@ impl Navigator {
     }
 
     fn finish(&mut self, out: &mut Vec<Output>, outcome: Outcome, message: String) {
+        self.finish_planned(out, outcome, message, None);
+    }
+
+    fn finish_planned(
+        &mut self,
+        out: &mut Vec<Output>,
+        outcome: Outcome,
+        message: String,
+        plan_failure: Option<PlanFailure>,
+    ) {
         let Some(a) = self.active.take() else { return };
         self.counters.outcomes[outcome.code() as usize] += 1;
         let message = match (&a.state, outcome) {
@@ -658,6 +673,7 @@ impl Navigator {
                 replans: a.plans.saturating_sub(1),
                 driven_m: a.driven_m,
                 message,
+                plan_failure,
             },
         });
     }

@@ -95,6 +95,8 @@ pub struct Finish {
     pub driven_m: f64,
     /// Why, for a person.
     pub message: String,
+    /// The planner's failure when the planner ended the goal (its first answer).
+    pub plan_failure: Option<PlanFailure>,
 }
 
 /// The feedback of the running goal.

@@ -93,6 +93,11 @@ impl Frames {
         &self.map
     }
 
+    /// The robot's frame's name (`base_link`).
+    pub(super) fn base_frame(&self) -> &str {
+        &self.base
+    }
+
     /// `map` → `odom` now.
     pub(super) fn map_odom(&self) -> MapOdom {
         self.map_odom

@@ -17,29 +17,34 @@
 //! requests, board packets, maps, planner answers (from helper tasks), the watchdog tick
 //! and shutdown. Time for the navigator is the monotonic clock since start (the link
 //! watchdog is about real time, also under `use_sim_time`).
+mod doors;
 mod frames;
 mod params;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use doors::{BaseRequest, Door, Nav2Request, Pending, Refusal};
 use futures::{Stream, StreamExt};
-use node_glue::action::{self, Accepted, End};
 use node_glue::counters::CounterSet;
 use node_glue::diagnostics::{Level, Status};
 use node_glue::r2r::{
     self,
     arnie_interfaces::{action::NavigateTo, msg::Packet, srv::PlanPath, srv::UpdateMap},
-    geometry_msgs::msg::{Point, PoseWithCovarianceStamped},
+    geometry_msgs::msg::{Point, PoseStamped, PoseWithCovarianceStamped, Twist, TwistStamped},
+    nav2_msgs::action::NavigateToPose,
     nav_msgs::msg::OccupancyGrid,
-    ActionServerCancelRequest, ActionServerGoalRequest,
+    ActionServerCancelRequest,
 };
 use node_glue::ratelimit::RateLimit;
 use node_glue::{qos, time, topics, App, Error, Shutdown};
 use tokio::sync::mpsc;
 
 use crate::board::{self, FromBoard};
-use crate::{KnownObstacles, Navigator, Outcome, Output, PlanFailure, PlanReply, Pose2};
+use crate::{
+    KnownObstacles, Navigator, Outcome, Output, PlanFailure, PlanReply, Pose2, Teleop,
+    TeleopRefused,
+};
 use params::BaseParams;
 
 /// The node's default name.
@@ -51,9 +56,13 @@ pub const UPDATE_MAP: &str = "planner/update_map";
 pub use frames::{BASE_POSE, BASE_RANGE, ODOM};
 /// Pose estimates in (rviz's "2D Pose Estimate" tool).
 pub const INITIAL_POSE: &str = "initialpose";
-use frames::{pose_msg, Frames, RangeDropped};
-
-type GoalRequest = ActionServerGoalRequest<NavigateTo::Action>;
+/// Nav2's action (relative, as Nav2's bt_navigator serves it).
+pub const NAVIGATE_TO_POSE: &str = "navigate_to_pose";
+/// Goal poses in (rviz's "2D Goal Pose" tool, Foxglove's publish panel).
+pub const GOAL_POSE: &str = "goal_pose";
+/// Velocity commands in (teleop, joystick, twist_mux, a Nav2 controller).
+pub const CMD_VEL: &str = "cmd_vel";
+use frames::{Frames, RangeDropped};
 
 node_glue::counters! {
     /// The glue's counters (declared once; the navigator's own, [`crate::NavCounters`],
@@ -66,6 +75,14 @@ node_glue::counters! {
             bad_packets,
             obstacle_reports,
             ranges_unknown_sensor,
+            cmd_vel,
+            cmd_vel_not_finite,
+            cmd_vel_wrong_frame,
+            cmd_vel_clamped,
+            cmd_vel_timeouts,
+            manual_takeovers,
+            goal_poses,
+            goals_tf_refused,
             acks,
             acks_not_ok,
             maps,
@@ -113,6 +130,23 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let goals = app
         .node
         .create_action_server::<NavigateTo::Action>(NAVIGATE_TO)?;
+    let nav2_goals = app
+        .node
+        .create_action_server::<NavigateToPose::Action>(NAVIGATE_TO_POSE)?;
+    // rviz's tools publish reliable, volatile; Nav2's controller and teleop nodes too.
+    let goal_poses = app.subscribe::<PoseStamped>(GOAL_POSE, qos::commands())?;
+    let commands: std::pin::Pin<Box<dyn Stream<Item = Step> + Send>> = if p.cmd_vel_stamped {
+        Box::pin(
+            app.subscribe::<TwistStamped>(CMD_VEL, qos::legacy_commands())?
+                .map(|t| Step::CmdVel(t.twist, Some(t.header.frame_id))),
+        )
+    } else {
+        Box::pin(
+            app.subscribe::<Twist>(CMD_VEL, qos::legacy_commands())?
+                .map(|t| Step::CmdVel(t, None)),
+        )
+    };
+    let tf = node_glue::tf::Listener::new(app, Duration::from_secs(10))?;
     let rx = app.subscribe::<Packet>(topics::COMMS_RX, qos::commands())?;
     let maps = app.subscribe::<OccupancyGrid>(topics::MAP, qos::latched())?;
     // rviz's "2D Pose Estimate" publishes here (reliable, volatile, depth 10).
@@ -143,6 +177,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let (events_tx, events) = mpsc::unbounded_channel();
     let control = Control {
         nav: Navigator::new(config),
+        teleop: Teleop::new(p.teleop_limits()),
+        tf,
         params,
         t0: Instant::now(),
         tx,
@@ -159,10 +195,16 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         planner_timeout: p.planner_timeout(),
     };
     tokio::spawn(control.run(
-        goals,
+        futures::stream::select(
+            goals.map(|r| Step::Goal(Pending::Base(r))),
+            nav2_goals.map(|r| Step::Goal(Pending::Nav2(r))),
+        ),
         rx,
         // The map and pose estimates, one stream of steps (either order is fine).
-        futures::stream::select(maps.map(Step::Map), estimates.map(Step::Estimate)),
+        futures::stream::select(
+            futures::stream::select(maps.map(Step::Map), estimates.map(Step::Estimate)),
+            futures::stream::select(goal_poses.map(Step::GoalPose), commands),
+        ),
         events,
         Duration::from_millis(p.tick_ms as u64),
         shutdown.clone(),
@@ -183,11 +225,15 @@ enum Event {
 
 struct ActiveGoal {
     id: u64,
-    run: Accepted<NavigateTo::Action>,
+    door: Door,
 }
 
 struct Control {
     nav: Navigator,
+    /// Manual driving from `cmd_vel`.
+    teleop: Teleop,
+    /// Goals in any frame are brought into `map` through it.
+    tf: node_glue::tf::Listener,
     params: Arc<Mutex<BaseParams>>,
     t0: Instant,
     tx: r2r::Publisher<Packet>,
@@ -209,7 +255,11 @@ struct Control {
 
 enum Step {
     Shutdown,
-    Goal(GoalRequest),
+    Goal(Pending),
+    /// A NavigateToPose-like goal without a client (`goal_pose`).
+    GoalPose(PoseStamped),
+    /// A velocity command and its frame (`None`: plain Twist).
+    CmdVel(Twist, Option<String>),
     Packet(Packet),
     Map(OccupancyGrid),
     Estimate(PoseWithCovarianceStamped),
@@ -226,7 +276,7 @@ impl Control {
 
     async fn run(
         mut self,
-        mut goals: impl Stream<Item = GoalRequest> + Unpin,
+        mut goals: impl Stream<Item = Step> + Unpin,
         mut rx: impl Stream<Item = Packet> + Unpin,
         mut inputs: impl Stream<Item = Step> + Unpin,
         mut events: mpsc::UnboundedReceiver<Event>,
@@ -238,20 +288,41 @@ impl Control {
         loop {
             let step = tokio::select! {
                 _ = shutdown.wait() => Step::Shutdown,
-                g = goals.next() => g.map_or(Step::Closed, Step::Goal),
+                g = goals.next() => g.unwrap_or(Step::Closed),
                 Some(p) = rx.next() => Step::Packet(p),
                 Some(step) = inputs.next() => step,
                 Some(e) = events.recv() => Step::Event(e),
-                c = action::next_cancel(self.active.as_mut().map(|a| &mut a.run)) => Step::Cancel(c),
+                c = Door::next_cancel(self.active.as_mut().map(|a| &mut a.door)) => Step::Cancel(c),
                 _ = ticker.tick() => Step::Tick,
             };
             let now = self.now();
             let outs = match step {
                 Step::Shutdown | Step::Closed => break,
-                Step::Goal(req) => {
-                    self.on_goal(req);
+                Step::Goal(Pending::Base(req)) => {
+                    self.on_base_goal(req);
                     Vec::new()
                 }
+                Step::Goal(Pending::Nav2(req)) => {
+                    self.on_nav2_goal(req);
+                    Vec::new()
+                }
+                Step::Goal(Pending::Topic) => Vec::new(),
+                Step::GoalPose(p) => {
+                    self.counters.goal_poses.inc();
+                    match self.goal_in_map(&p) {
+                        Ok(goal) => self.start(goal, Pending::Topic),
+                        Err(r) => {
+                            node_glue::warn_limited!(
+                                self.logs,
+                                "goal",
+                                "{GOAL_POSE} refused: {}",
+                                r.message
+                            );
+                        }
+                    }
+                    Vec::new()
+                }
+                Step::CmdVel(t, frame) => self.on_cmd_vel(&t, frame.as_deref(), now),
                 Step::Packet(p) => self.on_packet(&p, now),
                 Step::Estimate(e) => {
                     self.on_estimate(&e);
@@ -273,7 +344,18 @@ impl Control {
                         Vec::new()
                     }
                 }
-                Step::Tick => self.nav.tick(now),
+                Step::Tick => {
+                    let mut outs = self.nav.tick(now);
+                    let manual = self.teleop.active();
+                    outs.extend(self.teleop.step(now));
+                    if manual && !self.teleop.active() {
+                        self.counters.cmd_vel_timeouts.inc();
+                        node_glue::log_info!(
+                            "{CMD_VEL}: no command for cmd_vel_timeout_s: base stopped"
+                        );
+                    }
+                    outs
+                }
             };
             self.apply(outs);
             if let Ok(mut n) = self.counters.nav.lock() {
@@ -283,17 +365,19 @@ impl Control {
                 .busy
                 .store(self.active.is_some(), std::sync::atomic::Ordering::Relaxed);
         }
+        if self.teleop.active() {
+            self.send_stop();
+        }
         if let Some(a) = self.active.take() {
             self.send_stop();
-            let mut run = a.run;
-            let result = NavigateTo::Result {
-                outcome: Outcome::Cancelled.code(),
-                pose: pose_msg(&self.nav.pose().unwrap_or_default()),
+            a.door.end(crate::Finish {
+                outcome: Outcome::Preempted,
+                pose: self.nav.pose().unwrap_or_default(),
                 replans: 0,
                 driven_m: 0.0,
                 message: format!("{NODE} is shutting down; motors stopped"),
-            };
-            action::end(&mut run.goal, End::Aborted, result);
+                plan_failure: None,
+            });
         }
     }
 
@@ -304,10 +388,18 @@ impl Control {
             .params
             .lock()
             .map_err(|_| "poisoned".to_string())
-            .and_then(|p| Ok((p.config()?, p.watchdog_ms(), p.planner_timeout())));
+            .and_then(|p| {
+                Ok((
+                    p.config()?,
+                    p.watchdog_ms(),
+                    p.planner_timeout(),
+                    p.teleop_limits(),
+                ))
+            });
         match fresh {
-            Ok((c, watchdog_ms, planner_timeout)) => {
+            Ok((c, watchdog_ms, planner_timeout, teleop)) => {
                 self.nav.set_config(c);
+                self.teleop.set_limits(teleop);
                 self.watchdog_ms = watchdog_ms;
                 self.planner_timeout = planner_timeout;
             }
@@ -317,55 +409,201 @@ impl Control {
         }
     }
 
-    fn on_goal(&mut self, req: GoalRequest) {
-        self.refresh_config();
+    fn on_base_goal(&mut self, req: BaseRequest) {
         let g = req.goal.clone();
         let goal = crate::Goal {
             x: g.x,
             y: g.y,
             heading: g.use_heading.then_some(g.theta),
         };
+        self.start(goal, Pending::Base(req));
+    }
+
+    fn on_nav2_goal(&mut self, req: Nav2Request) {
+        match self.goal_in_map(&req.goal.pose) {
+            Ok(goal) => self.start(goal, Pending::Nav2(req)),
+            Err(r) => {
+                node_glue::warn_limited!(
+                    self.logs,
+                    "goal",
+                    "refusing NavigateToPose: {}",
+                    r.message
+                );
+                let pose = self.nav.pose().unwrap_or_default();
+                Pending::Nav2(req).reject(r, &pose);
+            }
+        }
+    }
+
+    /// A pose in any frame as a goal in the map frame (through TF; the latest transform).
+    fn goal_in_map(&mut self, p: &PoseStamped) -> Result<crate::Goal, Refusal> {
+        let map = self.frames.map_frame().to_string();
+        let frame = if p.header.frame_id.is_empty() {
+            map.clone()
+        } else {
+            p.header.frame_id.clone()
+        };
+        let (pos, q) = (&p.pose.position, &p.pose.orientation);
+        let values = [pos.x, pos.y, pos.z, q.x, q.y, q.z, q.w];
+        let norm = (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt();
+        if values.iter().any(|v| !v.is_finite()) || norm < 1e-9 {
+            return Err(Refusal {
+                outcome: Outcome::Rejected,
+                code: crate::nav2::UNKNOWN,
+                message: format!(
+                    "goal pose ({}, {}, {}) orientation ({}, {}, {}, {}) in '{frame}' is not finite or has a zero quaternion",
+                    pos.x, pos.y, pos.z, q.x, q.y, q.z, q.w
+                ),
+            });
+        }
+        let rotation = nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
+            q.w, q.x, q.y, q.z,
+        ));
+        let pose = nalgebra::Isometry3::from_parts(
+            nalgebra::Translation3::new(pos.x, pos.y, pos.z),
+            rotation,
+        );
+        let in_map = if frame == map {
+            pose
+        } else {
+            match self.tf.lookup(&map, &frame, None) {
+                Ok(t) => t * pose,
+                Err(e) => {
+                    self.counters.goals_tf_refused.inc();
+                    return Err(Refusal {
+                        outcome: Outcome::Rejected,
+                        code: crate::nav2::TF_ERROR,
+                        message: format!("goal in '{frame}': no transform to '{map}': {e}"),
+                    });
+                }
+            }
+        };
+        // The heading: the goal's x axis projected on the map's plane.
+        let x_axis = in_map.rotation * nalgebra::Vector3::x();
+        Ok(crate::Goal {
+            x: in_map.translation.x,
+            y: in_map.translation.y,
+            heading: Some(x_axis.y.atan2(x_axis.x)),
+        })
+    }
+
+    /// Starts a goal from any door: the navigator checks it (refused: answered through
+    /// the door), a manual drive ends, a running goal is preempted.
+    fn start(&mut self, goal: crate::Goal, pending: Pending) {
+        self.refresh_config();
         let id = self.next_goal;
         self.next_goal += 1;
         let now = self.now();
+        let door = pending.name();
         match self.nav.start(id, goal, now) {
             Err(refused) => {
                 node_glue::warn_limited!(
                     self.logs,
                     "goal",
-                    "refusing NavigateTo ({}, {}): {}",
-                    g.x,
-                    g.y,
+                    "refusing {door} ({}, {}): {}",
+                    goal.x,
+                    goal.y,
                     refused.message
                 );
-                let result = NavigateTo::Result {
-                    outcome: refused.outcome.code(),
-                    pose: pose_msg(&self.nav.pose().unwrap_or_default()),
-                    replans: 0,
-                    driven_m: 0.0,
-                    message: refused.message,
+                let code = if refused.outcome == Outcome::LinkLost {
+                    crate::nav2::NO_VALID_CONTROL
+                } else {
+                    crate::nav2::UNKNOWN
                 };
-                action::reject(req, result);
+                let pose = self.nav.pose().unwrap_or_default();
+                pending.reject(
+                    Refusal {
+                        outcome: refused.outcome,
+                        code,
+                        message: refused.message,
+                    },
+                    &pose,
+                );
             }
             Ok(outs) => {
-                let Some(run) = action::accept(req) else {
+                let Some(door_run) = pending.accept() else {
                     let outs = self.nav.cancel(now);
                     self.apply(outs);
                     return;
                 };
+                if self.teleop.active() {
+                    node_glue::log_info!("{door} takes over from manual driving ({CMD_VEL})");
+                    self.teleop.release();
+                }
                 node_glue::log_info!(
-                    "NavigateTo ({:.3}, {:.3}){}",
-                    g.x,
-                    g.y,
-                    if g.use_heading {
-                        format!(" heading {:.3}", g.theta)
-                    } else {
-                        String::new()
-                    }
+                    "{door} ({:.3}, {:.3}){}",
+                    goal.x,
+                    goal.y,
+                    goal.heading
+                        .map(|h| format!(" heading {h:.3}"))
+                        .unwrap_or_default()
                 );
                 // Ends the previous goal (PREEMPTED) before the new one is the active one.
                 self.apply(outs);
-                self.active = Some(ActiveGoal { id, run });
+                self.active = Some(ActiveGoal { id, door: door_run });
+            }
+        }
+    }
+
+    /// A velocity command: manual driving. It takes over from a running goal (which ends
+    /// PREEMPTED, as an operator grabbing the joystick expects).
+    fn on_cmd_vel(&mut self, t: &Twist, frame: Option<&str>, now: f64) -> Vec<Output> {
+        self.counters.cmd_vel.inc();
+        if let Some(f) = frame {
+            let base = self.frames.base_frame();
+            if !(f.is_empty() || f == base || f == "base_footprint") {
+                self.counters.cmd_vel_wrong_frame.inc();
+                node_glue::warn_limited!(
+                    self.logs,
+                    "cmd_vel",
+                    "{CMD_VEL}: dropped a command in frame '{f}' (commands are in '{base}')"
+                );
+                return Vec::new();
+            }
+        }
+        let clamped = self.teleop.clamped();
+        match self.teleop.command(t.linear.x, t.angular.z, now) {
+            Err(TeleopRefused::NotFinite) => {
+                self.counters.cmd_vel_not_finite.inc();
+                node_glue::warn_limited!(
+                    self.logs,
+                    "cmd_vel",
+                    "{CMD_VEL}: dropped a command that is not finite ({}, {})",
+                    t.linear.x,
+                    t.angular.z
+                );
+                Vec::new()
+            }
+            Ok(starts) => {
+                if self.teleop.clamped() > clamped {
+                    self.counters.cmd_vel_clamped.inc();
+                }
+                if starts {
+                    node_glue::log_info!("{CMD_VEL}: manual driving");
+                }
+                let mut outs = Vec::new();
+                if let Some(a) = self.active.take() {
+                    self.counters.manual_takeovers.inc();
+                    node_glue::log_warn!(
+                        "{CMD_VEL}: a manual command takes over; the running goal is preempted"
+                    );
+                    a.door.end(crate::Finish {
+                        outcome: Outcome::Preempted,
+                        pose: self.nav.pose().unwrap_or_default(),
+                        replans: 0,
+                        driven_m: 0.0,
+                        message: format!("preempted by a manual command on {CMD_VEL}"),
+                        plan_failure: None,
+                    });
+                    // The navigator drops the goal (its Done finds no active goal).
+                    outs.extend(
+                        self.nav
+                            .cancel(now)
+                            .into_iter()
+                            .filter(|o| !matches!(o, Output::Stop)),
+                    );
+                }
+                outs
             }
         }
     }
@@ -543,16 +781,10 @@ impl Control {
                     });
                 }
                 Output::Feedback { goal, feedback } => {
+                    let speed = self.nav.config().max_speed_mps;
+                    let map = self.frames.map_frame().to_string();
                     if let Some(a) = self.active.as_mut().filter(|a| a.id == goal) {
-                        let fb = NavigateTo::Feedback {
-                            phase: feedback.phase as u8,
-                            pose: pose_msg(&feedback.pose),
-                            distance_left_m: feedback.distance_left_m,
-                            replans: feedback.replans,
-                        };
-                        if let Err(e) = a.run.goal.publish_feedback(fb) {
-                            node_glue::log_debug!("could not publish feedback: {e}");
-                        }
+                        a.door.feedback(&feedback, &map, speed);
                     }
                 }
                 Output::Done { goal, finish } => {
@@ -560,7 +792,7 @@ impl Control {
                         continue;
                     };
                     let log = format!(
-                        "NavigateTo: {} after {:.2} m, {} re-plans: {}",
+                        "goal: {} after {:.2} m, {} re-plans: {}",
                         finish.outcome.name(),
                         finish.driven_m,
                         finish.replans,
@@ -570,20 +802,7 @@ impl Control {
                         Outcome::Reached => node_glue::log_info!("{log}"),
                         _ => node_glue::log_warn!("{log}"),
                     }
-                    let result = NavigateTo::Result {
-                        outcome: finish.outcome.code(),
-                        pose: pose_msg(&finish.pose),
-                        replans: finish.replans,
-                        driven_m: finish.driven_m,
-                        message: finish.message,
-                    };
-                    let how = match finish.outcome {
-                        Outcome::Reached => End::Succeeded,
-                        Outcome::Cancelled => End::Cancelled,
-                        _ => End::Aborted,
-                    };
-                    let mut run = a.run;
-                    action::end(&mut run.goal, how, result);
+                    a.door.end(finish);
                 }
             }
         }

@@ -87,6 +87,18 @@ node_glue::declare_parameters! {
         pub range_max_m: node_glue::params::Doubles = vec![0.35, 0.3, 0.3, 0.25].into(), any(), "start only";
         /// Field of view of every proximity sensor (Range field_of_view) [rad]
         pub range_field_of_view_rad: f64 = 0.05, float(0.0, 3.15), "start only";
+        /// cmd_vel is geometry_msgs/TwistStamped (Jazzy's Nav2 default); false: plain Twist
+        pub cmd_vel_stamped: bool = true, any(), "start only";
+        /// No cmd_vel for this long stops the base (one Stop; manual driving ends) [s]
+        pub cmd_vel_timeout_s: f64 = crate::TeleopLimits::default().timeout_s, float(0.01, 10.0), "next command";
+        /// Top linear speed from cmd_vel (faster commands are clamped and counted) [m/s]
+        pub cmd_vel_max_linear_mps: f64 = crate::TeleopLimits::default().max_linear_mps, float(0.01, 5.0), "next command";
+        /// Top turn rate from cmd_vel (faster commands are clamped and counted) [rad/s]
+        pub cmd_vel_max_angular_rps: f64 = crate::TeleopLimits::default().max_angular_rps, float(0.05, 20.0), "next command";
+        /// Linear acceleration limit of manual driving [m/s^2]
+        pub cmd_vel_max_linear_accel_mps2: f64 = crate::TeleopLimits::default().max_linear_accel_mps2, float(0.01, 20.0), "next command";
+        /// Angular acceleration limit of manual driving [rad/s^2]
+        pub cmd_vel_max_angular_accel_rps2: f64 = crate::TeleopLimits::default().max_angular_accel_rps2, float(0.01, 100.0), "next command";
         /// Watchdog asked of the board in each DriveSpeed, 0 = the board's default [ms]
         pub watchdog_ms: i64 = 0, int(0, 65_535), "next goal";
         /// Period of the watchdog / re-plan check [ms]
@@ -183,6 +195,7 @@ impl BaseParams {
             ));
         }
         self.noise().check()?;
+        self.teleop_limits().check()?;
         if let Some(bad) = self
             .range_max_m
             .iter()
@@ -204,6 +217,17 @@ impl BaseParams {
             min_position_m: self.odom_min_position_stddev_m,
             min_heading_rad: self.odom_min_heading_stddev_rad,
             ..crate::OdomNoise::default()
+        }
+    }
+
+    /// Manual driving's limits (checked by [`BaseParams::config`]).
+    pub(crate) fn teleop_limits(&self) -> crate::TeleopLimits {
+        crate::TeleopLimits {
+            max_linear_mps: self.cmd_vel_max_linear_mps,
+            max_angular_rps: self.cmd_vel_max_angular_rps,
+            max_linear_accel_mps2: self.cmd_vel_max_linear_accel_mps2,
+            max_angular_accel_rps2: self.cmd_vel_max_angular_accel_rps2,
+            timeout_s: self.cmd_vel_timeout_s,
         }
     }
 
@@ -241,8 +265,8 @@ mod tests {
     #[test]
     fn every_parameter_is_at_the_top_level_with_its_description() {
         let params = registered();
-        assert_eq!(params.len(), 39);
-        assert_eq!(BaseParams::declarations().len(), 39);
+        assert_eq!(params.len(), 45);
+        assert_eq!(BaseParams::declarations().len(), 45);
         for d in BaseParams::declarations() {
             assert!(params.contains_key(d.name), "{}", d.name);
             assert!(!d.text().is_empty(), "{}", d.name);
@@ -273,6 +297,7 @@ mod tests {
             ro,
             [
                 "child_frame_id",
+                "cmd_vel_stamped",
                 "diagnostics_period_ms",
                 "frame_id",
                 "odom_angular_noise",

@@ -1,0 +1,117 @@
+//! `nav2_msgs/action/NavigateToPose`'s error codes for the navigator's outcomes, without
+//! ROS.
+//!
+//! Jazzy's `NavigateToPose` result declares only `NONE = 0`; Nav2's navigator passes on
+//! the code of the behaviour-tree node that failed: the planner's (`ComputePathToPose`,
+//! 200..=208) or the controller's (`FollowPath`, 100..=107), and its own for what is
+//! neither (`UNKNOWN = 9000`, `TF_ERROR = 9002` in later releases). The same codes here,
+//! so a client written for Nav2 reads them as it would from Nav2:
+//!
+//! | outcome | status | `error_code` |
+//! |---|---|---|
+//! | reached | SUCCEEDED | 0 `NONE` |
+//! | cancelled | CANCELED | 0 `NONE` |
+//! | no path | ABORTED | 208 `NO_VALID_PATH` |
+//! | goal off the map / in an obstacle | ABORTED | 204 `GOAL_OUTSIDE_MAP` / 206 `GOAL_OCCUPIED` |
+//! | start off the map / in an obstacle | ABORTED | 203 `START_OUTSIDE_MAP` / 205 `START_OCCUPIED` |
+//! | planner without a map / not answering | ABORTED | 201 `INVALID_PLANNER` / 207 `TIMEOUT` |
+//! | blocked (`max_failures`) | ABORTED | 105 `FAILED_TO_MAKE_PROGRESS` |
+//! | link lost (no odometry) | ABORTED | 106 `NO_VALID_CONTROL` |
+//! | goal frame with no TF path to `map` | ABORTED | 9002 `TF_ERROR` |
+//! | goal not finite, preempted (new goal, manual command), shutdown | ABORTED | 9000 `UNKNOWN` |
+//!
+//! The reason is always in `error_msg`.
+use crate::navigator::{Finish, Outcome, PlanFailure};
+
+/// Success, or a cancelled goal.
+pub const NONE: u16 = 0;
+/// `FollowPath`: blocked more than `max_failures` times.
+pub const FAILED_TO_MAKE_PROGRESS: u16 = 105;
+/// `FollowPath`: no odometry, the base cannot be controlled.
+pub const NO_VALID_CONTROL: u16 = 106;
+/// `ComputePathToPose`: the planner has no map.
+pub const INVALID_PLANNER: u16 = 201;
+/// `ComputePathToPose`: the start is off the map.
+pub const START_OUTSIDE_MAP: u16 = 203;
+/// `ComputePathToPose`: the goal is off the map.
+pub const GOAL_OUTSIDE_MAP: u16 = 204;
+/// `ComputePathToPose`: the start is in an obstacle.
+pub const START_OCCUPIED: u16 = 205;
+/// `ComputePathToPose`: the goal is in an obstacle.
+pub const GOAL_OCCUPIED: u16 = 206;
+/// `ComputePathToPose`: the planner did not answer in time.
+pub const TIMEOUT: u16 = 207;
+/// `ComputePathToPose`: no path.
+pub const NO_VALID_PATH: u16 = 208;
+/// `NavigateToPose`: anything else (the message says what).
+pub const UNKNOWN: u16 = 9000;
+/// `NavigateToPose`: the goal's frame has no transform to the map frame.
+pub const TF_ERROR: u16 = 9002;
+
+/// The error code of a finished goal (see the module doc).
+pub fn error_code(f: &Finish) -> u16 {
+    match f.outcome {
+        Outcome::Reached | Outcome::Cancelled => NONE,
+        Outcome::Blocked => FAILED_TO_MAKE_PROGRESS,
+        Outcome::LinkLost => NO_VALID_CONTROL,
+        Outcome::NoPath | Outcome::Rejected => match f.plan_failure {
+            Some(p) => plan_code(p),
+            None if f.outcome == Outcome::NoPath => NO_VALID_PATH,
+            None => UNKNOWN,
+        },
+        Outcome::Preempted => UNKNOWN,
+    }
+}
+
+/// The planner's failure as `ComputePathToPose`'s code.
+pub fn plan_code(p: PlanFailure) -> u16 {
+    match p {
+        PlanFailure::NoMap => INVALID_PLANNER,
+        PlanFailure::StartOutside => START_OUTSIDE_MAP,
+        PlanFailure::GoalOutside => GOAL_OUTSIDE_MAP,
+        PlanFailure::StartBlocked => START_OCCUPIED,
+        PlanFailure::GoalBlocked => GOAL_OCCUPIED,
+        PlanFailure::NoPath => NO_VALID_PATH,
+        PlanFailure::InvalidRequest => UNKNOWN,
+        PlanFailure::Unavailable => TIMEOUT,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Pose2;
+
+    fn finish(outcome: Outcome, plan_failure: Option<PlanFailure>) -> Finish {
+        Finish {
+            outcome,
+            pose: Pose2::default(),
+            replans: 0,
+            driven_m: 0.0,
+            message: String::new(),
+            plan_failure,
+        }
+    }
+
+    #[test]
+    fn outcomes_map_to_nav2_codes() {
+        assert_eq!(error_code(&finish(Outcome::Reached, None)), NONE);
+        assert_eq!(error_code(&finish(Outcome::Blocked, None)), 105);
+        assert_eq!(error_code(&finish(Outcome::LinkLost, None)), 106);
+        assert_eq!(error_code(&finish(Outcome::NoPath, None)), 208);
+        assert_eq!(
+            error_code(&finish(Outcome::Rejected, Some(PlanFailure::GoalBlocked))),
+            206
+        );
+        assert_eq!(
+            error_code(&finish(Outcome::Rejected, Some(PlanFailure::GoalOutside))),
+            204
+        );
+        assert_eq!(
+            error_code(&finish(Outcome::NoPath, Some(PlanFailure::Unavailable))),
+            207
+        );
+        assert_eq!(error_code(&finish(Outcome::Preempted, None)), UNKNOWN);
+        assert_eq!(error_code(&finish(Outcome::Rejected, None)), UNKNOWN);
+    }
+}
