@@ -3,6 +3,8 @@ the running stack (rviz itself is not on this machine: the configs are parsed as
 
 - each config's fixed frame, and the launch file's `rviz:=true` command names a config
   that exists where `$(find-pkg-share arnie_bringup)` points (the dev tree or an install);
+- every tool that publishes (Publish Point, 2D Pose Estimate, 2D Goal Pose) has a
+  subscriber in the launched stack;
 - every display that names a topic: the stack started by its launch file publishes that
   topic with the display's message type, and with the display's reliability and
   durability (what `get_publishers_info_by_topic` reports for every publisher), so the
@@ -125,6 +127,13 @@ def check_live(graph, name):
             frames = {h.frame_id for h in headers}
             if frames != {fixed}:
                 problems.append(f"{name}: {topic} is in {sorted(frames)}, the fixed frame is {fixed}")
+    # Every tool that publishes (Publish Point, 2D Pose Estimate, 2D Goal Pose) has a node
+    # of the stack listening on its topic.
+    for tool in cfg["Visualization Manager"].get("Tools", []):
+        topic = (tool.get("Topic") or {}).get("Value")
+        if topic:
+            graph.spin_until(lambda: graph.node.get_subscriptions_info_by_topic(topic), STARTUP_S,
+                             f"a subscriber on {topic} ({name}: tool {tool['Class']})")
     assert not problems, "\n".join(problems)
 
 
