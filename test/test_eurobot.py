@@ -8,11 +8,14 @@ motion navigate_to, board_sim on loopback CAN-over-UDP), rclpy as the RunStrateg
   order): its approach fails (NavigateTo BLOCKED / NO_PATH), the strategy re-selects by
   points per distance from where the robot stands (another task is finished first), and
   tower_far is done later: read from /strategy/events;
+- the same with `motion:=navigate_to_pose` (Nav2's NavigateToPose, position from TF);
 - a 4 s match: the match timer ends it (MATCH_OVER) and the end-of-match task (the
   Actuator release) runs.
 """
 import json
 import random
+
+import pytest
 
 from arnie_interfaces.action import NavigateTo, RunStrategy
 from arnie_interfaces.msg import StrategyEvent
@@ -27,11 +30,15 @@ STRATEGY = json.loads(STRATEGY_FILE.read_text())
 NS = "/eurobot"
 
 
-def test_one_match_scores_the_expected_points_and_reselects_after_the_blocked_task(graph, tmp_path):
+# navigate_to_pose: the strategy drives through Nav2's NavigateToPose (the base's
+# navigate_to_pose) with its position from TF, as it would a robot running real Nav2.
+@pytest.mark.parametrize("motion", ["navigate_to", "navigate_to_pose"])
+def test_one_match_scores_the_expected_points_and_reselects_after_the_blocked_task(graph, tmp_path, motion):
     link = random.randrange(20000, 30000, 2)
     launcher = any_launcher()
     graph.launch(*launcher_cmd(launcher, "eurobot.launch.xml", "namespace:=eurobot", f"link_port:={link}",
-                               f"board_port:={link + 1}", f"truth_log:={tmp_path / 'truth.jsonl'}"), name=launcher)
+                               f"board_port:={link + 1}", f"truth_log:={tmp_path / 'truth.jsonl'}",
+                               f"motion:={motion}"), name=launcher)
     events = graph.collect(StrategyEvent, f"{NS}/strategy/events",
                            QoSProfile(depth=200, reliability=ReliabilityPolicy.RELIABLE))
     client = ActionClient(graph.node, RunStrategy, f"{NS}/strategy/run")

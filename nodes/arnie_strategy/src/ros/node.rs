@@ -56,9 +56,18 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let shutdown = app.shutdown();
     let _rt = app.handle().enter();
 
+    let nav2 = match start.motion {
+        Motion::NavigateToPose => Some(super::robot::Nav2Source {
+            action: start.navigate_to_pose_action.clone(),
+            robot_frame: start.robot_frame.clone(),
+            tf: node_glue::tf::Listener::new(app, std::time::Duration::from_secs(10))?,
+        }),
+        _ => None,
+    };
     let robot = RosRobot::new(
         &mut app.node,
         start.motion,
+        nav2,
         &start.wait_topics,
         settings,
         counters.clone(),
@@ -67,6 +76,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     match start.motion {
         Motion::MoveTo => app.watch_subscription(topics::ARM_POSITION, &qos::sensor()),
         Motion::NavigateTo => app.watch_subscription(super::navigate::BASE_POSE, &qos::commands()),
+        // Its position comes from node_glue::tf's listener (tf2's QoS).
+        Motion::NavigateToPose => {}
     }
     for w in &start.wait_topics {
         app.watch_subscription(&w.topic, &w.kind.qos());

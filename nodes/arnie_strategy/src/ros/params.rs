@@ -42,8 +42,12 @@ node_glue::declare_parameters! {
         wait_topics: String = "comms/rx=arnie_interfaces/msg/Packet;eyes/observations=arnie_interfaces/msg/Coordinates".into(), any(), "start only";
         /// Period of /diagnostics [ms]
         diagnostics_period_ms: i64 = 1000, int(10, MAX_MS), "start only";
-        /// How moves are made: "move_to" (the arm's MoveTo, position from arm/position) or "navigate_to" (the base's NavigateTo on base/navigate_to, position from base/pose)
-        motion: String = "move_to".into(), one_of(&["move_to", "navigate_to"]), "start only";
+        /// How moves are made: "move_to" (the arm's MoveTo, position from arm/position), "navigate_to" (the base's NavigateTo on base/navigate_to, position from base/pose) or "navigate_to_pose" (Nav2's NavigateToPose on navigate_to_pose_action, goals in map, position from TF map -> robot_frame)
+        motion: String = "move_to".into(), one_of(&["move_to", "navigate_to", "navigate_to_pose"]), "start only";
+        /// motion navigate_to_pose: the NavigateToPose action (this base's or a real Nav2's bt_navigator)
+        navigate_to_pose_action: String = "navigate_to_pose".into(), any(), "start only";
+        /// motion navigate_to_pose: the robot's frame, looked up in map on /tf for the position
+        robot_frame: String = "base_link".into(), any(), "start only";
     }
 }
 
@@ -60,6 +64,14 @@ fn millis(name: &str, v: i64, min: i64) -> Result<Duration, String> {
     Ok(Duration::from_millis(v.unsigned_abs()))
 }
 
+fn non_empty(name: &str, v: &str) -> Result<String, String> {
+    if v.trim().is_empty() {
+        Err(format!("{name} must not be empty"))
+    } else {
+        Ok(v.trim().to_string())
+    }
+}
+
 /// What only the start reads, checked.
 #[derive(Debug)]
 pub(crate) struct Start {
@@ -67,6 +79,10 @@ pub(crate) struct Start {
     pub(crate) wait_topics: Vec<WaitTopic>,
     /// How moves are made.
     pub(crate) motion: Motion,
+    /// `navigate_to_pose`: the action's name.
+    pub(crate) navigate_to_pose_action: String,
+    /// `navigate_to_pose`: the robot's frame (position by TF).
+    pub(crate) robot_frame: String,
     /// Period of `/diagnostics`.
     pub(crate) diagnostics_period: Duration,
 }
@@ -96,6 +112,11 @@ impl StrategyParams {
         Ok(Start {
             wait_topics: parse_wait_topics(&self.wait_topics).map_err(|e| e.to_string())?,
             motion: Motion::parse(&self.motion)?,
+            navigate_to_pose_action: non_empty(
+                "navigate_to_pose_action",
+                &self.navigate_to_pose_action,
+            )?,
+            robot_frame: non_empty("robot_frame", &self.robot_frame)?,
             diagnostics_period: millis("diagnostics_period_ms", self.diagnostics_period_ms, 10)?,
         })
     }
@@ -127,7 +148,13 @@ mod tests {
             .collect();
         assert_eq!(
             read_only,
-            ["wait_topics", "diagnostics_period_ms", "motion"]
+            [
+                "wait_topics",
+                "diagnostics_period_ms",
+                "motion",
+                "navigate_to_pose_action",
+                "robot_frame"
+            ]
         );
     }
 

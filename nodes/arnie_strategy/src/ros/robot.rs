@@ -36,6 +36,7 @@ use r2r::arnie_interfaces::action::{MoveTo, NavigateTo};
 use r2r::arnie_interfaces::msg::{Coordinates, Packet};
 use r2r::arnie_interfaces::srv::{PlanPath, SendPacket};
 use r2r::geometry_msgs::msg::{PointStamped, PoseStamped};
+use r2r::nav2_msgs::action::NavigateToPose;
 use r2r::GoalStatus;
 use serde_json::Value;
 use tokio::sync::broadcast;
@@ -117,13 +118,30 @@ impl RosRobot {
     pub fn new(
         node: &mut r2r::Node,
         motion: Motion,
+        nav2: Option<Nav2Source>,
         wait_topics: &[WaitTopic],
         settings: Settings,
         counters: Arc<Counters>,
     ) -> Result<Arc<Self>, node_glue::Error> {
-        let mover = match motion {
-            Motion::MoveTo => Mover::Arm(goal_client(node, &counters)?),
-            Motion::NavigateTo => Mover::Base(goal_client(node, &counters)?),
+        let mover = match (motion, &nav2) {
+            (Motion::MoveTo, _) => Mover::Arm(goal_client(
+                node,
+                <MoveTo::Action as MoveAction>::NAME,
+                &counters,
+            )?),
+            (Motion::NavigateTo, _) => Mover::Base(goal_client(
+                node,
+                <NavigateTo::Action as MoveAction>::NAME,
+                &counters,
+            )?),
+            (Motion::NavigateToPose, Some(n)) => {
+                Mover::Nav2(goal_client(node, &n.action, &counters)?)
+            }
+            (Motion::NavigateToPose, None) => {
+                return Err(node_glue::Error::Setup(
+                    "motion navigate_to_pose needs a TF listener".into(),
+                ))
+            }
         };
         let planner =
             node.create_client::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?;
@@ -153,6 +171,16 @@ impl RosRobot {
                     position.clone(),
                     counters.clone(),
                 ));
+            }
+            Motion::NavigateToPose => {
+                if let Some(n) = nav2 {
+                    tokio::spawn(track_position(
+                        "/tf",
+                        n.positions(),
+                        position.clone(),
+                        counters.clone(),
+                    ));
+                }
             }
         }
 
@@ -372,8 +400,9 @@ impl RosRobot {
         };
         // Dropping this future drops the goal's handle: the goal is cancelled.
         match &self.mover {
-            Mover::Arm(c) => go(c, &target, waits).await,
-            Mover::Base(c) => go(c, &target, waits).await,
+            Mover::Arm(c) => go(c, &target, None, waits).await,
+            Mover::Base(c) => go(c, &target, None, waits).await,
+            Mover::Nav2(c) => go(c, &target, self.position.value(), waits).await,
         }
     }
 }
@@ -388,7 +417,7 @@ impl Robot for RosRobot {
     }
 
     fn plans_itself(&self) -> bool {
-        self.motion == Motion::NavigateTo
+        matches!(self.motion, Motion::NavigateTo | Motion::NavigateToPose)
     }
 
     fn plan_path(
@@ -472,6 +501,39 @@ async fn forward(
 enum Mover {
     Arm(GoalClient<MoveTo::Action>),
     Base(GoalClient<NavigateTo::Action>),
+    Nav2(GoalClient<NavigateToPose::Action>),
+}
+
+/// `motion: navigate_to_pose`: the action's name, and the robot's position from TF
+/// (`map` → `robot_frame`, sampled every 50 ms: the rate `base/pose` has).
+pub struct Nav2Source {
+    /// The NavigateToPose action's name.
+    pub action: String,
+    /// The robot's frame.
+    pub robot_frame: String,
+    /// The TF buffer.
+    pub tf: node_glue::tf::Listener,
+}
+
+impl Nav2Source {
+    /// The robot's position in `map` every 50 ms, when TF has it.
+    fn positions(self) -> impl Stream<Item = (f64, f64, f64)> + Unpin + Send + 'static {
+        let ticks = tokio::time::interval(Duration::from_millis(50));
+        Box::pin(futures::stream::unfold(
+            (ticks, self),
+            |(mut ticks, n)| async move {
+                loop {
+                    ticks.tick().await;
+                    if let Ok(t) =
+                        n.tf.lookup(super::navigate::GLOBAL_FRAME, &n.robot_frame, None)
+                    {
+                        let v = t.translation.vector;
+                        return Some(((v.x, v.y, v.z), (ticks, n)));
+                    }
+                }
+            },
+        ))
+    }
 }
 
 /// What the strategy needs of a motion action: its goal for a point and its result as
@@ -487,23 +549,25 @@ where
     /// The action's type, in messages.
     const KIND: &'static str;
     /// The goal that moves to `target` (metres, frame `world`).
-    fn goal(target: &Point) -> Self::Goal;
+    /// (`from`: where the robot is, when known.)
+    fn goal(target: &Point, from: Option<Point>) -> Self::Goal;
     /// The goal's target, for log lines.
     fn target(goal: &Self::Goal) -> Point;
-    /// The server's result as where the robot stopped, or the library's error.
-    fn outcome(status: GoalStatus, result: &Self::Result) -> Result<Point, Error>;
+    /// The server's result as where the robot stopped (`target`: where it was sent), or
+    /// the library's error.
+    fn outcome(status: GoalStatus, result: &Self::Result, target: &Point) -> Result<Point, Error>;
 }
 
 impl MoveAction for MoveTo::Action {
     const NAME: &'static str = topics::MOVE_TO;
     const KIND: &'static str = "MoveTo";
-    fn goal(target: &Point) -> MoveTo::Goal {
+    fn goal(target: &Point, _: Option<Point>) -> MoveTo::Goal {
         node_glue::action_client::move_to_goal([target.x, target.y, target.z])
     }
     fn target(goal: &MoveTo::Goal) -> Point {
         Point::new(goal.target.x, goal.target.y, goal.target.z)
     }
-    fn outcome(status: GoalStatus, result: &MoveTo::Result) -> Result<Point, Error> {
+    fn outcome(status: GoalStatus, result: &MoveTo::Result, _: &Point) -> Result<Point, Error> {
         move_result(status, result)
     }
 }
@@ -511,14 +575,33 @@ impl MoveAction for MoveTo::Action {
 impl MoveAction for NavigateTo::Action {
     const NAME: &'static str = NAVIGATE_TO;
     const KIND: &'static str = "NavigateTo";
-    fn goal(target: &Point) -> NavigateTo::Goal {
+    fn goal(target: &Point, _: Option<Point>) -> NavigateTo::Goal {
         nav_goal(target)
     }
     fn target(goal: &NavigateTo::Goal) -> Point {
         Point::new(goal.x, goal.y, 0.0)
     }
-    fn outcome(status: GoalStatus, result: &NavigateTo::Result) -> Result<Point, Error> {
+    fn outcome(status: GoalStatus, result: &NavigateTo::Result, _: &Point) -> Result<Point, Error> {
         nav_result(status, result)
+    }
+}
+
+impl MoveAction for NavigateToPose::Action {
+    const NAME: &'static str = "navigate_to_pose";
+    const KIND: &'static str = "NavigateToPose";
+    fn goal(target: &Point, from: Option<Point>) -> NavigateToPose::Goal {
+        super::navigate::nav2_goal(target, from)
+    }
+    fn target(goal: &NavigateToPose::Goal) -> Point {
+        let p = &goal.pose.pose.position;
+        Point::new(p.x, p.y, 0.0)
+    }
+    fn outcome(
+        status: GoalStatus,
+        result: &NavigateToPose::Result,
+        target: &Point,
+    ) -> Result<Point, Error> {
+        super::navigate::nav2_result(status, result, target)
     }
 }
 
@@ -533,7 +616,7 @@ fn cancelled() -> Error {
 /// [`MoveAction::outcome`]; a protocol rejection as `REJECTED`; a goal stopped before
 /// it was sent, or cancelled without a result, as `CANCELLED`; anything else (no server,
 /// no answer, no result) as [`Error::Robot`] naming the action.
-fn move_end<A: MoveAction>(end: &GoalResult<A>) -> Result<Point, Error>
+fn move_end<A: MoveAction>(end: &GoalResult<A>, target: &Point) -> Result<Point, Error>
 where
     A::Goal: Send + Sync,
     A::Result: Send + Sync,
@@ -541,7 +624,7 @@ where
 {
     let label = || format!("{} on {}", A::KIND, A::NAME);
     match end {
-        Ok((status, r)) => A::outcome(*status, r),
+        Ok((status, r)) => A::outcome(*status, r, target),
         Err(GoalError::Rejected) => Err(Error::Move {
             outcome: MoveOutcome::Rejected,
             message: format!("{}: {}", label(), GoalError::Rejected),
@@ -554,6 +637,7 @@ where
 /// The client of `A` whose every goal's end is counted (`moves_*`) and, failed, logged.
 fn goal_client<A: MoveAction>(
     node: &mut r2r::Node,
+    name: &str,
     counters: &Arc<Counters>,
 ) -> Result<GoalClient<A>, node_glue::Error>
 where
@@ -562,11 +646,11 @@ where
     A::Feedback: Send + Sync,
 {
     let counters = counters.clone();
-    GoalClient::new(node, A::NAME, A::KIND, move |goal, end| {
+    GoalClient::new(node, name, A::KIND, move |goal, end| {
         if !matches!(end, Err(GoalError::NoServer(_) | GoalError::NotSent)) {
             counters.moves_sent.inc();
         }
-        match move_end::<A>(end) {
+        match move_end::<A>(end, &A::target(goal)) {
             Ok(_) => counters.moves_reached.inc(),
             Err(Error::Move {
                 outcome: MoveOutcome::Cancelled,
@@ -585,6 +669,7 @@ where
 async fn go<A: MoveAction>(
     client: &GoalClient<A>,
     target: &Point,
+    from: Option<Point>,
     waits: Waits,
 ) -> Result<Point, Error>
 where
@@ -592,5 +677,8 @@ where
     A::Result: Send + Sync,
     A::Feedback: Send + Sync,
 {
-    move_end::<A>(&client.send(A::goal(target), waits).result().await)
+    move_end::<A>(
+        &client.send(A::goal(target, from), waits).result().await,
+        target,
+    )
 }
