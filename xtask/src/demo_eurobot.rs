@@ -354,6 +354,8 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
         );
     }
     // The robot's path, one segment per pose line, coloured by the task then running.
+    // Each task's line is shifted sideways by its own few pixels (as lines on a transit
+    // map), so a later task driving the same corridor does not hide an earlier one.
     let poses: Vec<Pose> = lines
         .iter()
         .filter(|l| l["type"] == "pose")
@@ -369,19 +371,27 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
             )
         })
         .collect();
+    let lanes = names.len().max(1) as f64;
     for w in poses.windows(2) {
         let (a, b) = (&w[0], &w[1]);
         if (a.1 - b.1).abs() + (a.2 - b.2).abs() < 1e-6 {
             continue;
         }
+        let task = task_at(b.0);
+        let lane = task
+            .and_then(|t| names.iter().position(|n| n == t))
+            .map_or(0.0, |i| i as f64 - (lanes - 1.0) / 2.0);
+        let (dx, dy) = (px(b.1) - px(a.1), py(b.2) - py(a.2));
+        let len = dx.hypot(dy).max(1e-9);
+        let (nx, ny) = (-dy / len * 5.0 * lane, dx / len * 5.0 * lane);
         let _ = writeln!(
             o,
-            r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{}" stroke-width="3"/>"#,
-            px(a.1),
-            py(a.2),
-            px(b.1),
-            py(b.2),
-            colour_of(task_at(b.0))
+            r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{}" stroke-width="3" stroke-linecap="round"/>"#,
+            px(a.1) + nx,
+            py(a.2) + ny,
+            px(b.1) + nx,
+            py(b.2) + ny,
+            colour_of(task)
         );
     }
     if let (Some(first), Some(last)) = (poses.first(), poses.last()) {
@@ -492,8 +502,8 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
         );
         ly += 18.0;
     }
-    // Score over time.
-    let (gx, gy, gw, gh) = (lx, ly + 30.0, 360.0, 200.0);
+    // Score over time: axes with ticks (seconds, points), the title above the frame.
+    let (gx, gy, gw, gh) = (lx + 30.0, ly + 50.0, 330.0, 200.0);
     let match_s = f(&run["match_s"]).max(1.0);
     let score: Vec<(f64, f64)> = run["score"]
         .as_array()
@@ -501,11 +511,15 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
         .flatten()
         .map(|p| (f(&p[0]), f(&p[1])))
         .collect();
-    let top = score
+    // Headroom above the highest of the score and the expected points, in whole ticks.
+    let highest = score
         .iter()
         .map(|p| p.1)
         .fold(f(&run["expected_points"]), f64::max)
         .max(1.0);
+    let step_p = nice_step(highest / 4.0);
+    let top = ((highest * 1.1) / step_p).ceil() * step_p;
+    let step_t = nice_step(match_s / 6.0);
     let sx = |t: f64| gx + t.clamp(0.0, match_s) / match_s * gw;
     let sy = |p: f64| gy + gh - p / top * gh;
     let _ = writeln!(
@@ -514,17 +528,55 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
     );
     let _ = writeln!(
         o,
-        r#"<text x="{gx}" y="{}">score over the match (0 .. {match_s:.0} s)</text>"#,
-        gy - 8.0
+        r#"<text x="{gx}" y="{}" font-weight="bold">Score over the match</text>"#,
+        gy - 12.0
+    );
+    let mut t = 0.0;
+    while t <= match_s + 1e-9 {
+        let x = sx(t);
+        let _ = writeln!(
+            o,
+            r##"<line x1="{x:.1}" y1="{}" x2="{x:.1}" y2="{}" stroke="#000"/><text x="{x:.1}" y="{}" text-anchor="middle">{t:.0}</text>"##,
+            gy + gh,
+            gy + gh + 5.0,
+            gy + gh + 18.0
+        );
+        t += step_t;
+    }
+    let mut p = 0.0;
+    while p <= top + 1e-9 {
+        let y = sy(p);
+        let _ = writeln!(
+            o,
+            r##"<line x1="{}" y1="{y:.1}" x2="{gx}" y2="{y:.1}" stroke="#000"/><text x="{}" y="{:.1}" text-anchor="end">{p:.0}</text>"##,
+            gx - 5.0,
+            gx - 8.0,
+            y + 4.0
+        );
+        p += step_p;
+    }
+    let _ = writeln!(
+        o,
+        r#"<text x="{:.1}" y="{}" text-anchor="middle">match time [s]</text>"#,
+        gx + gw / 2.0,
+        gy + gh + 34.0
+    );
+    let _ = writeln!(
+        o,
+        r#"<text x="{}" y="{:.1}" text-anchor="middle" transform="rotate(-90 {} {:.1})">points</text>"#,
+        gx - 34.0,
+        gy + gh / 2.0,
+        gx - 34.0,
+        gy + gh / 2.0
     );
     let exp = f(&run["expected_points"]);
     let _ = writeln!(
         o,
-        r##"<line x1="{gx}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="#2a2" stroke-dasharray="4,3"/><text x="{}" y="{:.1}">expected {exp:.0}</text>"##,
+        r##"<line x1="{gx}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="#2a2" stroke-dasharray="4,3"/><text x="{}" y="{:.1}" text-anchor="end" fill="#2a2">expected {exp:.0}</text>"##,
         sy(exp),
         gx + gw,
         sy(exp),
-        gx + 4.0,
+        gx + gw - 4.0,
         sy(exp) - 4.0
     );
     let mut pts = String::new();
@@ -557,6 +609,20 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
     let image = arnie_plot::render_png(&o, 1.0)
         .map_err(|e| Failure::new(format!("{}: {e}", png.display())))?;
     std::fs::write(&png, &image.data).map_err(|e| Failure::new(format!("{}: {e}", png.display())))
+}
+
+/// A tick step of 1, 1.5, 2, 2.5 or 5 times a power of ten, at least `raw` (15 s
+/// ticks divide a 90 s match).
+fn nice_step(raw: f64) -> f64 {
+    if !(raw.is_finite() && raw > 0.0) {
+        return 1.0;
+    }
+    let unit = 10f64.powf(raw.log10().floor());
+    [1.0, 1.5, 2.0, 2.5, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * unit)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * unit)
 }
 
 fn esc(s: &str) -> String {
@@ -598,8 +664,23 @@ mod tests {
                 && text.contains("expected 34")
         );
         // Path segments in both tasks' colours (task 1 until board time 3 s, then task 2).
-        assert!(text.contains(&format!("stroke=\"{}\" stroke-width=\"3\"", PALETTE[0])));
-        assert!(text.contains(&format!("stroke=\"{}\" stroke-width=\"3\"", PALETTE[1])));
+        assert!(text.contains(&format!(
+            "stroke=\"{}\" stroke-width=\"3\" stroke-linecap",
+            PALETTE[0]
+        )));
+        assert!(text.contains(&format!(
+            "stroke=\"{}\" stroke-width=\"3\" stroke-linecap",
+            PALETTE[1]
+        )));
+        // The score plot has ticks: 0 .. 90 s every 15 s, 0 .. 40 points every 10.
+        for tick in [">0<", ">15<", ">90<", ">10<", ">40<"] {
+            assert!(text.contains(tick), "tick {tick}");
+        }
+        assert!(text.contains("match time [s]") && text.contains(">points<"));
+        assert_eq!(
+            (nice_step(34.0 / 4.0), nice_step(15.0), nice_step(0.3)),
+            (10.0, 15.0, 0.5)
+        );
         assert!(text.contains("fill=\"#ff0\""), "opponent seen");
         // The PNG beside it decodes to the SVG's size.
         let png = png::Decoder::new(std::fs::File::open(dir.join("e.png")).expect("png"));
