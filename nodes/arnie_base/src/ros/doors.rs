@@ -160,6 +160,14 @@ impl Door {
             }
             Door::Nav2 { mut run, .. } => {
                 let error_code = crate::nav2::error_code(&f);
+                // Nav2 has no "preempted" code: the word leads the message (the strategy's
+                // navigate_to_pose mode reads it so).
+                let message = match f.outcome {
+                    Outcome::Preempted if !f.message.starts_with("preempted") => {
+                        format!("preempted: {}", f.message)
+                    }
+                    _ => f.message,
+                };
                 action::end(
                     &mut run.goal,
                     how,
@@ -168,7 +176,7 @@ impl Door {
                         error_msg: if how == End::Succeeded {
                             String::new()
                         } else {
-                            f.message
+                            message
                         },
                     },
                 );
