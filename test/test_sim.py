@@ -144,6 +144,28 @@ def test_streams_positions_and_observations_in_device_frames(graph, spine, tmp_p
     assert not near(raw, data["eyes"]["source_mm"], 1.0)
 
 
+def test_the_world_objects_are_frames_on_tf_static(graph, spine, tmp_path):
+    """source_flame, candle and obstacle_<name> (each box's centre) under world, in
+    metres, for a subscriber that joins late (transient local, as tf2's listener)."""
+    from tf2_msgs.msg import TFMessage
+    data, path = scenario(tmp_path)
+    start_sim(graph, spine, path)
+    graph.wait_for_nodes(["/sim"])
+    graph.wait_for_publisher("/tf_static")
+    late = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    statics = graph.collect(TFMessage, "/tf_static", late)
+    graph.spin_until(lambda: statics, what="the world's frames on /tf_static")
+    got = {t.child_frame_id: (t.header.frame_id, t.transform.translation) for m in statics for t in m.transforms}
+    expected = {"source_flame": data["eyes"]["source_mm"], "candle": data["eyes"]["candle_mm"]}
+    for o in data["arm"]["obstacles"]:
+        expected[f"obstacle_{o['name']}"] = [(lo + hi) / 2 for lo, hi in zip(o["min_mm"], o["max_mm"])]
+    assert set(got) == set(expected), got
+    for name, mm in expected.items():
+        parent, v = got[name]
+        assert parent == "world"
+        assert near([v.x, v.y, v.z], [c / 1000.0 for c in mm], 1e-12), (name, v)
+
+
 def test_arm_moves_to_a_target_sent_in_its_frame(graph, spine, tmp_path):
     _, path = scenario(tmp_path)
     start_sim(graph, spine, path, tmp_path / "truth.jsonl")

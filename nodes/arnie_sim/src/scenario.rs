@@ -482,3 +482,62 @@ mod tests {
         assert!(matches!(e, SimError::Io { .. }));
     }
 }
+
+/// A frame of the simulated world: its name and its origin in `world` \[m\] (axes
+/// parallel to `world`'s).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorldFrame {
+    /// `source_flame`, `candle`, or `obstacle_<name>` (the box's centre).
+    pub name: String,
+    /// Origin in `world` \[m\].
+    pub origin_m: [f64; 3],
+}
+
+impl Scenario {
+    /// The world's objects as frames of their own (published on `/tf_static` by the
+    /// node): the source flame, the candle, each obstacle box's centre. Millimetres of
+    /// the scenario become metres (REP 103).
+    pub fn world_frames(&self) -> Vec<WorldFrame> {
+        let m = |v: [f64; 3]| v.map(|c| c / 1000.0);
+        let mut out = vec![
+            WorldFrame {
+                name: "source_flame".into(),
+                origin_m: m(self.eyes.source_mm.into()),
+            },
+            WorldFrame {
+                name: "candle".into(),
+                origin_m: m(self.eyes.candle_mm.into()),
+            },
+        ];
+        for o in &self.arm.obstacles {
+            let centre = [0, 1, 2].map(|i| (o.min_mm[i] + o.max_mm[i]) / 2.0);
+            out.push(WorldFrame {
+                name: format!("obstacle_{}", o.name),
+                origin_m: m(centre),
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod world_frame_tests {
+    use super::*;
+
+    #[test]
+    fn the_flames_and_boxes_are_frames_in_metres() {
+        let f = Scenario::default().world_frames();
+        assert_eq!(f[0].name, "source_flame");
+        assert_eq!(f[0].origin_m, [0.06, 0.04, 0.03]);
+        assert_eq!(f[1].name, "candle");
+        assert_eq!(f[1].origin_m, [-0.095, 0.03, 0.045]);
+        let shipped = Scenario::from_json(include_str!("../../../params/scenario_flame.json"))
+            .expect("the shipped scenario");
+        let f = shipped.world_frames();
+        let table = f
+            .iter()
+            .find(|w| w.name == "obstacle_table")
+            .expect("the table");
+        assert_eq!(table.origin_m, [0.0, 0.0, -0.06]);
+    }
+}

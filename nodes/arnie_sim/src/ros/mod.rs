@@ -19,6 +19,7 @@
 //!
 //! Layout: `params` (the parameters and their rules), `link` (UDP), `truth`
 //! (`sim/truth`), `markers` (`sim/markers`), `status` (counters and `/diagnostics`).
+mod frames;
 mod link;
 pub mod markers;
 mod params;
@@ -146,6 +147,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         Some(period) => Some((markers::publisher(&mut app.node)?, period)),
         None => None,
     };
+    let world_frames = frames::publish(app, &scenario)?;
     let diagnostics = app.diagnostics()?;
     let _rt = app.handle().enter();
     let arm_sock = Arc::new(UdpSocket::from_std(arm_std)?);
@@ -186,6 +188,11 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         let (world, shutdown) = (ctx.world.clone(), ctx.shutdown.clone());
         tokio::spawn(markers::run(publisher, world, scene, period, shutdown));
     }
+    let keep = ctx.shutdown.clone();
+    tokio::spawn(async move {
+        let _latched = world_frames;
+        keep.wait().await;
+    });
     let (world, counters) = (ctx.world.clone(), ctx.counters.clone());
     diagnostics.spawn_periodic(Duration::from_millis(500), ctx.shutdown, move || {
         let w = world.lock().unwrap_or_else(|p| p.into_inner());
