@@ -517,9 +517,9 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
         .map(|p| p.1)
         .fold(f(&run["expected_points"]), f64::max)
         .max(1.0);
-    let step_p = nice_step(highest / 4.0);
+    let step_p = arnie_plot::ticks::nice_step(highest, 4);
     let top = ((highest * 1.1) / step_p).ceil() * step_p;
-    let step_t = nice_step(match_s / 6.0);
+    let step_t = arnie_plot::ticks::nice_step(match_s, 9);
     let sx = |t: f64| gx + t.clamp(0.0, match_s) / match_s * gw;
     let sy = |p: f64| gy + gh - p / top * gh;
     let _ = writeln!(
@@ -611,20 +611,6 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
     std::fs::write(&png, &image.data).map_err(|e| Failure::new(format!("{}: {e}", png.display())))
 }
 
-/// A tick step of 1, 1.5, 2, 2.5 or 5 times a power of ten, at least `raw` (15 s
-/// ticks divide a 90 s match).
-fn nice_step(raw: f64) -> f64 {
-    if !(raw.is_finite() && raw > 0.0) {
-        return 1.0;
-    }
-    let unit = 10f64.powf(raw.log10().floor());
-    [1.0, 1.5, 2.0, 2.5, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * unit)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * unit)
-}
-
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -672,15 +658,11 @@ mod tests {
             "stroke=\"{}\" stroke-width=\"3\" stroke-linecap",
             PALETTE[1]
         )));
-        // The score plot has ticks: 0 .. 90 s every 15 s, 0 .. 40 points every 10.
-        for tick in [">0<", ">15<", ">90<", ">10<", ">40<"] {
+        // The score plot has ticks: 0 .. 90 s every 10 s, 0 .. 40 points every 10.
+        for tick in [">0<", ">30<", ">90<", ">40<"] {
             assert!(text.contains(tick), "tick {tick}");
         }
         assert!(text.contains("match time [s]") && text.contains(">points<"));
-        assert_eq!(
-            (nice_step(34.0 / 4.0), nice_step(15.0), nice_step(0.3)),
-            (10.0, 15.0, 0.5)
-        );
         assert!(text.contains("fill=\"#ff0\""), "opponent seen");
         // The PNG beside it decodes to the SVG's size.
         let png = png::Decoder::new(std::fs::File::open(dir.join("e.png")).expect("png"));
