@@ -275,6 +275,9 @@ fn speeds(truth: &[TruthSample]) -> Vec<(f64, f64, usize)> {
 }
 
 /// One view of the scene: axes `a` and `b` of the positions (0 = x, 1 = y, 2 = z).
+/// Length of the `world` frame's axes drawn in both views [mm].
+const WORLD_AXIS_MM: f64 = 20.0;
+
 fn view(run: &Run, scene: Option<&Scene>, title: &str, a: usize, b: usize) -> Panel {
     let names = ["x", "y", "z"];
     let mut p =
@@ -354,6 +357,25 @@ fn view(run: &Run, scene: Option<&Scene>, title: &str, a: usize, b: usize) -> Pa
             );
         }
     }
+    // The TF frame `world` (the spine's and the sim's): its two axes in this view, 20 mm
+    // long, named at their tips; the scene's objects are frames of their own
+    // (`source_flame`, `candle`, `obstacle_*`), named in the legend.
+    for axis in [a, b] {
+        let mut tip = [0.0; 3];
+        tip[axis] = WORLD_AXIS_MM;
+        p.add(Line::new(vec![[0.0, 0.0], pick(&tip)], Colour::BLACK).width(1.2));
+        let place = if axis == a { Place::Right } else { Place::Above };
+        p.add(
+            Marker::new(pick(&tip)[0], pick(&tip)[1], Shape::TriangleUp, Colour::BLACK)
+                .size(4.0)
+                .label(names[axis], place),
+        );
+    }
+    p.add(
+        Marker::new(0.0, 0.0, Shape::Circle, Colour::BLACK)
+            .size(3.0)
+            .label("world", Place::Left),
+    );
     let candle_lit = run.first_lit("candle").is_some();
     if let Some(sc) = scene {
         let s = pick(&sc.source_mm);
@@ -445,8 +467,8 @@ pub fn figure(run: &Run, scene: Option<&Scene>) -> Figure {
         LegendEntry::line(PHASE_COLOURS[0], "path: taper unlit"),
         LegendEntry::line(PHASE_COLOURS[1], "path: carrying the flame"),
         LegendEntry::line(PHASE_COLOURS[2], "path: after the candle lit"),
-        LegendEntry::marker(Shape::Star, FLAME, "source flame"),
-        LegendEntry::marker(Shape::Circle, FLAME, "candle (orange once lit)"),
+        LegendEntry::marker(Shape::Star, FLAME, "source flame (TF frame source_flame)"),
+        LegendEntry::marker(Shape::Circle, FLAME, "candle (orange once lit; TF frame candle)"),
         LegendEntry::marker(Shape::Diamond, Colour::RED, "where the taper lit"),
         LegendEntry::marker(Shape::Diamond, Colour::GREEN, "where the candle lit"),
         LegendEntry::area(FLAME, 0.25, "lighting radius"),
