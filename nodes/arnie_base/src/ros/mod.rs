@@ -370,14 +370,21 @@ impl Control {
         }
         if let Some(a) = self.active.take() {
             self.send_stop();
-            a.door.end(crate::Finish {
-                outcome: Outcome::Preempted,
-                pose: self.nav.pose().unwrap_or_default(),
-                replans: 0,
-                driven_m: 0.0,
-                message: format!("{NODE} is shutting down; motors stopped"),
-                plan_failure: None,
-            });
+            a.door
+                .end(self.ended_here(format!("{NODE} is shutting down; motors stopped")));
+        }
+    }
+
+    /// The end of a goal the glue stops itself (shutdown, a manual takeover): PREEMPTED
+    /// where the robot is, with `message`.
+    fn ended_here(&self, message: String) -> crate::Finish {
+        crate::Finish {
+            outcome: Outcome::Preempted,
+            pose: self.nav.pose().unwrap_or_default(),
+            replans: 0,
+            driven_m: 0.0,
+            message,
+            plan_failure: None,
         }
     }
 
@@ -587,14 +594,9 @@ impl Control {
                     node_glue::log_warn!(
                         "{CMD_VEL}: a manual command takes over; the running goal is preempted"
                     );
-                    a.door.end(crate::Finish {
-                        outcome: Outcome::Preempted,
-                        pose: self.nav.pose().unwrap_or_default(),
-                        replans: 0,
-                        driven_m: 0.0,
-                        message: format!("preempted by a manual command on {CMD_VEL}"),
-                        plan_failure: None,
-                    });
+                    a.door.end(
+                        self.ended_here(format!("preempted by a manual command on {CMD_VEL}")),
+                    );
                     // The navigator drops the goal (its Done finds no active goal).
                     outs.extend(
                         self.nav

@@ -112,12 +112,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     }
     let state = stage(urdf, &source, &p)?;
 
-    let description_pub = app
-        .node
-        .create_publisher::<RosString>(ROBOT_DESCRIPTION, qos::latched())?;
-    let static_pub = app
-        .node
-        .create_publisher::<TFMessage>(TF_STATIC, node_glue::tf::static_broadcaster_qos())?;
+    let latched = publish_description(app, description, &state.static_frames())?;
     let tf_pub = app
         .node
         .create_publisher::<TFMessage>(TF, node_glue::tf::broadcaster_qos())?;
@@ -126,23 +121,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         .create_publisher::<JointState>(JOINT_STATES, qos::commands())?;
     let positions = app.subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
     let statics = app.subscribe::<TFMessage>(TF_STATIC, node_glue::tf::static_listener_qos())?;
-
-    description_pub.publish(&RosString { data: description })?;
-    let now = node_glue::time::now();
-    let fixed = state.static_frames();
-    if !fixed.is_empty() {
-        static_pub.publish(&TFMessage {
-            transforms: fixed.iter().map(|f| transform(f, &now)).collect(),
-        })?;
-    }
-    node_glue::log_info!(
-        "{ROBOT_DESCRIPTION} published; {TF_STATIC}: [{}]",
-        fixed
-            .iter()
-            .map(|f| format!("{} -> {}", f.parent, f.child))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
 
     let counters = Arc::new(Counters::default());
     let mount = Arc::new(std::sync::Mutex::new(None::<String>));
@@ -153,7 +131,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         tf: tf_pub,
         joints: joints_pub,
         // Kept alive: a latched topic is served as long as its publisher lives.
-        _latched: (description_pub, static_pub),
+        _latched: latched,
     };
     tokio::spawn(run(
         state,
@@ -197,22 +175,7 @@ fn setup_static(
         urdf.links.len(),
         urdf.root
     );
-    let description_pub = app
-        .node
-        .create_publisher::<RosString>(ROBOT_DESCRIPTION, qos::latched())?;
-    let static_pub = app
-        .node
-        .create_publisher::<TFMessage>(TF_STATIC, node_glue::tf::static_broadcaster_qos())?;
-    description_pub.publish(&RosString { data: description })?;
-    let fixed = crate::stage::fixed_frames(urdf);
-    let now = node_glue::time::now();
-    static_pub.publish(&TFMessage {
-        transforms: fixed.iter().map(|f| transform(f, &now)).collect(),
-    })?;
-    node_glue::log_info!(
-        "{ROBOT_DESCRIPTION} published; {TF_STATIC}: {} fixed joints",
-        fixed.len()
-    );
+    let latched = publish_description(app, description, &crate::stage::fixed_frames(urdf))?;
     let counters = Arc::new(Counters::default());
     let diagnostics = app.diagnostics()?;
     let shutdown = app.shutdown();
@@ -220,7 +183,7 @@ fn setup_static(
     let keep = shutdown.clone();
     tokio::spawn(async move {
         // A latched topic is served as long as its publisher lives.
-        let _latched = (description_pub, static_pub);
+        let _latched = latched;
         keep.wait().await;
     });
     diagnostics.spawn_periodic(Duration::from_secs(1), shutdown, move || {
@@ -229,14 +192,48 @@ fn setup_static(
     Ok(())
 }
 
+/// Serves the description on `robot_description` and the fixed joints on `/tf_static`
+/// (both latched, as robot_state_publisher); returns the publishers, to be kept alive.
+fn publish_description(
+    app: &mut App,
+    description: String,
+    fixed: &[Frame],
+) -> Result<Latched, Error> {
+    let description_pub = app
+        .node
+        .create_publisher::<RosString>(ROBOT_DESCRIPTION, qos::latched())?;
+    let static_pub = app
+        .node
+        .create_publisher::<TFMessage>(TF_STATIC, node_glue::tf::static_broadcaster_qos())?;
+    description_pub.publish(&RosString { data: description })?;
+    let now = node_glue::time::now();
+    if !fixed.is_empty() {
+        static_pub.publish(&TFMessage {
+            transforms: fixed.iter().map(|f| transform(f, &now)).collect(),
+        })?;
+    }
+    node_glue::log_info!(
+        "{ROBOT_DESCRIPTION} published; {TF_STATIC}: [{}]",
+        fixed
+            .iter()
+            .map(|f| format!("{} -> {}", f.parent, f.child))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok((description_pub, static_pub))
+}
+
+/// The latched publishers: served as long as they live.
+type Latched = (
+    node_glue::r2r::Publisher<RosString>,
+    node_glue::r2r::Publisher<TFMessage>,
+);
+
 /// The publishers the task uses.
 struct Publishers {
     tf: node_glue::r2r::Publisher<TFMessage>,
     joints: node_glue::r2r::Publisher<JointState>,
-    _latched: (
-        node_glue::r2r::Publisher<RosString>,
-        node_glue::r2r::Publisher<TFMessage>,
-    ),
+    _latched: Latched,
 }
 
 /// Turns every position into a joint state and transforms; learns the root's mount
