@@ -30,7 +30,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Point, PointStamped
 from websockets.exceptions import InvalidStatus
 
-from test_foxglove import TIMEOUT, TYPES, Client, decode, free_tcp_port, until
+from test_foxglove import TIMEOUT, TYPES, Client, counters, decode, free_tcp_port, until
 
 ACCEPTED = "this server speaks foxglove.sdk.v1.1, foxglove.sdk.v1, foxglove.websocket.v1"
 
@@ -70,34 +70,51 @@ async def raw_refusal(port, request):
     return answer.decode(errors="replace")
 
 
+class Stream:
+    """The bridge (topics /fx/*, publishing on /fx/cmd) and a PointStamped stream on
+    /fx/point published by rclpy at 50 Hz, each with x = i and y = slope * i."""
+
+    def __init__(self, g, frame, slope):
+        self.g, self.frame, self.slope = g, frame, slope
+        self.port = free_tcp_port()
+        self.url = f"ws://127.0.0.1:{self.port}"
+        self.bridge = g.start("arnie_foxglove", params={
+            "port": self.port, "topic_allow": "/fx/.*", "publish_allow": "/fx/cmd", "discovery_ms": 200})
+        self.pub = g.node.create_publisher(PointStamped, "/fx/point", 10)
+        self.commands = g.collect(Point, "/fx/cmd")
+        self.published = {}  # x -> y of every PointStamped sent
+        self.task = None
+
+    async def start(self):
+        async def publish_forever():
+            i = 0
+            while True:
+                i += 1
+                m = PointStamped()
+                m.header.frame_id = self.frame
+                m.point = Point(x=float(i), y=self.slope * i, z=0.25)
+                self.published[float(i)] = self.slope * i
+                self.pub.publish(m)
+                await asyncio.sleep(0.02)
+
+        self.task = asyncio.ensure_future(publish_forever())
+        await until(self.g, lambda: "/arnie_foxglove" in self.g.node_names(), "the bridge node")
+
+    def check(self, payload):
+        """A received payload decodes to a PointStamped this stream published."""
+        p = decode(payload, "geometry_msgs/msg/PointStamped")
+        assert p.header.frame_id == self.frame and self.published.get(p.point.x) == p.point.y and p.point.z == 0.25, p
+
+
 def test_websocket_v1_and_sdk_v1_clients_together(graph):
     asyncio.run(scenario(graph))
 
 
 async def scenario(g):
-    port = free_tcp_port()
-    bridge = g.start("arnie_foxglove", params={
-        "port": port, "topic_allow": "/fx/.*", "publish_allow": "/fx/cmd", "discovery_ms": 200})
-    node = g.node
-    point_pub = node.create_publisher(PointStamped, "/fx/point", 10)
-    commands = g.collect(Point, "/fx/cmd")
+    stream = Stream(g, "world", 3.0)
+    bridge, port, url, node, commands = stream.bridge, stream.port, stream.url, g.node, stream.commands
     diagnostics = g.collect(DiagnosticArray, "/diagnostics")
-    published = {}  # x -> y of every PointStamped sent
-
-    async def publish_forever():
-        i = 0
-        while True:
-            i += 1
-            m = PointStamped()
-            m.header.frame_id = "world"
-            m.point = Point(x=float(i), y=3.0 * i, z=0.25)
-            published[float(i)] = 3.0 * i
-            point_pub.publish(m)
-            await asyncio.sleep(0.02)
-
-    publisher = asyncio.ensure_future(publish_forever())
-    await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
-    url = f"ws://127.0.0.1:{port}"
+    await stream.start()
     legacy = await connect(g, url, ["foxglove.websocket.v1"])
     sdk = await connect(g, url, ["foxglove.sdk.v1"])
     try:
@@ -131,8 +148,7 @@ async def scenario(g):
             await until(g, lambda: sum(1 for s, _ in c.messages if s == sub) >= 10, f"10 PointStamped on subscription {sub}")
             for s, payload in c.messages:
                 assert s == sub, f"a message on subscription {s} never asked for"
-                p = decode(payload, "geometry_msgs/msg/PointStamped")
-                assert p.header.frame_id == "world" and published.get(p.point.x) == p.point.y and p.point.z == 0.25, p
+                stream.check(payload)
 
         # client publish from the websocket.v1 client, advertised as @foxglove/ws-protocol does
         await legacy.send({"op": "advertise", "channels": [
@@ -155,20 +171,14 @@ async def scenario(g):
         before = sum(1 for s, _ in sdk.messages if s == 5)
         await until(g, lambda: sum(1 for s, _ in sdk.messages if s == 5) >= before + 10, "sdk.v1 client still receiving")
 
-        def counters():
-            for arr in diagnostics:
-                for st in arr.status:
-                    if st.name == "/arnie_foxglove: clients":
-                        yield {kv.key: kv.value for kv in st.values}
-
         def counted():
             return any(int(c["handshakes_refused"]) >= 4 and int(c["websocket_v1_clients"]) >= 1
                        and int(c["sdk_v1_clients"]) >= 1 and int(c["garbage_frames"]) >= 1
-                       and int(c["unknown_channel_ids"]) >= 1 and int(c["clients"]) == 2 for c in counters())
+                       and int(c["unknown_channel_ids"]) >= 1 and int(c["clients"]) == 2 for c in counters(diagnostics))
         await until(g, counted, "refusals, both kinds of clients and the hostile input counted on /diagnostics")
         assert bridge.poll() is None
     finally:
-        publisher.cancel()
+        stream.task.cancel()
         await legacy.close()
         await sdk.close()
     log = g.output(bridge)
@@ -193,28 +203,9 @@ def test_the_ws_protocol_js_client(graph):
 
 
 async def js_scenario(g, node_js):
-    port = free_tcp_port()
-    g.start("arnie_foxglove", params={
-        "port": port, "topic_allow": "/fx/.*", "publish_allow": "/fx/cmd", "discovery_ms": 200})
-    node = g.node
-    point_pub = node.create_publisher(PointStamped, "/fx/point", 10)
-    commands = g.collect(Point, "/fx/cmd")
-    published = {}
-
-    async def publish_forever():
-        i = 0
-        while True:
-            i += 1
-            m = PointStamped()
-            m.header.frame_id = "js"
-            m.point = Point(x=float(i), y=-float(i), z=1.0)
-            published[float(i)] = -float(i)
-            point_pub.publish(m)
-            await asyncio.sleep(0.02)
-
-    publisher = asyncio.ensure_future(publish_forever())
-    await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
-    url = f"ws://127.0.0.1:{port}"
+    stream = Stream(g, "js", -1.0)
+    url, commands = stream.url, stream.commands
+    await stream.start()
     sdk = await connect(g, url, ["foxglove.sdk.v1"])
     await until(g, lambda: "/fx/point" in sdk.channels, "/fx/point advertised to the sdk.v1 client")
     await sdk.send({"op": "subscribe", "subscriptions": [{"id": 3, "channelId": sdk.channels["/fx/point"]["id"]}]})
@@ -243,15 +234,14 @@ async def js_scenario(g, node_js):
         channels = {c["topic"]: c for e in of("advertise") for c in e["channels"]}
         assert channels["/fx/point"]["schemaName"] == "geometry_msgs/msg/PointStamped", channels
         for e in of("message"):
-            p = decode(base64.b64decode(e["data"]), "geometry_msgs/msg/PointStamped")
-            assert p.header.frame_id == "js" and published.get(p.point.x) == p.point.y, p
+            stream.check(base64.b64decode(e["data"]))
         await until(g, lambda: bool(commands), "the JS client's Point at the rclpy subscriber")
         assert (commands[0].x, commands[0].y, commands[0].z) == (4.0, 5.0, 6.0)
         before = sum(1 for s, _ in sdk.messages if s == 3)
         await until(g, lambda: sum(1 for s, _ in sdk.messages if s == 3) >= before + 10, "the sdk.v1 client receiving meanwhile")
         assert not of("error"), of("error")
     finally:
-        publisher.cancel()
+        stream.task.cancel()
         if js.returncode is None:
             js.stdin.close()
             try:
