@@ -5,7 +5,8 @@ refused before the WebSocket opens, saying why, and counted. Python `websockets`
 rclpy as the independent publisher and subscriber.
 
 - refusals: no subprotocol, an unknown one (HTTP 400 whose body names what was offered and
-  the three accepted), a request that is not HTTP (400), a head that never ends (400);
+  the three accepted), a request that is not HTTP, a head too long, a head that never
+  ends (400 after the 10 s handshake time);
   each counted on /diagnostics (`handshakes_refused`) and logged;
 - a foxglove.websocket.v1 client gets that subprotocol back, serverInfo and the
   advertisements, subscribes and decodes (rosbags) the PointStamped rclpy publishes,
@@ -117,6 +118,8 @@ async def scenario(g):
     await stream.start()
     legacy = await connect(g, url, ["foxglove.websocket.v1"])
     sdk = await connect(g, url, ["foxglove.sdk.v1"])
+    # a head that never ends: refused after the handshake time (10 s), while the rest runs
+    slow = asyncio.ensure_future(raw_refusal(port, b"GET / HTTP/1.1\r\nHost: slow\r\n"))
     try:
         # the subprotocol each offered comes back
         assert legacy.ws.subprotocol == "foxglove.websocket.v1"
@@ -171,14 +174,18 @@ async def scenario(g):
         before = sum(1 for s, _ in sdk.messages if s == 5)
         await until(g, lambda: sum(1 for s, _ in sdk.messages if s == 5) >= before + 10, "sdk.v1 client still receiving")
 
+        answer = await slow
+        assert answer.startswith("HTTP/1.1 400 ") and "no whole HTTP head within the handshake time" in answer, answer
+
         def counted():
-            return any(int(c["handshakes_refused"]) >= 4 and int(c["websocket_v1_clients"]) >= 1
+            return any(int(c["handshakes_refused"]) >= 5 and int(c["websocket_v1_clients"]) >= 1
                        and int(c["sdk_v1_clients"]) >= 1 and int(c["garbage_frames"]) >= 1
                        and int(c["unknown_channel_ids"]) >= 1 and int(c["clients"]) == 2 for c in counters(diagnostics))
         await until(g, counted, "refusals, both kinds of clients and the hostile input counted on /diagnostics")
         assert bridge.poll() is None
     finally:
         stream.task.cancel()
+        slow.cancel()
         await legacy.close()
         await sdk.close()
     log = g.output(bridge)
