@@ -126,6 +126,14 @@ async def until(graph, predicate, what, timeout=TIMEOUT):
     pytest.fail(f"timed out waiting for {what}\n" + graph.logs())
 
 
+def counters(diagnostics):
+    """The bridge's counters in each DiagnosticArray received (key -> value text)."""
+    for arr in diagnostics:
+        for st in arr.status:
+            if st.name == "/arnie_foxglove: clients":
+                yield {kv.key: kv.value for kv in st.values}
+
+
 def decode(payload, type_name):
     return TYPES.deserialize_cdr(bytes(payload), type_name)
 
@@ -269,15 +277,9 @@ async def scenario(g):
         before = sum(1 for s, _ in c2.messages if s == 8)
         await until(g, lambda: sum(1 for s, _ in c2.messages if s == 8) >= before + 10, "c2 still receiving after the storm")
 
-        def counters():
-            for arr in diagnostics:
-                for st in arr.status:
-                    if st.name == "/arnie_foxglove: clients":
-                        yield {kv.key: kv.value for kv in st.values}
-
         def counted():
             return any(int(c["garbage_frames"]) >= 2 and int(c["unknown_channel_ids"]) >= 2 and int(c["storm_ops"]) > 0
-                       and int(c["publish_refused"]) >= 1 and int(c["publish_dropped"]) >= 1 for c in counters())
+                       and int(c["publish_refused"]) >= 1 and int(c["publish_dropped"]) >= 1 for c in counters(diagnostics))
         await until(g, counted, "the hostile input counted on /diagnostics")
         assert bridge.poll() is None
 

@@ -5,7 +5,6 @@
 //! `cargo xtask bench [name ...]` runs only the named ones (see `BENCHES`).
 use crate::env::{Layout, Ros};
 use crate::run::{self, Failure};
-use std::path::Path;
 
 /// The base's live bench (planner + comms_bridge + arnie_base, the board played by the bench).
 #[path = "bench_live.rs"]
@@ -108,23 +107,9 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
 /// PathFinding.js (npm `pathfinding`, pinned in nodes/arnie_planner/bench/package.json) for
 /// the planner comparison; without node/npm that column says "skipped".
 fn prepare_pathfinding_js(layout: &Layout) {
-    let dir = layout.root.join("nodes/arnie_planner/bench");
-    if dir.join("node_modules/pathfinding").exists() || !has("npm") {
-        return;
-    }
-    eprintln!("xtask: bench: npm install (PathFinding.js for the planner comparison)");
-    let ok = std::process::Command::new("npm")
-        .args(["install", "--no-audit", "--no-fund", "--prefix"])
-        .arg(&dir)
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
-    if !ok {
-        eprintln!("xtask: bench: npm install failed; the PathFinding.js column will be skipped");
-    }
-}
-
-fn has(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| Path::new(&d).join(program).exists()))
+    crate::setup::npm_deps(
+        &layout.root.join("nodes/arnie_planner/bench"),
+        "pathfinding",
+        "bench: PathFinding.js for the planner comparison; without it that column is skipped",
+    );
 }

@@ -181,6 +181,13 @@ fn cmd_test(rest: &[String]) -> Result<(), run::Failure> {
     // The ROS 2 command-line tools, so the tests use `ros2 launch`, `ros2 param` ... as a
     // ROS user does (not on PyPI: from ../shared/ros2-cli when it is there).
     setup::ros2_cli(&layout, &ros)?;
+    // The Foxglove ws-protocol's own JS client (pinned in test/foxglove_ws_protocol),
+    // installed once; without npm its test skips, saying so.
+    setup::npm_deps(
+        &layout.root.join("test/foxglove_ws_protocol"),
+        "@foxglove/ws-protocol",
+        "the foxglove.websocket.v1 client of test_foxglove_subprotocols.py; without it that test skips",
+    );
     // Python: real-graph tests with rclpy as the independent client (test/).
     let base = ["-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider"];
     if rest.is_empty() {

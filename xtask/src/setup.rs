@@ -543,3 +543,28 @@ fn fnv(bytes: &[u8]) -> u64 {
         (h ^ *b as u64).wrapping_mul(0x100000001b3)
     })
 }
+
+/// `npm install` in `dir` (its package.json, and package-lock.json when there is one)
+/// unless `node_modules/<marker>` is there already or npm is not on PATH; `purpose` says
+/// what it is for and what happens without it. Never fails the caller: what needs the
+/// packages skips, saying so.
+pub fn npm_deps(dir: &Path, marker: &str, purpose: &str) {
+    let on_path = |program: &str| {
+        std::env::var_os("PATH").is_some_and(|p| {
+            std::env::split_paths(&p).any(|d| Path::new(&d).join(program).exists())
+        })
+    };
+    if dir.join("node_modules").join(marker).exists() || !on_path("npm") {
+        return;
+    }
+    eprintln!("xtask: npm install in {} ({purpose})", dir.display());
+    let ok = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(dir)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("xtask: npm install in {} failed ({purpose})", dir.display());
+    }
+}

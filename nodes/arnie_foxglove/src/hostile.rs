@@ -49,6 +49,13 @@ pub struct Counters {
     pub outbox_full: Count,
     /// Other warnings and errors the SDK reported.
     pub other_sdk_errors: Count,
+    /// Connections refused before the WebSocket opened (no or unknown subprotocol, not
+    /// a WebSocket upgrade, a head too long, too slow or not HTTP).
+    pub handshakes_refused: Count,
+    /// Clients accepted speaking `foxglove.websocket.v1` (handshake rewritten).
+    pub websocket_v1_clients: Count,
+    /// Clients accepted speaking `foxglove.sdk.v1` or `foxglove.sdk.v1.1`.
+    pub sdk_v1_clients: Count,
 }
 
 /// At most `burst` lines per `window`; the rest are counted and summarised on the next

@@ -1,5 +1,6 @@
 //! Serves the ROS 2 graph to Foxglove over WebSocket with the official `foxglove` SDK
-//! (protocol `foxglove.sdk.v1`).
+//! (subprotocols `foxglove.sdk.v1` and, through a handshake-rewriting front,
+//! `foxglove.websocket.v1` for Lichtblick and `@foxglove/ws-protocol` clients).
 //!
 //! Every topic of the graph (allowlist and denylist by regex) is advertised with its
 //! `ros2msg` schema, the full concatenated definition built by the bag recorder's code
@@ -21,6 +22,8 @@
 //! - [`params`]: Foxglove parameters ⇄ `rcl_interfaces` values and `/node.param` names.
 //! - [`hostile`]: counters of refused client input and a rate-limited logger; the
 //!   SDK's own reports of bad frames and unknown channel ids are counted through `log`.
+//! - [`subprotocol`]: which WebSocket subprotocols are accepted, and the handshake
+//!   rewrite that serves a `foxglove.websocket.v1` client with the SDK.
 //! - `ros` (feature `ros`): discovery, raw subscriptions, publishers, parameter clients.
 //!
 //! # Errors
@@ -36,10 +39,9 @@ pub mod params;
 #[cfg(feature = "ros")]
 pub mod ros;
 pub mod schema;
+pub mod subprotocol;
 
 pub use config::Config;
 
-/// The WebSocket subprotocol the SDK speaks.
-pub const SUBPROTOCOL: &str = "foxglove.sdk.v1";
 /// The message encoding of every channel (raw CDR as rmw serializes it).
 pub const MESSAGE_ENCODING: &str = "cdr";

@@ -35,6 +35,7 @@ use crate::params::{from_foxglove, split_name};
 use crate::schema::Schemas;
 
 mod bridge;
+mod front;
 mod param_services;
 mod params;
 use bridge::Bridge;
@@ -46,6 +47,8 @@ pub const NODE: &str = "arnie_foxglove";
 
 /// Client messages kept for a publisher that is still being created.
 const PENDING_LIMIT: usize = 64;
+/// Where the SDK's own server listens (any free port): only the front connects to it.
+const SDK_ADDRESS: &str = "127.0.0.1";
 /// How long a parameter request waits for a node's parameter services.
 const PARAM_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -308,9 +311,19 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
     });
     let ctx = Context::new();
     let rt = app.handle();
+    // Clients connect to the front on the public port; it relays each to the SDK's
+    // server on a loopback port of its own, rewriting a foxglove.websocket.v1 handshake.
+    let public = app
+        .block_on(tokio::net::TcpListener::bind((config.address, config.port)))
+        .map_err(|e| {
+            Error::Setup(format!(
+                "cannot serve on {}:{}: {e}",
+                config.address, config.port
+            ))
+        })?;
     let server = WebSocketServer::new()
         .name(NODE)
-        .bind(config.address.to_string(), config.port)
+        .bind(SDK_ADDRESS, 0)
         .capabilities([Capability::ClientPublish, Capability::Parameters])
         .supported_encodings([crate::MESSAGE_ENCODING])
         .listener(Arc::new(Listener(shared.clone())))
@@ -319,12 +332,28 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
         .tokio_runtime(&rt);
     let handle = app.block_on(server.start()).map_err(|e| {
         Error::Setup(format!(
-            "cannot serve on {}:{}: {e}",
-            config.address, config.port
+            "cannot start the SDK's server on {SDK_ADDRESS}: {e}"
         ))
     })?;
-    let url = format!("ws://{}:{}", config.address, handle.port());
-    node_glue::log_info!("serving the ROS graph to Foxglove on {url} (open Foxglove, Open connection, Foxglove WebSocket, {url})");
+    let port = public
+        .local_addr()
+        .map_err(|e| Error::Setup(e.to_string()))?
+        .port();
+    rt.spawn(front::run(
+        public,
+        (std::net::Ipv4Addr::LOCALHOST, handle.port()).into(),
+        shared.clone(),
+        app.shutdown(),
+    ));
+    node_glue::log_info!(
+        "the SDK's own server: ws://{SDK_ADDRESS}:{} (behind the front; only the front connects to it)",
+        handle.port()
+    );
+    let url = format!("ws://{}:{port}", config.address);
+    node_glue::log_info!(
+        "serving the ROS graph to Foxglove on {url} (subprotocols {}; open Foxglove or Lichtblick, Open connection, Foxglove WebSocket, {url})",
+        crate::subprotocol::ACCEPTED.join(", ")
+    );
     if config.exposed() {
         node_glue::log_warn!("bound to {}: every machine that reaches this port sees every advertised topic, may set parameters and publish on {:?}", config.address, publish_allow);
     }
@@ -355,7 +384,10 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
                     .with("storm_ops", c.storm_ops.get())
                     .with("outbox_full", c.outbox_full.get())
                     .with("parameter_errors", c.parameter_errors.get())
-                    .with("other_sdk_errors", c.other_sdk_errors.get()),
+                    .with("other_sdk_errors", c.other_sdk_errors.get())
+                    .with("handshakes_refused", c.handshakes_refused.get())
+                    .with("websocket_v1_clients", c.websocket_v1_clients.get())
+                    .with("sdk_v1_clients", c.sdk_v1_clients.get()),
             ]
         });
         app.shutdown_on_signals();
