@@ -364,11 +364,20 @@ fn view(run: &Run, scene: Option<&Scene>, title: &str, a: usize, b: usize) -> Pa
         let mut tip = [0.0; 3];
         tip[axis] = WORLD_AXIS_MM;
         p.add(Line::new(vec![[0.0, 0.0], pick(&tip)], Colour::BLACK).width(1.2));
-        let place = if axis == a { Place::Right } else { Place::Above };
+        let place = if axis == a {
+            Place::Right
+        } else {
+            Place::Above
+        };
         p.add(
-            Marker::new(pick(&tip)[0], pick(&tip)[1], Shape::TriangleUp, Colour::BLACK)
-                .size(4.0)
-                .label(names[axis], place),
+            Marker::new(
+                pick(&tip)[0],
+                pick(&tip)[1],
+                Shape::TriangleUp,
+                Colour::BLACK,
+            )
+            .size(4.0)
+            .label(names[axis], place),
         );
     }
     p.add(
@@ -468,7 +477,11 @@ pub fn figure(run: &Run, scene: Option<&Scene>) -> Figure {
         LegendEntry::line(PHASE_COLOURS[1], "path: carrying the flame"),
         LegendEntry::line(PHASE_COLOURS[2], "path: after the candle lit"),
         LegendEntry::marker(Shape::Star, FLAME, "source flame (TF frame source_flame)"),
-        LegendEntry::marker(Shape::Circle, FLAME, "candle (orange once lit; TF frame candle)"),
+        LegendEntry::marker(
+            Shape::Circle,
+            FLAME,
+            "candle (orange once lit; TF frame candle)",
+        ),
         LegendEntry::marker(Shape::Diamond, Colour::RED, "where the taper lit"),
         LegendEntry::marker(Shape::Diamond, Colour::GREEN, "where the candle lit"),
         LegendEntry::area(FLAME, 0.25, "lighting radius"),
