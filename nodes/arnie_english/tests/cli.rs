@@ -194,7 +194,7 @@ fn standard_input_and_usage_errors() {
     ] {
         let o = run(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
-        assert!(text(&o.stderr).contains("usage:"), "{args:?}");
+        assert!(text(&o.stderr).contains("Usage:"), "{args:?}");
     }
     let o = run(&["check", "/nonexistent/task.txt"]);
     assert_eq!(o.status.code(), Some(2));

@@ -14,14 +14,12 @@ fn main() -> ExitCode {
         .map_or(0, |d| d.as_secs() as i64);
     let cmd = match cli::parse(&args, now, arnie_bag::info::local_utc_offset(now)) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("arnie_bag: {e}\n\n{}", cli::USAGE);
-            return ExitCode::from(2);
-        }
+        // A usage error (stderr, status 2) or the help asked for (stdout, status 0).
+        Err(e) => e.exit(),
     };
     let result = match cmd {
         Command::Help => {
-            println!("{}", cli::USAGE);
+            println!("{}", cli::help());
             Ok(())
         }
         Command::Info {

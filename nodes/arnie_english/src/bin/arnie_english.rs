@@ -3,51 +3,89 @@
 //! [-o TASK.txt]`. A file `-` is standard input. Exit status: 0 done, 1 the input does not
 //! compile (or load), 2 usage or I/O error.
 
+use clap::{Parser, Subcommand};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage:
-  arnie_english compile TASK.txt [-o instructions.json] [--strict]
-      English task -> instructions.json (stdout without -o); warnings and errors on stderr
-  arnie_english check TASK.txt [--strict]
-      report the errors and warnings only
-  arnie_english explain instructions.json [-o TASK.txt]
-      instructions.json -> the English text that compiles back to it
-A file `-` is standard input. --strict: the documented readings (a keyword typo, a
-parenthesis left open) are errors instead of warnings.";
+/// Tasks in plain English (the Decypher language) to the brain's instructions.json, and
+/// back.
+#[derive(Parser)]
+#[command(
+    name = "arnie_english",
+    after_help = "A file `-` is standard input.\n\
+                  Exit status: 0 done, 1 the input does not compile (or load), 2 usage or I/O error."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
+#[derive(Subcommand)]
+enum Command {
+    /// English task -> instructions.json (stdout without -o); warnings and errors on stderr
+    Compile {
+        /// The English task (`-`: standard input)
+        #[arg(value_name = "TASK.txt")]
+        input: String,
+        /// Write the instructions here instead of standard output
+        #[arg(short, long, value_name = "instructions.json")]
+        output: Option<String>,
+        /// The documented readings (a keyword typo, an open parenthesis) are errors, not
+        /// warnings
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Report the errors and warnings only
+    Check {
+        /// The English task (`-`: standard input)
+        #[arg(value_name = "TASK.txt")]
+        input: String,
+        /// The documented readings (a keyword typo, an open parenthesis) are errors, not
+        /// warnings
+        #[arg(long)]
+        strict: bool,
+    },
+    /// instructions.json -> the English text that compiles back to it
+    Explain {
+        /// The instructions (`-`: standard input)
+        #[arg(value_name = "instructions.json")]
+        input: String,
+        /// Write the English here instead of standard output
+        #[arg(short, long, value_name = "TASK.txt")]
+        output: Option<String>,
+    },
+}
+
+/// The three commands' arguments in one shape, for [`run`].
 struct Args {
-    command: String,
+    /// `explain` (JSON to English) rather than `compile` / `check`.
+    explain: bool,
+    /// `check`: report only.
+    check: bool,
     input: String,
     output: Option<String>,
     strict: bool,
 }
 
-fn parse_args(args: &[String]) -> Result<Args, String> {
-    let mut it = args.iter();
-    let command = it.next().ok_or("no command")?.clone();
-    if !matches!(command.as_str(), "compile" | "check" | "explain") {
-        return Err(format!("unknown command `{command}`"));
-    }
-    let (mut input, mut output, mut strict) = (None, None, false);
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "-o" | "--output" if command != "check" => {
-                output = Some(it.next().ok_or("-o needs a file")?.clone());
-            }
-            "--strict" if command != "explain" => strict = true,
-            "-h" | "--help" => return Err(String::new()),
-            s if s.starts_with('-') && s != "-" => return Err(format!("unknown option `{s}`")),
-            s if input.is_none() => input = Some(s.to_owned()),
-            s => return Err(format!("unexpected argument `{s}`")),
+impl From<Command> for Args {
+    fn from(c: Command) -> Args {
+        let (explain, check, input, output, strict) = match c {
+            Command::Compile {
+                input,
+                output,
+                strict,
+            } => (false, false, input, output, strict),
+            Command::Check { input, strict } => (false, true, input, None, strict),
+            Command::Explain { input, output } => (true, false, input, output, false),
+        };
+        Args {
+            explain,
+            check,
+            input,
+            output,
+            strict,
         }
     }
-    Ok(Args {
-        command,
-        input: input.ok_or("no input file")?,
-        output,
-        strict,
-    })
 }
 
 fn read(path: &str) -> Result<String, String> {
@@ -77,7 +115,7 @@ fn run(args: &Args) -> Result<bool, String> {
     } else {
         &args.input
     };
-    if args.command == "explain" {
+    if args.explain {
         return match arnie_instructions::load(&text) {
             Ok(i) => write(args.output.as_deref(), &arnie_english::explain(&i)).map(|()| true),
             Err(e) => {
@@ -107,7 +145,7 @@ fn run(args: &Args) -> Result<bool, String> {
         );
         return Ok(false);
     };
-    if args.command == "check" {
+    if args.check {
         let warnings = compiled.diagnostics.len();
         eprintln!(
             "{name}: ok, {} action{}, {warnings} warning{}",
@@ -129,17 +167,8 @@ fn run(args: &Args) -> Result<bool, String> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let args = match parse_args(&args) {
-        Ok(a) => a,
-        Err(e) => {
-            if !e.is_empty() {
-                eprintln!("arnie_english: {e}");
-            }
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
+    // Usage errors: clap's message and usage on stderr, exit status 2.
+    let args = Args::from(Cli::parse().command);
     match run(&args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),

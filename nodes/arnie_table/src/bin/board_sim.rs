@@ -4,12 +4,8 @@
 //! packets, a link test whose definition names a reply (Ping → Pong) is answered as
 //! `comms_sim` does; the rest are counted as `ignored`.
 //!
-//! ```text
-//! board_sim --scenario FILE --packets DIR [pty] [--link-file PATH] [--link-symlink PATH] [options]
-//! board_sim --scenario FILE --packets DIR can_udp [--bind ADDR] [--peer ADDR] [--link-file PATH] [options]
-//! options: --truth-log FILE.jsonl  --truth-period-ms N (50)  --corrupt-rate P (0; pty only)
-//!          --seed N  --noise-scale K (1)  --watchdog-ms N
-//! ```
+//! `board_sim --help` lists the options (the [`Cli`] struct below).
+//!
 //! `pty` (the default) opens a pseudo-terminal and plays the board on its master side
 //! with the UART framing; the slave path is the bridge's `serial_port`. `can_udp` binds
 //! `--bind` (default `127.0.0.1:0`) and answers the last sender, or `--peer`. The link is
@@ -32,23 +28,97 @@
 //! speeds, `opponent`), and an `event` line for each board event (watchdog, stop,
 //! collision, actuator start/done, opponent seen, ...). SIGINT / SIGTERM stop it (exit 0,
 //! counters printed); a failing link exits 1, bad arguments or files 2.
-use arnie_comms::device::{self, LinkArgs, LinkChoice, Mode};
+use arnie_comms::device::{self, LinkChoice, Mode};
 use arnie_comms::link::{Link, LinkConfig, LinkEvent};
 use arnie_comms::reliable::{self, Arrival, Due, Receiver, Repeater};
 use arnie_comms::{Definitions, Packet};
 use arnie_table::board::{Event, Rng};
 use arnie_table::{wire, Board, Options, Scenario};
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, ValueEnum};
 use std::io::Write;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::time::{sleep_until, Duration, Instant};
 
-const USAGE: &str = "usage:
-  board_sim --scenario FILE --packets DIR [pty] [--link-file PATH] [--link-symlink PATH] [options]
-  board_sim --scenario FILE --packets DIR can_udp [--bind ADDR] [--peer ADDR] [--link-file PATH] [options]
-options: --truth-log FILE.jsonl --truth-period-ms N --corrupt-rate P --seed N --noise-scale K --watchdog-ms N";
+/// The simulated Eurobot motor / actuator board at the far end of a comms link (no ROS).
+#[derive(Parser, Debug)]
+#[command(
+    name = "board_sim",
+    after_help = "pty: the board on a pseudo-terminal's master side, UART framing; the slave path (the\n\
+                  bridge's serial_port) is printed as `board_sim: link <where>`. can_udp: CAN over UDP,\n\
+                  answering the last sender or --peer.\n\
+                  SIGINT / SIGTERM stop it (exit 0, counters printed); a failing link exits 1, bad\n\
+                  arguments or files 2."
+)]
+struct Cli {
+    /// The table scenario (e.g. params/eurobot/table.json)
+    #[arg(long, value_name = "FILE")]
+    scenario: PathBuf,
+    /// The packet definitions folder (nodes/arnie_comms/packets)
+    #[arg(long, value_name = "DIR")]
+    packets: PathBuf,
+    /// The link: a pseudo-terminal (pty) or CAN over UDP (can_udp)
+    #[arg(value_enum, default_value_t = LinkMode::Pty)]
+    mode: LinkMode,
+    /// Write where the link is to this file (atomically)
+    #[arg(long, value_name = "PATH")]
+    link_file: Option<PathBuf>,
+    /// pty: point this symlink at the pty slave (replaced atomically)
+    #[arg(long, value_name = "PATH")]
+    link_symlink: Option<PathBuf>,
+    /// can_udp: the local address (port 0: any free port)
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    bind: SocketAddr,
+    /// can_udp: the bridge's address [default: whoever sent last]
+    #[arg(long, value_name = "ADDR")]
+    peer: Option<SocketAddr>,
+    /// Write the true pose, odometry and events here (JSON lines)
+    #[arg(long, value_name = "FILE.jsonl")]
+    truth_log: Option<PathBuf>,
+    /// How often a pose line goes to the truth log [ms]
+    #[arg(long, value_name = "N", default_value_t = 50,
+          value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    truth_period_ms: u64,
+    /// pty only: each byte on the wire, both ways, replaced with this probability
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability)]
+    corrupt_rate: f64,
+    /// Replaces the scenario's noise seed (and seeds --corrupt-rate)
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Multiplies the scenario's odometry noise (0: exact), 0 ..= 100
+    #[arg(long, value_name = "K", default_value_t = 1.0, value_parser = noise_scale)]
+    noise_scale: f64,
+    /// Replaces the scenario's watchdog [ms], 1 ..= 65535
+    #[arg(long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=65_535))]
+    watchdog_ms: Option<u32>,
+}
+
+/// The link modes board_sim plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum LinkMode {
+    Pty,
+    #[value(name = "can_udp")]
+    CanUdp,
+}
+
+fn probability(v: &str) -> Result<f64, String> {
+    v.parse()
+        .ok()
+        .filter(|p: &f64| (0.0..=1.0).contains(p))
+        .ok_or_else(|| "a probability 0 ..= 1".into())
+}
+
+fn noise_scale(v: &str) -> Result<f64, String> {
+    v.parse()
+        .ok()
+        .filter(|k: &f64| k.is_finite() && (0.0..=100.0).contains(k))
+        .ok_or_else(|| "0 ..= 100".into())
+}
 
 #[derive(Debug)]
 struct Args {
@@ -63,84 +133,40 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    device::main("board_sim", USAGE, parse(std::env::args().skip(1)), run)
+    // Bad arguments: clap's message and usage on stderr, exit status 2.
+    let args = check(Cli::parse())
+        .unwrap_or_else(|e| Cli::command().error(ErrorKind::ArgumentConflict, e).exit());
+    device::main("board_sim", "", Ok(args), run)
 }
 
-fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
-    let mut scenario = None;
-    let mut link = LinkArgs::new(&["pty", "can_udp"]);
-    let mut link_symlink = None;
-    let mut truth_log = None;
-    let mut truth_period_ms = 50u64;
-    let mut corrupt_rate = 0.0f64;
-    let mut opts = Options::default();
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
-        match arg.as_str() {
-            "-h" | "--help" => return Err("help".into()),
-            "--scenario" => scenario = Some(PathBuf::from(value("--scenario")?)),
-            "--link-symlink" => link_symlink = Some(PathBuf::from(value("--link-symlink")?)),
-            "--truth-log" => truth_log = Some(PathBuf::from(value("--truth-log")?)),
-            "--truth-period-ms" => {
-                let v = value("--truth-period-ms")?;
-                truth_period_ms = v
-                    .parse()
-                    .ok()
-                    .filter(|n| (1..=60_000).contains(n))
-                    .ok_or_else(|| format!("--truth-period-ms {v:?}: 1 ..= 60000"))?;
-            }
-            "--corrupt-rate" => {
-                let v = value("--corrupt-rate")?;
-                corrupt_rate = v
-                    .parse()
-                    .ok()
-                    .filter(|p: &f64| (0.0..=1.0).contains(p))
-                    .ok_or_else(|| format!("--corrupt-rate {v:?}: a probability 0 ..= 1"))?;
-            }
-            "--seed" => {
-                let v = value("--seed")?;
-                opts.seed = Some(
-                    v.parse()
-                        .map_err(|_| format!("--seed {v:?} is not a number"))?,
-                );
-            }
-            "--noise-scale" => {
-                let v = value("--noise-scale")?;
-                opts.noise_scale = v
-                    .parse()
-                    .ok()
-                    .filter(|k: &f64| k.is_finite() && (0.0..=100.0).contains(k))
-                    .ok_or_else(|| format!("--noise-scale {v:?}: 0 ..= 100"))?;
-            }
-            "--watchdog-ms" => {
-                let v = value("--watchdog-ms")?;
-                opts.watchdog_ms = Some(
-                    v.parse()
-                        .ok()
-                        .filter(|n| (1..=65_535).contains(n))
-                        .ok_or_else(|| format!("--watchdog-ms {v:?}: 1 ..= 65535"))?,
-                );
-            }
-            other => {
-                if !link.take(other, &mut value)? {
-                    return Err(format!("unexpected argument {other:?}"));
-                }
-            }
-        }
-    }
-    let scenario = scenario.ok_or("--scenario FILE is required")?;
-    let link = link.finish(Some("pty"))?;
-    if link.mode != Mode::Pty && corrupt_rate > 0.0 {
+/// What clap cannot say: --corrupt-rate is for the pty link only.
+fn check(c: Cli) -> Result<Args, String> {
+    let mode = match c.mode {
+        LinkMode::Pty => Mode::Pty,
+        LinkMode::CanUdp => Mode::CanUdp {
+            bind: c.bind,
+            peer: c.peer,
+        },
+    };
+    if mode != Mode::Pty && c.corrupt_rate > 0.0 {
         return Err("--corrupt-rate is for the UART (pty) link only".into());
     }
     Ok(Args {
-        scenario,
-        link,
-        link_symlink,
-        truth_log,
-        truth_period_ms,
-        corrupt_rate,
-        opts,
+        scenario: c.scenario,
+        link: LinkChoice {
+            packets: c.packets,
+            mode,
+            link_file: c.link_file,
+        },
+        link_symlink: c.link_symlink,
+        truth_log: c.truth_log,
+        truth_period_ms: c.truth_period_ms,
+        corrupt_rate: c.corrupt_rate,
+        opts: Options {
+            noise_scale: c.noise_scale,
+            seed: c.seed,
+            watchdog_ms: c.watchdog_ms,
+        },
     })
 }
 
@@ -454,7 +480,8 @@ mod tests {
     use super::*;
 
     fn args(s: &str) -> Result<Args, String> {
-        parse(s.split_whitespace().map(String::from))
+        let words = std::iter::once("board_sim").chain(s.split_whitespace());
+        check(Cli::try_parse_from(words).map_err(|e| e.to_string())?)
     }
 
     #[test]

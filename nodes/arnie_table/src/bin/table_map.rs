@@ -2,55 +2,44 @@
 //! the same grid `Scenario::rasterise` gives (no inflation: the planner's
 //! `robot_radius_m` does that).
 //!
-//! ```text
-//! table_map --scenario params/eurobot/table.json --resolution 0.02 [--no-walls] --pgm OUT.pgm
-//! ```
-//! Prints `table_map: W x H cells at R m, origin (0, 0)`. Exit 2 on bad arguments or a
-//! bad scenario, 1 when the file cannot be written.
+//! `table_map --help` lists the options (the [`Cli`] struct below).
 use arnie_table::Scenario;
+use clap::Parser;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: table_map --scenario FILE --resolution M [--no-walls] --pgm OUT";
+/// Writes the scenario's table as a PGM map for the planner's map_file.
+#[derive(Parser)]
+#[command(
+    name = "table_map",
+    after_help = "The grid Scenario::rasterise gives, not inflated (the planner's robot_radius_m does that).\n\
+                  Prints `table_map: W x H cells at R m, origin (0, 0): OUT`.\n\
+                  Exit status: 0 written, 1 the file cannot be written, 2 bad arguments or a bad scenario."
+)]
+struct Cli {
+    /// The table scenario (e.g. params/eurobot/table.json)
+    #[arg(long, value_name = "FILE")]
+    scenario: PathBuf,
+    /// Cell size [m] (e.g. 0.02)
+    #[arg(long, value_name = "M")]
+    resolution: f64,
+    /// Leave out the ring of blocked cells around the table's edge
+    #[arg(long)]
+    no_walls: bool,
+    /// The PGM file to write
+    #[arg(long, value_name = "OUT")]
+    pgm: PathBuf,
+}
 
 fn main() -> ExitCode {
-    let mut scenario = None;
-    let mut resolution = None;
-    let mut pgm = None;
-    let mut walls = true;
-    let mut it = std::env::args().skip(1);
-    while let Some(a) = it.next() {
-        let v = match a.as_str() {
-            "--no-walls" => {
-                walls = false;
-                continue;
-            }
-            "--scenario" | "--resolution" | "--pgm" => it.next(),
-            other => {
-                eprintln!("table_map: unexpected argument {other:?}\n{USAGE}");
-                return ExitCode::from(2);
-            }
-        };
-        let Some(v) = v else {
-            eprintln!("table_map: {a} needs a value\n{USAGE}");
-            return ExitCode::from(2);
-        };
-        match a.as_str() {
-            "--scenario" => scenario = Some(PathBuf::from(v)),
-            "--pgm" => pgm = Some(PathBuf::from(v)),
-            _ => match v.parse::<f64>() {
-                Ok(r) => resolution = Some(r),
-                Err(_) => {
-                    eprintln!("table_map: --resolution {v:?} is not a number");
-                    return ExitCode::from(2);
-                }
-            },
-        }
-    }
-    let (Some(scenario), Some(resolution), Some(pgm)) = (scenario, resolution, pgm) else {
-        eprintln!("table_map: --scenario, --resolution and --pgm are required\n{USAGE}");
-        return ExitCode::from(2);
-    };
+    // Bad arguments: clap's message and usage on stderr, exit status 2.
+    let Cli {
+        scenario,
+        resolution,
+        no_walls,
+        pgm,
+    } = Cli::parse();
+    let walls = !no_walls;
     let s = match Scenario::load(&scenario) {
         Ok(s) => s,
         Err(e) => {
