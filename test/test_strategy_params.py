@@ -16,7 +16,7 @@ NODE = "/strategy"
 @pytest.mark.parametrize("params,reason", [
     ({"call_timeout_ms": 0}, "call_timeout_ms must be in 1..=600000 [ms], got 0"),
     ({"diagnostics_period_ms": 0}, "diagnostics_period_ms must be in 10..=600000 [ms], got 0"),
-    ({"motion": "fly"}, 'motion must be "move_to" or "navigate_to", got "fly"'),
+    ({"motion": "fly"}, 'motion must be "move_to", "navigate_to" or "navigate_to_pose", got "fly"'),
     ({"match_time_s": 1e12}, "match_time_s must be in (0, 3600] [s]"),
 ])
 def test_a_bad_value_at_start_is_refused_with_the_reason(graph, params, reason):
