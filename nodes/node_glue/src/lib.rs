@@ -31,6 +31,9 @@
 //!   regular files only, a size cap, only from allowed folders (`allowed_dirs`).
 //! - [`log`]: logging through ROS: [`log_info!`] and its siblings write to the console
 //!   and to `/rosout` under the node's logger name (`left.brain`).
+//! - [`typesupport`]: any message type installed on `AMENT_PREFIX_PATH`, its type
+//!   support loaded at run time (rosbag2's way), for raw publishers and subscriptions
+//!   with a sized, counted queue (the bag tool and the Foxglove bridge).
 //! - [`exit`]: a bounded teardown: a stopped node's process ends within
 //!   [`exit::TEARDOWN_LIMIT`] even when the middleware's teardown hangs (a Fast DDS
 //!   deadlock; [`main_with`] and [`main_with_loop`] arm it).
@@ -55,6 +58,7 @@ pub mod tf;
 pub mod time;
 pub mod topics;
 pub mod tracker;
+pub mod typesupport;
 
 mod app;
 pub use app::{main_with, main_with_loop, App, Error, Shutdown};
