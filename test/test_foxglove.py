@@ -311,3 +311,90 @@ def test_parameters_are_checked_at_start_and_read_only_after(graph):
     described = graph.param("describe", "/arnie_foxglove", "discovery_ms").stdout
     assert "10..=60000" in described and "Start only" in described, described
     assert graph.stop(bridge) == 0
+
+
+def test_any_installed_type_and_every_latched_publisher(graph):
+    """Types not compiled into r2r stream and publish (their type support is loaded at run
+    time), and a latched topic with three publishers reaches a late client from each of
+    them even with latched_depth:=1 (the kept depth is the publishers' summed depths)."""
+    asyncio.run(any_type_scenario(graph))
+
+
+async def any_type_scenario(g):
+    from lifecycle_msgs.msg import State, Transition, TransitionEvent
+    from rclpy.serialization import deserialize_message, serialize_message
+    port = free_tcp_port()
+    g.start("arnie_foxglove", params={
+        "port": port, "topic_allow": "/fx/.*", "publish_allow": "/fx/lifecycle_cmd",
+        "discovery_ms": 200, "latched_depth": 1})
+    node = g.node
+    events = node.create_publisher(TransitionEvent, "/fx/lifecycle", 10)
+    latched_qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    latched = [node.create_publisher(String, "/fx/latched_many", latched_qos) for _ in range(3)]
+    for i, p in enumerate(latched):
+        p.publish(String(data=f"from publisher {i}"))
+    commands = g.collect(TransitionEvent, "/fx/lifecycle_cmd")
+    sent = []
+
+    async def publish_forever():
+        i = 0
+        while True:
+            i += 1
+            m = TransitionEvent(timestamp=i, transition=Transition(id=3, label="activate"),
+                                start_state=State(id=2, label="inactive"), goal_state=State(id=3, label="active"))
+            sent.append(i)
+            events.publish(m)
+            await asyncio.sleep(0.02)
+
+    publisher = asyncio.ensure_future(publish_forever())
+    await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
+    url = f"ws://127.0.0.1:{port}"
+    loop = asyncio.get_running_loop()
+    end = loop.time() + TIMEOUT
+    while True:
+        try:
+            c1 = await Client.connect(url)
+            break
+        except OSError:
+            if loop.time() > end:
+                pytest.fail("the bridge never accepted a connection\n" + g.logs())
+            await asyncio.sleep(0.1)
+    try:
+        await until(g, lambda: {"/fx/lifecycle", "/fx/latched_many"} <= set(c1.channels), "the advertisements")
+        ch = c1.channels["/fx/lifecycle"]
+        assert ch["schemaName"] == "lifecycle_msgs/msg/TransitionEvent", ch
+        assert ch["schema"].startswith(msg_file("lifecycle_msgs/msg/TransitionEvent")), ch["schema"]
+        await c1.send({"op": "subscribe", "subscriptions": [
+            {"id": 1, "channelId": ch["id"]},
+            {"id": 2, "channelId": c1.channels["/fx/latched_many"]["id"]}]})
+        await until(g, lambda: sum(1 for s, _ in c1.messages if s == 1) >= 10, "10 TransitionEvents")
+        for sub, payload in c1.messages:
+            if sub == 1:
+                m = deserialize_message(bytes(payload), TransitionEvent)
+                assert m.timestamp in sent and m.goal_state.label == "active", m
+        await until(g, lambda: sum(1 for s, _ in c1.messages if s == 2) >= 3, "every latched publisher's message")
+
+        # A second client, late: the bridge replays every publisher's latched message.
+        c2 = await Client.connect(url)
+        await until(g, lambda: "/fx/latched_many" in c2.channels, "c2's advertisements")
+        await c2.send({"op": "subscribe", "subscriptions": [{"id": 5, "channelId": c2.channels["/fx/latched_many"]["id"]}]})
+        await until(g, lambda: sum(1 for s, _ in c2.messages if s == 5) >= 3, "3 latched messages replayed to c2")
+        got = sorted(decode(p, "std_msgs/msg/String").data for s, p in c2.messages if s == 5)
+        assert got == [f"from publisher {i}" for i in range(3)], got
+        await c2.close()
+
+        # The client publishes a type r2r was not built with.
+        await c1.send({"op": "advertise", "channels": [
+            {"id": 1, "topic": "/fx/lifecycle_cmd", "encoding": "cdr", "schemaName": "lifecycle_msgs/msg/TransitionEvent"}]})
+        await until(g, lambda: node.count_publishers("/fx/lifecycle_cmd") > 0, "the bridge's publisher on /fx/lifecycle_cmd")
+        cdr = serialize_message(TransitionEvent(timestamp=77, goal_state=State(id=3, label="active")))
+        end = loop.time() + TIMEOUT
+        while not commands and loop.time() < end:
+            await c1.send(b"\x01" + struct.pack("<I", 1) + cdr)
+            await asyncio.sleep(0.1)
+            g.executor.spin_once(timeout_sec=0)
+        assert commands, "no client message reached the rclpy subscriber\n" + g.logs()
+        assert commands[0].timestamp == 77 and commands[0].goal_state.label == "active"
+    finally:
+        publisher.cancel()
+        await c1.close()

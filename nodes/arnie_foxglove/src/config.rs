@@ -32,6 +32,9 @@ pub struct Settings {
     pub publish_allow: String,
     /// Messages kept per latched topic for late subscribers.
     pub latched_depth: i64,
+    /// Messages each ROS subscription may hold for the bridge before it counts drops
+    /// (`subscription_overflow`); raised to the publishers' summed depths.
+    pub subscription_queue: i64,
     /// Subscribe/unsubscribe operations per client and second above which the client is
     /// counted as storming (it is still served).
     pub storm_ops_per_s: i64,
@@ -46,6 +49,7 @@ impl Default for Settings {
             topic_deny: String::new(),
             publish_allow: "/arm/target".into(),
             latched_depth: 10,
+            subscription_queue: 1000,
             storm_ops_per_s: 200,
         }
     }
@@ -63,6 +67,8 @@ pub struct Config {
     publish: Option<Regex>,
     /// Messages kept per latched topic (1..=1000).
     pub latched_depth: usize,
+    /// See [`Settings::subscription_queue`] (1..=100000).
+    pub subscription_queue: usize,
     /// See [`Settings::storm_ops_per_s`].
     pub storm_ops_per_s: u32,
 }
@@ -96,6 +102,12 @@ impl Config {
                 s.latched_depth
             )));
         }
+        if !(1..=100_000).contains(&s.subscription_queue) {
+            return Err(ConfigError(format!(
+                "subscription_queue: {} is not in 1..=100000",
+                s.subscription_queue
+            )));
+        }
         let storm_ops_per_s = u32::try_from(s.storm_ops_per_s)
             .ok()
             .filter(|n| *n >= 1)
@@ -112,6 +124,7 @@ impl Config {
             deny: anchored("topic_deny", &s.topic_deny)?,
             publish: anchored("publish_allow", &s.publish_allow)?,
             latched_depth: s.latched_depth as usize,
+            subscription_queue: s.subscription_queue as usize,
             storm_ops_per_s,
         })
     }
@@ -200,6 +213,11 @@ mod tests {
             ..Settings::default()
         })
         .starts_with("latched_depth"));
+        assert!(bad(Settings {
+            subscription_queue: 0,
+            ..Settings::default()
+        })
+        .starts_with("subscription_queue"));
         assert!(Config::new(&Settings {
             address: "0.0.0.0".into(),
             ..Settings::default()

@@ -56,6 +56,9 @@ pub struct Counters {
     pub websocket_v1_clients: Count,
     /// Clients accepted speaking `foxglove.sdk.v1` or `foxglove.sdk.v1.1`.
     pub sdk_v1_clients: Count,
+    /// ROS messages dropped because a subscription's queue was full (the bridge fell
+    /// behind by more than `subscription_queue` messages). Shared with the subscriptions.
+    pub subscription_overflow: Arc<AtomicU64>,
 }
 
 /// At most `burst` lines per `window`; the rest are counted and summarised on the next

@@ -57,17 +57,17 @@ pub fn run(args: PlayArgs) -> u8 {
                 t.name
             );
         }
-        match app
-            .node
-            .create_publisher_untyped(&t.name, &t.type_name, convert::to_r2r(&t.qos))
-        {
+        match node_glue::typesupport::publisher(
+            &mut app.node,
+            &t.name,
+            &t.type_name,
+            convert::to_r2r(&t.qos),
+        ) {
             Ok(p) => {
                 pubs.insert(t.name.clone(), p);
             }
-            Err(e) => node_glue::log_warn!("not playing {} ({}): cannot publish it: {e} (r2r publishes only types it generated: IDL_PACKAGE_FILTER)",
-                t.name,
-                t.type_name
-            ),
+            // The other topics still play (rosbag2 ignores such a topic the same way).
+            Err(e) => node_glue::log_error!("not playing {}: {e}", t.name),
         }
     }
     let clock = match args.options.clock_hz {

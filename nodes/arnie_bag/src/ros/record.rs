@@ -1,15 +1,20 @@
 //! `arnie_bag record`: discovery, raw subscriptions, and a writer thread.
 //!
+//! Any message type installed on `AMENT_PREFIX_PATH` is recorded: its type support is
+//! loaded at run time (`node_glue::typesupport`), not taken from r2r's compiled set.
 //! The spin thread owns the node: it spins, drains every raw subscription right after
-//! each `spin_once` (one take per subscription per spin, so r2r's 10-deep channel, which
-//! drops silently when full, never holds more than one message), stamps each message
-//! with the system time (rosbag2's receive time) and sends it to the writer thread over
-//! a bounded channel. A message that finds that channel full is counted lost for its
-//! topic (printed at exit and stored nowhere else). Messages lost before rcl hands them
-//! over (DDS history overflow) are invisible here, as they are to rosbag2.
+//! each `spin_once`, and sends each message with the middleware's receive time (rosbag2's
+//! `log_time`) and the publisher's send time to the writer thread over a bounded channel.
+//! Each subscription's own queue holds `READER_DEPTH` messages and counts what overflows
+//! it; a message that finds the writer's channel full is counted too. Both are lost
+//! messages of their topic (printed at exit and stored in the bag's metadata). Messages
+//! lost before rcl hands them over (DDS history overflow) are invisible here, as they are
+//! to rosbag2.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures::{FutureExt, Stream, StreamExt};
@@ -34,6 +39,7 @@ enum ToWriter {
     Message {
         topic: usize,
         recv_ns: u64,
+        send_ns: u64,
         data: Vec<u8>,
     },
     Lost {
@@ -42,7 +48,7 @@ enum ToWriter {
     },
 }
 
-type RawStream = Box<dyn Stream<Item = Vec<u8>> + Unpin + Send>;
+type RawStream = Box<dyn Stream<Item = r2r::RawMessage> + Unpin + Send>;
 
 struct Subscribed {
     index: usize,
@@ -50,6 +56,9 @@ struct Subscribed {
     stream: RawStream,
     received: u64,
     lost: u64,
+    /// Overflows of the subscription's own queue (counted by r2r, read here).
+    overflowed: Arc<AtomicU64>,
+    overflow_seen: u64,
 }
 
 fn wall_ns() -> u64 {
@@ -103,7 +112,7 @@ pub fn run(args: RecordArgs) -> u8 {
     let code = match writer.join() {
         Ok(Ok(report)) => {
             println!("{report}");
-            println!("  ({received} received from the graph; lost = writer queue full)");
+            println!("  ({received} received from the graph; lost = a subscription queue or the writer queue full)");
             0
         }
         Ok(Err(e)) => {
@@ -145,12 +154,13 @@ fn write_loop(mut rec: Recorder, rx: Receiver<ToWriter>) -> crate::Result<Record
             Some(ToWriter::Message {
                 topic,
                 recv_ns,
+                send_ns,
                 data,
             }) => {
                 if let Some(Some(id)) = ids.get(topic) {
                     if failed.is_some() {
                         rec.count_lost(*id, 1);
-                    } else if let Err(e) = rec.write(*id, recv_ns, 0, &data) {
+                    } else if let Err(e) = rec.write(*id, recv_ns, send_ns, &data) {
                         node_glue::log_error!("writing stopped: {e}");
                         rec.count_lost(*id, 1);
                         failed = Some(e);
@@ -205,15 +215,27 @@ fn spin_loop(app: &mut App, args: &RecordArgs, tx: &SyncSender<ToWriter>) -> Vec
         }
         app.node.spin_once(Duration::from_millis(10));
         for s in subs.iter_mut() {
-            while let Some(Some(data)) = s.stream.next().now_or_never() {
+            let overflowed = s.overflowed.load(Ordering::Relaxed);
+            if overflowed > s.overflow_seen {
+                let n = overflowed - s.overflow_seen;
+                s.overflow_seen = overflowed;
+                s.lost += n;
+                node_glue::log_warn!(
+                    "{}: {n} lost (subscription queue of {READER_DEPTH} full)",
+                    s.name
+                );
+            }
+            while let Some(Some(msg)) = s.stream.next().now_or_never() {
                 s.received += 1;
                 if paused {
                     continue;
                 }
+                let stamp = |ns: i64| u64::try_from(ns).ok().filter(|&n| n > 0);
                 let m = ToWriter::Message {
                     topic: s.index,
-                    recv_ns: wall_ns(),
-                    data,
+                    recv_ns: stamp(msg.received_timestamp).unwrap_or_else(wall_ns),
+                    send_ns: stamp(msg.source_timestamp).unwrap_or(0),
+                    data: msg.data,
                 };
                 if let Err(TrySendError::Full(_)) = tx.try_send(m) {
                     s.lost += 1;
@@ -308,13 +330,18 @@ fn discover(
                 request.durability
             );
         }
-        let stream = match app
-            .node
-            .subscribe_raw(name, &type_name, convert::to_r2r(&request))
-        {
+        let overflowed = Arc::new(AtomicU64::new(0));
+        let stream = match node_glue::typesupport::subscribe(
+            &mut app.node,
+            name,
+            &type_name,
+            convert::to_r2r(&request),
+            READER_DEPTH as usize,
+            overflowed.clone(),
+        ) {
             Ok(s) => s,
             Err(e) => {
-                node_glue::log_warn!("not recording {name} ({type_name}): cannot subscribe: {e} (r2r subscribes only to types it generated: IDL_PACKAGE_FILTER)");
+                node_glue::log_warn!("not recording {name}: {e}");
                 continue;
             }
         };
@@ -333,6 +360,8 @@ fn discover(
             stream: Box::new(stream),
             received: 0,
             lost: 0,
+            overflowed,
+            overflow_seen: 0,
         });
     }
 }

@@ -36,18 +36,18 @@ pub(super) fn to_qos(q: &QosProfile) -> Qos {
 
 /// rosbag2's request as an r2r profile: keep-last (10, or the latched depth), the chosen
 /// reliability and durability.
-pub(super) fn request_profile(q: &Qos, latched_depth: usize) -> QosProfile {
+pub(super) fn request_profile(q: &Qos, depth: usize) -> QosProfile {
     let mut p = QosProfile::default().keep_last(10);
     p.reliability = match q.reliability {
         Reliability::BestEffort => ReliabilityPolicy::BestEffort,
         _ => ReliabilityPolicy::Reliable,
     };
-    if q.durability == Durability::TransientLocal {
-        p.durability = DurabilityPolicy::TransientLocal;
-        p.depth = latched_depth.max(10);
+    p.depth = depth.max(10);
+    p.durability = if q.durability == Durability::TransientLocal {
+        DurabilityPolicy::TransientLocal
     } else {
-        p.durability = DurabilityPolicy::Volatile;
-    }
+        DurabilityPolicy::Volatile
+    };
     p
 }
 
@@ -190,26 +190,37 @@ impl Bridge {
                     request.durability
                 );
             }
-            let stream = match node.subscribe_raw(
+            let latched = request.durability == Durability::TransientLocal;
+            let depths: Vec<u64> = offers.iter().map(|q| q.depth).collect();
+            let config = &self.shared.config;
+            // A latched reader keeps every publisher's history (the sum of their depths);
+            // a volatile one keeps a burst as deep as our own queue.
+            let keep = latched_keep(&depths, config.latched_depth);
+            let queue = queue_len(&depths, config.subscription_queue);
+            let history = if latched { keep } else { queue };
+            let stream = match node_glue::typesupport::subscribe(
+                node,
                 &name,
                 &topic.type_name,
-                request_profile(&request, self.shared.config.latched_depth),
+                request_profile(&request, history),
+                queue,
+                self.shared.counters.subscription_overflow.clone(),
             ) {
                 Ok(s) => s,
                 Err(e) => {
-                    node_glue::log_warn!("cannot subscribe to {name} ({}): {e}", topic.type_name);
+                    node_glue::log_warn!("not streaming {name}: {e}");
                     continue;
                 }
             };
-            let latched = request.durability == Durability::TransientLocal;
             topic.latched.store(latched, Ordering::Release);
-            *lock(&topic.cache) = LastMessages::new(self.shared.config.latched_depth);
+            *lock(&topic.cache) = LastMessages::new(keep);
             topic.active.store(true, Ordering::Release);
             let counters = self.shared.counters.clone();
             let t = topic.clone();
             let mut stream = stream;
             let task = self.rt.spawn(async move {
-                while let Some(data) = stream.next().await {
+                while let Some(msg) = stream.next().await {
+                    let data = msg.data;
                     let now = wall_ns();
                     if latched {
                         lock(&t.cache).push(now, &data);
@@ -297,8 +308,12 @@ impl Bridge {
                 topic,
                 type_name,
             } => {
-                let made =
-                    node.create_publisher_untyped(&topic, &type_name, node_glue::qos::commands());
+                let made = node_glue::typesupport::publisher(
+                    node,
+                    &topic,
+                    &type_name,
+                    node_glue::qos::commands(),
+                );
                 let mut slots = lock(&self.shared.slots);
                 match made {
                     Ok(p) => {

@@ -30,7 +30,7 @@ use r2r::QosProfile;
 use crate::config::{ros_type_name, Config};
 use crate::demand::{Change, Demand, StormGuard};
 use crate::hostile::{Counters, RateLimit, SdkLog};
-use crate::latched::LastMessages;
+use crate::latched::{latched_keep, queue_len, LastMessages};
 use crate::params::{from_foxglove, split_name};
 use crate::schema::Schemas;
 
@@ -387,7 +387,11 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
                     .with("other_sdk_errors", c.other_sdk_errors.get())
                     .with("handshakes_refused", c.handshakes_refused.get())
                     .with("websocket_v1_clients", c.websocket_v1_clients.get())
-                    .with("sdk_v1_clients", c.sdk_v1_clients.get()),
+                    .with("sdk_v1_clients", c.sdk_v1_clients.get())
+                    .with(
+                        "subscription_overflow",
+                        c.subscription_overflow.load(Ordering::Relaxed),
+                    ),
             ]
         });
         app.shutdown_on_signals();

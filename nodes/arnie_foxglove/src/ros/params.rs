@@ -31,6 +31,8 @@ node_glue::declare_parameters! {
         publish_allow: String = s.publish_allow, any(), "start only";
         /// Messages kept per latched topic for clients that subscribe late
         latched_depth: i64 = s.latched_depth, int(1, 1000), "start only";
+        /// Messages each ROS subscription holds for the bridge before it drops and counts them (subscription_overflow); raised to the publishers' summed depths
+        subscription_queue: i64 = s.subscription_queue, int(1, 100_000), "start only";
         /// Subscribe/unsubscribe operations per client and second counted as a storm above this
         storm_ops_per_s: i64 = s.storm_ops_per_s, int(1, i64::from(u32::MAX)), "start only";
         /// Graph polling period for new and gone topics [ms]
@@ -48,6 +50,7 @@ impl FoxgloveParams {
             topic_deny: self.topic_deny.clone(),
             publish_allow: self.publish_allow.clone(),
             latched_depth: self.latched_depth,
+            subscription_queue: self.subscription_queue,
             storm_ops_per_s: self.storm_ops_per_s,
         }
     }
@@ -138,7 +141,7 @@ mod tests {
     #[test]
     fn every_parameter_is_start_only() {
         let decls = FoxgloveParams::declarations();
-        assert_eq!(decls.len(), 8);
+        assert_eq!(decls.len(), 9);
         for d in decls {
             assert!(d.read_only(), "{} is not start only", d.name);
         }
