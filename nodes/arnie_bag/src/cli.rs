@@ -15,6 +15,7 @@ use crate::error::BagError;
 use crate::filter::TopicFilter;
 use crate::mcap::Compression;
 use crate::player::{PlayOptions, TopicRegex};
+use crate::qos::QosOverrides;
 use crate::recorder::RecorderOptions;
 
 /// `record`, checked.
@@ -28,6 +29,21 @@ pub struct RecordArgs {
     pub start_paused: bool,
     /// How often to look for new topics (rosbag2's `--polling-interval`, 100 ms).
     pub polling_interval_ms: u64,
+    /// `--use-sim-time`: log times from `/clock`; nothing is written before the first.
+    pub use_sim_time: bool,
+    /// The node: its name and logger level (`--node-name`, `--log-level`).
+    pub node: NodeArgs,
+    /// `--qos-profile-overrides-path`: the subscriptions' QoS per topic.
+    pub qos_overrides: QosOverrides,
+}
+
+/// The recorder's or player's node (`--node-name`, `--log-level`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeArgs {
+    /// `--node-name`: the node's name instead of the default.
+    pub name: Option<String>,
+    /// `--log-level`: debug, info, warn, error or fatal.
+    pub log_level: String,
 }
 
 /// `play`, checked.
@@ -42,6 +58,13 @@ pub struct PlayArgs {
     /// Before playing, wait until every publisher has at least one subscription
     /// (`--wait-for-subscribers`, our addition: nothing is published into the void).
     pub wait_for_subscribers: bool,
+    /// `--wait-for-all-acked MS`: at the end, wait for every reliable subscription to
+    /// acknowledge every message, at most `MS` ms (`Some(0)`: no limit).
+    pub wait_for_all_acked_ms: Option<u64>,
+    /// The node: its name and logger level (`--node-name`, `--log-level`).
+    pub node: NodeArgs,
+    /// `--qos-profile-overrides-path`: the publishers' QoS per topic.
+    pub qos_overrides: QosOverrides,
 }
 
 /// `rewrite`, checked.
@@ -168,8 +191,66 @@ struct RecordWords {
     /// Do not fsync at each periodic flush
     #[arg(long)]
     no_fsync: bool,
+    /// Stamp messages with /clock time; write nothing before the first /clock
+    #[arg(long)]
+    use_sim_time: bool,
     #[command(flatten)]
     storage: StorageWords,
+    #[command(flatten)]
+    node: NodeWords,
+}
+
+/// The node of `record` and `play`.
+#[derive(Args, Debug)]
+struct NodeWords {
+    /// The node's name [default: arnie_bag_recorder, arnie_bag_player]
+    #[arg(long, value_name = "NAME", value_parser = node_name)]
+    node_name: Option<String>,
+    /// Logger level: debug, info, warn, error, fatal
+    #[arg(long, value_name = "LEVEL", default_value = "info", hide_possible_values = true,
+          value_parser = PossibleValuesParser::new(["debug", "info", "warn", "error", "fatal"]))]
+    log_level: String,
+    /// QoS per topic, from a YAML file (rosbag2's format)
+    #[arg(long, value_name = "FILE")]
+    qos_profile_overrides_path: Option<PathBuf>,
+}
+
+impl NodeWords {
+    fn args(&self) -> NodeArgs {
+        NodeArgs {
+            name: self.node_name.clone(),
+            log_level: self.log_level.clone(),
+        }
+    }
+
+    /// The overrides file, read and checked (none: no overrides).
+    fn qos_overrides(&self) -> Result<QosOverrides, BagError> {
+        let Some(path) = &self.qos_profile_overrides_path else {
+            return Ok(QosOverrides::default());
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            BagError::option(
+                "--qos-profile-overrides-path",
+                format!("{}: {e}", path.display()),
+            )
+        })?;
+        QosOverrides::from_yaml_text(&text, &path.display().to_string())
+            .map_err(|e| BagError::option("--qos-profile-overrides-path", e))
+    }
+}
+
+/// A ROS node name: letters, digits and `_`, not starting with a digit.
+fn node_name(v: &str) -> Result<String, String> {
+    let ok = !v.is_empty()
+        && !v.starts_with(|c: char| c.is_ascii_digit())
+        && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(v.to_string())
+    } else {
+        Err(format!(
+            "{v:?} is not a node name (letters, digits and _, not starting with a digit)"
+        ))
+    }
 }
 
 /// How the bag is written: `record` and `rewrite`.
@@ -237,6 +318,12 @@ struct PlayWords {
     /// Stop after playing this long [s]
     #[arg(long, value_name = "S", value_parser = seconds, allow_hyphen_values = true)]
     playback_duration: Option<u64>,
+    /// Stop at this bag time [s since the epoch]
+    #[arg(long, value_name = "S", value_parser = seconds, conflicts_with = "playback_until_nsec")]
+    playback_until_sec: Option<u64>,
+    /// Stop at this bag time [ns since the epoch]
+    #[arg(long, value_name = "NS")]
+    playback_until_nsec: Option<u64>,
     /// Wait this long before playing [s]
     #[arg(short, long, value_name = "S", value_parser = seconds, allow_hyphen_values = true)]
     delay: Option<u64>,
@@ -253,8 +340,13 @@ struct PlayWords {
     /// Before playing, wait until every publisher has a subscription (arnie_bag's own)
     #[arg(long)]
     wait_for_subscribers: bool,
+    /// At the end, wait until all is acknowledged, at most MS [ms] (0: no limit)
+    #[arg(long, value_name = "MS")]
+    wait_for_all_acked: Option<u64>,
     #[command(flatten)]
     storage: StorageWords,
+    #[command(flatten)]
+    node: NodeWords,
 }
 
 #[derive(Args, Debug)]
@@ -391,7 +483,7 @@ pub fn parse(
 fn check(words: Words, now: i64, offset: i64) -> Result<Command, BagError> {
     Ok(match words {
         Words::Record(r) => record(r, now, offset)?,
-        Words::Play(p) => play(p),
+        Words::Play(p) => play(p)?,
         Words::Info {
             bag,
             json,
@@ -473,25 +565,32 @@ fn record(r: RecordWords, now: i64, offset: i64) -> Result<Command, BagError> {
         filter,
         start_paused: r.start_paused,
         polling_interval_ms: r.polling_interval,
+        use_sim_time: r.use_sim_time,
+        node: r.node.args(),
+        qos_overrides: r.node.qos_overrides()?,
     }))
 }
 
-fn play(p: PlayWords) -> Command {
+fn play(p: PlayWords) -> Result<Command, BagError> {
     let mut o = p.select.apply(PlayOptions::default());
     o.rate = p.rate;
     o.loop_playback = p.loop_playback;
     o.remap = p.remap;
     o.start_offset_ns = p.start_offset.unwrap_or(0);
     o.playback_duration_ns = p.playback_duration;
+    o.playback_until_ns = p.playback_until_sec.or(p.playback_until_nsec);
     o.delay_ns = p.delay.unwrap_or(0);
     o.start_paused = p.start_paused;
     o.clock_hz = p.clock;
-    Command::Play(PlayArgs {
+    Ok(Command::Play(PlayArgs {
+        qos_overrides: p.node.qos_overrides()?,
         bag: p.bag,
         options: o,
         keyboard: !p.disable_keyboard_controls,
         wait_for_subscribers: p.wait_for_subscribers,
-    })
+        wait_for_all_acked_ms: p.wait_for_all_acked,
+        node: p.node.args(),
+    }))
 }
 
 #[cfg(test)]

@@ -365,6 +365,151 @@ impl Qos {
     }
 }
 
+/// rosbag2's `--qos-profile-overrides-path` file: a map from topic name to a QoS
+/// profile, applied to the subscription of `record` or the publisher of `play`. As in
+/// rosbag2, policies are written by name (`keep_last`, `best_effort`, `transient_local`
+/// ...) or, as in v8 metadata, by rmw number, and durations as `{sec, nsec}`. A field left
+/// out keeps the value of the profile it overrides (rosbag2's own file may be partial).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QosOverrides {
+    topics: std::collections::BTreeMap<String, Yaml>,
+}
+
+impl QosOverrides {
+    /// Parses the file's text; `source` names it in errors.
+    ///
+    /// # Errors
+    /// Not YAML, not a map of topics to maps, an unknown field or policy name, a bad
+    /// number: the message names the topic and the field.
+    pub fn from_yaml_text(text: &str, source: &str) -> Result<QosOverrides, String> {
+        let y = yaml::parse(text).map_err(|e| format!("{source}: not YAML: {e}"))?;
+        let map = match y {
+            Yaml::Hash(h) => h,
+            Yaml::Null => Default::default(),
+            _ => {
+                return Err(format!(
+                    "{source}: not a map of topic names to QoS profiles"
+                ))
+            }
+        };
+        let mut topics = std::collections::BTreeMap::new();
+        for (k, v) in map {
+            let topic = yaml::as_string(&k)
+                .ok_or_else(|| format!("{source}: a topic name that is not text"))?;
+            let topic = if topic.starts_with('/') {
+                topic
+            } else {
+                format!("/{topic}")
+            };
+            // Checked now, so a bad file stops the command before it starts.
+            Self::apply_one(&v, Qos::default()).map_err(|e| format!("{source}: {topic}: {e}"))?;
+            topics.insert(topic, v);
+        }
+        Ok(QosOverrides { topics })
+    }
+
+    /// The topics overridden.
+    pub fn topics(&self) -> impl Iterator<Item = &str> {
+        self.topics.keys().map(String::as_str)
+    }
+
+    /// True when no topic is overridden.
+    pub fn is_empty(&self) -> bool {
+        self.topics.is_empty()
+    }
+
+    /// `base` with `topic`'s overrides (unchanged when the topic has none).
+    pub fn apply(&self, topic: &str, base: Qos) -> Qos {
+        match self.topics.get(topic) {
+            // Checked at parse time: cannot fail here.
+            Some(y) => Self::apply_one(y, base).unwrap_or(base),
+            None => base,
+        }
+    }
+
+    fn apply_one(y: &Yaml, base: Qos) -> Result<Qos, String> {
+        let Yaml::Hash(h) = y else {
+            return Err("not a map of QoS fields".into());
+        };
+        let mut q = base;
+        for (k, v) in h {
+            let key = yaml::as_string(k).unwrap_or_default();
+            fn policy<T: Copy + PartialEq>(
+                key: &str,
+                v: &Yaml,
+                from_int: fn(i64) -> Option<T>,
+                from_name: fn(&str) -> T,
+                unknown: T,
+            ) -> Result<T, String> {
+                if let Some(i) = yaml::as_i64(v) {
+                    return from_int(i).ok_or_else(|| format!("{key}: {i} is not a policy number"));
+                }
+                let name = yaml::as_string(v).ok_or_else(|| format!("{key}: not a policy name"))?;
+                let p = from_name(&name.to_ascii_lowercase());
+                if p == unknown && name != "unknown" {
+                    return Err(format!("{key}: unknown policy {name:?}"));
+                }
+                Ok(p)
+            }
+            match key.as_str() {
+                "history" => {
+                    q.history = policy(
+                        &key,
+                        v,
+                        History::from_int,
+                        History::from_name,
+                        History::Unknown,
+                    )?
+                }
+                "reliability" => {
+                    q.reliability = policy(
+                        &key,
+                        v,
+                        Reliability::from_int,
+                        Reliability::from_name,
+                        Reliability::Unknown,
+                    )?
+                }
+                "durability" => {
+                    q.durability = policy(
+                        &key,
+                        v,
+                        Durability::from_int,
+                        Durability::from_name,
+                        Durability::Unknown,
+                    )?
+                }
+                "liveliness" => {
+                    q.liveliness = policy(
+                        &key,
+                        v,
+                        Liveliness::from_int,
+                        Liveliness::from_name,
+                        Liveliness::Unknown,
+                    )?
+                }
+                "depth" => q.depth = yaml::as_u64(v).ok_or("depth: not a non-negative integer")?,
+                "deadline" => {
+                    q.deadline = RmwTime::parse(v).map_err(|e| format!("deadline: {e}"))?
+                }
+                "lifespan" => {
+                    q.lifespan = RmwTime::parse(v).map_err(|e| format!("lifespan: {e}"))?
+                }
+                "liveliness_lease_duration" => {
+                    q.liveliness_lease_duration =
+                        RmwTime::parse(v).map_err(|e| format!("liveliness_lease_duration: {e}"))?
+                }
+                "avoid_ros_namespace_conventions" => {
+                    q.avoid_ros_namespace_conventions = yaml::as_bool(v)
+                        .ok_or("avoid_ros_namespace_conventions: not true or false")?
+                }
+                other => return Err(format!("unknown QoS field {other:?}")),
+            }
+        }
+        Ok(q)
+    }
+}
+
 /// A profile list as rosbag2 writes it into channel metadata (`serialize_rclcpp_qos_vector`,
 /// v9 names): a YAML block sequence, `[]` when empty.
 pub fn profiles_to_yaml(profiles: &[Qos], version: u32) -> String {
@@ -487,6 +632,53 @@ mod tests {
 
     /// Fuzzing regression: a plain string as the profile list recursed until the stack
     /// overflowed (`offered_qos_profiles: x` in metadata.yaml crashed the reader).
+    #[test]
+    fn overrides_file_changes_only_the_fields_written() {
+        let text = "/chatter:\n  reliability: best_effort\n  depth: 3\n\
+                    latched:\n  durability: transient_local\n  history: 1\n  \
+                    deadline: {sec: 1, nsec: 5}\n";
+        let o = QosOverrides::from_yaml_text(text, "f.yaml").unwrap();
+        assert_eq!(o.topics().collect::<Vec<_>>(), ["/chatter", "/latched"]);
+        let c = o.apply("/chatter", Qos::default());
+        assert_eq!(
+            (c.reliability, c.depth, c.durability),
+            (Reliability::BestEffort, 3, Durability::Volatile)
+        );
+        let l = o.apply("/latched", Qos::default());
+        assert_eq!(
+            (l.durability, l.history),
+            (Durability::TransientLocal, History::KeepLast)
+        );
+        assert_eq!(l.deadline, RmwTime { sec: 1, nsec: 5 });
+        assert_eq!(o.apply("/other", Qos::default()), Qos::default());
+        assert!(QosOverrides::from_yaml_text("", "f").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_bad_overrides_file_names_the_topic_and_field() {
+        for (text, want) in [
+            (
+                "/a:\n  reliability: sometimes\n",
+                "/a: reliability: unknown policy",
+            ),
+            ("/a:\n  depht: 3\n", "/a: unknown QoS field \"depht\""),
+            ("/a:\n  depth: -1\n", "/a: depth"),
+            (
+                "/a:\n  history: 9\n",
+                "/a: history: 9 is not a policy number",
+            ),
+            ("/a:\n  deadline: 5\n", "/a: deadline"),
+            ("- /a\n", "not a map"),
+            ("/a: [1\n", "not YAML"),
+        ] {
+            let e = QosOverrides::from_yaml_text(text, "q.yaml").unwrap_err();
+            assert!(
+                e.starts_with("q.yaml: ") && e.contains(want),
+                "{text:?}: {e}"
+            );
+        }
+    }
+
     #[test]
     fn a_string_that_is_not_a_list_is_an_error() {
         for text in ["x", "\"x\"", "'[]'"] {

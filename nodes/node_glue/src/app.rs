@@ -85,6 +85,14 @@ impl App {
     /// Creates the context (reading `--ros-args` from the command line: `-p`,
     /// `--params-file`, remaps), the node and a two-worker tokio runtime.
     pub fn new(name: &str) -> Result<App, Error> {
+        App::with_sim_time(name, false)
+    }
+
+    /// [`App::new`], on sim time (`/clock`) when `force_sim_time` even without
+    /// `-p use_sim_time:=true`: for tools whose own command line has the switch
+    /// (`arnie_bag record --use-sim-time`, as `ros2 bag record`). The parameter then
+    /// reads `true`.
+    pub fn with_sim_time(name: &str, force_sim_time: bool) -> Result<App, Error> {
         keep_libpython();
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -130,7 +138,14 @@ impl App {
             crate::log::logger(),
             given.len()
         );
-        let sim = use_sim_time(&node)?;
+        let sim = use_sim_time(&node)? || force_sim_time;
+        if force_sim_time {
+            if let Ok(mut params) = node.params.lock() {
+                if let Some(p) = params.get_mut(crate::params::USE_SIM_TIME) {
+                    p.value = r2r::ParameterValue::Bool(true);
+                }
+            }
+        }
         crate::time::install(&mut node, sim, runtime.handle())?;
         if sim {
             crate::log_info!(

@@ -62,6 +62,18 @@ impl Level {
             Level::Fatal => 50,
         }
     }
+    /// The level named `debug`, `info`, `warn`, `error` or `fatal` (any case), as rcl's
+    /// `--log-level` names them.
+    pub fn from_name(name: &str) -> Option<Level> {
+        match name.to_ascii_lowercase().as_str() {
+            "debug" => Some(Level::Debug),
+            "info" => Some(Level::Info),
+            "warn" => Some(Level::Warn),
+            "error" => Some(Level::Error),
+            "fatal" => Some(Level::Fatal),
+            _ => None,
+        }
+    }
     fn r2r(self) -> r2r::LogSeverity {
         match self {
             Level::Debug => r2r::LogSeverity::Debug,
@@ -132,6 +144,23 @@ pub(crate) fn attach(node: &mut r2r::Node) -> r2r::Result<()> {
 /// Stops publishing on `/rosout` (the node is going away).
 pub(crate) fn detach() {
     PUBLISHER.lock().unwrap_or_else(|e| e.into_inner()).take();
+}
+
+/// Sets this process's logger level (what `--ros-args --log-level` sets at start), for
+/// tools whose own command line has a `--log-level` (`arnie_bag`, as `ros2 bag`).
+pub fn set_level(level: Level) -> Result<(), String> {
+    let name = std::ffi::CString::new(logger()).map_err(|e| e.to_string())?;
+    // SAFETY: `name` is a valid C string for the call's duration.
+    let ret =
+        unsafe { r2r_rcl::rcutils_logging_set_logger_level(name.as_ptr(), level.code().into()) };
+    if ret == 0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "cannot set the logger level of {} (rcutils error {ret})",
+            logger()
+        ))
+    }
 }
 
 /// True when `level` passes the logger's effective level (`--log-level`).

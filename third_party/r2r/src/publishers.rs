@@ -230,6 +230,23 @@ impl PublisherUntyped {
         }
     }
 
+    /// Waits until every message published so far is acknowledged by every matched
+    /// reliable subscription, or `timeout` passes (`None`: no limit). `Ok(true)` when all
+    /// were acknowledged, `Ok(false)` on timeout. (arnie patch: `rcl_publisher_wait_for_all_acked`.)
+    pub fn wait_for_all_acked(&self, timeout: Option<std::time::Duration>) -> Result<bool> {
+        let publisher = self
+            .handle
+            .upgrade()
+            .ok_or(Error::RCL_RET_PUBLISHER_INVALID)?;
+        let ns = timeout.map_or(-1, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        let ret = unsafe { rcl_publisher_wait_for_all_acked(&publisher.handle, ns) };
+        match ret as u32 {
+            RCL_RET_OK => Ok(true),
+            RCL_RET_TIMEOUT => Ok(false),
+            _ => Err(Error::from_rcl_error(ret)),
+        }
+    }
+
     /// Gets the number of external subscribers (i.e. it doesn't
     /// count subscribers from the same process).
     pub fn get_inter_process_subscription_count(&self) -> Result<usize> {

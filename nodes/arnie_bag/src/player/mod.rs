@@ -42,6 +42,9 @@ pub struct PlayOptions {
     pub start_offset_ns: u64,
     /// `--playback-duration`: play only this much bag time.
     pub playback_duration_ns: Option<u64>,
+    /// `--playback-until-sec/-nsec`: play nothing logged after this bag time (the earlier
+    /// of this and the duration's end wins, as in rosbag2).
+    pub playback_until_ns: Option<u64>,
     /// `-d/--delay`: wall time before playing (each loop).
     pub delay_ns: u64,
     /// `--start-paused`.
@@ -62,6 +65,7 @@ impl Default for PlayOptions {
             remap: Vec::new(),
             start_offset_ns: 0,
             playback_duration_ns: None,
+            playback_until_ns: None,
             delay_ns: 0,
             start_paused: false,
             clock_hz: None,
@@ -303,9 +307,14 @@ impl<S: MessageSource> Player<S> {
             }
         }
         let start_bag = bag_start_ns.saturating_add(opts.start_offset_ns);
-        let until_bag = opts
-            .playback_duration_ns
-            .map(|d| start_bag.saturating_add(d));
+        let until_bag = match (
+            opts.playback_duration_ns
+                .map(|d| start_bag.saturating_add(d)),
+            opts.playback_until_ns,
+        ) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let mut p = Player {
             src,
             start_bag,

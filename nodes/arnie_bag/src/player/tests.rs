@@ -103,6 +103,27 @@ fn offset_duration_filter_remap_delay() {
 }
 
 #[test]
+fn playback_until_stops_at_a_bag_time_and_the_earlier_end_wins() {
+    let until = |until: u64, duration: Option<u64>| {
+        let opts = PlayOptions {
+            playback_until_ns: Some(until),
+            playback_duration_ns: duration,
+            ..Default::default()
+        };
+        let mut p = Player::new(src(), 100 * S, opts, 0).unwrap();
+        run(&mut p, 0)
+            .into_iter()
+            .map(|(_, _, t)| t / S)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(until(101 * S, None), [100, 101]);
+    assert_eq!(until(101 * S - 1, None), [100]);
+    assert_eq!(until(103 * S, Some(S)), [100, 101]);
+    assert_eq!(until(100 * S, Some(10 * S)), [100]);
+    assert_eq!(until(99 * S, None), Vec::<u64>::new());
+}
+
+#[test]
 fn regex_selection_is_rosbag2s_storage_filter() {
     let re = |r: &str| Some(TopicRegex::new("-e", r).unwrap());
     let o = |topics: &[&str], regex, exclude_regex, exclude: &[&str]| PlayOptions {

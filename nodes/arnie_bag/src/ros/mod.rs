@@ -26,3 +26,27 @@ pub use record::run as record;
 pub const RECORDER_NODE: &str = "arnie_bag_recorder";
 /// The player's node name.
 pub const PLAYER_NODE: &str = "arnie_bag_player";
+
+/// The node of `record` or `play`: named `--node-name` (else `default_name`), its logger
+/// at `--log-level`, on `/clock` time with `sim_time`. `None` when it cannot start (the reason is printed).
+fn start(
+    node: &crate::cli::NodeArgs,
+    default_name: &str,
+    sim_time: bool,
+) -> Option<node_glue::App> {
+    let name = node.name.as_deref().unwrap_or(default_name);
+    let app = match node_glue::App::with_sim_time(name, sim_time) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("arnie_bag: cannot start: {e}");
+            return None;
+        }
+    };
+    // The values are clap's possible values: always a level.
+    if let Some(level) = node_glue::log::Level::from_name(&node.log_level) {
+        if let Err(e) = node_glue::log::set_level(level) {
+            eprintln!("arnie_bag: --log-level: {e}");
+        }
+    }
+    Some(app)
+}

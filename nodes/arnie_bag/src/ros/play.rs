@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use node_glue::App;
 use r2r::qos::{DurabilityPolicy, HistoryPolicy, ReliabilityPolicy};
 use r2r::{PublisherUntyped, QosProfile};
 
@@ -40,12 +39,9 @@ pub fn run(args: PlayArgs) -> u8 {
             return 1;
         }
     };
-    let mut app = match App::new(PLAYER_NODE) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("arnie_bag: cannot start: {e}");
-            return 1;
-        }
+    let mut app = match super::start(&args.node, PLAYER_NODE, false) {
+        Some(a) => a,
+        None => return 1,
     };
     // record and play run their own loop on the node.
     app.shutdown_on_signals();
@@ -61,7 +57,7 @@ pub fn run(args: PlayArgs) -> u8 {
             &mut app.node,
             &t.name,
             &t.type_name,
-            convert::to_r2r(&t.qos),
+            convert::to_r2r(&args.qos_overrides.apply(&t.name, t.qos)),
         ) {
             Ok(p) => {
                 pubs.insert(t.name.clone(), p);
@@ -199,14 +195,35 @@ pub fn run(args: PlayArgs) -> u8 {
     for (topic, n) in &status.published {
         println!("  {topic}: {n} published");
     }
-    // Keep the publishers a moment: a reliable last message whose packet was dropped is
-    // repaired only at the writer's next heartbeat (r2r gives no wait_for_all_acked).
-    let linger = Instant::now()
-        + if down.is_set() {
-            Duration::ZERO
+    let mut linger_for = if down.is_set() {
+        Duration::ZERO
+    } else {
+        END_LINGER
+    };
+    if let Some(ms) = args.wait_for_all_acked_ms.filter(|_| !down.is_set()) {
+        // rosbag2's --wait-for-all-acked: every reliable subscription acknowledged every
+        // message (best-effort publishers answer at once), within one shared deadline.
+        let deadline = (ms > 0).then(|| Instant::now() + Duration::from_millis(ms));
+        let mut unacked = Vec::new();
+        for (topic, p) in &pubs {
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            match p.wait_for_all_acked(left) {
+                Ok(true) => {}
+                Ok(false) => unacked.push(topic.as_str()),
+                Err(e) => node_glue::log_warn!("{topic}: cannot wait for acknowledgements: {e}"),
+            }
+        }
+        if unacked.is_empty() {
+            node_glue::log_info!("every message acknowledged");
         } else {
-            END_LINGER
-        };
+            unacked.sort_unstable();
+            node_glue::log_warn!("not acknowledged within {ms} ms on {}", unacked.join(", "));
+        }
+        linger_for = Duration::ZERO;
+    }
+    // Otherwise keep the publishers a moment: a reliable last message whose packet was
+    // dropped is repaired only at the writer's next heartbeat.
+    let linger = Instant::now() + linger_for;
     while Instant::now() < linger {
         app.node.spin_once(Duration::from_millis(10));
     }

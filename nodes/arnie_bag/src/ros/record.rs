@@ -59,6 +59,8 @@ struct Subscribed {
     /// Overflows of the subscription's own queue (counted by r2r, read here).
     overflowed: Arc<AtomicU64>,
     overflow_seen: u64,
+    /// Messages received before the first /clock with --use-sim-time (not written).
+    before_clock: u64,
 }
 
 fn wall_ns() -> u64 {
@@ -70,12 +72,9 @@ fn wall_ns() -> u64 {
 /// Records until SIGINT/SIGTERM; returns the exit code (0, 1 when the bag could not be
 /// created or written).
 pub fn run(args: RecordArgs) -> u8 {
-    let mut app = match App::new(RECORDER_NODE) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("arnie_bag: cannot start: {e}");
-            return 1;
-        }
+    let mut app = match super::start(&args.node, RECORDER_NODE, args.use_sim_time) {
+        Some(a) => a,
+        None => return 1,
     };
     let recorder = match Recorder::create(args.recorder.clone()) {
         Ok(r) => r,
@@ -205,6 +204,14 @@ fn spin_loop(app: &mut App, args: &RecordArgs, tx: &SyncSender<ToWriter>) -> Vec
     if paused {
         node_glue::log_info!("recording paused: press SPACE to start");
     }
+    let sim_clock = if args.use_sim_time {
+        node_glue::log_info!(
+            "--use-sim-time: log times from /clock; nothing is written before the first"
+        );
+        app.clock()
+    } else {
+        None
+    };
     let poll_every = Duration::from_millis(args.polling_interval_ms.max(10));
     let mut next_poll = Instant::now();
     node_glue::log_info!("recording to {}", args.recorder.dir.display());
@@ -231,9 +238,20 @@ fn spin_loop(app: &mut App, args: &RecordArgs, tx: &SyncSender<ToWriter>) -> Vec
                     continue;
                 }
                 let stamp = |ns: i64| u64::try_from(ns).ok().filter(|&n| n > 0);
+                let recv_ns = match &sim_clock {
+                    // --use-sim-time: /clock time; nothing before the first /clock.
+                    Some(c) => match u64::try_from(c.now().as_nanos()).ok().filter(|&n| n > 0) {
+                        Some(t) => t,
+                        None => {
+                            s.before_clock += 1;
+                            continue;
+                        }
+                    },
+                    None => stamp(msg.received_timestamp).unwrap_or_else(wall_ns),
+                };
                 let m = ToWriter::Message {
                     topic: s.index,
-                    recv_ns: stamp(msg.received_timestamp).unwrap_or_else(wall_ns),
+                    recv_ns,
                     send_ns: stamp(msg.source_timestamp).unwrap_or(0),
                     data: msg.data,
                 };
@@ -255,6 +273,10 @@ fn spin_loop(app: &mut App, args: &RecordArgs, tx: &SyncSender<ToWriter>) -> Vec
         }
     }
     drop(keyboard);
+    let before_clock: u64 = subs.iter().map(|s| s.before_clock).sum();
+    if before_clock > 0 {
+        node_glue::log_info!("{before_clock} message(s) received before the first /clock were not written (--use-sim-time)");
+    }
     node_glue::log_info!("stopping: finishing the bag");
     subs
 }
@@ -330,6 +352,8 @@ fn discover(
                 request.durability
             );
         }
+        // --qos-profile-overrides-path: the user's profile for this topic, as written.
+        let request = args.qos_overrides.apply(name, request);
         let overflowed = Arc::new(AtomicU64::new(0));
         let stream = match node_glue::typesupport::subscribe(
             &mut app.node,
@@ -362,6 +386,7 @@ fn discover(
             lost: 0,
             overflowed,
             overflow_seen: 0,
+            before_clock: 0,
         });
     }
 }
