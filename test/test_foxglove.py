@@ -66,6 +66,9 @@ class Client:
         self.statuses = []
         self.params = {}
         self.param_replies = []
+        self.log_times = []  # (subscription id, log time) of each message
+        self.times = []  # the server's time messages (time capability)
+        self.assets = {}  # request id -> (status, error text, data)
 
     @classmethod
     async def connect(cls, url):
@@ -80,8 +83,14 @@ class Client:
             async for frame in self.ws:
                 if isinstance(frame, bytes):
                     if frame[0] == 0x01:  # MessageData: u32 subscription, u64 time, payload
-                        sub, _ = struct.unpack_from("<IQ", frame, 1)
+                        sub, log_time = struct.unpack_from("<IQ", frame, 1)
                         self.messages.append((sub, frame[13:]))
+                        self.log_times.append((sub, log_time))
+                    elif frame[0] == 0x02:  # Time: u64
+                        self.times.append(struct.unpack_from("<Q", frame, 1)[0])
+                    elif frame[0] == 0x04:  # FetchAssetResponse: u32 id, u8 status, u32 len, error, data
+                        rid, status, n = struct.unpack_from("<IBI", frame, 1)
+                        self.assets[rid] = (status, frame[10:10 + n].decode(), frame[10 + n:])
                     continue
                 m = json.loads(frame)
                 op = m.get("op")
@@ -398,3 +407,78 @@ async def any_type_scenario(g):
     finally:
         publisher.cancel()
         await c1.close()
+
+
+def test_assets_and_sim_time(graph, tmp_path):
+    """`package://` assets are served from their package's share folder (allowlisted,
+    never outside the package); on sim time the server's time and the messages' log times
+    are the /clock time."""
+    asyncio.run(assets_and_time_scenario(graph, tmp_path))
+
+
+async def assets_and_time_scenario(g, tmp_path):
+    from rosgraph_msgs.msg import Clock
+    prefix = tmp_path / "prefix"
+    (prefix / "share/ament_index/resource_index/packages").mkdir(parents=True)
+    (prefix / "share/ament_index/resource_index/packages/demo_description").write_text("")
+    (prefix / "share/demo_description/meshes").mkdir(parents=True)
+    mesh = b"solid demo\nendsolid demo\n"
+    (prefix / "share/demo_description/meshes/base.stl").write_bytes(mesh)
+    (prefix / "share/demo_description/notes.txt").write_text("not an asset")
+    (tmp_path / "outside.stl").write_text("outside the package")
+    port = free_tcp_port()
+    env = {"AMENT_PREFIX_PATH": os.pathsep.join([str(prefix), os.environ["AMENT_PREFIX_PATH"]])}
+    g.start("arnie_foxglove", params={"port": port, "topic_allow": "/fx/.*", "discovery_ms": 200,
+                                      "use_sim_time": True}, env=env)
+    node = g.node
+    clock = node.create_publisher(Clock, "/clock", 10)
+    pub = node.create_publisher(String, "/fx/sim", 10)
+    await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
+    loop = asyncio.get_running_loop()
+    end = loop.time() + TIMEOUT
+    while True:
+        try:
+            c = await Client.connect(f"ws://127.0.0.1:{port}")
+            break
+        except OSError:
+            if loop.time() > end:
+                pytest.fail("the bridge never accepted a connection\n" + g.logs())
+            await asyncio.sleep(0.1)
+    try:
+        await until(g, lambda: c.server_info is not None, "serverInfo")
+        caps = c.server_info["capabilities"]
+        assert "time" in caps and "assets" in caps, caps
+
+        # Assets: the mesh; refusals for what is not allowlisted, outside, or missing.
+        asks = {1: "package://demo_description/meshes/base.stl",
+                2: "package://demo_description/notes.txt",
+                3: "package://demo_description/meshes/../../../outside.stl",
+                4: "package://demo_description/meshes/none.stl",
+                5: "file:///etc/passwd"}
+        for rid, uri in asks.items():
+            await c.send({"op": "fetchAsset", "uri": uri, "requestId": rid})
+        await until(g, lambda: set(c.assets) == set(asks), "every asset answer")
+        assert c.assets[1] == (0, "", mesh), c.assets[1]
+        for rid in (2, 3, 4, 5):
+            status, error, data = c.assets[rid]
+            assert status == 1 and data == b"" and error, (rid, c.assets[rid])
+        assert "not allowed" in c.assets[2][1] and "no such file" in c.assets[4][1], c.assets
+
+        # Sim time: /clock at 1000 s, 1001 s ...: the server's time follows, and so do the
+        # log times of the messages it forwards.
+        await until(g, lambda: "/fx/sim" in c.channels, "the /fx/sim advertisement")
+        await c.send({"op": "subscribe", "subscriptions": [{"id": 1, "channelId": c.channels["/fx/sim"]["id"]}]})
+        await until(g, lambda: node.count_subscribers("/fx/sim") > 0, "the bridge's subscription")
+        sent = []
+        for i in range(1, 6):
+            m = Clock()
+            m.clock.sec = 1000 + i
+            clock.publish(m)
+            await until(g, lambda: any(t == (1000 + i) * 10**9 for t in c.times), f"time {1000 + i} s")
+            pub.publish(String(data=f"at {1000 + i}"))
+            sent.append(1000 + i)
+            await until(g, lambda: len(c.log_times) >= i, f"message {i}")
+        for (sub, log_time), sec in zip(c.log_times, sent):
+            assert log_time == sec * 10**9, (log_time, sec)
+    finally:
+        await c.close()

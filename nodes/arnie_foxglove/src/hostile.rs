@@ -56,6 +56,10 @@ pub struct Counters {
     pub websocket_v1_clients: Count,
     /// Clients accepted speaking `foxglove.sdk.v1` or `foxglove.sdk.v1.1`.
     pub sdk_v1_clients: Count,
+    /// Asset fetches answered with the file.
+    pub assets_served: Count,
+    /// Asset fetches refused (not allowlisted, outside the package, missing, too large).
+    pub assets_refused: Count,
     /// ROS messages dropped because a subscription's queue was full (the bridge fell
     /// behind by more than `subscription_queue` messages). Shared with the subscriptions.
     pub subscription_overflow: Arc<AtomicU64>,

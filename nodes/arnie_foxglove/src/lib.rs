@@ -22,6 +22,8 @@
 //! - [`params`]: Foxglove parameters ⇄ `rcl_interfaces` values and `/node.param` names.
 //! - [`hostile`]: counters of refused client input and a rate-limited logger; the
 //!   SDK's own reports of bad frames and unknown channel ids are counted through `log`.
+//! - [`assets`]: the `assets` capability: `package://` files (meshes, textures) a client
+//!   fetches, resolved through the ament index, allowlisted and kept inside the package.
 //! - [`subprotocol`]: which WebSocket subprotocols are accepted, and the handshake
 //!   rewrite that serves a `foxglove.websocket.v1` client with the SDK.
 //! - `ros` (feature `ros`): discovery, raw subscriptions, publishers, parameter clients.
@@ -31,6 +33,7 @@
 //! everything a client sends that is refused is counted and logged, never a panic.
 #![deny(missing_docs)]
 
+pub mod assets;
 pub mod config;
 pub mod demand;
 pub mod hostile;

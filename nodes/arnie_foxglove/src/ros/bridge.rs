@@ -221,7 +221,7 @@ impl Bridge {
             let task = self.rt.spawn(async move {
                 while let Some(msg) = stream.next().await {
                     let data = msg.data;
-                    let now = wall_ns();
+                    let now = ros_now_ns();
                     if latched {
                         lock(&t.cache).push(now, &data);
                     }

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use arnie_bag::qos::{Durability, Qos, Reliability};
 use foxglove::websocket::{
@@ -27,6 +27,7 @@ use r2r::qos::{DurabilityPolicy, ReliabilityPolicy};
 use r2r::rcl_interfaces::srv::{GetParameters, ListParameters, SetParameters};
 use r2r::QosProfile;
 
+use crate::assets::Assets;
 use crate::config::{ros_type_name, Config};
 use crate::demand::{Change, Demand, StormGuard};
 use crate::hostile::{Counters, RateLimit, SdkLog};
@@ -56,10 +57,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn wall_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+/// Now on the node's ROS clock [ns since the epoch]: `/clock` on sim time (0 before the
+/// first), else the system time. Message log times and the `time` capability use it.
+fn ros_now_ns() -> u64 {
+    u64::try_from(node_glue::time::now_duration().as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// One advertised topic.
@@ -265,6 +266,16 @@ impl ServerListener for Listener {
     fn on_client_disconnect(&self) {}
 }
 
+/// What the server offers: client publishing, parameters, assets (the handler makes the
+/// SDK add it), and the server's time when the node runs on sim time (`/clock`).
+fn capabilities(sim_time: bool) -> Vec<Capability> {
+    let mut c = vec![Capability::ClientPublish, Capability::Parameters];
+    if sim_time {
+        c.push(Capability::Time);
+    }
+    c
+}
+
 /// Runs the node until SIGINT/SIGTERM, then exits the process (exit 2 when it cannot
 /// start, naming the reason). All the binary calls.
 pub fn run() -> ! {
@@ -279,15 +290,21 @@ pub fn run() -> ! {
 /// or a ROS entity that could not be created.
 pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
     use node_glue::Error;
-    let (config, poll, publish_allow) = {
+    let (config, poll, publish_allow, assets) = {
         let live = app.parameters_checked(FoxgloveParams::default(), params::rules())?;
         let p = lock(&live);
         (
             p.config().map_err(Error::Parameter)?,
             p.discovery().map_err(Error::Parameter)?,
             p.settings().publish_allow,
+            Assets::new(
+                p.asset_uri_allowlist(),
+                node_glue::typesupport::prefixes_from_env(),
+            )
+            .map_err(Error::Parameter)?,
         )
     };
+    let sim_time = node_glue::time::sim_time();
     let counters = Arc::new(Counters::default());
     SdkLog::new(
         counters.clone(),
@@ -324,10 +341,24 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
     let server = WebSocketServer::new()
         .name(NODE)
         .bind(SDK_ADDRESS, 0)
-        .capabilities([Capability::ClientPublish, Capability::Parameters])
+        .capabilities(capabilities(sim_time))
         .supported_encodings([crate::MESSAGE_ENCODING])
         .listener(Arc::new(Listener(shared.clone())))
         .parameter_handler(Arc::new(ParamHandler(shared.clone())))
+        .fetch_asset_handler_blocking_fn({
+            let s = shared.clone();
+            move |_client, uri: String| match assets.fetch(&uri) {
+                Ok(bytes) => {
+                    s.counters.assets_served.inc();
+                    Ok(bytes)
+                }
+                Err(e) => {
+                    s.counters.assets_refused.inc();
+                    s.refuse_log(&format!("asset refused: {e}"));
+                    Err(e)
+                }
+            }
+        })
         .context(&ctx)
         .tokio_runtime(&rt);
     let handle = app.block_on(server.start()).map_err(|e| {
@@ -358,6 +389,24 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
         node_glue::log_warn!("bound to {}: every machine that reaches this port sees every advertised topic, may set parameters and publish on {:?}", config.address, publish_allow);
     }
     let handle = Arc::new(handle);
+    if sim_time {
+        // The `time` capability: the /clock time, sent when it moves (polled at 20 Hz).
+        let h = handle.clone();
+        let down = app.shutdown();
+        rt.spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_millis(50));
+            let mut sent = 0;
+            while !down.is_set() {
+                tick.tick().await;
+                let now = ros_now_ns();
+                if now != 0 && now != sent {
+                    h.broadcast_time(now);
+                    sent = now;
+                }
+            }
+        });
+        node_glue::log_info!("use_sim_time: clients get the /clock time (time capability)");
+    }
     let diagnostics = app.diagnostics()?;
     {
         let _enter = rt.enter();
@@ -388,6 +437,8 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
                     .with("handshakes_refused", c.handshakes_refused.get())
                     .with("websocket_v1_clients", c.websocket_v1_clients.get())
                     .with("sdk_v1_clients", c.sdk_v1_clients.get())
+                    .with("assets_served", c.assets_served.get())
+                    .with("assets_refused", c.assets_refused.get())
                     .with(
                         "subscription_overflow",
                         c.subscription_overflow.load(Ordering::Relaxed),

@@ -35,6 +35,8 @@ node_glue::declare_parameters! {
         subscription_queue: i64 = s.subscription_queue, int(1, 100_000), "start only";
         /// Subscribe/unsubscribe operations per client and second counted as a storm above this
         storm_ops_per_s: i64 = s.storm_ops_per_s, int(1, i64::from(u32::MAX)), "start only";
+        /// Regex of the asset URIs clients may fetch (whole URI; package:// files only, inside their package)
+        asset_uri_allowlist: String = crate::assets::DEFAULT_ALLOWLIST.to_string(), any(), "start only";
         /// Graph polling period for new and gone topics [ms]
         discovery_ms: i64 = 500, int(*DISCOVERY_MS.start(), *DISCOVERY_MS.end()), "start only";
     }
@@ -60,6 +62,11 @@ impl FoxgloveParams {
         Config::new(&self.settings()).map_err(|e| e.to_string())
     }
 
+    /// The asset URI allowlist (a regex, checked at start by [`rules`]).
+    pub(crate) fn asset_uri_allowlist(&self) -> &str {
+        &self.asset_uri_allowlist
+    }
+
     /// The graph polling period (checked).
     pub(crate) fn discovery(&self) -> Result<Duration, String> {
         let v = self.discovery_ms;
@@ -78,7 +85,10 @@ impl FoxgloveParams {
 /// refused as read only first).
 pub(crate) fn rules() -> Rules<FoxgloveParams> {
     Rules {
-        check: |p: &FoxgloveParams| p.config().and(p.discovery()).map(|_| ()),
+        check: |p: &FoxgloveParams| {
+            p.config().and(p.discovery()).map(|_| ())?;
+            crate::assets::Assets::new(&p.asset_uri_allowlist, Vec::new()).map(|_| ())
+        },
     }
 }
 
@@ -141,7 +151,7 @@ mod tests {
     #[test]
     fn every_parameter_is_start_only() {
         let decls = FoxgloveParams::declarations();
-        assert_eq!(decls.len(), 9);
+        assert_eq!(decls.len(), 10);
         for d in decls {
             assert!(d.read_only(), "{} is not start only", d.name);
         }

@@ -203,7 +203,8 @@ pub fn markdown_table(
     for d in decls {
         let value = defaults.get(d.name).map(|p| &p.value);
         let (ty, default) = match value {
-            Some(v) => (v.type_name(), show(v)),
+            // A `|` in a default (a regex) would end the cell.
+            Some(v) => (v.type_name(), show(v).replace('|', "\\|")),
             None => ("?", String::new()),
         };
         let constraints = d.constraints().replace('|', "\\|");
