@@ -144,7 +144,7 @@ def split_stack(graph, tmp_path, lan, **kw):
 def recorder_sees(graph, topics):
     """The recorder subscribed to every one of `topics` (seen on the graph)."""
     def subscribed(topic):
-        return any(i.node_name == "arnie_bag_recorder" for i in graph.node.get_subscriptions_info_by_topic(topic))
+        return any(i.node_name == "rosbag2_recorder" for i in graph.node.get_subscriptions_info_by_topic(topic))
     return all(subscribed(t) for t in topics)
 
 

@@ -23,6 +23,9 @@ pub const IDL_PACKAGES: &[&str] = &[
     // base/navigate_to_pose (arnie_base), the strategy's navigate_to_pose mode; built from
     // msg/nav2_msgs when the ROS install lacks it.
     "nav2_msgs",
+    // arnie_bag play's services (~/pause, ~/seek ...); built from msg/rosbag2_interfaces
+    // when the ROS install lacks it.
+    "rosbag2_interfaces",
 ];
 
 /// The workspace's paths.

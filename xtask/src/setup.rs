@@ -9,7 +9,8 @@
 //!    linker script, the `*rosidl_generator_pyExport.cmake` include paths rewritten for
 //!    this Python, and (at link time, `nodes/node_glue/build.rs`) libpython.
 //! 3. The interface packages of `msg/` ([`INTERFACE_PACKAGES`]) built with CMake + rosidl
-//!    into `.ros/install`: `arnie_interfaces`, and `tf2_msgs` / `nav2_msgs` (NavigateToPose)
+//!    into `.ros/install`: `arnie_interfaces`, and `tf2_msgs` / `nav2_msgs` (NavigateToPose) /
+//!    `rosbag2_interfaces` (arnie_bag's player services)
 //!    when the ROS install lacks them.
 use crate::env::{Kind, Layout, Ros};
 use crate::run::{self, Failure};
@@ -342,6 +343,12 @@ pub const INTERFACE_PACKAGES: &[InterfacePackage] = &[
     // navigation2 1.3.13 (Jazzy), NavigateToPose only: the wheels have no Nav2.
     InterfacePackage {
         name: "nav2_msgs",
+        only_if_missing: true,
+    },
+    // rosbag2 0.26.5 (Jazzy): the player's and recorder's services; the wheels have no
+    // rosbag2.
+    InterfacePackage {
+        name: "rosbag2_interfaces",
         only_if_missing: true,
     },
     InterfacePackage {

@@ -203,7 +203,7 @@ struct RecordWords {
 /// The node of `record` and `play`.
 #[derive(Args, Debug)]
 struct NodeWords {
-    /// The node's name [default: arnie_bag_recorder, arnie_bag_player]
+    /// The node's name [default: rosbag2_recorder, rosbag2_player]
     #[arg(long, value_name = "NAME", value_parser = node_name)]
     node_name: Option<String>,
     /// Logger level: debug, info, warn, error, fatal

@@ -221,6 +221,7 @@ pub struct Recorder {
     meta: BagMetadata,
     last_flush_ns: Option<u64>,
     last_metadata_ns: Option<u64>,
+    splits: Vec<(PathBuf, PathBuf)>,
 }
 
 impl Recorder {
@@ -256,6 +257,7 @@ impl Recorder {
             meta,
             last_flush_ns: None,
             last_metadata_ns: None,
+            splits: Vec::new(),
         };
         r.open_file()?;
         r.write_metadata_yaml()?;
@@ -460,9 +462,24 @@ impl Recorder {
     /// Finishes the current file and starts the next (`_1.mcap`, ...); rewrites
     /// `metadata.yaml`.
     pub fn split(&mut self) -> Result<()> {
+        let file = |r: &Self| {
+            r.meta
+                .relative_file_paths
+                .last()
+                .map(|n| r.opts.dir.join(n))
+                .unwrap_or_default()
+        };
+        let closed = file(self);
         self.close_file()?;
         self.open_file()?;
+        self.splits.push((closed, file(self)));
         self.write_metadata_yaml()
+    }
+
+    /// The splits since the last call: (file closed, file opened), full paths, in order
+    /// (rosbag2's `WriteSplitEvent`s).
+    pub fn take_splits(&mut self) -> Vec<(PathBuf, PathBuf)> {
+        std::mem::take(&mut self.splits)
     }
 
     fn close_file(&mut self) -> Result<()> {

@@ -149,6 +149,31 @@ fn splits_by_size_and_duration() {
 }
 
 #[test]
+fn a_split_on_request_reports_the_files_closed_and_opened() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("r");
+    let mut rec = Recorder::create(RecorderOptions::new(&dir)).unwrap();
+    let id = rec
+        .add_topic(spec("/a", "std_msgs/msg/String", Qos::default()))
+        .unwrap();
+    rec.write(id, T0, 0, &payload(0)).unwrap();
+    assert!(rec.take_splits().is_empty());
+    rec.split().unwrap();
+    rec.write(id, T0 + MS, 0, &payload(1)).unwrap();
+    rec.split().unwrap();
+    assert_eq!(
+        rec.take_splits(),
+        vec![
+            (dir.join("r_0.mcap"), dir.join("r_1.mcap")),
+            (dir.join("r_1.mcap"), dir.join("r_2.mcap"))
+        ]
+    );
+    assert!(rec.take_splits().is_empty());
+    rec.finish().unwrap();
+    assert_eq!(Bag::open(&dir).unwrap().metadata().files.len(), 3);
+}
+
+#[test]
 fn cut_off_files_are_recovered_to_the_last_flush() {
     let tmp = tempfile::tempdir().unwrap();
     let full = tmp.path().join("full");

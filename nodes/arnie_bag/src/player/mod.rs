@@ -277,6 +277,8 @@ pub struct Player<S: MessageSource> {
     src: S,
     opts: PlayOptions,
     start_bag: u64,
+    /// Messages logged before this are skipped (the start, or where a seek went).
+    floor: u64,
     until_bag: Option<u64>,
     anchor_mono: u64,
     anchor_bag: u64,
@@ -318,6 +320,7 @@ impl<S: MessageSource> Player<S> {
         let mut p = Player {
             src,
             start_bag,
+            floor: start_bag,
             until_bag,
             anchor_mono: now_ns.saturating_add(opts.delay_ns),
             anchor_bag: start_bag,
@@ -385,7 +388,7 @@ impl<S: MessageSource> Player<S> {
                 Some(Ok(m)) => {
                     if self.until_bag.is_some_and(|u| m.log_time > u) {
                         self.exhausted = true;
-                    } else if m.log_time >= self.start_bag && self.opts.plays(&m.topic) {
+                    } else if m.log_time >= self.floor && self.opts.plays(&m.topic) {
                         self.peeked = Some(m);
                     }
                 }
@@ -438,6 +441,7 @@ impl<S: MessageSource> Player<S> {
                     self.loops += 1;
                     self.anchor_mono = now_ns.saturating_add(self.opts.delay_ns);
                     self.anchor_bag = self.start_bag;
+                    self.floor = self.start_bag;
                 }
                 None => {
                     self.finished = true;
@@ -524,6 +528,30 @@ impl<S: MessageSource> Player<S> {
             Key::Left | Key::Other(_) => {}
         }
         Ok(None)
+    }
+
+    /// rosbag2's `~/seek`: continue from bag time `t` (not before the start), the clock
+    /// jumps there; a paused player stays paused at `t`.
+    ///
+    /// # Errors
+    /// The bag cannot be read from its start again.
+    pub fn seek(&mut self, now_ns: u64, t: u64) -> Result<()> {
+        let t = t.max(self.start_bag);
+        self.src.rewind()?;
+        self.peeked = None;
+        self.exhausted = false;
+        self.floor = t;
+        self.anchor_bag = t;
+        self.anchor_mono = now_ns;
+        if self.paused_at.is_some() {
+            self.paused_at = Some(t);
+        }
+        Ok(())
+    }
+
+    /// True once playback ended (the end of the bag without `--loop`, a stop, `q`).
+    pub fn is_finished(&self) -> bool {
+        self.finished
     }
 
     /// Stops playback (the next poll says Finished).

@@ -232,3 +232,38 @@ fn loops_restart_with_delay() {
     assert_eq!(times[3], (5 * S, 100 * S)); // 1 s delay + 3 s bag + 1 s delay
     assert_eq!(p.status(now).loops, 1);
 }
+
+#[test]
+fn seek_jumps_the_clock_and_skips_what_is_before() {
+    let mut p = Player::new(src(), 100 * S, PlayOptions::default(), 0).unwrap();
+    // Forward, from the start: /a at 100 is skipped, /b at 101 plays at once.
+    p.seek(0, 101 * S).unwrap();
+    assert_eq!(p.clock_time(0), 101 * S);
+    assert_eq!(
+        run(&mut p, 0),
+        vec![(0, "/b".into(), 101 * S), (2 * S, "/a".into(), 103 * S)]
+    );
+    // Back, after the first message: everything again from the start (a seek below it
+    // clamps to it).
+    let mut p = Player::new(src(), 100 * S, PlayOptions::default(), 0).unwrap();
+    assert!(matches!(p.poll(0).unwrap(), Step::Publish(_)));
+    p.seek(10 * S, 0).unwrap();
+    assert_eq!(run(&mut p, 10 * S).len(), 3);
+    // A finished player stays finished.
+    assert!(p.is_finished());
+    // Paused: stays paused at the new time; → plays the message after it.
+    let mut p = Player::new(
+        src(),
+        100 * S,
+        PlayOptions {
+            start_paused: true,
+            ..Default::default()
+        },
+        0,
+    )
+    .unwrap();
+    p.seek(0, 102 * S).unwrap();
+    assert!(p.is_paused());
+    assert_eq!(p.clock_time(5 * S), 102 * S);
+    assert_eq!(p.step(0).unwrap().map(|m| m.log_time), Some(103 * S));
+}

@@ -11,21 +11,23 @@
 //! - `play` ([`play::run`]): one untyped publisher per played topic with the recorded
 //!   QoS ([`crate::player::play_topics`]), timing from [`crate::Player`] over a monotonic
 //!   clock, keys from a terminal, `/clock`.
+//! - `services`: the player's services (rosbag2's `~/pause`, `~/seek` ...).
 //! - `term`: raw mode for the keyboard (restored at exit), SIGINT/SIGTERM.
 //! - `convert`: QoS profiles between r2r and the library.
 
 mod convert;
 mod play;
 mod record;
+mod services;
 mod term;
 
 pub use play::run as play;
 pub use record::run as record;
 
-/// The recorder's node name.
-pub const RECORDER_NODE: &str = "arnie_bag_recorder";
-/// The player's node name.
-pub const PLAYER_NODE: &str = "arnie_bag_player";
+/// The recorder's node name (rosbag2's, so scripts find its services and topics).
+pub const RECORDER_NODE: &str = "rosbag2_recorder";
+/// The player's node name (rosbag2's: `/rosbag2_player/pause` ...).
+pub const PLAYER_NODE: &str = "rosbag2_player";
 
 /// The node of `record` or `play`: named `--node-name` (else `default_name`), its logger
 /// at `--log-level`, on `/clock` time with `sim_time`. `None` when it cannot start (the reason is printed).

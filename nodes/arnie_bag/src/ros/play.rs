@@ -8,6 +8,7 @@ use r2r::qos::{DurabilityPolicy, HistoryPolicy, ReliabilityPolicy};
 use r2r::{PublisherUntyped, QosProfile};
 
 use super::convert;
+use super::services::PlayerServices;
 use super::term::Keyboard;
 use super::PLAYER_NODE;
 use crate::cli::PlayArgs;
@@ -114,6 +115,14 @@ pub fn run(args: PlayArgs) -> u8 {
             return 1;
         }
     };
+    // rosbag2's player services (~/pause, ~/seek ...), answered between messages.
+    let mut services = match PlayerServices::create(&mut app.node) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("arnie_bag: cannot create the player's services: {e}");
+            return 1;
+        }
+    };
     let mut keyboard = if args.keyboard {
         Keyboard::open()
     } else {
@@ -185,6 +194,7 @@ pub fn run(args: PlayArgs) -> u8 {
         // Spin while waiting (services such as parameters, graph events), then sleep
         // the rest exactly.
         app.node.spin_once(Duration::ZERO);
+        services.handle(&mut player, mono(), &publish);
         let left = until.saturating_sub(mono());
         if left > 0 {
             std::thread::sleep(Duration::from_nanos(left));

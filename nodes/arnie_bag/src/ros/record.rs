@@ -21,12 +21,14 @@ use futures::{FutureExt, Stream, StreamExt};
 use node_glue::App;
 
 use super::convert;
+use super::services::RecorderServices;
 use super::term::Keyboard;
 use super::RECORDER_NODE;
 use crate::cli::RecordArgs;
 use crate::filter::Skip;
 use crate::keys::Key;
 use crate::{DefinitionSource, Qos, RecordReport, Recorder, TopicSpec};
+use r2r::rosbag2_interfaces::msg::WriteSplitEvent;
 
 /// Keep-last depth of each recording subscription (1 s of a 1 kHz topic).
 const READER_DEPTH: u64 = 1000;
@@ -46,7 +48,12 @@ enum ToWriter {
         topic: usize,
         n: u64,
     },
+    /// `~/split_bagfile`: close the file, open the next.
+    Split,
 }
+
+/// A split done by the writer (on request, or by size or duration): closed, opened.
+type SplitEvent = (String, String);
 
 type RawStream = Box<dyn Stream<Item = r2r::RawMessage> + Unpin + Send>;
 
@@ -86,9 +93,10 @@ pub fn run(args: RecordArgs) -> u8 {
     // record and play run their own loop on the node.
     app.shutdown_on_signals();
     let (tx, rx) = sync_channel(WRITER_QUEUE);
+    let (split_tx, split_rx) = std::sync::mpsc::channel::<SplitEvent>();
     let writer = std::thread::Builder::new()
         .name("arnie_bag-writer".into())
-        .spawn(move || write_loop(recorder, rx));
+        .spawn(move || write_loop(recorder, rx, split_tx));
     let writer = match writer {
         Ok(w) => w,
         Err(e) => {
@@ -96,7 +104,7 @@ pub fn run(args: RecordArgs) -> u8 {
             return 1;
         }
     };
-    let subs = spin_loop(&mut app, &args, &tx);
+    let subs = spin_loop(&mut app, &args, &tx, &split_rx);
     // The last counts go with a blocking send: the writer is draining.
     for s in &subs {
         if s.lost > 0 {
@@ -128,7 +136,11 @@ pub fn run(args: RecordArgs) -> u8 {
     code
 }
 
-fn write_loop(mut rec: Recorder, rx: Receiver<ToWriter>) -> crate::Result<RecordReport> {
+fn write_loop(
+    mut rec: Recorder,
+    rx: Receiver<ToWriter>,
+    splits: std::sync::mpsc::Sender<SplitEvent>,
+) -> crate::Result<RecordReport> {
     let start = Instant::now();
     let mut ids = Vec::new();
     let mut failed: Option<crate::BagError> = None;
@@ -171,7 +183,17 @@ fn write_loop(mut rec: Recorder, rx: Receiver<ToWriter>) -> crate::Result<Record
                     rec.count_lost(*id, n);
                 }
             }
+            Some(ToWriter::Split) if failed.is_none() => {
+                if let Err(e) = rec.split() {
+                    node_glue::log_error!("writing stopped: {e}");
+                    failed = Some(e);
+                }
+            }
+            Some(ToWriter::Split) => {}
             None => {}
+        }
+        for (closed, opened) in rec.take_splits() {
+            let _ = splits.send((closed.display().to_string(), opened.display().to_string()));
         }
         if failed.is_none() {
             let now = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
@@ -192,7 +214,12 @@ fn write_loop(mut rec: Recorder, rx: Receiver<ToWriter>) -> crate::Result<Record
 }
 
 /// Spins, discovers, drains; returns the subscriptions with their counts at shutdown.
-fn spin_loop(app: &mut App, args: &RecordArgs, tx: &SyncSender<ToWriter>) -> Vec<Subscribed> {
+fn spin_loop(
+    app: &mut App,
+    args: &RecordArgs,
+    tx: &SyncSender<ToWriter>,
+    splits: &Receiver<SplitEvent>,
+) -> Vec<Subscribed> {
     let down = app.shutdown();
     let mut defs = DefinitionSource::from_env();
     let mut subs: Vec<Subscribed> = Vec::new();
@@ -212,6 +239,20 @@ fn spin_loop(app: &mut App, args: &RecordArgs, tx: &SyncSender<ToWriter>) -> Vec
     } else {
         None
     };
+    // rosbag2's recorder services and its events/write_split topic.
+    let mut services = match RecorderServices::create(&mut app.node) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            node_glue::log_error!("cannot create the recorder's services: {e}");
+            None
+        }
+    };
+    let split_events = app
+        .node
+        .create_publisher::<WriteSplitEvent>("events/write_split", r2r::QosProfile::default())
+        .map_err(|e| node_glue::log_error!("cannot publish events/write_split: {e}"))
+        .ok();
+    let node_name = app.fqn().to_string();
     let poll_every = Duration::from_millis(args.polling_interval_ms.max(10));
     let mut next_poll = Instant::now();
     node_glue::log_info!("recording to {}", args.recorder.dir.display());
@@ -261,6 +302,21 @@ fn spin_loop(app: &mut App, args: &RecordArgs, tx: &SyncSender<ToWriter>) -> Vec
                         node_glue::log_warn!("{}: {} lost (writer behind)", s.name, s.lost);
                     }
                 }
+            }
+        }
+        if let Some(s) = services.as_mut() {
+            for _ in 0..s.handle(&mut paused) {
+                let _ = tx.send(ToWriter::Split);
+            }
+        }
+        while let Ok((closed_file, opened_file)) = splits.try_recv() {
+            node_glue::log_info!("split: {closed_file} closed, {opened_file} opened");
+            if let Some(p) = &split_events {
+                let _ = p.publish(&WriteSplitEvent {
+                    closed_file,
+                    opened_file,
+                    node_name: node_name.clone(),
+                });
             }
         }
         if let Some(kb) = keyboard.as_mut() {
