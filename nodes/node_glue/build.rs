@@ -1,4 +1,4 @@
-//! Fix-up 3 of the ROS 2 wheels (see `xtask/src/setup.rs`): their `librcl.so` needs
+//! Fix-up 3 of the ROS 2 wheels (see `xtask/src/setup/mod.rs`): their `librcl.so` needs
 //! libpython symbols at run time. When `cargo xtask env` says so (`ARNIE_LIBPYTHON_DIR`),
 //! this crate links libpython and references one of its symbols (`app.rs`), so the
 //! linker keeps it (`--as-needed`) in every node binary. A real /opt/ros install does

@@ -1,7 +1,7 @@
 """`cargo xtask demo`'s watcher: starts the flame-passing task on the running stack,
 shows its progress, and ends when the simulated second candle is lit (exit 0) or with a
 reason (exit 1). Records the run (ground truth of the arm and the flames, the brain's
-running actions) as JSON for `cargo xtask demo` to draw (xtask/src/picture.rs).
+running actions) as JSON for `cargo xtask demo` to draw (xtask/src/picture/mod.rs).
 
 It is an ordinary rclpy client: the same thing a user's own script could do.
 """
@@ -152,7 +152,7 @@ def curved(pts, tol_m=0.001):
 
 
 def write_record(path, task_file, outcome, reason, truth, brain, start, extra):
-    """The run as JSON (format: xtask/src/picture.rs): positions in mm, times in seconds
+    """The run as JSON (format: xtask/src/picture/mod.rs): positions in mm, times in seconds
     from `start` (the task sent; the first sample when the task was never sent). Samples
     from more than 1 s before the start are left out (the stack starting up)."""
     if start is None:

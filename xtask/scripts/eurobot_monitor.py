@@ -2,7 +2,7 @@
 running Eurobot stack, prints its progress (task, score, time left, re-plans), and ends
 with the match: exit 0 when the points reach the scenario's `match.expected_points`,
 exit 1 with the reason otherwise. Records the run as JSON (events with their times,
-navigation results, the final result) for xtask/src/demo_eurobot.rs to draw together
+navigation results, the final result) for xtask/src/demo/eurobot.rs to draw together
 with board_sim's truth log.
 
 An ordinary rclpy client: the same thing a user's own script could do.

@@ -15,14 +15,16 @@
 //! - `fuzz`   coverage-guided fuzzing of the decoders of outside input ([`fuzz`]).
 //! - `picture` redraws the demo's picture from its run record ([`picture`]).
 //!
-//! Layout: [`env`] knows where everything is and which variables a ROS shell needs;
-//! [`setup`] makes it so (idempotent, stamp files); [`run`] runs child commands with
-//! those variables and turns failures into one clear message.
+//! Layout: one folder per command ([`setup`], [`install`], [`launch`], [`demo`],
+//! [`bench`], [`fuzz`], [`picture`]); `env`, `build` and `test` are here, the no-ROS
+//! half of `test` in [`noros`]. Shared by all: [`env`] knows where everything is and
+//! which variables a ROS shell needs; [`setup`] makes it so (idempotent, stamp files);
+//! [`run`] runs child commands with those variables and turns failures into one clear
+//! message. The base's live bench is a second binary, `src/bin/base_bench/` (feature
+//! `live-bench`).
 
 mod bench;
 mod demo;
-mod demo_common;
-mod demo_eurobot;
 mod env;
 mod fuzz;
 mod install;
@@ -111,7 +113,7 @@ fn main() -> ExitCode {
         Command::Demo(Rest { args: rest }) => env::Layout::discover().and_then(|l| {
             let ros = setup::setup(&l)?;
             if rest.first().map(String::as_str) == Some("eurobot") {
-                demo_eurobot::cmd(&l, &ros, &rest[1..])
+                demo::eurobot::cmd(&l, &ros, &rest[1..])
             } else if rest.first().map(String::as_str) == Some("detour") {
                 demo::detour(&l, &ros, &rest[1..])
             } else {
@@ -136,7 +138,7 @@ fn main() -> ExitCode {
         }),
         Command::Picture { run_json, scenario } => env::Layout::discover().and_then(|l| {
             let rest: Vec<String> = run_json.into_iter().chain(scenario).collect();
-            cmd_picture(&l, &rest)
+            picture::cmd(&l, &rest)
         }),
         Command::Fuzz(r) => env::Layout::discover().and_then(|l| fuzz::cmd(&l, &r.args)),
     };
@@ -147,23 +149,6 @@ fn main() -> ExitCode {
             ExitCode::from(f.code)
         }
     }
-}
-
-fn cmd_picture(layout: &env::Layout, rest: &[String]) -> Result<(), run::Failure> {
-    let out = layout.root.join("out");
-    let record = rest
-        .first()
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| out.join("demo_run.json"));
-    let scenario = rest
-        .get(1)
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| layout.root.join("params/scenario_flame.json"));
-    let (svg, png) = (out.join("demo.svg"), out.join("demo.png"));
-    std::fs::create_dir_all(&out)?;
-    picture::draw(&record, Some(&scenario), &svg, &png)?;
-    eprintln!("xtask: picture: {} and {}", svg.display(), png.display());
-    Ok(())
 }
 
 fn cmd_env() -> Result<(), run::Failure> {

@@ -15,7 +15,7 @@
 //!   and `OccupancyGrid` fields → grid (yaw-0 check), one `PlanPath` query checked and
 //!   answered in metres.
 //! - `ros` (feature `ros`): the node's ROS glue (parameters, services, map publishing,
-//!   diagnostics); the binary `src/bin/planner.rs` only calls `ros::setup`.
+//!   diagnostics); the binary `src/bin/planner.rs` only calls `ros::run`.
 //! - [`error`]: [`PlanError`] (one variant per `PlanPath.srv` error code) and [`MapError`].
 //!
 //! ```

@@ -3,7 +3,7 @@
 //! fail. This library is the logic, without ROS (no sockets, no clock: time comes in
 //! as `dt`); its `ros` module (feature `ros`) binds the sockets, runs [`World::step`] at
 //! a fixed step and publishes the ground truth, and the `sim` binary only calls
-//! `ros::setup`.
+//! `ros::run`.
 //!
 //! # Layout
 //! - [`scenario`]: our scenario JSON (arm start, limits, rates, obstacles, flames,

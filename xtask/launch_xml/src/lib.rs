@@ -1,4 +1,4 @@
-//! The ROS 2 XML launch-file reader of `cargo xtask launch` (xtask/src/launch.rs), as
+//! The ROS 2 XML launch-file reader of `cargo xtask launch` (xtask/src/launch/mod.rs), as
 //! a plain library so the fuzzer (fuzz/fuzz_targets/launch_xml.rs) runs the same code.
 //! Parsing only: no ROS, no processes. Supported, as `ros2 launch` reads them:
 //! `<launch>`, `<arg name default|value>`, `<let>`, `<node pkg exec name namespace args

@@ -15,6 +15,7 @@
 //! remembered during the run; every planned path that is not a straight line).
 //! `cargo xtask picture [RUN_JSON] [SCENARIO]` redraws the picture of the last run.
 
+use crate::env::Layout;
 use crate::run::Failure;
 use arnie_plot::{
     Area, Axis, Colour, Figure, LegendEntry, Line, Marker, Panel, Place, Rect, Rule, Shape, Span,
@@ -635,6 +636,24 @@ pub fn draw(
             svg.display()
         );
     }
+    Ok(())
+}
+
+/// `cargo xtask picture [RUN_JSON] [SCENARIO]`: draws `out/demo.svg` and `out/demo.png`.
+pub fn cmd(layout: &Layout, rest: &[String]) -> Result<(), Failure> {
+    let out = layout.root.join("out");
+    let record = rest
+        .first()
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| out.join("demo_run.json"));
+    let scenario = rest
+        .get(1)
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| layout.root.join("params/scenario_flame.json"));
+    let (svg, png) = (out.join("demo.svg"), out.join("demo.png"));
+    std::fs::create_dir_all(&out)?;
+    draw(&record, Some(&scenario), &svg, &png)?;
+    eprintln!("xtask: picture: {} and {}", svg.display(), png.display());
     Ok(())
 }
 

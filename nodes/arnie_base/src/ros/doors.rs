@@ -13,6 +13,7 @@ use node_glue::r2r::{
 };
 
 use super::frames::pose_msg;
+use super::{ActiveGoal, Control, CMD_VEL};
 use crate::{Feedback, Finish, Outcome, Pose2};
 
 /// A NavigateTo goal request.
@@ -192,6 +193,145 @@ impl Door {
             Some(Door::Base(run)) => action::next_cancel(Some(run)).await,
             Some(Door::Nav2 { run, .. }) => action::next_cancel(Some(run)).await,
             Some(Door::Topic) | None => std::future::pending().await,
+        }
+    }
+}
+
+/// Goals from every door into the navigator.
+impl Control {
+    pub(super) fn on_base_goal(&mut self, req: BaseRequest) {
+        let g = req.goal.clone();
+        let goal = crate::Goal {
+            x: g.x,
+            y: g.y,
+            heading: g.use_heading.then_some(g.theta),
+        };
+        self.start(goal, Pending::Base(req));
+    }
+
+    pub(super) fn on_nav2_goal(&mut self, req: Nav2Request) {
+        match self.goal_in_map(&req.goal.pose) {
+            Ok(goal) => self.start(goal, Pending::Nav2(req)),
+            Err(r) => {
+                node_glue::warn_limited!(
+                    self.logs,
+                    "goal",
+                    "refusing NavigateToPose: {}",
+                    r.message
+                );
+                let pose = self.nav.pose().unwrap_or_default();
+                Pending::Nav2(req).reject(r, &pose);
+            }
+        }
+    }
+
+    /// A pose in any frame as a goal in the map frame (through TF; the latest transform).
+    pub(super) fn goal_in_map(&mut self, p: &PoseStamped) -> Result<crate::Goal, Refusal> {
+        let map = self.frames.map_frame().to_string();
+        let frame = if p.header.frame_id.is_empty() {
+            map.clone()
+        } else {
+            p.header.frame_id.clone()
+        };
+        let (pos, q) = (&p.pose.position, &p.pose.orientation);
+        let values = [pos.x, pos.y, pos.z, q.x, q.y, q.z, q.w];
+        let norm = (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt();
+        if values.iter().any(|v| !v.is_finite()) || norm < 1e-9 {
+            return Err(Refusal {
+                outcome: Outcome::Rejected,
+                code: crate::nav2::UNKNOWN,
+                message: format!(
+                    "goal pose ({}, {}, {}) orientation ({}, {}, {}, {}) in '{frame}' is not finite or has a zero quaternion",
+                    pos.x, pos.y, pos.z, q.x, q.y, q.z, q.w
+                ),
+            });
+        }
+        let rotation = nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
+            q.w, q.x, q.y, q.z,
+        ));
+        let pose = nalgebra::Isometry3::from_parts(
+            nalgebra::Translation3::new(pos.x, pos.y, pos.z),
+            rotation,
+        );
+        let in_map = if frame == map {
+            pose
+        } else {
+            match self.tf.lookup(&map, &frame, None) {
+                Ok(t) => t * pose,
+                Err(e) => {
+                    self.counters.goals_tf_refused.inc();
+                    return Err(Refusal {
+                        outcome: Outcome::Rejected,
+                        code: crate::nav2::TF_ERROR,
+                        message: format!("goal in '{frame}': no transform to '{map}': {e}"),
+                    });
+                }
+            }
+        };
+        // The heading: the goal's x axis projected on the map's plane.
+        let x_axis = in_map.rotation * nalgebra::Vector3::x();
+        Ok(crate::Goal {
+            x: in_map.translation.x,
+            y: in_map.translation.y,
+            heading: Some(x_axis.y.atan2(x_axis.x)),
+        })
+    }
+
+    /// Starts a goal from any door: the navigator checks it (refused: answered through
+    /// the door), a manual drive ends, a running goal is preempted.
+    pub(super) fn start(&mut self, goal: crate::Goal, pending: Pending) {
+        self.refresh_config();
+        let id = self.next_goal;
+        self.next_goal += 1;
+        let now = self.now();
+        let door = pending.name();
+        match self.nav.start(id, goal, now) {
+            Err(refused) => {
+                node_glue::warn_limited!(
+                    self.logs,
+                    "goal",
+                    "refusing {door} ({}, {}): {}",
+                    goal.x,
+                    goal.y,
+                    refused.message
+                );
+                let code = if refused.outcome == Outcome::LinkLost {
+                    crate::nav2::NO_VALID_CONTROL
+                } else {
+                    crate::nav2::UNKNOWN
+                };
+                let pose = self.nav.pose().unwrap_or_default();
+                pending.reject(
+                    Refusal {
+                        outcome: refused.outcome,
+                        code,
+                        message: refused.message,
+                    },
+                    &pose,
+                );
+            }
+            Ok(outs) => {
+                let Some(door_run) = pending.accept() else {
+                    let outs = self.nav.cancel(now);
+                    self.apply(outs);
+                    return;
+                };
+                if self.teleop.active() {
+                    node_glue::log_info!("{door} takes over from manual driving ({CMD_VEL})");
+                    self.teleop.release();
+                }
+                node_glue::log_info!(
+                    "{door} ({:.3}, {:.3}){}",
+                    goal.x,
+                    goal.y,
+                    goal.heading
+                        .map(|h| format!(" heading {h:.3}"))
+                        .unwrap_or_default()
+                );
+                // Ends the previous goal (PREEMPTED) before the new one is the active one.
+                self.apply(outs);
+                self.active = Some(ActiveGoal { id, door: door_run });
+            }
         }
     }
 }

@@ -30,16 +30,18 @@ use r2r::QosProfile;
 use crate::assets::Assets;
 use crate::config::{ros_type_name, Config};
 use crate::demand::{Change, Demand, StormGuard};
-use crate::hostile::{Counters, RateLimit, SdkLog};
+use crate::hostile::{RateLimit, SdkLog};
 use crate::latched::{latched_keep, queue_len, LastMessages};
 use crate::params::{from_foxglove, split_name};
 use crate::schema::Schemas;
 
 mod bridge;
+mod counters;
 mod front;
 mod param_services;
 mod params;
 use bridge::Bridge;
+use counters::Counters;
 use param_services::{get_params, set_params, ParamClients, ParamHandler};
 use params::FoxgloveParams;
 

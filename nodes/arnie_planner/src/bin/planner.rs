@@ -1,8 +1,7 @@
 //! `planner`: grid path planning as a ROS 2 node around the [`arnie_planner`] library:
 //! `PlanPath` on `/planner/plan_path`, `UpdateMap` on `planner/update_map` (see
 //! README.md). The glue lives in [`arnie_planner::ros`].
-use arnie_planner::ros::{setup, NODE};
 
 fn main() {
-    node_glue::main_with(NODE, setup)
+    arnie_planner::ros::run()
 }

@@ -1,5 +1,5 @@
 //! The ROS 2 side of the `planner` node (feature `ros`): the only module that uses r2r.
-//! The binary only calls [`setup`] (`node_glue::main_with(NODE, setup)`); every decision
+//! The binary only calls [`run`] (`node_glue::main_with(NODE, setup)`); every decision
 //! is in the ROS-free [`crate::node`].
 //!
 //! - map: the file named by `map_file` (PGM, PNG, Moving AI `.map` or table scenario
@@ -43,6 +43,12 @@ use task::PlannerTask;
 
 /// The node's name (and the log target).
 pub const NODE: &str = "planner";
+
+/// Runs the node until shutdown, then exits the process (exit 2 when it cannot start,
+/// naming the reason). All the binary calls.
+pub fn run() -> ! {
+    node_glue::main_with(NODE, setup)
+}
 
 /// Creates the node's services, subscriptions, publishers and tasks
 /// (`node_glue::main_with(NODE, setup)`).

@@ -1,5 +1,5 @@
 //! The ROS 2 side of the `sim` node (feature `ros`): the only module that uses r2r. The
-//! binary only calls [`setup`].
+//! binary only calls [`run`].
 //!
 //! The hardware side speaks UDP only, mirroring the spine config named by
 //! `spine_config`: the arm listens for simulink targets where the spine's arm output
@@ -17,8 +17,10 @@
 //! - the truth log's writer is a thread of its own ([`crate::truth_log`]): no file write
 //!   runs on the async runtime, and lines it cannot keep up with are counted.
 //!
-//! Layout: `params` (the parameters and their rules), `link` (UDP), `truth`
-//! (`sim/truth`), `markers` (`sim/markers`), `status` (counters and `/diagnostics`).
+//! Layout: `params` (the parameters and their rules), `counters` (the glue's counters),
+//! `link` (UDP), `truth` (`sim/truth`), `markers` (`sim/markers`), `frames` (the world's
+//! objects on `/tf_static`), `status` (`/diagnostics`).
+mod counters;
 mod frames;
 mod link;
 pub mod markers;
@@ -40,8 +42,8 @@ use crate::markers::SceneMarkers;
 use crate::truth_log::{Sent, TruthLog};
 use crate::wiring::InterfaceNames;
 use crate::{Scenario, Wiring, World};
+use counters::Counters;
 use params::{SimParams, RULES};
-use status::Counters;
 
 /// The node's name (`main_with`; the logger is the node's).
 pub const NODE: &str = "sim";
@@ -70,6 +72,12 @@ impl Ctx {
             }
         }
     }
+}
+
+/// Runs the node until shutdown, then exits the process (exit 2 when it cannot start,
+/// naming the reason). All the binary calls.
+pub fn run() -> ! {
+    node_glue::main_with(NODE, setup)
 }
 
 /// Creates the node's sockets, publishers and tasks (`node_glue::main_with(NODE, setup)`).

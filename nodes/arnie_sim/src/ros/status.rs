@@ -1,18 +1,10 @@
-//! The glue's counters and the node's `/diagnostics` status (the world keeps its own
-//! counters; the truth log its own).
-use node_glue::diagnostics::{Counter, Level, Status};
+//! The node's `/diagnostics` status: the world's counters, the glue's ([`Counters`]) and
+//! the truth log's.
+use node_glue::diagnostics::{Level, Status};
 
+use super::counters::Counters;
 use crate::truth_log::LogCounts;
 use crate::World;
-
-/// Counters of the glue itself.
-#[derive(Default)]
-pub(super) struct Counters {
-    /// Datagrams the OS refused to send.
-    pub send_errors: Counter,
-    /// Receive errors on the arm socket.
-    pub recv_errors: Counter,
-}
 
 /// The `sim` status: the world's time, lit flames and counters, the glue's, the log's.
 pub(super) fn status(w: &World, glue: &Counters, log: Option<&LogCounts>) -> Status {

@@ -24,6 +24,7 @@ const SEND_RETRIES: u32 = 20;
 const LOG_PERIOD: std::time::Duration = std::time::Duration::from_secs(1);
 
 use super::convert;
+use super::counters::GlueCounters;
 use super::Settings;
 use crate::forward::{Held, HoldReason};
 use crate::gate::Verdict;
@@ -51,30 +52,6 @@ pub enum TopicStream {
     Point(Box<dyn Stream<Item = PointStamped> + Unpin + Send>),
     /// `kind: "coordinates"`.
     Coordinates(Box<dyn Stream<Item = Coordinates> + Unpin + Send>),
-}
-
-node_glue::counters! {
-    /// Counters of the glue itself (the router counts everything about messages),
-    /// published after the router's in each interface's status.
-    pub struct GlueCounters {
-        /// Published in an input's status.
-        input {
-            /// An accepted value that could not become a message (a `point` topic needs
-            /// x y z in the first item).
-            unpublishable,
-            /// r2r refused to publish.
-            publish_errors,
-            /// The socket reported an error on receive.
-            receive_errors,
-        }
-        /// Published in an output's status.
-        output {
-            /// The socket refused to send.
-            send_errors,
-            /// A topic message in another frame than `frame_id` (not forwarded).
-            wrong_frame,
-        }
-    }
 }
 
 /// State shared by every task.

@@ -10,6 +10,8 @@
 //!   one place metres meet millimetres (through [`Scale`]).
 //! - [`bridge`]: the shared state (the router behind a mutex, the sender socket, glue
 //!   counters), one task per input socket, one task per output topic.
+//! - [`counters`]: the glue's own counters ([`counters::GlueCounters`], one per
+//!   interface), declared once.
 //! - [`status`]: `/diagnostics` statuses, one per interface, and the rate-limited log.
 //! - [`tf`]: the interfaces' rigid transforms on `/tf_static` (`world` → interface),
 //!   once at start (the config is start-only).
@@ -37,6 +39,7 @@
 
 pub mod bridge;
 pub mod convert;
+pub mod counters;
 mod params;
 pub mod status;
 pub mod tf;

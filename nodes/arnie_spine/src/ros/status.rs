@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use node_glue::diagnostics::{Level, Status};
 
-use super::bridge::{GlueCounters, Shared};
+use super::bridge::Shared;
+use super::counters::GlueCounters;
 use super::Settings;
 use crate::counters::Counters;
 use node_glue::counters::CounterSet;
@@ -54,7 +55,7 @@ impl StatusBuilder {
     }
 
     /// The statuses now: `config`, then `input.<name>` and `output.<name>` with every
-    /// counter (router counters, then the glue's [`super::bridge::GlueCounters`]).
+    /// counter (router counters, then the glue's [`super::counters::GlueCounters`]).
     pub fn build(&mut self) -> Vec<Status> {
         // Copy under the lock, format after it.
         let (inputs, outputs): (Vec<Row>, Vec<Row>) = {

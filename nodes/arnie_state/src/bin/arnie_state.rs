@@ -1,8 +1,7 @@
 //! `arnie_state`: the ROS 2 node around the [`arnie_state`] library: the arm's
 //! `robot_description`, `/joint_states`, `/tf` and `/tf_static` (see README.md). The glue
 //! lives in [`arnie_state::ros`].
-use arnie_state::ros::{setup, NODE};
 
 fn main() {
-    node_glue::main_with(NODE, setup)
+    arnie_state::ros::run()
 }

@@ -1,5 +1,5 @@
 //! The ROS 2 side of the `arnie_state` node (feature `ros`): the only module that uses
-//! r2r. The binary only calls [`setup`].
+//! r2r. The binary only calls [`run`].
 //!
 //! What robot_state_publisher does, for the arm whose controller reports its tool's
 //! position instead of joint angles:
@@ -94,6 +94,12 @@ fn transform(f: &Frame, stamp: &Time) -> TransformStamped {
     node_glue::tf::transform_stamped(&f.parent, &f.child, stamp, f.translation, f.rotation)
 }
 
+/// Runs the node until shutdown, then exits the process (exit 2 when it cannot start,
+/// naming the reason). All the binary calls.
+pub fn run() -> ! {
+    node_glue::main_with(NODE, setup)
+}
+
 /// Creates the node's publishers, subscriptions and task (`node_glue::main_with(NODE, setup)`).
 ///
 /// # Errors
@@ -133,7 +139,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         // Kept alive: a latched topic is served as long as its publisher lives.
         _latched: latched,
     };
-    tokio::spawn(run(
+    tokio::spawn(follow(
         state,
         positions,
         statics,
@@ -238,7 +244,7 @@ struct Publishers {
 
 /// Turns every position into a joint state and transforms; learns the root's mount
 /// from `/tf_static`; until shutdown.
-async fn run(
+async fn follow(
     mut state: RobotState,
     mut positions: impl futures::Stream<Item = PointStamped> + Unpin,
     mut statics: impl futures::Stream<Item = TFMessage> + Unpin,

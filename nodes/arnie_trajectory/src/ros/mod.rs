@@ -1,5 +1,5 @@
 //! The ROS 2 side of the `trajectory_server` node (feature `ros`): the only module that
-//! uses r2r. The binary only calls [`setup`].
+//! uses r2r. The binary only calls [`run`].
 //!
 //! - serves `arnie_interfaces/action/MoveTo` on `/trajectory/move_to`;
 //! - subscribes `/arm/position` (`geometry_msgs/PointStamped`, sensor QoS) and
@@ -65,6 +65,12 @@ pub const NODE: &str = "trajectory_server";
 
 /// `geometry_msgs/PointStamped` from rviz's Publish Point tool: a point to move to.
 pub const CLICKED_POINT: &str = "clicked_point";
+
+/// Runs the node until shutdown, then exits the process (exit 2 when it cannot start,
+/// naming the reason). All the binary calls.
+pub fn run() -> ! {
+    node_glue::main_with(NODE, setup)
+}
 
 /// Creates the node's action server, subscriptions, publishers and tasks
 /// (`node_glue::main_with(NODE, setup)`).

@@ -2,7 +2,7 @@
 //! release build, started with the parameters `launch/eurobot.launch.xml` gives them (its
 //! nodes, read by the project's launch reader, with `use_sim:=false`: no board_sim, no
 //! strategy), on their own ROS domain and free loopback ports; the motor board's end of
-//! the CAN-over-UDP link is `base_bench` (src/bench_base/), which prints the table.
+//! the CAN-over-UDP link is `base_bench` (src/bin/base_bench/), which prints the table.
 //! The nodes' logs go to `out/bench_base/<node>.log`.
 //!
 //! `ARNIE_BENCH_BASE_S` sets how long the goals run (default 60 s).

@@ -7,7 +7,6 @@ use crate::env::{Layout, Ros};
 use crate::run::{self, Failure};
 
 /// The base's live bench (planner + comms_bridge + arnie_base, the board played by the bench).
-#[path = "bench_live.rs"]
 mod live;
 
 /// (name, what it measures, cargo arguments).

@@ -8,13 +8,15 @@
 //! progress, decides success (the simulated second candle is lit) and records the run
 //! (`out/demo_run.json`); [`crate::picture`] draws it (`out/demo.svg`, `out/demo.png`).
 //! Exit 0 on success, non-zero with a reason otherwise.
-use crate::demo_common::{self, Graph};
+mod bag;
+mod common;
+pub mod eurobot;
+
 use crate::env::{Layout, Ros};
 use crate::launch;
 use crate::run::{self, Failure};
+use common::Graph;
 use std::time::Instant;
-#[path = "demo_bag.rs"]
-mod bag;
 
 /// Launch arguments that make the demo fast; `name:=value` on the command line wins.
 const FAST: &[(&str, &str)] = &[("tick_period_s", "2.0"), ("period_ms", "10")];
@@ -74,8 +76,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     };
     let graph = Graph::local();
     let env = &graph.env;
-    let running =
-        demo_common::launch_stack(layout, ros, "demo", "arnie.launch.xml", &args, &graph)?;
+    let running = common::launch_stack(layout, ros, "demo", "arnie.launch.xml", &args, &graph)?;
     // The run is recorded to out/demo_bag (arnie_bag record --all, replacing an old bag).
     let recorder = bag::start(layout, ros, &out_dir, env)?;
     let stop = running.stop_flag();
@@ -89,9 +90,9 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         .args(["--task-file", &task, "--record"])
         .arg(&record)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    let status = demo_common::run_monitor(&mut monitor, &stop)
+    let status = common::run_monitor(&mut monitor, &stop)
         .map_err(|e| Failure::new(format!("cannot start the demo monitor: {e}")))?;
-    demo_common::shutdown("demo", running);
+    common::shutdown("demo", running);
     recorder.finish(layout, ros, &task);
     let wall = started.elapsed().as_secs_f64();
     // The picture of the run, also (especially) when it failed; a picture that cannot be

@@ -17,7 +17,7 @@
 //! Own arguments (not passed to the launch file): `scenario:=FILE`, `link:=pty|can_udp`
 //! (`can_udp`: the launch file's own board_sim over CAN-over-UDP), `corrupt_rate:=P`
 //! (pty only: board_sim's `--corrupt-rate`).
-use crate::demo_common::{self, Graph};
+use super::common::{self, Graph};
 use crate::env::{Layout, Ros};
 use crate::launch;
 use crate::run::{self, Failure};
@@ -119,7 +119,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         args.insert("truth_log".into(), truth.to_string_lossy().into_owned());
     }
 
-    let running = demo_common::launch_stack(
+    let running = common::launch_stack(
         layout,
         ros,
         "demo eurobot",
@@ -151,14 +151,14 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     if let Some(ns) = args.get("namespace") {
         monitor.args(["--namespace", ns]);
     }
-    let status = match demo_common::run_monitor(&mut monitor, &stop) {
+    let status = match common::run_monitor(&mut monitor, &stop) {
         Ok(status) => status,
         Err(e) => {
             eprintln!("xtask: demo eurobot: cannot start the monitor: {e}");
             None
         }
     };
-    demo_common::shutdown("demo eurobot", running);
+    common::shutdown("demo eurobot", running);
     stop_board(board);
     // The picture, also (especially) after a failed match.
     match draw(&scenario, &truth, &record, &svg) {
