@@ -334,6 +334,12 @@ struct PlayWords {
     #[arg(long, value_name = "HZ", num_args = 0..=1, default_missing_value = "40",
           value_parser = hertz)]
     clock: Option<f64>,
+    /// Publish /clock at the time of each message played on these topics
+    #[arg(long, value_name = "T", num_args = 1..)]
+    clock_topics: Vec<String>,
+    /// Publish /clock at the time of every message played
+    #[arg(long)]
+    clock_topics_all: bool,
     /// Do not read keys from the terminal
     #[arg(long)]
     disable_keyboard_controls: bool,
@@ -582,6 +588,8 @@ fn play(p: PlayWords) -> Result<Command, BagError> {
     o.delay_ns = p.delay.unwrap_or(0);
     o.start_paused = p.start_paused;
     o.clock_hz = p.clock;
+    o.clock_topics = p.clock_topics.iter().map(|t| absolute(t)).collect();
+    o.clock_topics_all = p.clock_topics_all;
     Ok(Command::Play(PlayArgs {
         qos_overrides: p.node.qos_overrides()?,
         bag: p.bag,

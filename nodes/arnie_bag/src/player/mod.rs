@@ -51,6 +51,11 @@ pub struct PlayOptions {
     pub start_paused: bool,
     /// `--clock [Hz]`: publish `/clock` at this rate.
     pub clock_hz: Option<f64>,
+    /// `--clock-topics T ...`: publish `/clock` at the log time of each message played on
+    /// these topics (the names published, after `--remap`).
+    pub clock_topics: Vec<String>,
+    /// `--clock-topics-all`: publish `/clock` at the log time of every message played.
+    pub clock_topics_all: bool,
 }
 
 impl Default for PlayOptions {
@@ -69,6 +74,8 @@ impl Default for PlayOptions {
             delay_ns: 0,
             start_paused: false,
             clock_hz: None,
+            clock_topics: Vec::new(),
+            clock_topics_all: false,
         }
     }
 }

@@ -67,9 +67,11 @@ pub fn run(args: PlayArgs) -> u8 {
             Err(e) => node_glue::log_error!("not playing {}: {e}", t.name),
         }
     }
-    let clock = match args.options.clock_hz {
-        None => None,
-        Some(_) => {
+    let o = &args.options;
+    let clock_wanted = o.clock_hz.is_some() || o.clock_topics_all || !o.clock_topics.is_empty();
+    let clock = match clock_wanted {
+        false => None,
+        true => {
             // rclcpp::ClockQoS: keep last 1, best effort.
             let qos = QosProfile {
                 history: HistoryPolicy::KeepLast,
@@ -131,10 +133,18 @@ pub fn run(args: PlayArgs) -> u8 {
     if keyboard.is_some() {
         println!("{}", crate::keys::HELP);
     }
+    let clock_topics_all = args.options.clock_topics_all;
+    let clock_topics = &args.options.clock_topics;
     let publish = |m: &PlayMessage| {
         if let Some(p) = pubs.get(&*m.topic) {
             if let Err(e) = p.publish_raw(&m.data) {
                 node_glue::log_warn!("{}: publish failed: {e}", m.topic);
+            }
+        }
+        // --clock-topics / --clock-topics-all: /clock jumps to this message's time.
+        if clock_topics_all || clock_topics.iter().any(|t| **t == *m.topic) {
+            if let Some(c) = &clock {
+                let _ = c.publish_raw(&clock_cdr(m.log_time));
             }
         }
     };
