@@ -10,7 +10,7 @@ import json
 
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import RunTask
-from conftest import require_ros2
+from helpers.graph import require_ros2
 from rclpy.action import ActionClient
 
 # A task that never ends by itself: one step, then its decision starts it again.

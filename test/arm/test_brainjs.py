@@ -35,7 +35,8 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 
-from conftest import REFERENCE, ROOT, free_udp_ports
+from helpers.graph import REFERENCE, ROOT
+from helpers.ports import free_udp_ports
 
 PARAMS = ROOT / "params"
 SPINE_BRAINJS = PARAMS / "spine_brainjs.json"

@@ -1,7 +1,7 @@
 """Tasks in plain English (issue 17) through the brain's RunTask goal, on a real graph.
 
 - the flame task from params/tasks/flame_passing.txt (task_file ending in .txt: the brain
-  compiles it with arnie_english) against the whole stack, started as test/test_e2e.py
+  compiles it with arnie_english) against the whole stack, started as test/arm/test_e2e.py
   starts it (sim + spine_bridge + trajectory_server + brain, free UDP ports): the candle
   lights, through start -> lightSelf -> lightOther;
 - English that does not compile, inline (task_english) and as a .txt file: the goal is
@@ -18,9 +18,9 @@ from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import RunTask
 from arnie_interfaces.msg import BrainState
 
-from conftest import REFERENCE, ROOT
-from test_brain import STATE, STATE_QOS, ArmPeer, collapse, key, m, result_of, send, start_node
-from test_e2e import Stack, subsequence
+from helpers.graph import REFERENCE, ROOT
+from helpers.brain import STATE, STATE_QOS, ArmPeer, collapse, key, m, result_of, send, start_node
+from helpers.stack import Stack, subsequence
 
 TASK_TXT = ROOT / "params" / "tasks" / "flame_passing.txt"
 SAMPLE_TXT = REFERENCE / "arnie" / "decypher" / "sample.txt"

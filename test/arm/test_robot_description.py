@@ -20,7 +20,8 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from conftest import ROOT, spine_sim_config
+from helpers.graph import ROOT
+from helpers.ports import spine_sim_config
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data

@@ -19,7 +19,7 @@ from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import DescribeParameters, SetParameters
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-from conftest import ROOT
+from helpers.graph import ROOT
 
 SPINE_SIM = ROOT / "params" / "spine_sim.json"
 SCENARIO = ROOT / "params" / "scenario_flame.json"

@@ -17,7 +17,7 @@ import socket
 import struct
 
 import pytest
-from conftest import REFERENCE
+from helpers.graph import REFERENCE
 from arnie_interfaces.msg import Coordinates
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped

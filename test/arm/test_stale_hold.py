@@ -8,12 +8,12 @@ down: no command at all may follow (counted on /arm/command), the result says wh
 /diagnostics counts the skipped hold. The positive case (a fresh hold is commanded) is
 test_trajectory_server.py::test_cancel_holds_position_and_stops.
 
-Uses the rig of test_trajectory_server.py (the node binary, an rclpy arm and client).
+Uses the trajectory server's rig of helpers/trajectory.py (the node binary, an rclpy arm and client).
 """
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import MoveTo
+from helpers.trajectory import Rig
 
-from test_trajectory_server import Rig
 
 # A move that cannot end by itself while the test looks: 201 set-points, and the stale
 # abort far away (200 periods of 20 ms), the position stale after 200 ms.

@@ -16,7 +16,7 @@ import socket
 
 import numpy as np
 import pytest
-from conftest import REFERENCE, ROOT
+from helpers.graph import REFERENCE, ROOT
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from tf2_msgs.msg import TFMessage

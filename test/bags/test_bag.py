@@ -17,12 +17,10 @@ independent readers and clients:
 import os
 import signal
 import subprocess
-import time
-from pathlib import Path
 
 import pytest
-from rclpy.serialization import deserialize_message, serialize_message
-from conftest import binary
+from rclpy.serialization import deserialize_message
+from helpers.graph import binary
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
@@ -30,38 +28,20 @@ from rosbags.highlevel import AnyReader
 from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
-from test_bag_files import T0, MS, write_with_rosbags
 
 from geometry_msgs.msg import PointStamped, PoseStamped
 from lifecycle_msgs.msg import State
 from std_msgs.msg import String
+from helpers.bags import MS, PLAY_WHEN_MATCHED, RELIABLE, T0, raw_collect, read_bag, same_bytes, stop_recorder, write_with_rosbags
 
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 # A latched topic's subscriber that must not lose a message either (depth 1 would keep only
 # the newest when the client is slower than the player).
 LATCHED_ALL = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-# The player starts once each of its publishers has matched a subscription, plus a second
-# (-d 1) for the subscriber's side of the match (a reader drops data from a writer it has not
-# matched yet; the writer matches first or second, either way).
-PLAY_WHEN_MATCHED = ("--wait-for-subscribers", "-d", "1")
 # Round trip: the relative times of the second recording may differ from the first's by
 # at most this much. Measured (printed by the test; loopback, debug build, 2 shared cores):
 # 0.5-8 ms on a quiet machine, up to ~250 ms while other builds and tests load both cores.
 ROUND_TRIP_BOUND_MS = 1000.0
-
-
-def read_bag(path):
-    """[(topic, log_time, raw bytes)] in log-time order, and the connections by topic."""
-    with AnyReader([Path(path)]) as r:
-        msgs = [(c.topic, t, bytes(raw)) for c, t, raw in r.messages()]
-        return msgs, {c.topic: c for c in r.connections}
-
-
-def stop_recorder(graph, proc):
-    rc = graph.stop(proc, timeout=30.0)
-    assert rc == 0, graph.output(proc)
-    return graph.output(proc)
 
 
 def test_record_reads_back_in_rosbags_and_mcap(graph, tmp_path):
@@ -129,12 +109,6 @@ def rclpy_duration(seconds):
     return Duration(seconds=seconds)
 
 
-def raw_collect(graph, msg_type, topic, qos):
-    got = []
-    graph.node.create_subscription(msg_type, topic, got.append, qos, raw=True)
-    return got
-
-
 @pytest.mark.parametrize("version", [9, 8])
 def test_play_rosbags_bag_byte_identical(graph, tmp_path, version):
     src = tmp_path / f"from_rosbags_v{version}"
@@ -152,15 +126,6 @@ def test_play_rosbags_bag_byte_identical(graph, tmp_path, version):
     assert play.wait(30) == 0, graph.output(play)
     same_bytes(chatter, [raw for t, _, raw in expected if t == "/chatter"], String)
     same_bytes(pose, [raw for t, _, raw in expected if t == "/pose"], PoseStamped)
-
-
-def same_bytes(got, sent, msg_type):
-    """Received CDR equals the bag's, byte for byte, up to the zero padding Fast DDS adds
-    to a multiple of 4 on the wire; rclpy reads both the same and serializes them the same."""
-    assert len(got) == len(sent)
-    for g, s in zip(got, sent):
-        assert g[:len(s)] == s and set(g[len(s):]) <= {0} and len(g) - len(s) < 4, (g, s)
-        assert serialize_message(deserialize_message(g, msg_type)) == serialize_message(deserialize_message(s, msg_type))
 
 
 def write_latched_bag(path):

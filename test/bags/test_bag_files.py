@@ -18,16 +18,12 @@ from pathlib import Path
 
 import pytest
 from arnie_interfaces.msg import BrainEvent
-from conftest import BIN_DIR, ROOT, binary
+from helpers.graph import BIN_DIR, ROOT, binary
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 from rosbags.highlevel import AnyReader, AnyReaderError
-from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
-from rosbags.rosbag2 import StoragePlugin, Writer
-from rosbags.typesys import Stores, get_typestore
-
-T0 = 1_700_000_000_000_000_000
-MS = 1_000_000
+from rosbags.interfaces import QosDurability, QosReliability
+from helpers.bags import MS, T0, write_with_rosbags
 
 
 def example(name):
@@ -96,26 +92,6 @@ def test_library_bag_reads_in_rosbags_and_mcap(tmp_path, args):
             names = [m.name for m in reader.iter_metadata()]
             assert "rosbag2" in names
     assert total == 321
-
-
-def write_with_rosbags(path, version):
-    store = get_typestore(Stores.ROS2_JAZZY)
-    String = store.types["std_msgs/msg/String"]
-    Pose = store.types["geometry_msgs/msg/PoseStamped"]
-    Header, Time = store.types["std_msgs/msg/Header"], store.types["builtin_interfaces/msg/Time"]
-    gm = {n: store.types[f"geometry_msgs/msg/{n}"] for n in ("Pose", "Point", "Quaternion")}
-    latched = Qos(QosHistory.KEEP_LAST, 1, QosReliability.RELIABLE, QosDurability.TRANSIENT_LOCAL,
-                  QosTime(0, 0), QosTime(0, 0), QosLiveliness.AUTOMATIC, QosTime(0, 0), False)
-    with Writer(path, version=version, storage_plugin=StoragePlugin.MCAP) as w:
-        c1 = w.add_connection("/chatter", "std_msgs/msg/String", typestore=store, offered_qos_profiles=[latched])
-        c2 = w.add_connection("/pose", "geometry_msgs/msg/PoseStamped", typestore=store)
-        for i in range(40):
-            t = T0 + i * 25 * MS
-            w.write(c1, t, store.serialize_cdr(String(data=f"msg {i}"), "std_msgs/msg/String"))
-            pose = Pose(header=Header(stamp=Time(sec=i, nanosec=5), frame_id="map"),
-                        pose=gm["Pose"](position=gm["Point"](x=float(i), y=0.0, z=1.0),
-                                        orientation=gm["Quaternion"](x=0.0, y=0.0, z=0.0, w=1.0)))
-            w.write(c2, t + 1, store.serialize_cdr(pose, "geometry_msgs/msg/PoseStamped"))
 
 
 @pytest.mark.parametrize("version", [9, 8])
@@ -266,4 +242,3 @@ def test_info_layout_is_ros2_bag_info(tmp_path):
     topic_lines = [ln[19:] for ln in lines if "| Serialization Format:" in ln]
     assert topic_lines == [f"Topic: {t['name']} | Type: {t['type']} | Count: {t['message_count']} | Serialization Format: cdr" for t in j["topics"]]
     assert arnie_bag("info", bag, "-t").stdout.split() == [t["name"] for t in j["topics"]]
-

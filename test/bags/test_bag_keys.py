@@ -21,14 +21,13 @@ import termios
 import threading
 import time
 
-from conftest import binary
+from helpers.graph import binary
+from helpers.bags import PLAY_WHEN_MATCHED, RELIABLE, T0, raw_collect, read_bag, same_bytes, write_with_rosbags
 from rclpy.duration import Duration
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
-from test_bag import PLAY_WHEN_MATCHED, RELIABLE, raw_collect, read_bag, same_bytes
-from test_bag_files import T0, write_with_rosbags
 
 from geometry_msgs.msg import PoseStamped
 from rosgraph_msgs.msg import Clock

@@ -41,8 +41,8 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from rosbags.highlevel import AnyReader
 
-from conftest import ROOT
-from test_e2e import TASK, TICK_PERIOD_S, Stack
+from helpers.graph import ROOT
+from helpers.stack import TASK, TICK_PERIOD_S, Stack
 
 PARAMS = ROOT / "params"
 RATE = 4.0

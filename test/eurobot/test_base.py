@@ -32,7 +32,7 @@ import signal
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import NavigateTo
 from arnie_interfaces.msg import Packet
-from conftest import ROOT
+from helpers.graph import ROOT
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped, TwistStamped
 from nav2_msgs.action import NavigateToPose

@@ -6,7 +6,7 @@ own at the same level): a bad value at start stops the node with the reason (exi
 library parameter and on a glue one; a start-only parameter says so; a valid value is
 taken; `ros2 param describe` shows the description.
 """
-from conftest import require_ros2
+from helpers.graph import require_ros2
 
 NODE = "/arnie_base"
 

@@ -15,7 +15,7 @@ import pytest
 
 from arnie_interfaces.msg import Packet
 from arnie_interfaces.srv import SendPacket
-from conftest import ROOT
+from helpers.graph import ROOT
 from diagnostic_msgs.msg import DiagnosticArray
 
 PACKETS = ROOT / "nodes" / "arnie_comms" / "packets"
@@ -58,7 +58,7 @@ class Board:
         graph.spin_until(lambda: self.tx.get_subscription_count() > 0 and self.sub.get_publisher_count() > 0,
                          what="/comms/tx and /comms/rx matched with the bridge")
         # Then the service; its discovery margin also covers the bridge's side of the
-        # topic matches (see conftest).
+        # topic matches (see helpers/graph.py).
         graph.wait_for_service(self.client, "/comms/send")
 
     def packets(self, name):

@@ -14,7 +14,7 @@ import shutil
 
 from arnie_interfaces.msg import Packet
 from arnie_interfaces.srv import SendPacket
-from test_comms import PACKETS, Comms, start_uart
+from helpers.comms import PACKETS, Comms, start_uart
 
 R = SendPacket.Response
 

@@ -19,10 +19,10 @@ import pytest
 
 from arnie_interfaces.action import NavigateTo, RunStrategy
 from arnie_interfaces.msg import StrategyEvent
-from conftest import ROOT
+from helpers.graph import ROOT
+from helpers.launch import STARTUP_S, any_launcher, launcher_cmd
 from rclpy.action import ActionClient
 from rclpy.qos import QoSProfile, ReliabilityPolicy
-from test_launch import STARTUP_S, any_launcher, launcher_cmd
 
 SCENARIO = json.loads((ROOT / "params" / "eurobot" / "table.json").read_text())
 STRATEGY_FILE = ROOT / "params" / "eurobot" / "strategy.json"

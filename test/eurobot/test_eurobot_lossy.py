@@ -18,11 +18,11 @@ import json
 
 from arnie_interfaces.action import RunStrategy
 from arnie_interfaces.msg import StrategyEvent
-from conftest import ROOT
+from helpers.graph import ROOT
+from helpers.launch import STARTUP_S, any_launcher, launcher_cmd
 from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.action import ActionClient
 from rclpy.qos import QoSProfile, ReliabilityPolicy
-from test_launch import STARTUP_S, any_launcher, launcher_cmd
 
 SCENARIO_FILE = ROOT / "params" / "eurobot" / "table.json"
 SCENARIO = json.loads(SCENARIO_FILE.read_text())

@@ -11,7 +11,7 @@
 import math
 
 from arnie_interfaces.srv import PlanPath
-from conftest import REFERENCE, ROOT
+from helpers.graph import REFERENCE, ROOT
 from diagnostic_msgs.msg import DiagnosticArray
 from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy

@@ -8,7 +8,7 @@
   and logged rate-limited (far fewer lines than refusals, the rest counted).
 """
 from arnie_interfaces.srv import PlanPath, UpdateMap
-from conftest import ROOT, require_ros2
+from helpers.graph import ROOT, require_ros2
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Point
 

@@ -16,7 +16,7 @@ import math
 import time
 
 from action_msgs.msg import GoalStatus
-from conftest import ROOT
+from helpers.graph import ROOT
 from arnie_interfaces.action import MoveTo, RunStrategy
 from arnie_interfaces.msg import Packet, StrategyEvent
 from arnie_interfaces.srv import PlanPath, SendPacket

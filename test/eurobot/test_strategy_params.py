@@ -8,7 +8,7 @@ taken; `ros2 param describe` shows the range and when a change takes effect.
 import pytest
 from diagnostic_msgs.msg import DiagnosticArray
 
-from conftest import require_ros2
+from helpers.graph import require_ros2
 
 NODE = "/strategy"
 

@@ -1,4 +1,4 @@
-"""Test harness for real-graph tests (pytest; rclpy is the independent client).
+"""The graph of a test: paths, ROS domains, node processes and waiting on the graph.
 
 Every test gets its own ROS domain (an id in 1..101 held by a lock file, so parallel
 runs on one machine never share one) and ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST.
@@ -6,7 +6,7 @@ Node binaries run as real processes (`Graph.start`), readiness is awaited on the
 (a topic, service or action server appearing), never with a fixed sleep, and every
 process is stopped (SIGINT, then SIGKILL) at the end of the test.
 
-Run through `cargo xtask test` (or after `eval "$(cargo xtask env)"`: `python3 -m pytest test`).
+The `graph` fixture (test/conftest.py) gives each test one `Graph`.
 """
 import fcntl
 import os
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(os.environ.get("ARNIE_ROOT", Path(__file__).resolve().parent.parent))
+ROOT = Path(os.environ.get("ARNIE_ROOT", Path(__file__).resolve().parents[2]))
 BIN_DIR = Path(os.environ.get("ARNIE_BIN_DIR", ROOT / "target" / "debug"))
 REFERENCE = ROOT.parent / "shared" / "reference"
 LOCK_DIR = Path(tempfile.gettempdir()) / "arnie-ros-domains"
@@ -46,32 +46,6 @@ def require_ros2():
                     "from ../shared/ros2-cli when that folder exists; or source a ROS 2 install)")
 
 
-def free_udp_ports(n):
-    """n distinct free UDP ports on 127.0.0.1 (held together while chosen)."""
-    import socket
-    socks = []
-    for _ in range(n):
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.bind(("127.0.0.1", 0))
-        socks.append(s)
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
-
-
-def spine_sim_config(path):
-    """params/spine_sim.json with its three UDP ports replaced by free ones, at `path`."""
-    import json
-    config = json.loads((ROOT / "params" / "spine_sim.json").read_text())
-    arm_in, eyes_in, arm_out = free_udp_ports(3)
-    config["interfaces"]["input"]["arm"]["port"] = arm_in
-    config["interfaces"]["input"]["eyes"]["port"] = eyes_in
-    config["interfaces"]["output"]["arm"]["port"] = arm_out
-    path.write_text(json.dumps(config, indent=2))
-    return path
-
-
 def binary(name):
     """Path of a node binary built by cargo; fails the test clearly when missing."""
     path = BIN_DIR / name
@@ -83,28 +57,6 @@ def binary(name):
 # Domains the tests of this session used (their ros2 daemons, if any CLI call started
 # one, are stopped at the end of the session).
 USED_DOMAINS = set()
-
-
-@pytest.fixture(scope="session", autouse=True)
-def stop_ros2_daemons():
-    """A `ros2` CLI call may start a background daemon for its domain; ours are stopped
-    when the session ends, so nothing of the tests outlives them."""
-    yield
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        text = [a.decode(errors="replace") for a in argv]
-        if any("ros2cli.daemon.daemonize" in a for a in text) and "--ros-domain-id" in text:
-            domain = text[text.index("--ros-domain-id") + 1]
-            if domain.isdigit() and int(domain) in USED_DOMAINS:
-                try:
-                    os.kill(int(pid), signal.SIGTERM)
-                except OSError:
-                    pass
 
 
 class DomainLock:
@@ -132,7 +84,7 @@ class DomainLock:
 
 
 # The network namespace this process started in, and how many Graphs were made in it
-# (test/test_two_hosts.py: Fast DDS keeps process-wide state from the namespace of the
+# (test/system/test_two_hosts.py: Fast DDS keeps process-wide state from the namespace of the
 # first participant, so its clients in other namespaces work only in a fresh process).
 INITIAL_NETNS = os.readlink("/proc/thread-self/ns/net")
 
@@ -159,7 +111,7 @@ class Graph:
     def start(self, name, *args, params=None, params_file=None, ros_args=(), env=None, netns=None):
         """Starts a node binary with `--ros-args` built from params / params_file; in the
         network namespace `netns` (`ip netns exec`, which execs the node: the process is
-        the node's) when given (test/test_two_hosts.py)."""
+        the node's) when given (test/system/test_two_hosts.py)."""
         cmd = [binary(name), *args]
         if netns:
             cmd = ["ip", "netns", "exec", netns, *cmd]
@@ -349,14 +301,3 @@ def _param_text(v):
     if isinstance(v, float):
         return repr(v)
     return str(v)
-
-
-@pytest.fixture
-def graph(tmp_path):
-    lock = DomainLock()
-    g = Graph(lock.id, tmp_path)
-    try:
-        yield g
-    finally:
-        g.close()
-        lock.release()

@@ -1,4 +1,4 @@
-"""The virtual LAN of test/test_two_hosts.py and `cargo xtask bench two-hosts`: two
+"""The virtual LAN of test/system/test_two_hosts.py and `cargo xtask bench two-hosts`: two
 network namespaces, "rt" (10.77.0.1/24) and "station" (10.77.0.2/24), joined by a veth
 pair, with nothing but `lo` and the veth and no default route, so every packet stays
 between them. No pytest, no ROS: plain iproute2 and setns(2).

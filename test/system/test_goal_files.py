@@ -16,7 +16,7 @@ import os
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import RunStrategy, RunTask
 from arnie_interfaces.msg import StrategyEvent
-from conftest import REFERENCE, ROOT
+from helpers.graph import REFERENCE, ROOT
 from rclpy.action import ActionClient
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 

@@ -25,7 +25,8 @@ from rcl_interfaces.msg import Log, ParameterEvent, Parameter, ParameterValue, P
 from rcl_interfaces.srv import GetParameters, SetParameters
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-from conftest import ROOT, spine_sim_config
+from helpers.graph import ROOT
+from helpers.ports import spine_sim_config
 
 NODE = "trajectory_server"
 ROSOUT_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE,

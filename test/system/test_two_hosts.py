@@ -9,8 +9,8 @@ it, also when it fails; without root or iproute2 the tests skip, saying why.
 
 The test's own rclpy client sits on station (its thread enters the namespace with
 setns(2) before rclpy starts the middleware, and leaves it after), so what it sees came
-over the link from rt. Nodes are started with `ip netns exec` (conftest's
-`Graph.start(netns=...)`); the whole stack is test_e2e's `Stack`, placed per host.
+over the link from rt. Nodes are started with `ip netns exec` (helpers.graph's
+`Graph.start(netns=...)`); the whole stack is helpers.stack's `Stack`, placed per host.
 
 - the flame passes across the link; the legacy UDP between the simulated controllers and
   the spine goes to the addresses the spine config names (rt's LAN address, not
@@ -36,10 +36,10 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from rclpy.qos import qos_profile_sensor_data
 
-from conftest import ROS2, DomainLock, Graph, require_ros2
-from netns import RT_IP, STATION_IP, Lan, inside, ip as _ip, netns_unavailable
-from test_bag import read_bag, stop_recorder
-from test_e2e import PARAMS, Stack
+from helpers.graph import ROS2, DomainLock, Graph, require_ros2
+from helpers.bags import read_bag, stop_recorder
+from helpers.stack import PARAMS, Stack
+from helpers.netns import RT_IP, STATION_IP, Lan, inside, ip as _ip, netns_unavailable
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def lan():
         # Seen: after other tests' clients in this process, the client on station never
         # matches the nodes (Fast DDS keeps process-wide state from the first
         # participant's namespace). Known limit: run this file in its own process.
-        pytest.skip("needs its own pytest process (python3 -m pytest test/test_two_hosts.py): "
+        pytest.skip("needs its own pytest process (python3 -m pytest test/system/test_two_hosts.py): "
                     "other tests made ROS clients in this process first")
     net = Lan()
     try:
@@ -72,7 +72,7 @@ def discovery(range_="SUBNET", static_peers=""):
 
 @contextlib.contextmanager
 def observer(lan, tmp_path, env=None, domain_id=None):
-    """A conftest Graph whose rclpy client is on station with `env`'s discovery, on its own
+    """A helpers.graph Graph whose rclpy client is on station with `env`'s discovery, on its own
     ROS domain (or `domain_id`, another observer's); the node processes it starts get the
     same variables."""
     env = env or discovery()
@@ -154,7 +154,7 @@ def test_flame_passes_across_two_hosts(lan, tmp_path):
     with observer(lan, tmp_path) as g:
         bag = tmp_path / "station_bag"
         rec = g.start("arnie_bag", "record", "--all", "-o", str(bag), netns=lan.station)
-        from test_foxglove import Client, until
+        from helpers.foxglove import Client, until
         port = 8765  # station's own loopback: nothing else there
         g.start("arnie_foxglove", params={"port": port, "address": "127.0.0.1"}, netns=lan.station)
         stack = split_stack(g, tmp_path, lan)

@@ -13,7 +13,8 @@ from arnie_interfaces.msg import SimTruth
 from nav_msgs.msg import Path
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-from conftest import ROOT, ROS2, require_ros2, spine_sim_config
+from helpers.graph import ROOT, ROS2, require_ros2
+from helpers.ports import spine_sim_config
 
 NODES = ["/sim", "/spine_bridge", "/trajectory_server", "/brain"]
 LATCHED = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)

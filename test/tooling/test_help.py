@@ -4,14 +4,18 @@ Each quote is a ```text block right after a `<!-- help: PROGRAM ARGS -->` line; 
 runs PROGRAM (a binary in target/debug) with ARGS and compares its standard output with
 the block, whole (`xtask` is `cargo xtask`'s binary). The tools with a parser (clap) must
 each have their `--help` quoted.
-After changing a command line, `python3 test/test_help.py` rewrites the quotes (run it
+After changing a command line, `python3 test/tooling/test_help.py` rewrites the quotes (run it
 from a shell with `cargo xtask env` loaded, after a build).
 """
 import re
 import subprocess
 import sys
+from pathlib import Path
 
-from conftest import ROOT, binary
+if __name__ == "__main__":  # run as a script: the helpers package is in test/
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from helpers.graph import ROOT, binary  # noqa: E402
 
 README = ROOT / "README.md"
 QUOTE = re.compile(r"<!-- help: (?P<cmd>[^>]+?) -->\n```text\n(?P<text>.*?)```\n", re.S)
@@ -39,7 +43,7 @@ def test_readme_help_quotes_are_the_programs_output():
     found = quotes(README.read_text())
     assert found, "no <!-- help: ... --> quote in README.md"
     stale = [cmd for cmd, text in found if help_text(cmd) != text]
-    assert stale == [], f"README.md quotes an old --help of {stale}: run python3 test/test_help.py"
+    assert stale == [], f"README.md quotes an old --help of {stale}: run python3 test/tooling/test_help.py"
 
 
 def update():

@@ -9,7 +9,7 @@ already has; `cargo xtask install` makes the release build the same way.)
 import subprocess
 import xml.etree.ElementTree as ET
 
-from conftest import ROOT, binary
+from helpers.graph import ROOT, binary
 
 NODE_PACKAGES = sorted(ET.parse(p).getroot().findtext("name") for p in (ROOT / "nodes").glob("*/package.xml"))
 

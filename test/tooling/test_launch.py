@@ -26,24 +26,12 @@ from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from tf2_msgs.msg import TFMessage
 
-from conftest import ROS2, binary, require_ros2, spine_sim_config
+from helpers.graph import ROS2, require_ros2
+from helpers.ports import spine_sim_config
+from helpers.launch import STARTUP_S, any_launcher, launcher_cmd
 
 ARM_NODES = ["sim", "spine_bridge", "trajectory_server", "brain", "arnie_state"]
 EUROBOT_NODES = ["planner", "comms_bridge", "strategy", "arnie_state"]
-STARTUP_S = 90.0
-
-
-def launcher_cmd(launcher, file, *args):
-    if launcher == "ros2":
-        require_ros2()
-        return [ROS2, "launch", "arnie_bringup", file, *args]
-    # The project's launcher as `cargo xtask launch` runs it (the binary cargo built).
-    return [binary("xtask"), "launch", "arnie_bringup", file, *args]
-
-
-def any_launcher():
-    """`ros2 launch` where it is installed, else the project's launcher."""
-    return "ros2" if ROS2 else "xtask"
 
 
 def settled(graph, *args):

@@ -15,7 +15,7 @@ rclpy as the independent publisher and subscriber.
 - the hostile-client accounting applies to the websocket.v1 client: its garbage frame
   and unknown channel id are counted, and the sdk.v1 client keeps receiving;
 - the protocol's own JS client (@foxglove/ws-protocol on node.js, pinned in
-  test/foxglove_ws_protocol, installed by `cargo xtask test`; skipped, saying so, without
+  test/viewers/foxglove_ws_protocol, installed by `cargo xtask test`; skipped, saying so, without
   node or the package) does the same.
 """
 import asyncio
@@ -30,8 +30,9 @@ import websockets
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Point, PointStamped
 from websockets.exceptions import InvalidStatus
+from helpers.foxglove import TIMEOUT, TYPES, Client, counters, decode, until
+from helpers.ports import free_tcp_port
 
-from test_foxglove import TIMEOUT, TYPES, Client, counters, decode, free_tcp_port, until
 
 ACCEPTED = "this server speaks foxglove.sdk.v1.1, foxglove.sdk.v1, foxglove.websocket.v1"
 

@@ -21,8 +21,9 @@ import yaml
 from ament_index_python.packages import get_package_share_directory
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-from conftest import ROOT, free_udp_ports, spine_sim_config
-from test_launch import STARTUP_S, any_launcher, launcher_cmd
+from helpers.graph import ROOT
+from helpers.ports import free_udp_ports, spine_sim_config
+from helpers.launch import STARTUP_S, any_launcher, launcher_cmd
 
 RVIZ = ROOT / "nodes" / "arnie_bringup" / "rviz"
 LAUNCH = ROOT / "launch"
