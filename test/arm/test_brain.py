@@ -15,9 +15,9 @@ import json
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import RunTask
 from arnie_interfaces.msg import BrainEvent, BrainState
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from helpers.brain import ArmPeer, CANDLE_MM, EyesPeer, F_MM, INSTRUCTIONS, STATE, STATE_QOS, collapse, key, m, result_of, send, start_node, wait_inputs
+from helpers.diagnostics import Diagnostics
 
 
 FY = F_MM[1]
@@ -39,9 +39,9 @@ def test_flame_passing_runs_to_its_end(graph):
     arm = ArmPeer(graph.node)
     EyesPeer(graph.node, arm)
     states = graph.collect(BrainState, STATE, STATE_QOS)
-    diags = graph.collect(DiagnosticArray, "/diagnostics")
+    diagnostics = Diagnostics(graph)
     _, client = start_node(graph, tick_period_s=0.5)
-    wait_inputs(graph, diags)
+    wait_inputs(graph, diagnostics)
 
     feedback = []
     # Ticks 0..12: start (0), lightSelf (2..5), lightOther (6..9), start (11), whose
@@ -192,9 +192,9 @@ def test_stale_arm_pauses_decisions(graph):
     arm = ArmPeer(graph.node)
     EyesPeer(graph.node, arm)
     states = graph.collect(BrainState, STATE, STATE_QOS)
-    diags = graph.collect(DiagnosticArray, "/diagnostics")
+    diagnostics = Diagnostics(graph)
     _, client = start_node(graph, tick_period_s=0.3, position_timeout_s=1.0)
-    wait_inputs(graph, diags)
+    wait_inputs(graph, diagnostics)
 
     handle = send(graph, client, task_file=str(INSTRUCTIONS))
     graph.spin_until(lambda: any(a.name == "lightSelf" for s in states for a in s.active), what="lightSelf to start")

@@ -31,10 +31,10 @@ import time
 
 import pytest
 from arnie_interfaces.msg import SimTruth
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 
+from helpers.diagnostics import Diagnostics
 from helpers.graph import REFERENCE, ROOT
 from helpers.ports import free_udp_ports
 
@@ -80,8 +80,7 @@ class LabStack:
         self.first_lit = {}  # flame -> monotonic time it was first seen lit
         graph.node.create_subscription(SimTruth, "/sim/truth", self._on_truth, TRUTH)
         self.positions = graph.collect(PointStamped, "/arm/position", qos_profile_sensor_data)
-        self.diag = {}
-        graph.node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, RELIABLE)
+        self.diagnostics = Diagnostics(graph, RELIABLE)
         self.brainjs = None
 
     def _on_truth(self, msg):
@@ -89,12 +88,8 @@ class LabStack:
         for name in msg.lit:
             self.first_lit.setdefault(name, time.monotonic())
 
-    def _on_diagnostics(self, msg):
-        for st in msg.status:
-            self.diag[st.name] = {kv.key: kv.value for kv in st.values}
-
     def count(self, status, key):
-        return int(self.diag.get(status, {}).get(key, "0"))
+        return self.diagnostics.counter(status, key, 0)
 
     # ------------------------------------------------------------------ processes
     def start_stack(self):
@@ -115,7 +110,7 @@ class LabStack:
         g.spin_until(lambda: self.truths, STARTUP_TIMEOUT_S, "/sim/truth")
         g.spin_until(lambda: self.positions, STARTUP_TIMEOUT_S, "/arm/position (sim -> spine over UDP)")
         g.spin_until(lambda: self.count("/trajectory_server: move_to", "positions") > 0
-                     and "/spine_bridge: output.brain" in self.diag, STARTUP_TIMEOUT_S,
+                     and "/spine_bridge: output.brain" in self.diagnostics, STARTUP_TIMEOUT_S,
                      "the trajectory server counting positions and the spine's diagnostics")
         g.spin_until(lambda: g.node.count_publishers("/arm/target") > 0
                      and g.node.count_subscribers("/arm/target") > 0, STARTUP_TIMEOUT_S,
@@ -185,11 +180,11 @@ class LabStack:
         g = self.graph
         g.spin_until(lambda: self.count("/trajectory_server: move_to", "legacy_targets") >= 4,
                      what="legacy targets counted by the trajectory server")
-        assert self.count("/spine_bridge: input.brain", "received") >= len(set(sent)), self.diag
+        assert self.count("/spine_bridge: input.brain", "received") >= len(set(sent)), self.diagnostics.values("/spine_bridge: input.brain")
         # No node saw an incompatible QoS peer.
         for node in ("spine_bridge", "trajectory_server", "sim"):
-            g.spin_until(lambda: f"/{node}: qos" in self.diag, what=f"{node}'s qos status")
-            assert self.count(f"/{node}: qos", "incompatible_qos_peers") == 0, (node, self.diag[f"/{node}: qos"])
+            g.spin_until(lambda: f"/{node}: qos" in self.diagnostics, what=f"{node}'s qos status")
+            assert self.count(f"/{node}: qos", "incompatible_qos_peers") == 0, (node, self.diagnostics.values(f"/{node}: qos"))
 
 
 def test_original_brainjs_passes_the_flame_through_spine_and_trajectory_server(graph, tmp_path):

@@ -153,9 +153,9 @@ def test_spine_killed_mid_task_pauses_then_resumes(graph, tmp_path):
     stack.wait(lambda: stack.states[-1].paused, "the brain paused", timeout=30.0)
     paused_at = len(stack.states)
     assert any(e.kind == BrainEvent.PAUSED for e in stack.states[-1].events), stack.states[-1].events
-    graph.spin_until(lambda: stack.diag.get("/brain: run") is not None
-                     and stack.diag["/brain: run"].level == DiagnosticStatus.WARN
-                     and "paused" in stack.diag["/brain: run"].message,
+    graph.spin_until(lambda: stack.diagnostics.status("/brain: run") is not None
+                     and stack.diagnostics.status("/brain: run").level == DiagnosticStatus.WARN
+                     and "paused" in stack.diagnostics.status("/brain: run").message,
                      what="brain: run WARN paused on /diagnostics")
     # No set-point after that: the trajectory server ended or refused every move.
     commands = len(stack.commands)

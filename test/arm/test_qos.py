@@ -13,28 +13,15 @@ import json
 
 import pytest
 
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
+from helpers.diagnostics import Diagnostics
 from helpers.ports import free_udp_ports
 
 RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 BEST_EFFORT = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
 IDENTITY = "1 0 0 0;0 1 0 0;0 0 1 0;0 0 0 1"
-
-
-class Diag:
-    def __init__(self, graph):
-        self.latest = {}
-        graph.node.create_subscription(DiagnosticArray, "/diagnostics", self._on, 100)
-
-    def _on(self, msg):
-        for s in msg.status:
-            self.latest[s.name] = {kv.key: kv.value for kv in s.values}
-
-    def value(self, status, key):
-        return int(self.latest.get(status, {}).get(key, "-1"))
 
 
 def start_spine(graph, tmp_path):
@@ -83,18 +70,18 @@ def test_spine_topic_qos_by_kind_or_as_configured(graph, tmp_path):
 
 def test_an_incompatible_publisher_is_logged_and_counted(graph, tmp_path):
     spine = start_spine(graph, tmp_path)
-    diag = Diag(graph)
-    graph.spin_until(lambda: diag.value("/spine_bridge: qos", "watched_subscriptions") == 2,
+    diag = Diagnostics(graph, 100)
+    graph.spin_until(lambda: diag.counter("/spine_bridge: qos", "watched_subscriptions", -1) == 2,
                      what="the spine's qos status with its two subscriptions")
-    assert diag.value("/spine_bridge: qos", "incompatible_qos_peers") == 0
+    assert diag.counter("/spine_bridge: qos", "incompatible_qos_peers", -1) == 0
     # A compatible publisher first, matched (so it is on the graph for every later check) ...
     good = graph.node.create_publisher(PointStamped, "/arm/command", RELIABLE)
     graph.spin_until(lambda: good.get_subscription_count() > 0, what="the reliable publisher matched")
     # ... then one the spine's reliable /arm/command subscription cannot match.
     bad = graph.node.create_publisher(PointStamped, "/arm/command", BEST_EFFORT)
-    graph.spin_until(lambda: diag.value("/spine_bridge: qos", "incompatible_qos_peers") >= 1,
+    graph.spin_until(lambda: diag.counter("/spine_bridge: qos", "incompatible_qos_peers", -1) >= 1,
                      what="incompatible_qos_peers counted on /diagnostics")
-    assert diag.value("/spine_bridge: qos", "incompatible_qos_peers") == 1, diag.latest["/spine_bridge: qos"]
+    assert diag.counter("/spine_bridge: qos", "incompatible_qos_peers", -1) == 1, diag.values("/spine_bridge: qos")
     assert bad.get_subscription_count() == 0  # DDS really did not match them
     graph.spin_until(lambda: "incompatible QoS on /arm/command" in graph.output(spine), what="the log line")
     lines = [line for line in graph.output(spine).splitlines() if "incompatible QoS on" in line]
@@ -111,9 +98,9 @@ def test_an_incompatible_publisher_is_logged_and_counted(graph, tmp_path):
 @pytest.mark.parametrize("qos", [BEST_EFFORT, RELIABLE], ids=["best_effort", "reliable"])
 def test_legacy_targets_arrive_from_best_effort_and_reliable_publishers(graph, qos):
     graph.start("trajectory_server")
-    diag = Diag(graph)
+    diag = Diagnostics(graph, 100)
     # /arm/position, /arm/target, /clicked_point, /tf, /tf_static.
-    graph.spin_until(lambda: diag.value("/trajectory_server: qos", "watched_subscriptions") == 5,
+    graph.spin_until(lambda: diag.counter("/trajectory_server: qos", "watched_subscriptions", -1) == 5,
                      what="the trajectory server's qos status with its five subscriptions")
     pub = graph.node.create_publisher(PointStamped, "/arm/target", qos)
     graph.spin_until(lambda: pub.get_subscription_count() > 0, what="/arm/target matched")
@@ -122,7 +109,7 @@ def test_legacy_targets_arrive_from_best_effort_and_reliable_publishers(graph, q
     msg.point.x = 0.01
 
     def arrived():
-        if diag.value("/trajectory_server: move_to", "legacy_targets") >= 1:
+        if diag.counter("/trajectory_server: move_to", "legacy_targets", -1) >= 1:
             return True
         pub.publish(msg)  # best effort may lose one; every arrival is counted
         graph.spin_for(0.1)
@@ -130,5 +117,5 @@ def test_legacy_targets_arrive_from_best_effort_and_reliable_publishers(graph, q
 
     graph.spin_until(arrived, what="the legacy target counted by the trajectory server")
     # Without an arm position the target is refused, but it arrived: that is the point.
-    assert diag.value("/trajectory_server: move_to", "legacy_rejected") >= 1
-    assert diag.value("/trajectory_server: qos", "incompatible_qos_peers") == 0, diag.latest["/trajectory_server: qos"]
+    assert diag.counter("/trajectory_server: move_to", "legacy_rejected", -1) >= 1
+    assert diag.counter("/trajectory_server: qos", "incompatible_qos_peers", -1) == 0, diag.values("/trajectory_server: qos")

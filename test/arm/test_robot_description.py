@@ -20,9 +20,9 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
 from helpers.ports import spine_sim_config
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import JointState
@@ -81,20 +81,9 @@ def simulink(*values):
     return struct.pack(f"<{len(values)}d", *values)
 
 
-class Diagnostics:
-    """The latest `/arnie_state: state` counters."""
-
-    def __init__(self, graph):
-        self.latest = {}
-        graph.node.create_subscription(DiagnosticArray, "/diagnostics", self._on, 10)
-
-    def _on(self, msg):
-        for s in msg.status:
-            if s.name == "/arnie_state: state":
-                self.latest = {kv.key: kv.value for kv in s.values}
-
-    def value(self, key):
-        return int(self.latest.get(key, "-1"))
+def state_counter(diagnostics, key):
+    """A counter of the latest `/arnie_state: state` status (-1 before the first)."""
+    return diagnostics.counter("/arnie_state: state", key, -1)
 
 
 @pytest.fixture
@@ -214,13 +203,13 @@ def test_a_nan_position_is_counted_and_not_published(graph):
         m.point.x, m.point.y, m.point.z = x, y, z
         return m
 
-    graph.spin_until(lambda: pub.publish(point(0.1, float("nan"), 0.2, "arm")) or diags.value("positions_not_finite") >= 1,
+    graph.spin_until(lambda: pub.publish(point(0.1, float("nan"), 0.2, "arm")) or state_counter(diags, "positions_not_finite") >= 1,
                      what="positions_not_finite >= 1 on /diagnostics")
     # In the root link's frame (no mount needed): the next good position is published.
     graph.spin_until(lambda: pub.publish(point(0.01, 0.02, 0.03, "arm")) or (joints and tf),
                      what="a joint state after the NaN")
     # A frame the node cannot place: dropped and counted too.
-    graph.spin_until(lambda: pub.publish(point(0.5, 0.5, 0.5, "elsewhere")) or diags.value("positions_unknown_frame") >= 1,
+    graph.spin_until(lambda: pub.publish(point(0.5, 0.5, 0.5, "elsewhere")) or state_counter(diags, "positions_unknown_frame") >= 1,
                      what="positions_unknown_frame >= 1 on /diagnostics")
     graph.spin_for(0.5)
     for m in joints:
@@ -230,5 +219,5 @@ def test_a_nan_position_is_counted_and_not_published(graph):
             v = t.transform.translation
             assert all(math.isfinite(c) for c in (v.x, v.y, v.z)), t
             assert abs(v.x) < 0.1 and abs(v.y) < 0.1 and abs(v.z) < 0.1, t
-    assert diags.value("positions_not_finite") >= 1
-    assert diags.value("joint_states_published") >= 1
+    assert state_counter(diags, "positions_not_finite") >= 1
+    assert state_counter(diags, "joint_states_published") >= 1

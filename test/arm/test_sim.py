@@ -14,11 +14,11 @@ import struct
 import numpy as np
 import pytest
 from arnie_interfaces.msg import SimTruth
-from diagnostic_msgs.msg import DiagnosticArray
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import DescribeParameters, SetParameters
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
+from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
 
 SPINE_SIM = ROOT / "params" / "spine_sim.json"
@@ -190,15 +190,10 @@ def test_arm_moves_to_a_target_sent_in_its_frame(graph, spine, tmp_path):
     assert t.commands_received >= 1 and t.commands_dropped == 0
     assert not t.blocked
     assert list(t.lit) == ["source"]
-    diags = graph.collect(DiagnosticArray, "/diagnostics")
+    diagnostics = Diagnostics(graph)
 
     def rejected_counted():
-        for arr in diags:
-            for st in arr.status:
-                values = {kv.key: kv.value for kv in st.values}
-                if st.name == "/sim: sim" and values.get("rejected_not_multiple_of_8") == "1":
-                    return True
-        return False
+        return any(v.get("rejected_not_multiple_of_8") == "1" for v in diagnostics.history("/sim: sim"))
 
     graph.spin_until(rejected_counted, what="the malformed datagram counted on /diagnostics")
 
@@ -252,13 +247,9 @@ def test_bad_scenario_fails_naming_the_field(graph, spine, tmp_path):
     assert "arm.max_speed_mm_s" in graph.output(proc)
 
 
-def sim_status(diags):
+def sim_status(diagnostics):
     """The key/values of the last `sim: sim` status seen, or None."""
-    for arr in reversed(diags):
-        for st in arr.status:
-            if st.name == "/sim: sim":
-                return {kv.key: kv.value for kv in st.values}
-    return None
+    return diagnostics.values("/sim: sim") or None
 
 
 def test_a_bad_period_at_start_stops_the_node_naming_it(graph, spine, tmp_path):
@@ -326,14 +317,14 @@ def test_the_truth_log_is_written_off_the_runtime_and_counted(graph, spine, tmp_
     _, path = scenario(tmp_path)
     log = tmp_path / "truth.jsonl"
     proc = start_sim(graph, spine, path, log, truth_rate_hz=50.0)
-    diags = graph.collect(DiagnosticArray, "/diagnostics")
+    diagnostics = Diagnostics(graph)
 
     def written(n):
-        s = sim_status(diags)
+        s = sim_status(diagnostics)
         return s is not None and int(s["truth_log_written"]) >= n
 
     graph.spin_until(lambda: written(20), what="20 truth lines counted on /diagnostics")
-    s = sim_status(diags)
+    s = sim_status(diagnostics)
     assert s["truth_log_dropped"] == "0" and s["truth_log_errors"] == "0", s
     assert graph.stop(proc) == 0
     lines = [json.loads(line) for line in log.read_text().splitlines()]

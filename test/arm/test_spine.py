@@ -17,9 +17,9 @@ import socket
 import struct
 
 import pytest
+from helpers.diagnostics import Diagnostics
 from helpers.graph import REFERENCE
 from arnie_interfaces.msg import Coordinates
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from rclpy.qos import qos_profile_sensor_data
 
@@ -57,25 +57,19 @@ def recv_or_none(sock):
         return None
 
 
-class Diagnostics:
-    """The latest counters per interface from /diagnostics."""
+class SpineCounters(Diagnostics):
+    """The spine's latest counters per interface ("input.arm", ...) from /diagnostics."""
 
     def __init__(self, graph):
+        super().__init__(graph)
         self.graph = graph
-        self.latest = {}
-        graph.node.create_subscription(DiagnosticArray, "/diagnostics", self._on, 10)
 
-    def _on(self, msg):
-        for s in msg.status:
-            if s.name.startswith("/spine_bridge: "):
-                self.latest[s.name[len("/spine_bridge: "):]] = {kv.key: kv.value for kv in s.values}
-
-    def value(self, interface, key):
-        return int(self.latest.get(interface, {}).get(key, "-1"))
+    def count(self, interface, key):
+        return self.counter(f"/spine_bridge: {interface}", key, -1)
 
     def wait(self, interface, key, predicate, what):
-        self.graph.spin_until(lambda: predicate(self.value(interface, key)), timeout=20.0,
-                              what=f"{interface} {key} {what} on /diagnostics (now {self.value(interface, key)})")
+        self.graph.spin_until(lambda: predicate(self.count(interface, key)), timeout=20.0,
+                              what=f"{interface} {key} {what} on /diagnostics (now {self.count(interface, key)})")
 
 
 def write_config(tmp_path, arm_in, eyes_in, guarded_in, device_port, guarded_source):
@@ -113,7 +107,7 @@ def spine(graph, tmp_path):
     path = write_config(tmp_path, ports["arm"], ports["eyes"], ports["guarded"], device.getsockname()[1],
                         f"127.0.0.1:{allowed.getsockname()[1]}")
     proc = graph.start("spine_bridge", params={"config_file": str(path), "diagnostics_period_ms": 100})
-    diags = Diagnostics(graph)
+    diags = SpineCounters(graph)
     graph.wait_for_publisher("/diagnostics")
     sender = udp_socket()
     yield {"proc": proc, "device": device, "ports": ports, "diags": diags, "sender": sender, "allowed": allowed}
@@ -142,7 +136,7 @@ def test_arm_packet_appears_on_arm_position_in_world_metres(graph, spine):
     assert p.header.frame_id == "world"
     assert close([p.point.x, p.point.y, p.point.z], [-0.002, 0.001, 0.003])
     spine["diags"].wait("input.arm", "forwarded", lambda v: v == 1, "== 1")
-    assert spine["diags"].value("input.arm", "received") >= 1
+    assert spine["diags"].count("input.arm", "received") >= 1
 
 
 def test_eyes_csv_appears_as_coordinates(graph, spine):
@@ -187,7 +181,7 @@ def test_command_leaves_in_arm_frame_and_jump_is_dropped(graph, spine):
     # 100 mm away: over the 50 mm threshold, dropped and counted, never clamped.
     pub.publish(point(0.098, 0.001, 0.003))
     diags.wait("output.arm", "rejected_radius", lambda v: v == 1, "== 1")
-    assert diags.latest["output.arm"]["forwarded"] == "1"
+    assert diags.values("/spine_bridge: output.arm")["forwarded"] == "1"
     # A 10 mm step from the last value SENT passes; the jump never left.
     pub.publish(point(-0.002, 0.011, 0.003))
     graph.spin_until(lambda: poll() is not None, what="the 10 mm step")
@@ -218,8 +212,8 @@ def test_bad_datagrams_are_counted_never_forwarded(graph, spine):
     diags.wait("input.eyes", "malformed.non_numeric", lambda v: v == 1, "== 1")
     diags.wait("input.eyes", "malformed.not_utf8", lambda v: v == 1, "== 1")
     diags.wait("input.guarded", "unauthorised", lambda v: v == 1, "== 1")
-    assert diags.value("input.arm", "forwarded") == 0
-    assert diags.value("input.guarded", "forwarded") == 0
+    assert diags.count("input.arm", "forwarded") == 0
+    assert diags.count("input.guarded", "forwarded") == 0
     # The allowed source is accepted; the node is alive and still publishes good data.
     send(spine["allowed"], ports["guarded"], b"1,2,3")
     diags.wait("input.guarded", "forwarded", lambda v: v == 1, "== 1")
@@ -239,8 +233,8 @@ def test_a_burst_is_counted_and_the_newest_value_wins(graph, spine):
         send(sender, ports["arm"], simulink(float(k), 0.0, 0.0))
     # Every datagram is counted once: routed (forwarded) or skipped for a newer one.
     diags.wait("input.arm", "received", lambda v: v == n, f"== {n}")
-    counted = diags.value("input.arm", "forwarded") + diags.value("input.arm", "stale_dropped")
-    assert counted == n, diags.latest["input.arm"]
+    counted = diags.count("input.arm", "forwarded") + diags.count("input.arm", "stale_dropped")
+    assert counted == n, diags.values("/spine_bridge: input.arm")
     # The newest is always routed: (n, 0, 0) in the arm frame is world (0, n, 0) mm.
     # (Re-sending it is a duplicate, still published, in case the best-effort sample
     # was lost before this subscriber matched.)
@@ -286,7 +280,7 @@ def test_original_config_runs_its_legacy_routes_on_loopback(graph):
               for name in ("mjt-logger", "pyt", "arm-logger", "nn-brain")}
     proc = graph.start("spine_bridge", params={"config_file": str(ORIGINAL), "loopback": True,
                                                "port_offset": offset, "diagnostics_period_ms": 100})
-    diags = Diagnostics(graph)
+    diags = SpineCounters(graph)
     graph.wait_for_publisher("/diagnostics")
     diags.wait("input.pyt", "received", lambda v: v == 0, "== 0")
     sender = udp_socket()
@@ -310,7 +304,7 @@ def test_original_config_runs_its_legacy_routes_on_loopback(graph):
     # simulink packet arrives there and is rejected as csv, which proves it was sent.
     diags.wait("output.arm", "forwarded", lambda v: v == 1, "== 1")
     diags.wait("input.kinect", "received", lambda v: v >= 1, ">= 1")
-    assert diags.value("input.kinect", "malformed.not_utf8") + diags.value("input.kinect", "malformed.non_numeric") >= 1
+    assert diags.count("input.kinect", "malformed.not_utf8") + diags.count("input.kinect", "malformed.non_numeric") >= 1
 
     # arm (simulink, arm frame) -> pyt (csv, world), arm-logger (csv, its own copy of
     # the arm frame), nn-brain (simulink, world).
@@ -377,7 +371,7 @@ def test_resend_repeats_the_last_value_sent_never_a_dropped_one(graph, tmp_path)
     path = tmp_path / "spine.json"
     path.write_text(json.dumps(config))
     proc = graph.start("spine_bridge", params={"config_file": str(path), "diagnostics_period_ms": 100})
-    diags = Diagnostics(graph)
+    diags = SpineCounters(graph)
     graph.wait_for_publisher("/diagnostics")
     diags.wait("output.out", "resent", lambda v: v == 0, "== 0")  # nothing sent: nothing to re-send
     sender = udp_socket()
@@ -399,7 +393,7 @@ def test_resend_repeats_the_last_value_sent_never_a_dropped_one(graph, tmp_path)
     # Silent since: the same value again, and again, counted.
     assert receive(2) == [b"10,20,30", b"10,20,30"]
     diags.wait("output.out", "resent", lambda v: v >= 2, ">= 2")
-    assert diags.value("output.out", "forwarded") == 1
+    assert diags.count("output.out", "forwarded") == 1
     # 500 mm away: dropped by the radius check, so never re-sent either.
     send(sender, in_port, b"510,20,30")
     diags.wait("output.out", "rejected_radius", lambda v: v == 1, "== 1")

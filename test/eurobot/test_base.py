@@ -32,8 +32,8 @@ import signal
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import NavigateTo
 from arnie_interfaces.msg import Packet
+from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped, TwistStamped
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Odometry, Path
@@ -65,7 +65,7 @@ class Stack:
         self.base = graph.start("arnie_base", params=dict(robot_radius_m=RADIUS, **(base_params or {})))
         self.odom = graph.collect(Odometry, "/odom")
         self.tx = graph.collect(Packet, "/comms/tx")
-        self.diagnostics = graph.collect(DiagnosticArray, "/diagnostics")
+        self.diagnostics = Diagnostics(graph)
         latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
         self.maps = graph.collect(OccupancyGrid, "/map", latched)
         self.client = ActionClient(graph.node, NavigateTo, ACTION)
@@ -92,15 +92,6 @@ class Stack:
         assert handle.accepted
         got = self.graph.wait_future(handle.get_result_async(), timeout=timeout, what="the NavigateTo result")
         return got.status, got.result
-
-    def diag(self, name_part, key):
-        for arr in reversed(self.diagnostics):
-            for s in arr.status:
-                if name_part in s.name:
-                    for kv in s.values:
-                        if kv.key == key:
-                            return int(kv.value)
-        return None
 
 
 def test_reaches_a_goal_and_refuses_bad_goals(graph):
@@ -167,7 +158,7 @@ def test_the_opponent_in_the_alcove_mouth_gives_blocked(graph):
     # planner republishes /map without the expired mark.
     graph.spin_until(lambda: any(99 in m.data for m in s.maps), timeout=30.0,
                      what="the opponent marked on /map (99)")
-    graph.spin_until(lambda: (s.diag("arnie_base", "obstacle_stops") or 0) >= 1, timeout=30.0,
+    graph.spin_until(lambda: (s.diagnostics.counter_in("arnie_base", "obstacle_stops") or 0) >= 1, timeout=30.0,
                      what="obstacle_stops on /diagnostics")
 
 
@@ -178,7 +169,7 @@ def test_corrupted_bytes_still_reach_the_goal(graph):
     assert (status, r.outcome) == (GoalStatus.STATUS_SUCCEEDED, NavigateTo.Result.REACHED), r.message
 
     def corrupted():
-        v = [s.diag("comms_bridge", k) for k in ("checksum", "garbage_bytes")]
+        v = [s.diagnostics.counter_in("comms_bridge", k) for k in ("checksum", "garbage_bytes")]
         return any(x for x in v if x)
     graph.spin_until(corrupted, what="corruption counted by comms_bridge")
 
@@ -296,9 +287,9 @@ def test_rep_105_frames_ranges_and_a_pose_estimate(graph):
     bad.header.frame_id = "odom"
     bad.pose.pose.orientation.w = 1.0
     pub.publish(bad)
-    graph.spin_until(lambda: (s.diag("arnie_base", "pose_estimates_refused") or 0) >= 1, timeout=30.0,
+    graph.spin_until(lambda: (s.diagnostics.counter_in("arnie_base", "pose_estimates_refused") or 0) >= 1, timeout=30.0,
                      what="pose_estimates_refused on /diagnostics")
-    assert s.diag("arnie_base", "pose_estimates") == 1
+    assert s.diagnostics.counter_in("arnie_base", "pose_estimates") == 1
 
 
 def odom_xy(s):
@@ -358,8 +349,8 @@ def test_cmd_vel_drives_silence_stops_and_a_manual_command_preempts_a_goal(graph
     sent = len(s.tx)
     command(float("nan"), 0.0)
     command(0.2, 0.0, frame="map")
-    graph.spin_until(lambda: (s.diag("arnie_base", "cmd_vel_not_finite") or 0) >= 1
-                     and (s.diag("arnie_base", "cmd_vel_wrong_frame") or 0) >= 1, timeout=30.0,
+    graph.spin_until(lambda: (s.diagnostics.counter_in("arnie_base", "cmd_vel_not_finite") or 0) >= 1
+                     and (s.diagnostics.counter_in("arnie_base", "cmd_vel_wrong_frame") or 0) >= 1, timeout=30.0,
                      what="cmd_vel_not_finite and cmd_vel_wrong_frame on /diagnostics")
     assert [p.name for p in s.tx[sent:] if p.name == "DriveSpeed"] == []
 
@@ -415,7 +406,7 @@ def test_nav2_navigate_to_pose_in_map_and_odom_errors_and_goal_pose(graph):
     pub = graph.node.create_publisher(PoseWithCovarianceStamped, "/initialpose", 10)
     graph.wait_for_subscriber("/initialpose")
     pub.publish(est)
-    graph.spin_until(lambda: (s.diag("arnie_base", "pose_estimates") or 0) >= 1, timeout=30.0, what="the estimate taken")
+    graph.spin_until(lambda: (s.diagnostics.counter_in("arnie_base", "pose_estimates") or 0) >= 1, timeout=30.0, what="the estimate taken")
     status, r, _ = send(nav2_pose(0.7, 0.9, 0.0, frame="odom"))
     assert (status, r.error_code) == (GoalStatus.STATUS_SUCCEEDED, 0), r.error_msg
     assert math.dist(odom_xy(s), (0.7, 0.9)) < 0.08, odom_xy(s)

@@ -15,11 +15,12 @@ import pytest
 
 from arnie_interfaces.msg import Packet
 from arnie_interfaces.srv import SendPacket
+from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
-from diagnostic_msgs.msg import DiagnosticArray
 
 PACKETS = ROOT / "nodes" / "arnie_comms" / "packets"
 TABLE = ROOT / "params" / "eurobot" / "table.json"
+LINK = "/comms_bridge: link"  # the bridge's status on /diagnostics
 
 
 def scenario(tmp, **changes):
@@ -54,7 +55,7 @@ class Board:
         self.tx = graph.node.create_publisher(Packet, "/comms/tx", 10)
         self.sub = graph.node.create_subscription(Packet, "/comms/rx", self.rx.append, 100)
         self.client = graph.node.create_client(SendPacket, "/comms/send")
-        self.diags = graph.collect(DiagnosticArray, "/diagnostics")
+        self.diagnostics = Diagnostics(graph)
         graph.spin_until(lambda: self.tx.get_subscription_count() > 0 and self.sub.get_publisher_count() > 0,
                          what="/comms/tx and /comms/rx matched with the bridge")
         # Then the service; its discovery margin also covers the bridge's side of the
@@ -81,13 +82,6 @@ class Board:
     def events(self):
         lines = [json.loads(line) for line in self.truth.read_text().splitlines() if line.strip()]
         return [e["event"] for e in lines if e.get("type") == "event"]
-
-    def link_counters(self):
-        for d in reversed(self.diags):
-            for s in d.status:
-                if s.name == "/comms_bridge: link":
-                    return {kv.key: kv.value for kv in s.values}
-        return {}
 
 
 def test_odometry_drive_and_watchdog(graph):
@@ -164,7 +158,7 @@ def test_corrupted_bytes_resync_and_are_counted(graph):
     board = Board(graph, table, "--corrupt-rate", "0.05", "--seed", "3")
     # Frames keep arriving, and the bridge's decoder counts the damaged ones.
     board.odometry_after(30)
-    graph.spin_until(lambda: int(board.link_counters().get("checksum", "0")) + int(board.link_counters().get("garbage_bytes", "0")) > 0,
+    graph.spin_until(lambda: board.diagnostics.counter(LINK, "checksum", 0) + board.diagnostics.counter(LINK, "garbage_bytes", 0) > 0,
                      timeout=30.0, what="corruption counted on /diagnostics")
     # Commands get through too: Stop is acked despite the noise (retried: a Stop or its
     # Ack may be the damaged frame).

@@ -99,7 +99,7 @@ def test_a_lost_device_is_reported_and_does_not_stop_the_bridge(graph):
     assert "comms_sim: stopped; rx_packets=1 tx_packets=1" in graph.output(graph.sim)
     graph.sim.must_live = False
     comms.counters(link_up="false")
-    status = [s for d in comms.diags for s in d.status if s.name == "/comms_bridge: link"][-1]
+    status = comms.diagnostics.status("/comms_bridge: link")
     assert status.level == DiagnosticStatus.ERROR and "down" in status.message, status.message
     answer = comms.send("Ping")
     assert not answer.success and "not sent" in answer.message, answer.message

@@ -18,9 +18,9 @@ import json
 
 from arnie_interfaces.action import RunStrategy
 from arnie_interfaces.msg import StrategyEvent
+from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
 from helpers.launch import STARTUP_S, any_launcher, launcher_cmd
-from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.action import ActionClient
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
@@ -32,13 +32,9 @@ PACKETS = ROOT / "nodes" / "arnie_comms" / "packets"
 NS = "/eurobot"
 
 
-def link_counters(diags):
+def link_counters(diagnostics):
     """The bridge's last `link` status on /diagnostics, as a dict of ints."""
-    for d in reversed(diags):
-        for s in d.status:
-            if s.name.endswith("/comms_bridge: link"):
-                return {kv.key: int(kv.value) for kv in s.values if kv.value.isdigit()}
-    return {}
+    return {k: int(v) for k, v in diagnostics.values(f"{NS}/comms_bridge: link").items() if v.isdigit()}
 
 
 def test_a_match_over_a_5_percent_corrupted_serial_link_scores_the_expected_points(graph):
@@ -51,7 +47,7 @@ def test_a_match_over_a_5_percent_corrupted_serial_link_scores_the_expected_poin
     launcher = any_launcher()
     graph.launch(*launcher_cmd(launcher, "eurobot.launch.xml", "namespace:=eurobot", "use_sim:=false",
                                "transport:=uart", f"serial_port:={pty}"), name=launcher)
-    diags = graph.collect(DiagnosticArray, "/diagnostics")
+    diagnostics = Diagnostics(graph)
     events = graph.collect(StrategyEvent, f"{NS}/strategy/events",
                            QoSProfile(depth=200, reliability=ReliabilityPolicy.RELIABLE))
     client = ActionClient(graph.node, RunStrategy, f"{NS}/strategy/run")
@@ -73,9 +69,10 @@ def test_a_match_over_a_5_percent_corrupted_serial_link_scores_the_expected_poin
     assert r.points == expected, (r.points, r.message, log)
 
     # Corruption and recovery counted on /diagnostics (a fresh status after the match).
-    n = len(diags)
-    graph.spin_until(lambda: len(diags) > n and link_counters(diags), timeout=30.0, what="the bridge's link status")
-    c = link_counters(diags)
+    n = len(diagnostics.arrays)
+    graph.spin_until(lambda: len(diagnostics.arrays) > n and link_counters(diagnostics), timeout=30.0,
+                     what="the bridge's link status")
+    c = link_counters(diagnostics)
     print("bridge counters:", {k: v for k, v in c.items() if v})
     assert c["checksum"] > 0 and c["garbage_bytes"] > 0, ("corruption and resync counted", c)
     assert c["rx_packets"] > 0, c

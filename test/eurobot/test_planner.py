@@ -11,8 +11,8 @@
 import math
 
 from arnie_interfaces.srv import PlanPath
+from helpers.diagnostics import Diagnostics
 from helpers.graph import REFERENCE, ROOT
-from diagnostic_msgs.msg import DiagnosticArray
 from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
@@ -95,8 +95,9 @@ def segments_length(points):
     return sum(math.dist(a, b) for a, b in zip(points, points[1:]))
 
 
-def diag_values(diags, key):
-    vals = [kv.value for d in diags for s in d.status if s.name == "/planner: planner" for kv in s.values if kv.key == key]
+def diag_values(diagnostics, key):
+    """The newest value text of `key` in the planner's status, or None."""
+    vals = [v[key] for v in diagnostics.history("/planner: planner") if key in v]
     return vals[-1] if vals else None
 
 
@@ -156,7 +157,7 @@ def test_path_through_the_gap(graph):
 
 def test_errors_have_their_codes(graph):
     graph.start("planner", params={"diagnostics_period_ms": 100})
-    diags = graph.collect(DiagnosticArray, "/diagnostics")
+    diagnostics = Diagnostics(graph)
     client = client_for(graph)
     R = PlanPath.Response
     inside = request(centre(2, 2), centre(17, 2))
@@ -167,8 +168,8 @@ def test_errors_have_their_codes(graph):
     # A rotated map is rejected and counted; the node still has no map.
     pub = graph.node.create_publisher(OccupancyGrid, "/map", LATCHED)
     pub.publish(occupancy(yaw=0.5))
-    graph.spin_until(lambda: diag_values(diags, "maps_rejected") == "1", what="the rotated map to be rejected")
-    assert "rotated" in diag_values(diags, "last_map_error")
+    graph.spin_until(lambda: diag_values(diagnostics, "maps_rejected") == "1", what="the rotated map to be rejected")
+    assert "rotated" in diag_values(diagnostics, "last_map_error")
     assert call(graph, client, inside).error_code == R.NO_MAP
 
     pub.publish(occupancy())
@@ -188,13 +189,13 @@ def test_errors_have_their_codes(graph):
     nan = call(graph, client, request((float("nan"), 0.0), centre(2, 2)))
     assert nan.error_code == R.INVALID_REQUEST
 
-    graph.spin_until(lambda: diag_values(diags, "invalid_request") == "1", what="the counters on /diagnostics")
+    graph.spin_until(lambda: diag_values(diagnostics, "invalid_request") == "1", what="the counters on /diagnostics")
     codes = ["ok", "no_map", "start_outside", "goal_outside", "start_blocked", "goal_blocked", "no_path", "invalid_request"]
-    counts = {c: int(diag_values(diags, c)) for c in codes}
-    assert int(diag_values(diags, "requests")) == sum(counts.values())
+    counts = {c: int(diag_values(diagnostics, c)) for c in codes}
+    assert int(diag_values(diagnostics, "requests")) == sum(counts.values())
     assert counts["no_map"] >= 2 and counts["ok"] == 1 and counts["no_path"] == 1
-    assert diag_values(diags, "map_updates") == "1"
-    assert diag_values(diags, "goal_blocked") == "1" and diag_values(diags, "start_outside") == "1"
+    assert diag_values(diagnostics, "map_updates") == "1"
+    assert diag_values(diagnostics, "goal_blocked") == "1" and diag_values(diagnostics, "start_outside") == "1"
 
 
 def test_inflation_closes_the_gap(graph):

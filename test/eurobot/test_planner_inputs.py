@@ -8,8 +8,8 @@
   and logged rate-limited (far fewer lines than refusals, the rest counted).
 """
 from arnie_interfaces.srv import PlanPath, UpdateMap
+from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT, require_ros2
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Point
 
 DEMO = ROOT / "params" / "maps" / "demo.pgm"  # 2.0 m x 1.5 m at 0.05 m/cell, origin (0, 0)
@@ -37,8 +37,9 @@ def update(graph, client, centers, radius_m=0.1, ttl_s=0.0, clear=False):
     return graph.wait_future(client.call_async(req), what="an UpdateMap answer")
 
 
-def diag_values(diags, key):
-    vals = [kv.value for d in diags for s in d.status if s.name == "/planner: planner" for kv in s.values if kv.key == key]
+def diag_values(diagnostics, key):
+    """The newest value text of `key` in the planner's status, or None."""
+    vals = [v[key] for v in diagnostics.history("/planner: planner") if key in v]
     return vals[-1] if vals else None
 
 
@@ -78,7 +79,7 @@ def test_a_refused_parameter_says_why_and_the_value_stays(graph):
 
 def test_refused_requests_are_counted_and_logged_rate_limited(graph):
     node = graph.start("planner", params={"map_file": str(DEMO), "diagnostics_period_ms": 100})
-    diags = graph.collect(DiagnosticArray, "/diagnostics")
+    diagnostics = Diagnostics(graph)
     updates = ready(graph, UpdateMap, "/planner/update_map")
     plans = ready(graph, PlanPath, "/planner/plan_path")
     INVALID = UpdateMap.Response.INVALID_REQUEST
@@ -103,16 +104,16 @@ def test_refused_requests_are_counted_and_logged_rate_limited(graph):
         assert update(graph, updates, [(1.0, 1.0)], radius_m=-1.0).outcome == INVALID
         assert plan(graph, plans, (float("nan"), 0.0), GOAL).error_code == PlanPath.Response.INVALID_REQUEST
     refused_updates, refused_plans = 3 + burst, 2 + burst
-    graph.spin_until(lambda: diag_values(diags, "updates_refused") == str(refused_updates)
-                     and diag_values(diags, "invalid_request") == str(refused_plans),
+    graph.spin_until(lambda: diag_values(diagnostics, "updates_refused") == str(refused_updates)
+                     and diag_values(diagnostics, "invalid_request") == str(refused_plans),
                      what="the refusals counted on /diagnostics")
-    assert diag_values(diags, "updates_ok") == "1" and diag_values(diags, "update_requests") == str(refused_updates + 1)
-    assert diag_values(diags, "ok") == "1"
+    assert diag_values(diagnostics, "updates_ok") == "1" and diag_values(diagnostics, "update_requests") == str(refused_updates + 1)
+    assert diag_values(diagnostics, "ok") == "1"
     graph.spin_until(lambda: "update_map refused" in graph.output(node) and "plan_path refused" in graph.output(node),
                      what="the refusals in the log")
     out = graph.output(node)
     update_lines, plan_lines = out.count("update_map refused"), out.count("plan_path refused")
     assert 1 <= update_lines < refused_updates and 1 <= plan_lines < refused_plans, out
-    suppressed = int(diag_values(diags, "log_lines_suppressed"))
+    suppressed = int(diag_values(diagnostics, "log_lines_suppressed"))
     assert 0 < suppressed <= refused_updates + refused_plans - update_lines - plan_lines, (suppressed, out)
     assert "panicked" not in out

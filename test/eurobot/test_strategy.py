@@ -16,11 +16,11 @@ import math
 import time
 
 from action_msgs.msg import GoalStatus
+from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
 from arnie_interfaces.action import MoveTo, RunStrategy
 from arnie_interfaces.msg import Packet, StrategyEvent
 from arnie_interfaces.srv import PlanPath, SendPacket
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped
 from rclpy.action import ActionClient, ActionServer, CancelResponse
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -180,7 +180,7 @@ def test_order_of_tasks_after_an_injected_failure(graph, tmp_path):
     trajectory = TrajectoryPeer(graph.node, fail=[(0.2, 0.3, 0.0)])
     planner = PlannerPeer(graph.node)
     events = graph.collect(StrategyEvent, EVENTS, EVENT_QOS)
-    diags = graph.collect(DiagnosticArray, "/diagnostics")
+    diagnostics = Diagnostics(graph)
     node, client = start_node(graph)
     file = write_strategy(tmp_path, ORDER_STRATEGY)
 
@@ -224,15 +224,8 @@ def test_order_of_tasks_after_an_injected_failure(graph, tmp_path):
     assert table["rich"].score > table["cheap"].score
     assert math.isclose(table["rich"].cost_m, math.dist((0.1, 0.0, 0.05), (0.6, 0.0, 0.0)), rel_tol=1e-6)
 
-    def robot_status():
-        for d in reversed(diags):
-            for s in d.status:
-                if s.name == "/strategy: robot":
-                    return {kv.key: kv.value for kv in s.values}
-        return None
-
     def counted():
-        s = robot_status() or {}
+        s = diagnostics.values("/strategy: robot")
         return (s.get("moves_reached"), s.get("moves_failed"), s.get("moves_cancelled"))
 
     # A snapshot may be older than the result: wait for the final counts.

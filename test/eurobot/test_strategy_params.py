@@ -6,8 +6,8 @@ with the reason and the value stays; a start-only parameter says so; a valid val
 taken; `ros2 param describe` shows the range and when a change takes effect.
 """
 import pytest
-from diagnostic_msgs.msg import DiagnosticArray
 
+from helpers.diagnostics import Diagnostics, as_dict
 from helpers.graph import require_ros2
 
 NODE = "/strategy"
@@ -23,18 +23,15 @@ def test_a_bad_value_at_start_is_refused_with_the_reason(graph, params, reason):
     graph.start_refused("strategy", params=params, expect=reason)
 
 
-def parameters_status(diags):
+def parameters_status(diagnostics):
     """The counters of the last `strategy: parameters` status seen, or None."""
-    for array in reversed(diags):
-        for s in array.status:
-            if s.name == "/strategy: parameters":
-                return {kv.key: int(kv.value) for kv in s.values}
-    return None
+    st = diagnostics.status("/strategy: parameters")
+    return None if st is None else {k: int(v) for k, v in as_dict(st).items()}
 
 
 def test_param_set_is_checked(graph):
     require_ros2()
-    diags = graph.collect(DiagnosticArray, "/diagnostics")
+    diagnostics = Diagnostics(graph)
     proc = graph.start("strategy")
     graph.wait_for_nodes([NODE])
 
@@ -64,6 +61,6 @@ def test_param_set_is_checked(graph):
 
     # Every set is counted on /diagnostics (7 refused, 1 applied) and each refusal logged.
     want = {"parameter_sets_applied": 1, "parameter_sets_refused": 7}
-    graph.spin_until(lambda: want.items() <= (parameters_status(diags) or {}).items(), 15.0,
-                     f"the parameters status {want} (last: {parameters_status(diags)})")
+    graph.spin_until(lambda: want.items() <= (parameters_status(diagnostics) or {}).items(), 15.0,
+                     f"the parameters status {want} (last: {parameters_status(diagnostics)})")
     assert "ros2 param set refused" in graph.output(proc)

@@ -142,16 +142,14 @@ def start_node(graph, **params):
     return node, client
 
 
-def wait_inputs(graph, diags):
-    """Until the node's /diagnostics shows it has received positions and observations."""
+def wait_inputs(graph, diagnostics):
+    """Until the node's /diagnostics (a `Diagnostics`) shows it has received positions and
+    observations."""
 
     def counts():
-        for arr in diags:
-            for s in arr.status:
-                if s.name == "/brain: inputs":
-                    v = {kv.key: int(kv.value) for kv in s.values}
-                    if v["positions"] > 0 and v["observation_messages"] > 0:
-                        return True
+        for v in diagnostics.history("/brain: inputs"):
+            if int(v["positions"]) > 0 and int(v["observation_messages"]) > 0:
+                return True
         return False
 
     graph.spin_until(counts, what="positions and observations counted on /diagnostics")

@@ -5,8 +5,8 @@ import json
 import pytest
 from arnie_interfaces.msg import Packet
 from arnie_interfaces.srv import SendPacket
+from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
-from diagnostic_msgs.msg import DiagnosticArray
 
 
 PACKETS = ROOT / "nodes" / "arnie_comms" / "packets"
@@ -46,7 +46,7 @@ class Comms:
         self.tx = graph.node.create_publisher(Packet, "/comms/tx", 10)
         self.sub = graph.node.create_subscription(Packet, "/comms/rx", self.rx.append, 10)
         self.client = graph.node.create_client(SendPacket, "/comms/send")
-        self.diags = graph.collect(DiagnosticArray, "/diagnostics")
+        self.diagnostics = Diagnostics(graph)
         graph.spin_until(
             lambda: self.tx.get_subscription_count() > 0 and self.sub.get_publisher_count() > 0,
             what="/comms/tx and /comms/rx matched with the bridge",
@@ -81,11 +81,7 @@ class Comms:
         """Waits for a /diagnostics status of the bridge whose counters include `expected`."""
 
         def values():
-            for d in reversed(self.diags):
-                for s in d.status:
-                    if s.name == "/comms_bridge: link":
-                        return {kv.key: kv.value for kv in s.values}
-            return {}
+            return self.diagnostics.values("/comms_bridge: link")
 
         want = {k: str(v) for k, v in expected.items()}
         seen = {}

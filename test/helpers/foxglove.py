@@ -13,6 +13,8 @@ TYPES = get_typestore(Stores.ROS2_JAZZY)
 
 
 TIMEOUT = 40.0  # generous: the machine may be loaded; never a timing assertion
+# The bridge's status on /diagnostics (its counters).
+CLIENTS = "/arnie_foxglove: clients"
 
 
 class Client:
@@ -85,14 +87,6 @@ async def until(graph, predicate, what, timeout=TIMEOUT):
                 pytest.fail(f"{p.name} exited with {p.returncode} while waiting for {what}:\n{graph.output(p)}")
         await asyncio.sleep(0.01)
     pytest.fail(f"timed out waiting for {what}\n" + graph.logs())
-
-
-def counters(diagnostics):
-    """The bridge's counters in each DiagnosticArray received (key -> value text)."""
-    for arr in diagnostics:
-        for st in arr.status:
-            if st.name == "/arnie_foxglove: clients":
-                yield {kv.key: kv.value for kv in st.values}
 
 
 def decode(payload, type_name):

@@ -8,11 +8,11 @@ import json
 import math
 from arnie_interfaces.action import RunTask
 from arnie_interfaces.msg import BrainState, SimTruth
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from nav_msgs.msg import Path
 from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
 from helpers.ports import free_udp_ports
 
@@ -93,8 +93,7 @@ class Stack:
         self.commands = graph.collect(PointStamped, "/arm/command", RELIABLE)
         self.positions = graph.collect(PointStamped, "/arm/position", qos_profile_sensor_data)
         self.plans = graph.collect(Path, "/trajectory/plan", LATCHED)
-        self.diag = {}  # status name -> latest DiagnosticStatus
-        graph.node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, RELIABLE)
+        self.diagnostics = Diagnostics(graph, RELIABLE)
         self.feedback = []
         self.client = ActionClient(graph.node, RunTask, "/brain/run_task")
 
@@ -115,22 +114,9 @@ class Stack:
     def start_spine(self):
         return self.start("spine_bridge", {"config_file": str(self.spine_config)})
 
-    def _on_diagnostics(self, msg):
-        for st in msg.status:
-            self.diag[st.name] = st
-
-    def value(self, status, key, default=None):
-        """The latest /diagnostics value of `key` in status `status` (e.g. "/brain: arm")."""
-        st = self.diag.get(status)
-        if st is None:
-            return default
-        for kv in st.values:
-            if kv.key == key:
-                return kv.value
-        return default
-
     def count(self, status, key):
-        return int(self.value(status, key, "0"))
+        """The latest /diagnostics counter `key` of status `status` (e.g. "/brain: arm"), 0 before."""
+        return self.diagnostics.counter(status, key, 0)
 
     # ------------------------------------------------------------------ readiness
     def ready(self):
@@ -203,5 +189,4 @@ class Stack:
                 f"trajectory_server {self.counters('/trajectory_server: move_to')}, brain arm {self.counters('/brain: arm')}")
 
     def counters(self, status):
-        st = self.diag.get(status)
-        return {kv.key: kv.value for kv in st.values} if st else {}
+        return self.diagnostics.values(status)

@@ -6,11 +6,11 @@ import math
 import time
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import MoveTo
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Point, PointStamped
 from nav_msgs.msg import Path
 from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from helpers.diagnostics import Diagnostics, as_dict
 
 
 NODE = "trajectory_server"
@@ -97,7 +97,7 @@ class Rig:
         self.arm = Arm(graph, **arm)
         latched = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
         self.plans = graph.collect(Path, "/trajectory/plan", latched)
-        self.diags = graph.collect(DiagnosticArray, "/diagnostics")
+        self.diagnostics = Diagnostics(graph)
         self.client = ActionClient(graph.node, MoveTo, "/trajectory/move_to")
         graph.wait_for_action(self.client, "/trajectory/move_to")
         graph.wait_for_subscriber("/arm/position")
@@ -137,8 +137,7 @@ class Rig:
 
     def diag(self, key, status="move_to"):
         """The latest /diagnostics value of `key` ("message": the status message)."""
-        for d in reversed(self.diags):
-            for s in d.status:
-                if s.name == f"/{NODE}: {status}":
-                    return s.message if key == "message" else {kv.key: kv.value for kv in s.values}.get(key)
-        return None
+        st = self.diagnostics.status(f"/{NODE}: {status}")
+        if st is None:
+            return None
+        return st.message if key == "message" else as_dict(st).get(key)

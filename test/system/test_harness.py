@@ -9,8 +9,8 @@ import math
 
 from arnie_interfaces.action import MoveTo
 from arnie_interfaces.msg import Coordinate, Coordinates
-from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.action import ActionClient
+from helpers.diagnostics import Diagnostics
 
 
 def coords(*items):
@@ -84,9 +84,9 @@ def test_bad_goal_is_rejected(graph):
 
 def test_diagnostics_and_clean_shutdown(graph):
     node = graph.start("arnie_selftest")
-    diags = graph.collect(DiagnosticArray, "/diagnostics")
-    graph.spin_until(lambda: any(s.name == "/arnie_selftest: selftest" for d in diags for s in d.status), what="/diagnostics")
-    keys = {kv.key for s in diags[-1].status for kv in s.values}
+    diagnostics = Diagnostics(graph)
+    graph.spin_until(lambda: "/arnie_selftest: selftest" in diagnostics, what="/diagnostics")
+    keys = {kv.key for s in diagnostics.arrays[-1].status for kv in s.values}
     assert {"relayed", "goals_done"} <= keys
     assert graph.stop(node) == 0
     assert "panicked" not in graph.output(node)

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from diagnostic_msgs.msg import DiagnosticArray
 from rcl_interfaces.msg import Log, ParameterEvent, Parameter, ParameterValue, ParameterType
 from rcl_interfaces.srv import GetParameters, SetParameters
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
+from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
 from helpers.ports import spine_sim_config
 
@@ -194,12 +194,12 @@ def test_bad_parameter_files_stop_the_node_naming_the_problem(graph, tmp_path):
 
 
 def test_two_arms_publish_distinct_diagnostics(graph):
-    diags = graph.collect(DiagnosticArray, "/diagnostics")
+    diagnostics = Diagnostics(graph)
     graph.start(NODE, ros_args=["-r", "__ns:=/left"])
     graph.start(NODE, ros_args=["-r", "__ns:=/right"])
 
     def names():
-        return {s.name: s.hardware_id for d in diags for s in d.status}
+        return {name: diagnostics.status(name).hardware_id for name in diagnostics.names()}
 
     graph.spin_until(lambda: {"/left/trajectory_server: move_to", "/right/trajectory_server: move_to"} <= set(names()),
                      what="both arms' statuses")

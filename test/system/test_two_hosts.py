@@ -32,12 +32,12 @@ import subprocess
 import time
 
 import pytest
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from rclpy.qos import qos_profile_sensor_data
 
 from helpers.graph import ROS2, DomainLock, Graph, require_ros2
 from helpers.bags import read_bag, stop_recorder
+from helpers.diagnostics import Diagnostics
 from helpers.stack import PARAMS, Stack
 from helpers.netns import RT_IP, STATION_IP, Lan, inside, ip as _ip, netns_unavailable
 
@@ -122,17 +122,6 @@ def start_rt_side(graph, tmp_path, netns, address, env=None):
     return sim, spine
 
 
-def diagnostics(graph):
-    """status name -> latest {key: value} on /diagnostics, kept up to date."""
-    seen = {}
-
-    def on(msg):
-        for st in msg.status:
-            seen[st.name] = {kv.key: kv.value for kv in st.values}
-    graph.node.create_subscription(DiagnosticArray, "/diagnostics", on, 100)
-    return seen
-
-
 def split_stack(graph, tmp_path, lan, **kw):
     """test_e2e's Stack with rt's and station's nodes on their hosts and the config's
     addresses (sim and spine without loopback)."""
@@ -209,13 +198,13 @@ def test_static_peers_with_multicast_off(lan, tmp_path):
         start_rt_side(g, tmp_path, lan.rt, RT_IP, env=rt_env)
         g.start("trajectory_server", params_file=PARAMS / "trajectory_server.yaml", netns=lan.station)
         positions = g.collect(PointStamped, "/arm/position", qos_profile_sensor_data)
-        diag = diagnostics(g)
+        diag = Diagnostics(g, 100)
         # A second client on station, same domain, multicast off and no peers: it must see
         # nothing of rt while the first one does.
         with observer(lan, tmp_path / "lonely", discovery("LOCALHOST", ""), domain_id=g.domain_id) as lonely:
             lonely_positions = lonely.collect(PointStamped, "/arm/position", qos_profile_sensor_data)
             g.spin_until(lambda: len(positions) >= 10, 60.0, "/arm/position from rt through the static peers")
-            g.spin_until(lambda: int(diag.get("/trajectory_server: move_to", {}).get("positions", "0")) > 0, 60.0,
+            g.spin_until(lambda: diag.counter("/trajectory_server: move_to", "positions", 0) > 0, 60.0,
                          "positions from rt counted by the trajectory server on station")
             g.wait_for_nodes({"/sim", "/spine_bridge", "/trajectory_server"})
             lonely.spin_for(3.0)
@@ -333,7 +322,7 @@ def test_launch_file_parts_on_two_hosts(lan, tmp_path):
     path = tmp_path / "lab_spine.json"
     path.write_text(json.dumps(config, indent=2))
     with observer(lan, tmp_path) as g:
-        diag = diagnostics(g)
+        diag = Diagnostics(g, 100)
         g.launch("ip", "netns", "exec", lan.rt, ROS2, "launch", "arnie_bringup", "arnie.launch.xml",
                  "part:=rt", "loopback:=false", f"spine_config:={path}", name="launch_rt")
         g.launch("ip", "netns", "exec", lan.station, ROS2, "launch", "arnie_bringup", "arnie.launch.xml",
@@ -341,7 +330,7 @@ def test_launch_file_parts_on_two_hosts(lan, tmp_path):
         g.wait_for_nodes({"/sim", "/spine_bridge", "/trajectory_server", "/brain"}, timeout=90.0)
 
         def counted(status, key):
-            return int(diag.get(status, {}).get(key, "0")) > 0
+            return diag.counter(status, key, 0) > 0
         g.spin_until(lambda: counted("/trajectory_server: move_to", "positions") and counted("/brain: inputs", "positions")
                      and counted("/brain: inputs", "observation_messages"), 90.0,
                      "rt's positions and observations counted by the trajectory server and the brain on station")

@@ -21,14 +21,14 @@ import struct
 from pathlib import Path
 
 import pytest
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Point, PointStamped
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
+from helpers.diagnostics import Diagnostics
 from helpers.ports import free_tcp_port
-from helpers.foxglove import Client, TIMEOUT, TYPES, counters, decode, until
+from helpers.foxglove import CLIENTS, TIMEOUT, TYPES, Client, decode, until
 
 
 def msg_file(type_name):
@@ -58,7 +58,7 @@ async def scenario(g):
     hidden_pub = node.create_publisher(String, "/fx/hidden", 10)
     quiet_pub = node.create_publisher(String, "/fx/quiet", 10)
     commands = g.collect(Point, "/fx/cmd")
-    diagnostics = g.collect(DiagnosticArray, "/diagnostics")
+    diagnostics = Diagnostics(g)
     node.declare_parameter("gain", 1.0)
     published = {}  # x -> y of every PointStamped sent
 
@@ -182,7 +182,7 @@ async def scenario(g):
 
         def counted():
             return any(int(c["garbage_frames"]) >= 2 and int(c["unknown_channel_ids"]) >= 2 and int(c["storm_ops"]) > 0
-                       and int(c["publish_refused"]) >= 1 and int(c["publish_dropped"]) >= 1 for c in counters(diagnostics))
+                       and int(c["publish_refused"]) >= 1 and int(c["publish_dropped"]) >= 1 for c in diagnostics.history(CLIENTS))
         await until(g, counted, "the hostile input counted on /diagnostics")
         assert bridge.poll() is None
 

@@ -27,10 +27,10 @@ from pathlib import Path
 
 import pytest
 import websockets
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Point, PointStamped
 from websockets.exceptions import InvalidStatus
-from helpers.foxglove import TIMEOUT, TYPES, Client, counters, decode, until
+from helpers.diagnostics import Diagnostics
+from helpers.foxglove import CLIENTS, TIMEOUT, TYPES, Client, decode, until
 from helpers.ports import free_tcp_port
 
 
@@ -115,7 +115,7 @@ def test_websocket_v1_and_sdk_v1_clients_together(graph):
 async def scenario(g):
     stream = Stream(g, "world", 3.0)
     bridge, port, url, node, commands = stream.bridge, stream.port, stream.url, g.node, stream.commands
-    diagnostics = g.collect(DiagnosticArray, "/diagnostics")
+    diagnostics = Diagnostics(g)
     await stream.start()
     legacy = await connect(g, url, ["foxglove.websocket.v1"])
     sdk = await connect(g, url, ["foxglove.sdk.v1"])
@@ -181,7 +181,7 @@ async def scenario(g):
         def counted():
             return any(int(c["handshakes_refused"]) >= 5 and int(c["websocket_v1_clients"]) >= 1
                        and int(c["sdk_v1_clients"]) >= 1 and int(c["garbage_frames"]) >= 1
-                       and int(c["unknown_channel_ids"]) >= 1 and int(c["clients"]) == 2 for c in counters(diagnostics))
+                       and int(c["unknown_channel_ids"]) >= 1 and int(c["clients"]) == 2 for c in diagnostics.history(CLIENTS))
         await until(g, counted, "refusals, both kinds of clients and the hostile input counted on /diagnostics")
         assert bridge.poll() is None
     finally:
