@@ -32,11 +32,12 @@ import time
 import pytest
 from arnie_interfaces.msg import SimTruth
 from geometry_msgs.msg import PointStamped
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import qos_profile_sensor_data
 
 from helpers.diagnostics import Diagnostics
 from helpers.graph import REFERENCE, ROOT
 from helpers.ports import free_udp_ports
+from helpers import qos
 
 PARAMS = ROOT / "params"
 SPINE_BRAINJS = PARAMS / "spine_brainjs.json"
@@ -49,8 +50,8 @@ PERIOD_MS = 10  # the trajectory server's set-point period (the demo's)
 STARTUP_TIMEOUT_S = 60.0
 TASK_TIMEOUT_S = 180.0  # the candle lights about 13 ticks (~35 s) after BrainJS starts
 
-RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
-TRUTH = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+RELIABLE = qos.reliable(100)
+TRUTH = qos.latched(1000)
 
 
 def node_js():

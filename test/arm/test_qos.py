@@ -18,8 +18,9 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from helpers.diagnostics import Diagnostics
 from helpers.ports import free_udp_ports
+from helpers import qos
 
-RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+RELIABLE = qos.reliable(10)
 BEST_EFFORT = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
 IDENTITY = "1 0 0 0;0 1 0 0;0 0 1 0;0 0 0 1"
 

@@ -7,7 +7,6 @@ arm targets the way the spine's arm output does (simulink, `T_arm⁻¹ · p_glob
 /sim/truth and the truth log tell what really happened.
 """
 import json
-import math
 import socket
 import struct
 
@@ -16,14 +15,14 @@ import pytest
 from arnie_interfaces.msg import SimTruth
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import DescribeParameters, SetParameters
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
+from helpers import qos
 
 SPINE_SIM = ROOT / "params" / "spine_sim.json"
 SCENARIO = ROOT / "params" / "scenario_flame.json"
-TRUTH_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+TRUTH_QOS = qos.latched(1)
 PORT_OFFSET = 1000
 
 
@@ -152,7 +151,7 @@ def test_the_world_objects_are_frames_on_tf_static(graph, spine, tmp_path):
     start_sim(graph, spine, path)
     graph.wait_for_nodes(["/sim"])
     graph.wait_for_publisher("/tf_static")
-    late = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    late = qos.latched(100)
     statics = graph.collect(TFMessage, "/tf_static", late)
     graph.spin_until(lambda: statics, what="the world's frames on /tf_static")
     got = {t.child_frame_id: (t.header.frame_id, t.transform.translation) for m in statics for t in m.transforms}

@@ -37,7 +37,7 @@ from arnie_interfaces.srv import ClearObstructions
 from geometry_msgs.msg import Point, PointStamped, TransformStamped
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from helpers import qos
 from helpers.trajectory import NODE, Rig, START, close, xyz
 
 
@@ -257,7 +257,7 @@ def curved(path, tol=0.001):
 class DetourRig(Rig):
     def __init__(self, graph, params=None, **arm):
         super().__init__(graph, params=params, box=BOX, **arm)
-        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        latched = qos.latched(1)
         self.known = graph.collect(KnownObstructions, "/trajectory/obstructions", latched)
         self.markers = graph.collect(MarkerArray, "/trajectory/obstruction_markers", latched)
         graph.spin_until(lambda: self.known, what="the latched /trajectory/obstructions")
@@ -352,7 +352,7 @@ def test_targets_and_clicked_points_in_other_frames(graph):
     rig = Rig(graph)
     rig.ready()
     # "lab": turned 90 degrees about z and 0.1 m along x from world: world = R lab + t.
-    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    latched = qos.latched(1)
     tf_static = graph.node.create_publisher(TFMessage, "/tf_static", latched)
     t = TransformStamped()
     t.header.frame_id, t.child_frame_id = "world", "lab"

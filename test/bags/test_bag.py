@@ -23,7 +23,7 @@ from rclpy.serialization import deserialize_message
 from helpers.graph import binary
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import qos_profile_sensor_data
 from rosbags.highlevel import AnyReader
 from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
 from rosbags.rosbag2 import StoragePlugin, Writer
@@ -33,11 +33,12 @@ from geometry_msgs.msg import PointStamped, PoseStamped
 from lifecycle_msgs.msg import State
 from std_msgs.msg import String
 from helpers.bags import MS, PLAY_WHEN_MATCHED, RELIABLE, T0, raw_collect, read_bag, same_bytes, stop_recorder, write_with_rosbags
+from helpers import qos
 
-LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+LATCHED = qos.latched(1)
 # A latched topic's subscriber that must not lose a message either (depth 1 would keep only
 # the newest when the client is slower than the player).
-LATCHED_ALL = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+LATCHED_ALL = qos.latched(100)
 # Round trip: the relative times of the second recording may differ from the first's by
 # at most this much. Measured (printed by the test; loopback, debug build, 2 shared cores):
 # 0.5-8 ms on a quiet machine, up to ~250 ms while other builds and tests load both cores.

@@ -37,11 +37,11 @@ import time
 from pathlib import Path
 
 from arnie_interfaces.msg import BrainState
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from rosbags.highlevel import AnyReader
 
 from helpers.graph import ROOT
+from helpers import qos
 from helpers.stack import TASK, TICK_PERIOD_S, Stack
 
 PARAMS = ROOT / "params"
@@ -51,7 +51,7 @@ LEAD_S = 0.3  # the replayed ticks come this much (bag time) before the recorded
 EXTRA_TICKS = 3  # recorded after the candle is lit
 RECORDED = ["/arm/position", "/eyes/observations", "/brain/state"]
 INPUTS = ["/arm/position", "/eyes/observations"]
-RELIABLE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+RELIABLE = qos.reliable(1000)
 NUMBER = re.compile(r"-?\d+\.\d+")
 
 

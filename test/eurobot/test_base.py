@@ -34,6 +34,7 @@ from arnie_interfaces.action import NavigateTo
 from arnie_interfaces.msg import Packet
 from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
+from helpers import qos
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped, TwistStamped
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Odometry, Path
@@ -66,7 +67,7 @@ class Stack:
         self.odom = graph.collect(Odometry, "/odom")
         self.tx = graph.collect(Packet, "/comms/tx")
         self.diagnostics = Diagnostics(graph)
-        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        latched = qos.latched(1)
         self.maps = graph.collect(OccupancyGrid, "/map", latched)
         self.client = ActionClient(graph.node, NavigateTo, ACTION)
         graph.wait_for_action(self.client, ACTION, timeout=60.0)
@@ -209,7 +210,7 @@ def test_rep_105_frames_ranges_and_a_pose_estimate(graph):
     poses = graph.collect(PoseStamped, "/base/pose")
     ranges = graph.collect(Range, "/base/range", qos_profile_sensor_data)
     paths = graph.collect(Path, "/planner/path", 10)
-    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    latched = qos.latched(1)
     descriptions = graph.collect(String, "/robot_description", latched)
     graph.spin_until(lambda: descriptions and statics and dynamic and ranges, timeout=60.0,
                      what="robot_description, /tf_static, /tf and a Range (the wall behind the robot)")

@@ -21,8 +21,8 @@ from arnie_interfaces.action import NavigateTo, RunStrategy
 from arnie_interfaces.msg import StrategyEvent
 from helpers.graph import ROOT
 from helpers.launch import STARTUP_S, any_launcher, launcher_cmd
+from helpers import qos
 from rclpy.action import ActionClient
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 SCENARIO = json.loads((ROOT / "params" / "eurobot" / "table.json").read_text())
 STRATEGY_FILE = ROOT / "params" / "eurobot" / "strategy.json"
@@ -40,7 +40,7 @@ def test_one_match_scores_the_expected_points_and_reselects_after_the_blocked_ta
                                f"board_port:={link + 1}", f"truth_log:={tmp_path / 'truth.jsonl'}",
                                f"motion:={motion}"), name=launcher)
     events = graph.collect(StrategyEvent, f"{NS}/strategy/events",
-                           QoSProfile(depth=200, reliability=ReliabilityPolicy.RELIABLE))
+                           qos.reliable(200))
     client = ActionClient(graph.node, RunStrategy, f"{NS}/strategy/run")
     graph.wait_for_action(client, f"{NS}/strategy/run", timeout=STARTUP_S)
     base = ActionClient(graph.node, NavigateTo, f"{NS}/base/navigate_to")

@@ -21,8 +21,8 @@ from arnie_interfaces.msg import StrategyEvent
 from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
 from helpers.launch import STARTUP_S, any_launcher, launcher_cmd
+from helpers import qos
 from rclpy.action import ActionClient
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 SCENARIO_FILE = ROOT / "params" / "eurobot" / "table.json"
 SCENARIO = json.loads(SCENARIO_FILE.read_text())
@@ -49,7 +49,7 @@ def test_a_match_over_a_5_percent_corrupted_serial_link_scores_the_expected_poin
                                "transport:=uart", f"serial_port:={pty}"), name=launcher)
     diagnostics = Diagnostics(graph)
     events = graph.collect(StrategyEvent, f"{NS}/strategy/events",
-                           QoSProfile(depth=200, reliability=ReliabilityPolicy.RELIABLE))
+                           qos.reliable(200))
     client = ActionClient(graph.node, RunStrategy, f"{NS}/strategy/run")
     graph.wait_for_action(client, f"{NS}/strategy/run", timeout=STARTUP_S)
     graph.wait_for_publisher(f"{NS}/strategy/events", timeout=STARTUP_S)

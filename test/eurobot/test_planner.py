@@ -13,10 +13,10 @@ import math
 from arnie_interfaces.srv import PlanPath
 from helpers.diagnostics import Diagnostics
 from helpers.graph import REFERENCE, ROOT
+from helpers import qos
 from nav_msgs.msg import OccupancyGrid, Path
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+LATCHED = qos.latched(1)
 
 # The test map, cell (c, r): c = column, r = row counted up from the origin (as
 # OccupancyGrid stores it). A wall at c = 10 with a gap at r = 8, and a pocket: the free

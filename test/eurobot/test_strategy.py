@@ -18,16 +18,16 @@ import time
 from action_msgs.msg import GoalStatus
 from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
+from helpers import qos
 from arnie_interfaces.action import MoveTo, RunStrategy
 from arnie_interfaces.msg import Packet, StrategyEvent
 from arnie_interfaces.srv import PlanPath, SendPacket
 from geometry_msgs.msg import PoseStamped
 from rclpy.action import ActionClient, ActionServer, CancelResponse
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 EVENTS = "/strategy/events"
 # Deep enough that no event of a run is dropped while the test is busy.
-EVENT_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+EVENT_QOS = qos.reliable(1000)
 
 
 def key(p):

@@ -5,12 +5,12 @@ Tests import from here, never from one another:
   processes, the rclpy client, waiting on the graph), the ros2 CLI;
 - `ports`: free UDP/TCP ports on loopback and the simulator's spine config on them;
 - `diagnostics`: one way to read a status or a counter from /diagnostics;
-- `qos`: the profiles the tests subscribe with;
+- `qos`: the profiles the tests subscribe and publish with (reliable, latched);
 - `launch`: `ros2 launch` / `cargo xtask launch` command lines;
 - `stack`: the arm's whole stack (sim, spine, trajectory server, brain) as the launch
   file starts it;
 - `brain`: scripted arm and eyes peers for a lone brain, and its RunTask goal;
-- `arm`: a simulated arm and the trajectory server's test rig;
+- `trajectory`: a simulated arm and the trajectory server's test rig;
 - `comms`: comms_bridge against the simulated device, and its client side;
 - `bags`: bags written with rosbags, read back, played and recorded;
 - `foxglove`: a minimal Foxglove WebSocket client;

@@ -3,12 +3,12 @@ into rclpy and recorded.
 """
 from pathlib import Path
 
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message, serialize_message
 from rosbags.highlevel import AnyReader
 from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
+from helpers import qos
 
 T0 = 1_700_000_000_000_000_000
 MS = 1_000_000
@@ -34,7 +34,7 @@ def write_with_rosbags(path, version):
             w.write(c2, t + 1, store.serialize_cdr(pose, "geometry_msgs/msg/PoseStamped"))
 
 
-RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+RELIABLE = qos.reliable(100)
 
 
 # The player starts once each of its publishers has matched a subscription, plus a second

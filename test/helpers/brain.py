@@ -10,9 +10,10 @@
 from arnie_interfaces.action import MoveTo, RunTask
 from arnie_interfaces.msg import Coordinate, Coordinates
 from helpers.graph import REFERENCE, ROOT
+from helpers import qos
 from geometry_msgs.msg import PointStamped
 from rclpy.action import ActionClient, ActionServer, CancelResponse
-from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import qos_profile_sensor_data
 from rclpy.task import Future
 
 
@@ -23,7 +24,7 @@ STATE = "/brain/state"
 
 
 # Deep enough that no state of a run is dropped while the test is busy.
-STATE_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+STATE_QOS = qos.reliable(1000)
 
 
 # The scene, in the millimetres of instructions.json (legacy frame = world here).

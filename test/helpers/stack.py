@@ -11,10 +11,11 @@ from arnie_interfaces.msg import BrainState, SimTruth
 from geometry_msgs.msg import PointStamped
 from nav_msgs.msg import Path
 from rclpy.action import ActionClient
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import qos_profile_sensor_data
 from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
 from helpers.ports import free_udp_ports
+from helpers import qos
 
 
 PARAMS = ROOT / "params"
@@ -41,10 +42,10 @@ STARTUP_TIMEOUT_S = 60.0
 TASK_TIMEOUT_S = 90.0  # the demo lights the candle ~20 s after the goal
 
 
-RELIABLE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+RELIABLE = qos.reliable(1000)
 
 
-LATCHED = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+LATCHED = qos.latched(100)
 
 
 def close_mm(p, q_mm, tol_mm=1.0):
@@ -87,8 +88,7 @@ class Stack:
         self.scenario_file.write_text(json.dumps(self.scenario, indent=2))
 
         # Watchers first, so nothing of the run is missed.
-        self.truths = graph.collect(SimTruth, "/sim/truth", QoSProfile(
-            depth=1000, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        self.truths = graph.collect(SimTruth, "/sim/truth", qos.latched(1000))
         self.states = graph.collect(BrainState, "/brain/state", RELIABLE)
         self.commands = graph.collect(PointStamped, "/arm/command", RELIABLE)
         self.positions = graph.collect(PointStamped, "/arm/position", qos_profile_sensor_data)

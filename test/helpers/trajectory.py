@@ -9,8 +9,9 @@ from arnie_interfaces.action import MoveTo
 from geometry_msgs.msg import Point, PointStamped
 from nav_msgs.msg import Path
 from rclpy.action import ActionClient
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import qos_profile_sensor_data
 from helpers.diagnostics import Diagnostics, as_dict
+from helpers import qos
 
 
 NODE = "trajectory_server"
@@ -95,7 +96,7 @@ class Rig:
         self.graph = graph
         self.proc = graph.start(NODE, params=dict(PARAMS, **(params or {})))
         self.arm = Arm(graph, **arm)
-        latched = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        latched = qos.latched(10)
         self.plans = graph.collect(Path, "/trajectory/plan", latched)
         self.diagnostics = Diagnostics(graph)
         self.client = ActionClient(graph.node, MoveTo, "/trajectory/move_to")

@@ -17,8 +17,8 @@ from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import RunStrategy, RunTask
 from arnie_interfaces.msg import StrategyEvent
 from helpers.graph import REFERENCE, ROOT
+from helpers import qos
 from rclpy.action import ActionClient
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 INSTRUCTIONS = REFERENCE / "arnie" / "instructions.json"
 CAP = 65536  # max_file_bytes for these nodes (the good files are a few KiB)
@@ -114,7 +114,7 @@ def strategy_goal(graph, client, path):
 
 def test_strategy_refuses_bad_strategy_files_and_serves_the_next(graph, tmp_path):
     good, bad, params = bad_files(tmp_path, "strategy.json", json.dumps(STRATEGY))
-    events = graph.collect(StrategyEvent, "/strategy/events", QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
+    events = graph.collect(StrategyEvent, "/strategy/events", qos.reliable(1000))
     node = graph.start("strategy", params_file=ROOT / "params" / "strategy.yaml",
                        params=dict(params, planner_wait_ms=200))
     client = ActionClient(graph.node, RunStrategy, "/strategy/run")

@@ -16,21 +16,19 @@
   names; the aggregator analyzers shipped in arnie_bringup sort every status name.
 """
 import re
-from pathlib import Path
 
 import pytest
 import yaml
 from rcl_interfaces.msg import Log, ParameterEvent, Parameter, ParameterValue, ParameterType
 from rcl_interfaces.srv import GetParameters, SetParameters
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
 from helpers.ports import spine_sim_config
+from helpers import qos
 
 NODE = "trajectory_server"
-ROSOUT_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE,
-                        durability=DurabilityPolicy.TRANSIENT_LOCAL)
+ROSOUT_QOS = qos.latched(1000)
 
 
 def rosout(graph):
@@ -110,7 +108,7 @@ def test_parameter_events_carry_every_set(graph):
     a subscriber that discovers the node later cannot see them: /parameter_events is
     volatile, so that event is not asserted here.)"""
     events = graph.collect(ParameterEvent, "/parameter_events",
-                           qos=QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
+                           qos=qos.reliable(1000))
     graph.start(NODE, ros_args=["-r", "__ns:=/right"])
     graph.wait_for_nodes({"/right/trajectory_server"})
     graph.spin_until(lambda: any(i.node_namespace == "/right" and i.node_name == NODE

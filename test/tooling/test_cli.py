@@ -11,13 +11,13 @@ import subprocess
 
 from arnie_interfaces.msg import SimTruth
 from nav_msgs.msg import Path
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from helpers.graph import ROOT, ROS2, require_ros2
 from helpers.ports import spine_sim_config
+from helpers import qos
 
 NODES = ["/sim", "/spine_bridge", "/trajectory_server", "/brain"]
-LATCHED = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+LATCHED = qos.latched(100)
 # (topic, type, QoS options as published: see the README's QoS table)
 TOPICS = [
     ("/arm/position", "geometry_msgs/msg/PointStamped", ["--qos-reliability", "best_effort"]),
@@ -85,9 +85,9 @@ def test_the_ros2_cli_against_the_stack(graph, tmp_path):
     # ros2 topic echo --once of each public topic: started before the task, so the ones
     # published only while the arm moves (set-points, the plan) are caught too.
     echoes = {}
-    for t, ty, qos in TOPICS:
+    for t, ty, qos_args in TOPICS:
         out = open(tmp_path / f"echo{t.replace('/', '_')}.txt", "w+")
-        proc = subprocess.Popen([ROS2, "topic", "echo", "--once", "--no-daemon", *qos, t, ty], env=graph.env,
+        proc = subprocess.Popen([ROS2, "topic", "echo", "--once", "--no-daemon", *qos_args, t, ty], env=graph.env,
                                 stdout=out, stderr=subprocess.STDOUT, text=True, cwd=ROOT, start_new_session=True)
         echoes[t] = (proc, out)
     graph.spin_for(3.0)  # the echo processes start and subscribe (they print nothing till a message)

@@ -23,12 +23,13 @@ from arnie_interfaces.msg import Packet
 from arnie_interfaces.srv import SendPacket
 from geometry_msgs.msg import Point, PointStamped
 from rclpy.action import ActionClient
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import qos_profile_sensor_data
 from tf2_msgs.msg import TFMessage
 
 from helpers.graph import ROS2, require_ros2
 from helpers.ports import spine_sim_config
 from helpers.launch import STARTUP_S, any_launcher, launcher_cmd
+from helpers import qos
 
 ARM_NODES = ["sim", "spine_bridge", "trajectory_server", "brain", "arnie_state"]
 EUROBOT_NODES = ["planner", "comms_bridge", "strategy", "arnie_state"]
@@ -126,12 +127,11 @@ def test_two_arms_side_by_side_without_crosstalk(graph, tmp_path):
                                    "period_ms:=10"), name=f"{launcher}-{side}")
     graph.wait_for_nodes([f"/{side}/{n}" for side in ("left", "right") for n in ARM_NODES], STARTUP_S)
     positions = {s: graph.collect(PointStamped, f"/{s}/arm/position", qos_profile_sensor_data) for s in ("left", "right")}
-    commands = {s: graph.collect(PointStamped, f"/{s}/arm/command", QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
+    commands = {s: graph.collect(PointStamped, f"/{s}/arm/command", qos.reliable(1000))
                 for s in ("left", "right")}
-    tf = {s: graph.collect(TFMessage, f"/{s}/tf", QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
+    tf = {s: graph.collect(TFMessage, f"/{s}/tf", qos.reliable(100))
           for s in ("left", "right")}
-    statics = {s: graph.collect(TFMessage, f"/{s}/tf_static", QoSProfile(
-        depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+    statics = {s: graph.collect(TFMessage, f"/{s}/tf_static", qos.latched(100))
         for s in ("left", "right")}
     client = ActionClient(graph.node, MoveTo, "/left/trajectory/move_to")
     graph.wait_for_action(client, "/left/trajectory/move_to", STARTUP_S)
@@ -171,7 +171,7 @@ def test_eurobot_launch_brings_up_its_nodes_and_the_simulated_board(graph, tmp_p
     graph.launch(*launcher_cmd(launcher, "eurobot.launch.xml", "namespace:=eurobot", f"link_port:={link}",
                                f"board_port:={link + 1}"), name=launcher)
     graph.wait_for_nodes([f"/eurobot/{n}" for n in EUROBOT_NODES], STARTUP_S)
-    rx = graph.collect(Packet, "/eurobot/comms/rx", QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
+    rx = graph.collect(Packet, "/eurobot/comms/rx", qos.reliable(100))
     send = graph.node.create_client(SendPacket, "/eurobot/comms/send")
     graph.wait_for_service(send, "/eurobot/comms/send", STARTUP_S)
     req = SendPacket.Request(packet=Packet(name="Ping", fields_json='{"seq": 7}'), timeout_s=5.0)
@@ -182,9 +182,9 @@ def test_eurobot_launch_brings_up_its_nodes_and_the_simulated_board(graph, tmp_p
     # The base's TF tree inside the namespace (tool_link:="" for arnie_state through the
     # launcher): the URDF's fixed links on /eurobot/tf_static, odometry on /eurobot/tf.
     from tf2_msgs.msg import TFMessage
-    latched = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    latched = qos.latched(100)
     statics = graph.collect(TFMessage, "/eurobot/tf_static", latched)
-    dynamic = graph.collect(TFMessage, "/eurobot/tf", QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
+    dynamic = graph.collect(TFMessage, "/eurobot/tf", qos.reliable(100))
     children = lambda msgs: {t.child_frame_id for m in msgs for t in m.transforms}  # noqa: E731
     graph.spin_until(lambda: {"range_front", "range_rear", "base_footprint"} <= children(statics)
                      and {"odom", "base_link"} <= children(dynamic), 30.0, "the base's tree on /eurobot/tf*")

@@ -23,12 +23,12 @@ from pathlib import Path
 import pytest
 from geometry_msgs.msg import Point, PointStamped
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
 from helpers.diagnostics import Diagnostics
 from helpers.ports import free_tcp_port
 from helpers.foxglove import CLIENTS, TIMEOUT, TYPES, Client, decode, until
+from helpers import qos
 
 
 def msg_file(type_name):
@@ -52,7 +52,7 @@ async def scenario(g):
         "publish_allow": "/fx/cmd", "discovery_ms": 200, "storm_ops_per_s": 100})
     node = g.node
     point_pub = node.create_publisher(PointStamped, "/fx/point", 10)
-    latched_qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    latched_qos = qos.latched(1)
     latched_pub = node.create_publisher(String, "/fx/latched", latched_qos)
     latched_pub.publish(String(data="hello latched"))
     hidden_pub = node.create_publisher(String, "/fx/hidden", 10)

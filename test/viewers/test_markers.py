@@ -10,15 +10,15 @@ The ARNIE launch file runs the flame-passing task (autostart, the demo's 2 s tic
 """
 import yaml
 from arnie_interfaces.msg import SimTruth
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from visualization_msgs.msg import Marker, MarkerArray
 
 from helpers.graph import ROOT
 from helpers.ports import spine_sim_config
 from helpers.launch import STARTUP_S, any_launcher, launcher_cmd
+from helpers import qos
 
 TASK_TIMEOUT_S = 120.0  # the candle lights ~20 s after the task starts (more under load)
-LATCHED = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+LATCHED = qos.latched(100)
 
 
 def config_namespaces(topic):
