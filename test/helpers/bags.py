@@ -8,6 +8,7 @@ from rosbags.highlevel import AnyReader
 from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
+
 from helpers import qos
 
 T0 = 1_700_000_000_000_000_000

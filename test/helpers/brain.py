@@ -9,12 +9,13 @@
 """
 from arnie_interfaces.action import MoveTo, RunTask
 from arnie_interfaces.msg import Coordinate, Coordinates
-from helpers.graph import REFERENCE, ROOT
-from helpers import qos
 from geometry_msgs.msg import PointStamped
 from rclpy.action import ActionClient, ActionServer, CancelResponse
 from rclpy.qos import qos_profile_sensor_data
 from rclpy.task import Future
+
+from helpers import qos
+from helpers.graph import REFERENCE, ROOT
 
 
 INSTRUCTIONS = REFERENCE / "arnie" / "instructions.json"

@@ -2,9 +2,11 @@
 the client side (/comms/tx, /comms/rx, /comms/send, the bridge's counters).
 """
 import json
+
 import pytest
 from arnie_interfaces.msg import Packet
 from arnie_interfaces.srv import SendPacket
+
 from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
 

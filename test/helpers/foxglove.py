@@ -4,9 +4,10 @@ message data) and waiting on it while the rclpy client spins.
 import asyncio
 import json
 import struct
+
 import pytest
-import websockets  # noqa: E402  (requirements-ros.txt)
-from rosbags.typesys import Stores, get_typestore  # noqa: E402
+import websockets  # requirements-ros.txt
+from rosbags.typesys import Stores, get_typestore
 
 
 TYPES = get_typestore(Stores.ROS2_JAZZY)

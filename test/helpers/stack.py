@@ -6,16 +6,18 @@ params/scenario_flame.json, changed per test; and what a test watches of it.
 """
 import json
 import math
+
 from arnie_interfaces.action import RunTask
 from arnie_interfaces.msg import BrainState, SimTruth
 from geometry_msgs.msg import PointStamped
 from nav_msgs.msg import Path
 from rclpy.action import ActionClient
 from rclpy.qos import qos_profile_sensor_data
+
+from helpers import qos
 from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
 from helpers.ports import free_udp_ports
-from helpers import qos
 
 
 PARAMS = ROOT / "params"

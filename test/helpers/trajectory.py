@@ -4,14 +4,16 @@ box or frozen), the MoveTo client and the observers of one test.
 """
 import math
 import time
+
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import MoveTo
 from geometry_msgs.msg import Point, PointStamped
 from nav_msgs.msg import Path
 from rclpy.action import ActionClient
 from rclpy.qos import qos_profile_sensor_data
-from helpers.diagnostics import Diagnostics, as_dict
+
 from helpers import qos
+from helpers.diagnostics import Diagnostics, as_dict
 
 
 NODE = "trajectory_server"
