@@ -16,7 +16,10 @@ from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import RunTask
 from arnie_interfaces.msg import BrainEvent, BrainState
 from geometry_msgs.msg import PointStamped
-from helpers.brain import ArmPeer, CANDLE_MM, EyesPeer, F_MM, INSTRUCTIONS, STATE, STATE_QOS, collapse, key, m, result_of, send, start_node, wait_inputs
+from helpers.brain import (
+    ArmPeer, CANDLE_MM, EyesPeer, F_MM, INSTRUCTIONS, STATE, STATE_QOS, collapse, key, m,
+    result_of, send, start_node, wait_inputs,
+)
 from helpers.diagnostics import Diagnostics
 
 

@@ -32,7 +32,10 @@ from rosbags.typesys import Stores, get_typestore
 from geometry_msgs.msg import PointStamped, PoseStamped
 from lifecycle_msgs.msg import State
 from std_msgs.msg import String
-from helpers.bags import MS, PLAY_WHEN_MATCHED, RELIABLE, T0, raw_collect, read_bag, same_bytes, stop_recorder, write_with_rosbags
+from helpers.bags import (
+    MS, PLAY_WHEN_MATCHED, RELIABLE, T0, raw_collect, read_bag, same_bytes, stop_recorder,
+    write_with_rosbags,
+)
 from helpers import qos
 
 LATCHED = qos.latched(1)
