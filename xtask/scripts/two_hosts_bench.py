@@ -1,5 +1,5 @@
 """`cargo xtask bench two-hosts`: the spine's /arm/position to the trajectory server's
-host, across the virtual LAN of test/test_two_hosts.py beside the same path on one host.
+host, across the virtual LAN of test/system/test_two_hosts.py beside the same path on one host.
 
 sim and spine_bridge run on "rt" (the spine config with rt's address, as in the test);
 two subscribers of /arm/position (rclpy, the trajectory server's QoS: best effort, keep
@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "test"))
-from netns import RT_IP, Lan, netns_unavailable  # noqa: E402
+from helpers.netns import RT_IP, Lan, netns_unavailable  # noqa: E402
 
 SUBSCRIBER = r"""
 import json, sys, time

@@ -200,10 +200,10 @@ fn cmd_test(rest: &[String]) -> Result<(), run::Failure> {
     // The ROS 2 command-line tools, so the tests use `ros2 launch`, `ros2 param` ... as a
     // ROS user does (not on PyPI: from ../shared/ros2-cli when it is there).
     setup::ros2_cli(&layout, &ros)?;
-    // The Foxglove ws-protocol's own JS client (pinned in test/foxglove_ws_protocol),
+    // The Foxglove ws-protocol's own JS client (pinned in test/viewers/foxglove_ws_protocol),
     // installed once; without npm its test skips, saying so.
     setup::npm_deps(
-        &layout.root.join("test/foxglove_ws_protocol"),
+        &layout.root.join("test/viewers/foxglove_ws_protocol"),
         "@foxglove/ws-protocol",
         "the foxglove.websocket.v1 client of test_foxglove_subprotocols.py; without it that test skips",
     );
@@ -215,10 +215,10 @@ fn cmd_test(rest: &[String]) -> Result<(), run::Failure> {
         // ran other graph tests does not discover across the virtual LAN), so it runs in
         // a pytest of its own, after the others.
         let mut first: Vec<&str> = base.to_vec();
-        first.extend(["test", "--ignore=test/test_two_hosts.py"]);
+        first.extend(["test", "--ignore=test/system/test_two_hosts.py"]);
         run::python(&layout, &ros, &first)?;
         let mut second: Vec<&str> = base.to_vec();
-        second.push("test/test_two_hosts.py");
+        second.push("test/system/test_two_hosts.py");
         run::python(&layout, &ros, &second)?;
     } else {
         let mut pytest: Vec<&str> = base.to_vec();
