@@ -1,5 +1,5 @@
 //! Writes a small, deterministic bag with the library (no ROS needed): the Python
-//! cross-checks in `test/test_bag_files.py` read it with `rosbags` and `mcap`.
+//! cross-checks in `test/bags/test_bag_files.py` read it with `rosbags` and `mcap`.
 //!
 //! `write_sample OUT_DIR [--compression none|zstd|lz4] [--max-bag-size BYTES]
 //! [--messages N] [--flush-every N] [--hang-after N]`

@@ -1,7 +1,7 @@
 //! Bags on disk: written by the Recorder, read back by Bag, split, cut off and
 //! reindexed, and every kind of bad input turned into one error naming the file.
 //! (Cross-checks with independent readers and writers, Python `rosbags` and `mcap`, are
-//! in the project's `test/test_bag_files.py`.)
+//! in the project's `test/bags/test_bag_files.py`.)
 
 use std::path::Path;
 
