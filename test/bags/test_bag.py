@@ -58,7 +58,7 @@ def test_record_reads_back_in_rosbags_and_mcap(graph, tmp_path):
     ignored = node.create_publisher(String, "/ignored", 10)
     latched.publish(String(data="arena-2025"))
     bag = tmp_path / "rec"
-    rec = graph.start("arnie_bag", "record", "--all", "--exclude-topics", "/ignored", "-x", "^/(rosout|parameter_events)$",
+    rec = graph.start("arnie_bag", "record", "--all", "--exclude-topics", "/ignored", "-x", "^/(rosout|parameter_events|events/write_split)$",
                       "-o", str(bag), "-p", "100")
     for t in ("/map_name", "/chatter", "/point", "/lifecycle_state"):
         graph.wait_for_subscriber(t)

@@ -66,7 +66,7 @@ def test_record_and_play_types_not_compiled_into_r2r(graph, tmp_path):
     events = node.create_publisher(TransitionEvent, "/lifecycle/transition_event", RELIABLE)
     tfs = node.create_publisher(TFMessage, "/tf", RELIABLE)
     bag = tmp_path / "any"
-    rec = graph.start("arnie_bag", "record", "-a", "-x", "^/(rosout|parameter_events)$", "-o", str(bag), "-p", "100")
+    rec = graph.start("arnie_bag", "record", "-a", "-x", "^/(rosout|parameter_events|events/write_split)$", "-o", str(bag), "-p", "100")
     for t in ("/lifecycle/transition_event", "/tf"):
         graph.wait_for_subscriber(t)
     graph.spin_for(0.3)
@@ -131,7 +131,7 @@ def test_a_type_library_that_does_not_load_is_one_warning(graph, tmp_path):
     chatter = node.create_publisher(String, "/chatter", RELIABLE)
     bag = tmp_path / "partial"
     env = {"AMENT_PREFIX_PATH": os.pathsep.join([str(fake), os.environ["AMENT_PREFIX_PATH"]])}
-    rec = graph.start("arnie_bag", "record", "-a", "-x", "^/(rosout|parameter_events)$", "-o", str(bag), "-p", "100",
+    rec = graph.start("arnie_bag", "record", "-a", "-x", "^/(rosout|parameter_events|events/write_split)$", "-o", str(bag), "-p", "100",
                       env=env)
     graph.wait_for_subscriber("/chatter")
     for i in range(N):
