@@ -16,28 +16,18 @@ from pathlib import Path
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from rosbags.highlevel import AnyReader
-from rosbags.rosbag2 import StoragePlugin, Writer
-from rosbags.typesys import Stores, get_typestore
+from helpers.bags import MS, PLAY_WHEN_MATCHED, RELIABLE, T0, write_chatter_bag
 from helpers.graph import binary
 
 from rosgraph_msgs.msg import Clock
 from std_msgs.msg import String
 
-RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
-PLAY_WHEN_MATCHED = ("--wait-for-subscribers", "-d", "1")
-T0 = 1_700_000_000_000_000_000
-MS = 1_000_000
 N = 40
 
 
 def write_bag(path):
     """/chatter: N Strings, 25 ms apart from T0 (volatile, reliable as recorded)."""
-    store = get_typestore(Stores.ROS2_JAZZY)
-    S = store.types["std_msgs/msg/String"]
-    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as w:
-        c = w.add_connection("/chatter", "std_msgs/msg/String", typestore=store)
-        for i in range(N):
-            w.write(c, T0 + i * 25 * MS, store.serialize_cdr(S(data=f"m {i}"), "std_msgs/msg/String"))
+    write_chatter_bag(path, N, 25 * MS)
 
 
 def collect(graph, topic="/chatter", qos=RELIABLE):

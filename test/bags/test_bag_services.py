@@ -5,26 +5,20 @@ burst, seek, play, stop, with rosbag2's answers.
 """
 from builtin_interfaces.msg import Time
 from rclpy.qos import QoSProfile, ReliabilityPolicy
-from rosbags.rosbag2 import StoragePlugin, Writer
-from rosbags.typesys import Stores, get_typestore
 
 from rosbag2_interfaces.srv import (Burst, GetRate, IsPaused, Pause, Play, PlayNext, Resume, Seek, SetRate, Stop,
                                     TogglePaused)
 from std_msgs.msg import String
 
+from helpers.bags import T0, write_chatter_bag
+
 RELIABLE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
-T0 = 1_700_000_000_000_000_000
 STEP = 100_000_000  # 100 ms between messages
 N = 60
 
 
 def write_bag(path):
-    store = get_typestore(Stores.ROS2_JAZZY)
-    S = store.types["std_msgs/msg/String"]
-    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as w:
-        c = w.add_connection("/chatter", "std_msgs/msg/String", typestore=store)
-        for i in range(N):
-            w.write(c, T0 + i * STEP, store.serialize_cdr(S(data=f"m {i}"), "std_msgs/msg/String"))
+    write_chatter_bag(path, N, STEP)
 
 
 def test_player_services_behave_as_rosbag2s(graph, tmp_path):

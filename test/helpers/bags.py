@@ -38,6 +38,16 @@ def write_with_rosbags(path, version):
 RELIABLE = qos.reliable(100)
 
 
+def write_chatter_bag(path, n, step_ns):
+    """/chatter: n Strings "m 0" .. "m {n-1}", step_ns apart from T0 (metadata v9, MCAP)."""
+    store = get_typestore(Stores.ROS2_JAZZY)
+    String = store.types["std_msgs/msg/String"]
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as w:
+        c = w.add_connection("/chatter", "std_msgs/msg/String", typestore=store)
+        for i in range(n):
+            w.write(c, T0 + i * step_ns, store.serialize_cdr(String(data=f"m {i}"), "std_msgs/msg/String"))
+
+
 # The player starts once each of its publishers has matched a subscription, plus a second
 # (-d 1) for the subscriber's side of the match (a reader drops data from a writer it has not
 # matched yet; the writer matches first or second, either way).
