@@ -12,7 +12,7 @@ use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::error::BagError;
-use crate::filter::TopicFilter;
+use crate::filter::{Selection, TopicFilter};
 use crate::mcap::Compression;
 use crate::player::{PlayOptions, TopicRegex};
 use crate::qos::QosOverrides;
@@ -35,6 +35,9 @@ pub struct RecordArgs {
     pub node: NodeArgs,
     /// `--qos-profile-overrides-path`: the subscriptions' QoS per topic.
     pub qos_overrides: QosOverrides,
+    /// `--snapshot-mode`: the cache's size in bytes (`--max-cache-size`); nothing is
+    /// written until `~/snapshot`.
+    pub snapshot_cache: Option<usize>,
 }
 
 /// The recorder's or player's node (`--node-name`, `--log-level`).
@@ -158,18 +161,36 @@ struct RecordWords {
     /// Topics to record (as the words before the options)
     #[arg(long = "topics", value_name = "T", num_args = 1..)]
     more_topics: Vec<String>,
-    /// Record every topic
-    #[arg(short, long, visible_alias = "all-topics")]
+    /// Services to record (their service-introspection event topics)
+    #[arg(long, value_name = "S", num_args = 1..)]
+    services: Vec<String>,
+    /// Record the topics of these types
+    #[arg(long, value_name = "TYPE", num_args = 1..)]
+    topic_types: Vec<String>,
+    /// Record every topic and every service
+    #[arg(short, long)]
     all: bool,
-    /// Record the topics whose name the regex finds (a search, as ros2 bag record)
+    /// Record every topic
+    #[arg(long)]
+    all_topics: bool,
+    /// Record every service (through service introspection)
+    #[arg(long)]
+    all_services: bool,
+    /// Record the topics and services whose name the regex finds (a search)
     #[arg(short = 'e', long, value_name = "RE", value_parser = regex_search, allow_hyphen_values = true)]
     regex: Option<String>,
-    /// Leave out the topics whose name the regex finds
+    /// Leave out the topics and services whose name the regex finds
     #[arg(short = 'x', long, value_name = "RE", value_parser = regex_search, allow_hyphen_values = true)]
     exclude_regex: Option<String>,
     /// Leave out these topics
     #[arg(long, value_name = "T", num_args = 1..)]
     exclude_topics: Vec<String>,
+    /// Leave out the topics of these types
+    #[arg(long, value_name = "TYPE", num_args = 1..)]
+    exclude_topic_types: Vec<String>,
+    /// Leave out these services
+    #[arg(long, value_name = "S", num_args = 1..)]
+    exclude_services: Vec<String>,
     /// Also record hidden topics (a name part starting with `_`)
     #[arg(long)]
     include_hidden_topics: bool,
@@ -194,6 +215,12 @@ struct RecordWords {
     /// Stamp messages with /clock time; write nothing before the first /clock
     #[arg(long)]
     use_sim_time: bool,
+    /// Keep messages in memory; write them only when ~/snapshot is called
+    #[arg(long)]
+    snapshot_mode: bool,
+    /// The snapshot cache's size [bytes of messages] (must be > 0 with --snapshot-mode)
+    #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024 * 1024)]
+    max_cache_size: usize,
     #[command(flatten)]
     storage: StorageWords,
     #[command(flatten)]
@@ -294,6 +321,12 @@ struct SelectWords {
     /// Leave out these topics
     #[arg(long, value_name = "T", num_args = 1..)]
     exclude_topics: Vec<String>,
+    /// Only these services' recorded events
+    #[arg(long, value_name = "S", num_args = 1..)]
+    services: Vec<String>,
+    /// Leave out these services' recorded events
+    #[arg(long, value_name = "S", num_args = 1..)]
+    exclude_services: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -524,6 +557,13 @@ impl SelectWords {
     fn apply(self, mut o: PlayOptions) -> PlayOptions {
         o.topics = self.topics.iter().map(|t| absolute(t)).collect();
         o.exclude_topics = self.exclude_topics.iter().map(|t| absolute(t)).collect();
+        let events = |v: &[String]| {
+            v.iter()
+                .map(|s| crate::filter::event_topic_of_service(&absolute(s)))
+                .collect()
+        };
+        o.services = events(&self.services);
+        o.exclude_services = events(&self.exclude_services);
         o.regex = self.regex;
         o.exclude_regex = self.exclude_regex;
         o
@@ -544,19 +584,25 @@ fn record(r: RecordWords, now: i64, offset: i64) -> Result<Command, BagError> {
         .chain(&r.more_topics)
         .map(|t| absolute(t))
         .collect();
-    let exclude: Vec<String> = r.exclude_topics.iter().map(|t| absolute(t)).collect();
-    let filter = TopicFilter::new(
-        r.all,
+    let names = |v: &[String]| v.iter().map(|t| absolute(t)).collect::<Vec<_>>();
+    let filter = TopicFilter::new(Selection {
+        all_topics: r.all || r.all_topics,
+        all_services: r.all || r.all_services,
         topics,
-        r.regex.as_deref(),
-        r.exclude_regex.as_deref(),
-        exclude,
-        r.include_hidden_topics,
-    )?;
+        topic_types: r.topic_types,
+        services: names(&r.services),
+        regex: r.regex,
+        exclude_regex: r.exclude_regex,
+        exclude_topics: names(&r.exclude_topics),
+        exclude_topic_types: r.exclude_topic_types,
+        exclude_services: names(&r.exclude_services),
+        include_hidden: r.include_hidden_topics,
+    })?;
     if filter.selects_nothing() {
         return Err(BagError::option(
             "record",
-            "no topics selected: name topics, or use --all or --regex",
+            "nothing selected: name topics or services, or use --all, --all-topics, \
+             --all-services, --topic-types or --regex",
         ));
     }
     let dir = r
@@ -566,7 +612,14 @@ fn record(r: RecordWords, now: i64, offset: i64) -> Result<Command, BagError> {
     r.split.apply(&mut opts);
     opts.custom_data = r.custom_data.into_iter().collect::<BTreeMap<_, _>>();
     opts.sync = !r.no_fsync;
+    if r.snapshot_mode && r.max_cache_size == 0 {
+        return Err(BagError::option(
+            "--max-cache-size",
+            "must be greater than 0 with --snapshot-mode",
+        ));
+    }
     Ok(Command::Record(RecordArgs {
+        snapshot_cache: r.snapshot_mode.then_some(r.max_cache_size),
         recorder: opts,
         filter,
         start_paused: r.start_paused,
@@ -626,7 +679,7 @@ mod tests {
 
     #[test]
     fn record_flags() {
-        let Command::Record(r) = p("record arm/position --topics /b /c -b 2048 -d 10 --compression lz4 -x cmd --custom-data a=1 b=2").unwrap() else { panic!() };
+        let Command::Record(r) = p("record arm/position --topics /b /c -e ^/d -b 2048 -d 10 --compression lz4 -x cmd --custom-data a=1 b=2").unwrap() else { panic!() };
         assert_eq!(r.recorder.max_bag_size, 2048);
         assert_eq!(r.recorder.max_bag_duration_ns, 10_000_000_000);
         assert_eq!(r.recorder.compression, Compression::Lz4);
@@ -638,6 +691,41 @@ mod tests {
         assert!(p("record -a -b 10").is_err());
         assert!(p("record -a --compression gzip").is_err());
         assert!(p("record -e (").is_err());
+        // ros2 bag record's refusals: an exclusion needs something broad to exclude from.
+        assert!(p("record /a -x cmd").is_err());
+        assert!(p("record /a --exclude-topics /a").is_err());
+        assert!(p("record --all-topics --exclude-services /s").is_err());
+        let Command::Record(r) = p("record -a --snapshot-mode --max-cache-size 500").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(r.snapshot_cache, Some(500));
+        assert!(p("record -a --snapshot-mode --max-cache-size 0").is_err());
+        assert!(
+            matches!(p("record -a").unwrap(), Command::Record(r) if r.snapshot_cache.is_none())
+        );
+    }
+
+    #[test]
+    fn all_means_topics_and_services() {
+        let take = |cmd: &str, topic: &str, ty: &str| match p(cmd).unwrap() {
+            Command::Record(r) => r.filter.take(topic, &[ty.into()]).is_ok(),
+            _ => panic!(),
+        };
+        let ev = "lifecycle_msgs/srv/GetState_Event";
+        assert!(take("record -a", "/get/_service_event", ev));
+        assert!(take("record -a", "/t", "T"));
+        assert!(!take("record --all-topics", "/get/_service_event", ev));
+        assert!(take("record --all-services", "/get/_service_event", ev));
+        assert!(!take("record --all-services", "/t", "T"));
+        assert!(take("record --services get", "/get/_service_event", ev));
+        assert!(!take(
+            "record -a --exclude-services /get",
+            "/get/_service_event",
+            ev
+        ));
+        assert!(take("record --topic-types T", "/t", "T"));
+        assert!(!take("record -a --exclude-topic-types T", "/t", "T"));
     }
 
     #[test]
@@ -683,6 +771,18 @@ mod tests {
         let o = pl.options;
         assert!(o.plays("/arm/position") && !o.plays("/arm/command") && !o.plays("/y"));
         assert!(!o.plays("/eyes/observations"));
+        // Service events go by --services / --exclude-services, as in rosbag2's storage.
+        let Command::Play(pl) = p("play bag --topics /t --exclude-services s").unwrap() else {
+            panic!()
+        };
+        let o = pl.options;
+        assert!(o.plays("/t") && !o.plays("/u"));
+        assert!(o.plays("/g/_service_event") && !o.plays("/s/_service_event"));
+        let Command::Play(pl) = p("play bag --services /g").unwrap() else {
+            panic!()
+        };
+        let o = pl.options;
+        assert!(o.plays("/t") && o.plays("/g/_service_event") && !o.plays("/h/_service_event"));
         let Command::Play(pl) = p("play bag --clock 100 --topics x").unwrap() else {
             panic!()
         };

@@ -1,31 +1,104 @@
-//! Which topics to record: rosbag2's `TopicFilter::take_topic` for topics.
+//! Which topics and services to record: rosbag2's `TopicFilter::take_topic` (Jazzy).
 //!
-//! A topic is taken when it has one type and: `--all`, or it is named, or `--regex`
-//! finds a match in its name (a search, not a whole-name match); and it is not in
-//! `--exclude-topics`, `--exclude-regex` finds no match, and it is not hidden (a name
-//! part starting with `_`) unless hidden topics are included.
+//! A plain topic is taken when it has one type and: `--all`/`--all-topics`, or it is
+//! named, or its type is in `--topic-types`, or `--regex` finds a match in its name (a
+//! search, not a whole-name match); and it is not in `--exclude-topics`, its type not in
+//! `--exclude-topic-types`, `--exclude-regex` finds no match, and it is not hidden (a
+//! name part starting with `_`) unless hidden topics are included.
+//!
+//! A service is recorded through its service-introspection topic
+//! (`/<service>/_service_event`, type `<pkg>/srv/<Name>_Event`): taken on
+//! `--all`/`--all-services`, when named in `--services`, or when `--regex` finds a match
+//! in the service's name; then left out by `--exclude-services` or `--exclude-regex`
+//! (again on the service's name). Event topics are never "hidden" for this purpose.
 
 use regex::Regex;
 
 use crate::error::{BagError, Result};
 
-/// The recorder's topic selection, checked.
+/// The tail rcl gives a service's introspection topic.
+pub const SERVICE_EVENT_SUFFIX: &str = "/_service_event";
+
+/// Whether `topic` of type `type_name` carries a service's events (rosbag2's
+/// `is_service_event_topic`: the name ends in `/_service_event`, the type is
+/// `<pkg>/srv/<Name>_Event`).
+pub fn is_service_event(topic: &str, type_name: &str) -> bool {
+    topic.len() > SERVICE_EVENT_SUFFIX.len()
+        && topic.ends_with(SERVICE_EVENT_SUFFIX)
+        && type_name.len() > "_Event".len()
+        && type_name.contains("/srv/")
+        && type_name.ends_with("_Event")
+}
+
+/// The service whose events `topic` carries (`/add/_service_event` → `/add`).
+pub fn service_of_event_topic(topic: &str) -> &str {
+    topic.strip_suffix(SERVICE_EVENT_SUFFIX).unwrap_or(topic)
+}
+
+/// The service type of an event type (`pkg/srv/Add_Event` → `pkg/srv/Add`).
+pub fn service_of_event_type(type_name: &str) -> &str {
+    type_name.strip_suffix("_Event").unwrap_or(type_name)
+}
+
+/// A service's event topic (`/add` → `/add/_service_event`; a name that already is one
+/// stays as it is).
+pub fn event_topic_of_service(service: &str) -> String {
+    if service.len() > SERVICE_EVENT_SUFFIX.len() && service.ends_with(SERVICE_EVENT_SUFFIX) {
+        service.to_string()
+    } else {
+        format!("{service}{SERVICE_EVENT_SUFFIX}")
+    }
+}
+
+/// What the command line selected, before checking (names fully qualified: `/a/b`).
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// `--all-topics` (or `-a/--all`).
+    pub all_topics: bool,
+    /// `--all-services` (or `-a/--all`).
+    pub all_services: bool,
+    /// Topics named (positional words and `--topics`).
+    pub topics: Vec<String>,
+    /// `--topic-types`.
+    pub topic_types: Vec<String>,
+    /// `--services`, as service names (`/add`) or event topics.
+    pub services: Vec<String>,
+    /// `-e/--regex`.
+    pub regex: Option<String>,
+    /// `-x/--exclude-regex`.
+    pub exclude_regex: Option<String>,
+    /// `--exclude-topics`.
+    pub exclude_topics: Vec<String>,
+    /// `--exclude-topic-types`.
+    pub exclude_topic_types: Vec<String>,
+    /// `--exclude-services`.
+    pub exclude_services: Vec<String>,
+    /// `--include-hidden-topics`.
+    pub include_hidden: bool,
+}
+
+/// The recorder's topic and service selection, checked.
 #[derive(Debug, Clone, Default)]
 pub struct TopicFilter {
-    all: bool,
+    all_topics: bool,
+    all_services: bool,
     topics: Vec<String>,
+    topic_types: Vec<String>,
+    services: Vec<String>,
     regex: Option<Regex>,
     exclude_regex: Option<Regex>,
     exclude_topics: Vec<String>,
+    exclude_topic_types: Vec<String>,
+    exclude_services: Vec<String>,
     include_hidden: bool,
 }
 
 /// Why a topic was not taken (the glue logs it once per topic).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Skip {
-    /// Not selected by name, `--all` or `--regex`.
+    /// Not selected by name, type, `--all*` or `--regex`.
     NotSelected,
-    /// Selected, then excluded by `--exclude-topics` or `--exclude-regex`.
+    /// Selected, then excluded by `--exclude-*`.
     Excluded,
     /// A hidden topic (`/_x`, `/a/_b`).
     Hidden,
@@ -36,18 +109,13 @@ pub enum Skip {
 }
 
 impl TopicFilter {
-    /// Builds the filter; topic names should already be fully qualified (`/a/b`).
+    /// Builds the filter; names should already be fully qualified (`/a/b`).
     ///
     /// # Errors
-    /// [`BagError::BadOption`] for a regex that does not compile.
-    pub fn new(
-        all: bool,
-        topics: Vec<String>,
-        regex: Option<&str>,
-        exclude_regex: Option<&str>,
-        exclude_topics: Vec<String>,
-        include_hidden: bool,
-    ) -> Result<Self> {
+    /// [`BagError::BadOption`] for a regex that does not compile, and for the
+    /// combinations `ros2 bag record` refuses (an exclusion with nothing broad to
+    /// exclude from).
+    pub fn new(s: Selection) -> Result<Self> {
         let compile = |opt: &str, r: Option<&str>| -> Result<Option<Regex>> {
             match r {
                 None | Some("") => Ok(None),
@@ -56,19 +124,70 @@ impl TopicFilter {
                     .map_err(|e| BagError::option(opt, format!("bad regex: {e}"))),
             }
         };
+        let regex = compile("--regex", s.regex.as_deref())?;
+        let exclude_regex = compile("--exclude-regex", s.exclude_regex.as_deref())?;
+        let broad_topics = s.all_topics || !s.topic_types.is_empty() || regex.is_some();
+        // (given, allowed, flag, what it needs): ros2 bag record's refusals.
+        let checks = [
+            (
+                exclude_regex.is_some(),
+                broad_topics || s.all_services,
+                "--exclude-regex",
+                "--all, --all-topics, --topic-types, --all-services or --regex",
+            ),
+            (
+                !s.exclude_topics.is_empty(),
+                broad_topics,
+                "--exclude-topics",
+                "--all, --all-topics, --topic-types or --regex",
+            ),
+            (
+                !s.exclude_topic_types.is_empty(),
+                broad_topics,
+                "--exclude-topic-types",
+                "--all, --all-topics, --topic-types or --regex",
+            ),
+            (
+                !s.exclude_services.is_empty(),
+                s.all_services || regex.is_some(),
+                "--exclude-services",
+                "--all, --all-services or --regex",
+            ),
+        ];
+        if let Some((_, _, flag, needs)) = checks.iter().find(|(given, ok, ..)| *given && !*ok) {
+            return Err(BagError::option(*flag, format!("needs {needs}")));
+        }
         Ok(TopicFilter {
-            all,
-            topics,
-            regex: compile("--regex", regex)?,
-            exclude_regex: compile("--exclude-regex", exclude_regex)?,
-            exclude_topics,
-            include_hidden,
+            all_topics: s.all_topics,
+            all_services: s.all_services,
+            topics: s.topics,
+            topic_types: s.topic_types,
+            services: s
+                .services
+                .iter()
+                .map(|v| event_topic_of_service(v))
+                .collect(),
+            regex,
+            exclude_regex,
+            exclude_topics: s.exclude_topics,
+            exclude_topic_types: s.exclude_topic_types,
+            exclude_services: s
+                .exclude_services
+                .iter()
+                .map(|v| event_topic_of_service(v))
+                .collect(),
+            include_hidden: s.include_hidden,
         })
     }
 
     /// True when nothing at all is selected (rosbag2 then refuses to start).
     pub fn selects_nothing(&self) -> bool {
-        !self.all && self.topics.is_empty() && self.regex.is_none()
+        !self.all_topics
+            && !self.all_services
+            && self.topics.is_empty()
+            && self.topic_types.is_empty()
+            && self.services.is_empty()
+            && self.regex.is_none()
     }
 
     /// Whether to record `topic` with these types; `Ok(type)` when taken.
@@ -79,26 +198,55 @@ impl TopicFilter {
         if types.iter().any(|t| t != first) {
             return Err(Skip::SeveralTypes(types.to_vec()));
         }
-        if !self.all && !self.topics.iter().any(|t| t == topic) {
+        if is_service_event(topic, first) {
+            self.take_service(topic)?;
+        } else {
+            self.take_topic(topic, first)?;
+        }
+        Ok(first.clone())
+    }
+
+    fn take_topic(&self, topic: &str, type_name: &str) -> std::result::Result<(), Skip> {
+        let named = self.topics.iter().any(|t| t == topic)
+            || self.topic_types.iter().any(|t| t == type_name);
+        if !self.all_topics && !named {
             match &self.regex {
                 Some(r) if r.is_match(topic) => {}
                 _ => return Err(Skip::NotSelected),
             }
         }
-        if self.exclude_topics.iter().any(|t| t == topic) {
-            return Err(Skip::Excluded);
-        }
-        if self
-            .exclude_regex
-            .as_ref()
-            .is_some_and(|r| r.is_match(topic))
+        if self.exclude_topic_types.iter().any(|t| t == type_name)
+            || self.exclude_topics.iter().any(|t| t == topic)
+            || self
+                .exclude_regex
+                .as_ref()
+                .is_some_and(|r| r.is_match(topic))
         {
             return Err(Skip::Excluded);
         }
         if !self.include_hidden && is_hidden(topic) {
             return Err(Skip::Hidden);
         }
-        Ok(first.clone())
+        Ok(())
+    }
+
+    fn take_service(&self, topic: &str) -> std::result::Result<(), Skip> {
+        let service = service_of_event_topic(topic);
+        if !self.all_services && !self.services.iter().any(|t| t == topic) {
+            match &self.regex {
+                Some(r) if r.is_match(service) => {}
+                _ => return Err(Skip::NotSelected),
+            }
+        }
+        if self.exclude_services.iter().any(|t| t == topic)
+            || self
+                .exclude_regex
+                .as_ref()
+                .is_some_and(|r| r.is_match(service))
+        {
+            return Err(Skip::Excluded);
+        }
+        Ok(())
     }
 }
 
@@ -115,16 +263,19 @@ mod tests {
         vec![s.to_string()]
     }
 
+    fn sel() -> Selection {
+        Selection::default()
+    }
+
     #[test]
     fn selection_like_rosbag2() {
-        let f = TopicFilter::new(
-            false,
-            vec!["/a".into()],
-            Some("^/arm/"),
-            Some("command$"),
-            vec!["/arm/x".into()],
-            false,
-        )
+        let f = TopicFilter::new(Selection {
+            topics: vec!["/a".into()],
+            regex: Some("^/arm/".into()),
+            exclude_regex: Some("command$".into()),
+            exclude_topics: vec!["/arm/x".into()],
+            ..sel()
+        })
         .unwrap();
         assert_eq!(
             f.take("/a", &t("std_msgs/msg/String")),
@@ -135,17 +286,132 @@ mod tests {
         assert_eq!(f.take("/arm/x", &t("T")), Err(Skip::Excluded));
         assert_eq!(f.take("/b", &t("T")), Err(Skip::NotSelected));
         // regex_search: anywhere in the name.
-        let f = TopicFilter::new(false, vec![], Some("pos"), None, vec![], false).unwrap();
+        let f = TopicFilter::new(Selection {
+            regex: Some("pos".into()),
+            ..sel()
+        })
+        .unwrap();
         assert!(f.take("/arm/position", &t("T")).is_ok());
-        let all = TopicFilter::new(true, vec![], None, None, vec![], false).unwrap();
+        let all = TopicFilter::new(Selection {
+            all_topics: true,
+            ..sel()
+        })
+        .unwrap();
         assert_eq!(all.take("/x/_hidden", &t("T")), Err(Skip::Hidden));
         assert!(matches!(
             all.take("/x", &["A".into(), "B".into()]),
             Err(Skip::SeveralTypes(_))
         ));
-        assert!(TopicFilter::new(false, vec![], Some("("), None, vec![], false).is_err());
-        assert!(TopicFilter::new(false, vec![], None, None, vec![], false)
-            .unwrap()
-            .selects_nothing());
+        assert!(TopicFilter::new(Selection {
+            regex: Some("(".into()),
+            ..sel()
+        })
+        .is_err());
+        assert!(TopicFilter::new(sel()).unwrap().selects_nothing());
+    }
+
+    const EV: &str = "lifecycle_msgs/srv/GetState_Event";
+
+    #[test]
+    fn services_are_their_event_topics() {
+        assert!(is_service_event("/a/_service_event", EV));
+        assert!(!is_service_event(
+            "/a/_service_event",
+            "std_msgs/msg/String"
+        ));
+        assert!(!is_service_event("/_service_event", EV));
+        assert!(!is_service_event("/a/service_event", EV));
+        assert_eq!(service_of_event_topic("/a/b/_service_event"), "/a/b");
+        assert_eq!(service_of_event_type(EV), "lifecycle_msgs/srv/GetState");
+        assert_eq!(event_topic_of_service("/a"), "/a/_service_event");
+        assert_eq!(
+            event_topic_of_service("/a/_service_event"),
+            "/a/_service_event"
+        );
+        // --all-topics takes no service; --all-services no topic.
+        let topics = TopicFilter::new(Selection {
+            all_topics: true,
+            ..sel()
+        })
+        .unwrap();
+        assert_eq!(
+            topics.take("/get/_service_event", &t(EV)),
+            Err(Skip::NotSelected)
+        );
+        let services = TopicFilter::new(Selection {
+            all_services: true,
+            exclude_services: vec!["/other".into()],
+            ..sel()
+        })
+        .unwrap();
+        assert!(services.take("/get/_service_event", &t(EV)).is_ok());
+        assert_eq!(
+            services.take("/other/_service_event", &t(EV)),
+            Err(Skip::Excluded)
+        );
+        assert_eq!(services.take("/chatter", &t("T")), Err(Skip::NotSelected));
+        // Named services; the regex searches the service's name, not the event topic's.
+        let named = TopicFilter::new(Selection {
+            services: vec!["/get".into()],
+            ..sel()
+        })
+        .unwrap();
+        assert!(named.take("/get/_service_event", &t(EV)).is_ok());
+        assert_eq!(
+            named.take("/put/_service_event", &t(EV)),
+            Err(Skip::NotSelected)
+        );
+        let re = TopicFilter::new(Selection {
+            regex: Some("event$".into()),
+            ..sel()
+        })
+        .unwrap();
+        assert_eq!(
+            re.take("/get/_service_event", &t(EV)),
+            Err(Skip::NotSelected)
+        );
+    }
+
+    #[test]
+    fn types_and_exclusions_like_ros2_bag_record() {
+        let f = TopicFilter::new(Selection {
+            topic_types: vec!["std_msgs/msg/String".into()],
+            exclude_topics: vec!["/b".into()],
+            ..sel()
+        })
+        .unwrap();
+        assert!(f.take("/a", &t("std_msgs/msg/String")).is_ok());
+        assert_eq!(f.take("/b", &t("std_msgs/msg/String")), Err(Skip::Excluded));
+        assert_eq!(
+            f.take("/c", &t("std_msgs/msg/Int32")),
+            Err(Skip::NotSelected)
+        );
+        let f = TopicFilter::new(Selection {
+            all_topics: true,
+            exclude_topic_types: vec!["std_msgs/msg/Int32".into()],
+            ..sel()
+        })
+        .unwrap();
+        assert_eq!(f.take("/c", &t("std_msgs/msg/Int32")), Err(Skip::Excluded));
+        // Exclusions with nothing broad to exclude from are refused, as by ros2 bag.
+        for bad in [
+            Selection {
+                topics: vec!["/a".into()],
+                exclude_topics: vec!["/a".into()],
+                ..sel()
+            },
+            Selection {
+                topics: vec!["/a".into()],
+                exclude_regex: Some("a".into()),
+                ..sel()
+            },
+            Selection {
+                all_topics: true,
+                exclude_services: vec!["/s".into()],
+                ..sel()
+            },
+        ] {
+            assert!(TopicFilter::new(bad).is_err());
+        }
     }
 }

@@ -181,9 +181,7 @@ fn yaml_to_json(y: &yaml_rust2::Yaml) -> serde_json::Value {
 
 fn is_service_event(t: &TopicInformation) -> bool {
     let tm = &t.topic_metadata;
-    tm.type_name.contains("/srv/")
-        && tm.type_name.ends_with("_Event")
-        && tm.name.ends_with("/_service_event")
+    crate::filter::is_service_event(&tm.name, &tm.type_name)
 }
 
 type ServiceLine = (String, String, u64, String);
@@ -193,8 +191,8 @@ fn services(topics: &[TopicInformation]) -> (Vec<ServiceLine>, u64) {
     let mut total = 0;
     for t in topics.iter().filter(|t| is_service_event(t)) {
         let tm = &t.topic_metadata;
-        let name = tm.name.trim_end_matches("/_service_event").to_string();
-        let ty = tm.type_name.trim_end_matches("_Event").to_string();
+        let name = crate::filter::service_of_event_topic(&tm.name).to_string();
+        let ty = crate::filter::service_of_event_type(&tm.type_name).to_string();
         total += t.message_count;
         out.push((name, ty, t.message_count, tm.serialization_format.clone()));
     }

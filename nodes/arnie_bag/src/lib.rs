@@ -10,13 +10,15 @@
 //! - [`metadata`]: `metadata.yaml` v9 in rosbag2's exact layout; reads v1..v9.
 //! - [`qos`]: QoS profiles in both stored forms; rosbag2's request/offer adaptation.
 //! - [`msgdef`]: schema text from `share/<pkg>/msg` exactly as rosbag2 builds it; type hashes.
-//! - [`filter`]: which topics to record (`--all`, names, `--regex`, excludes).
+//! - [`filter`]: which topics and services to record (`--all`, names, types, `--regex`,
+//!   excludes); service event topics.
 //! - [`recorder`]: [`Recorder`] writes a bag: topics, messages, splits, periodic flush.
 //! - [`bag`]: [`Bag`] opens and checks a bag and iterates its messages.
 //! - [`player`]: [`Player`], playback as a state machine over a passed-in clock
 //!   (rate, pause, step, loop, offsets, `/clock` time); [`keys`] reads the keyboard.
 //! - [`info`]: [`BagInfo`], the `ros2 bag info` text and a JSON form.
 //! - [`reindex`]: repairs a bag cut off by a crash.
+//! - [`snapshot`]: `--snapshot-mode`'s circular cache, written on `~/snapshot`.
 //! - [`cli`]: the command line of `arnie_bag`, parsed and checked into options.
 //! - [`yaml`]: a yaml-cpp-compatible emitter and reading helpers.
 //! - `ros` (feature `ros`): the r2r glue of `record` and `play`.
@@ -41,6 +43,7 @@ pub mod recorder;
 pub mod reindex;
 #[cfg(feature = "ros")]
 pub mod ros;
+pub mod snapshot;
 pub mod yaml;
 
 pub use bag::{Bag, BagMessage, BagTopic};

@@ -33,13 +33,15 @@ pub enum DefinitionFormat {
     Msg,
     /// `ros2idl`: concatenated `.idl` texts.
     Idl,
+    /// A service's `.srv` text, the root of a service event topic's definition.
+    Srv,
 }
 
 impl DefinitionFormat {
     /// The MCAP schema encoding.
     pub fn encoding(self) -> &'static str {
         match self {
-            DefinitionFormat::Msg => "ros2msg",
+            DefinitionFormat::Msg | DefinitionFormat::Srv => "ros2msg",
             DefinitionFormat::Idl => "ros2idl",
         }
     }
@@ -47,12 +49,20 @@ impl DefinitionFormat {
         match self {
             DefinitionFormat::Msg => ".msg",
             DefinitionFormat::Idl => ".idl",
+            DefinitionFormat::Srv => ".srv",
         }
     }
     fn tag(self) -> &'static str {
         match self {
             DefinitionFormat::Msg => "MSG: ",
             DefinitionFormat::Idl => "IDL: ",
+            DefinitionFormat::Srv => "SRV: ",
+        }
+    }
+    fn folder(self) -> &'static str {
+        match self {
+            DefinitionFormat::Msg | DefinitionFormat::Idl => "msg",
+            DefinitionFormat::Srv => "srv",
         }
     }
 }
@@ -200,12 +210,22 @@ impl DefinitionSource {
             let caps = package_type_re().captures(name).ok_or(Lookup::BadName)?;
             let (pkg, ty) = (caps[1].to_string(), caps[2].to_string());
             let share = self.share_dir(&pkg).ok_or(Lookup::NotFound)?;
-            let file = share.join("msg").join(format!("{ty}{}", format.ext()));
+            let file = share
+                .join(format.folder())
+                .join(format!("{ty}{}", format.ext()));
             let bytes = std::fs::read(&file).map_err(|_| Lookup::NotFound)?;
             let text = String::from_utf8_lossy(&bytes).into_owned();
             let deps = match format {
                 DefinitionFormat::Msg => msg_dependencies(&text, &pkg),
                 DefinitionFormat::Idl => idl_dependencies(&text),
+                DefinitionFormat::Srv => {
+                    let d = msg_dependencies(&text, &pkg);
+                    if d.is_empty() {
+                        idl_dependencies(&text)
+                    } else {
+                        d
+                    }
+                }
             };
             self.specs.insert(key.clone(), Spec { text, deps });
         }
@@ -251,6 +271,9 @@ impl DefinitionSource {
             return Err(BagError::BadTypeName {
                 type_name: type_name.into(),
             });
+        }
+        if type_name.contains("/srv/") {
+            return self.service_text(type_name);
         }
         let mut seen = HashSet::new();
         match self.append(type_name, DefinitionFormat::Msg, MAX_DEPTH, &mut seen) {
@@ -302,11 +325,81 @@ impl DefinitionSource {
         }
     }
 
-    /// The type's `RIHS01_...` hash from `share/<pkg>/msg/<Type>.json`, if installed.
+    /// rosbag2's definition of a service (`pkg/srv/Name`), what a service event topic's
+    /// schema holds: `SRV: pkg/srv/Name` and the `.srv` text, then each dependency as a
+    /// `.msg` (an `.idl` when the `.msg` is missing). The encoding is that of the last
+    /// dependency written, and `unknown` for a service with none, as rosbag2 Jazzy
+    /// writes it.
+    fn service_text(&mut self, type_name: &str) -> Result<MessageDefinition> {
+        let not_found = |me: &Self| BagError::DefinitionNotFound {
+            type_name: type_name.into(),
+            searched: me
+                .prefixes
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(":"),
+        };
+        let lookup = |me: &Self, e: Lookup| match e {
+            Lookup::NotFound => not_found(me),
+            Lookup::BadName => BagError::BadTypeName {
+                type_name: type_name.into(),
+            },
+            Lookup::TooDeep => BagError::DefinitionTooDeep {
+                type_name: type_name.into(),
+            },
+        };
+        let (root, deps) = match self.load(type_name, DefinitionFormat::Srv) {
+            Ok(spec) => (spec.text.clone(), spec.deps.clone()),
+            Err(e) => return Err(lookup(self, e)),
+        };
+        let mut text = format!("{SEPARATOR}SRV: {type_name}\n{root}");
+        let mut encoding = "unknown";
+        // One record of what was written per format, over the whole text (rosbag2 keys
+        // it by name and format), so a type shared by two fields is written once.
+        let (mut seen_msg, mut seen_idl) = (HashSet::new(), HashSet::new());
+        for dep in deps {
+            if !seen_msg.insert(dep.clone()) {
+                continue;
+            }
+            match self.append(&dep, DefinitionFormat::Msg, MAX_DEPTH, &mut seen_msg) {
+                Ok(t) => {
+                    text.push_str(&format!("\n{SEPARATOR}MSG: {dep}\n{t}"));
+                    encoding = "ros2msg";
+                }
+                Err(Lookup::NotFound) => {
+                    if seen_idl.insert(dep.clone()) {
+                        let t = self
+                            .append(&dep, DefinitionFormat::Idl, MAX_DEPTH, &mut seen_idl)
+                            .map_err(|e| lookup(self, e))?;
+                        text.push_str(&format!("\n{SEPARATOR}IDL: {dep}\n{t}"));
+                        encoding = "ros2idl";
+                    }
+                }
+                Err(e) => return Err(lookup(self, e)),
+            }
+        }
+        Ok(MessageDefinition {
+            type_name: type_name.into(),
+            encoding: encoding.into(),
+            text,
+        })
+    }
+
+    /// The type's `RIHS01_...` hash from `share/<pkg>/msg/<Type>.json` (a service's
+    /// messages, `pkg/srv/Name_Event`, from `share/<pkg>/srv/<Name>.json`), if installed.
     pub fn type_hash(&self, type_name: &str) -> Option<String> {
         let caps = package_type_re().captures(type_name)?;
         let share = self.share_dir(&caps[1])?;
-        let path = share.join("msg").join(format!("{}.json", &caps[2]));
+        let path = if type_name.contains("/srv/") {
+            let service = ["_Event", "_Request", "_Response"]
+                .iter()
+                .find_map(|s| caps[2].strip_suffix(s))
+                .unwrap_or(&caps[2]);
+            share.join("srv").join(format!("{service}.json"))
+        } else {
+            share.join("msg").join(format!("{}.json", &caps[2]))
+        };
         type_hash_from_json(&path, type_name)
     }
 }
@@ -362,6 +455,11 @@ mod tests {
         put("share/a/msg/Mid.msg", "b/Leaf y # again\n");
         put("share/b/msg/Leaf.msg", "int32 v\n");
         put(
+            "share/a/srv/Get.srv",
+            "b/Leaf req\n---\nMid res\nb/Leaf again\n",
+        );
+        put("share/a/srv/Add.srv", "int64 a\n---\nint64 sum\n");
+        put(
             "share/b/msg/OnlyIdl.idl",
             "#include \"b/msg/Leaf.idl\"\nmodule b {};\n",
         );
@@ -390,6 +488,29 @@ mod tests {
         assert!(matches!(
             src.full_text("not a type"),
             Err(BagError::BadTypeName { .. })
+        ));
+    }
+
+    #[test]
+    fn a_service_is_written_as_rosbag2_writes_a_service_event_schema() {
+        let d = tree();
+        let mut src = DefinitionSource::new(vec![d.path().to_path_buf()]);
+        let get = src.full_text("a/srv/Get").unwrap();
+        let want = format!(
+            "{SEPARATOR}SRV: a/srv/Get\nb/Leaf req\n---\nMid res\nb/Leaf again\n\n\
+             {SEPARATOR}MSG: a/Mid\nb/Leaf y # again\n\n{SEPARATOR}MSG: b/Leaf\nint32 v\n"
+        );
+        assert_eq!(get.text, want);
+        assert_eq!(get.encoding, "ros2msg");
+        // No dependency: rosbag2 Jazzy leaves the encoding "unknown".
+        let add = src.full_text("a/srv/Add").unwrap();
+        assert_eq!(add.encoding, "unknown");
+        assert!(add
+            .text
+            .ends_with("SRV: a/srv/Add\nint64 a\n---\nint64 sum\n"));
+        assert!(matches!(
+            src.full_text("a/srv/Missing"),
+            Err(BagError::DefinitionNotFound { .. })
         ));
     }
 }

@@ -46,9 +46,16 @@ impl TopicSpec {
         offered: Vec<Qos>,
         source: &mut DefinitionSource,
     ) -> (TopicSpec, Option<BagError>) {
-        let (definition, err) = match source.full_text(type_name) {
+        // A service event topic's schema holds its service's definition (rosbag2's
+        // writer looks up `pkg/srv/Name`, not `pkg/srv/Name_Event`).
+        let definition_of = if crate::filter::is_service_event(name, type_name) {
+            crate::filter::service_of_event_type(type_name)
+        } else {
+            type_name
+        };
+        let (definition, err) = match source.full_text(definition_of) {
             Ok(d) => (d, None),
-            Err(e) => (MessageDefinition::empty(type_name), Some(e)),
+            Err(e) => (MessageDefinition::empty(definition_of), Some(e)),
         };
         let spec = TopicSpec {
             name: name.into(),

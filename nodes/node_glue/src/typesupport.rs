@@ -2,7 +2,8 @@
 //! foxglove_bridge load it, so the bag tool and the bridge are not limited to the
 //! packages compiled into r2r.
 //!
-//! How a type `pkg/msg/Type` is found:
+//! How a type `pkg/msg/Type` (or a service's or action's message, `pkg/srv/Get_Event`) is
+//! found:
 //! - the package's prefix comes from the ament index (the first prefix of
 //!   `AMENT_PREFIX_PATH` holding `share/ament_index/resource_index/packages/<pkg>`, as
 //!   the bag's message definitions are found);
@@ -87,7 +88,8 @@ impl std::fmt::Display for TypeError {
 
 impl std::error::Error for TypeError {}
 
-/// A message type's parts: `("lifecycle_msgs", "msg", "TransitionEvent")`.
+/// A message type's parts: `("lifecycle_msgs", "msg", "TransitionEvent")`; the
+/// interface part is `msg`, `srv` or `action` (`pkg/srv/Get_Event`).
 pub fn split_type_name(type_name: &str) -> Result<(&str, &str, &str), TypeError> {
     let parts: Vec<&str> = type_name.split('/').collect();
     let (pkg, iface, name) = match parts.as_slice() {
@@ -100,7 +102,9 @@ pub fn split_type_name(type_name: &str) -> Result<(&str, &str, &str), TypeError>
             && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             && !s.starts_with(|c: char| c.is_ascii_digit())
     };
-    if !ident(pkg) || !ident(name) || iface != "msg" {
+    // Messages, and the messages services and actions are made of (a service's
+    // `<Name>_Event` on its introspection topic, an action's `<Name>_FeedbackMessage`).
+    if !ident(pkg) || !ident(name) || !matches!(iface, "msg" | "srv" | "action") {
         return Err(TypeError::BadName(type_name.to_string()));
     }
     Ok((pkg, iface, name))
@@ -291,10 +295,14 @@ mod tests {
             split_type_name("std_msgs/String").unwrap(),
             ("std_msgs", "msg", "String")
         );
+        assert_eq!(
+            split_type_name("lifecycle_msgs/srv/GetState_Event").unwrap(),
+            ("lifecycle_msgs", "srv", "GetState_Event")
+        );
         for bad in [
             "",
             "String",
-            "std_msgs/srv/SetBool",
+            "std_msgs/idl/SetBool",
             "a/b/c/d",
             "std msgs/msg/X",
             "p/msg/X;rm",
@@ -317,6 +325,8 @@ mod tests {
         assert!(loader.message("lifecycle_msgs/msg/TransitionEvent").is_ok());
         // Cached: the second lookup gives the same handle.
         assert!(loader.message("lifecycle_msgs/msg/TransitionEvent").is_ok());
+        // A service's introspection events: the message rosbag2 records for a service.
+        assert!(loader.message("lifecycle_msgs/srv/GetState_Event").is_ok());
         match loader.message("no_such_pkg/msg/Nothing") {
             Err(TypeError::NotInstalled { type_name, .. }) => {
                 assert_eq!(type_name, "no_such_pkg/msg/Nothing")

@@ -32,6 +32,12 @@ pub struct PlayOptions {
     pub topics: Vec<String>,
     /// `--exclude-topics`.
     pub exclude_topics: Vec<String>,
+    /// `--services`: only these services' event topics (`/s/_service_event`; empty:
+    /// all). Service event topics are chosen by these two lists, other topics by the
+    /// topic lists, as rosbag2's MCAP storage filter does.
+    pub services: Vec<String>,
+    /// `--exclude-services`, as event topics.
+    pub exclude_services: Vec<String>,
     /// `-e/--regex`: also the topics whose whole name this matches.
     pub regex: Option<TopicRegex>,
     /// `-x/--exclude-regex`: never the topics whose whole name this matches.
@@ -65,6 +71,8 @@ impl Default for PlayOptions {
             loop_playback: false,
             topics: Vec::new(),
             exclude_topics: Vec::new(),
+            services: Vec::new(),
+            exclude_services: Vec::new(),
             regex: None,
             exclude_regex: None,
             remap: Vec::new(),
@@ -84,12 +92,19 @@ impl PlayOptions {
     /// Whether `topic` (its name in the bag) is played: as rosbag2's MCAP storage
     /// filter, selected when no `--topics` and no `--regex` are given, or the topic is
     /// named, or `--regex` matches it; then not when it is in `--exclude-topics` or
-    /// `--exclude-regex` matches it.
+    /// `--exclude-regex` matches it. A service's event topic (`/s/_service_event`) goes
+    /// by `--services` and `--exclude-services` instead of the topic lists.
     pub fn plays(&self, topic: &str) -> bool {
-        let selected = (self.topics.is_empty() && self.regex.is_none())
-            || self.topics.iter().any(|t| t == topic)
+        let service = topic.ends_with(crate::filter::SERVICE_EVENT_SUFFIX);
+        let (include, exclude) = if service {
+            (&self.services, &self.exclude_services)
+        } else {
+            (&self.topics, &self.exclude_topics)
+        };
+        let selected = (include.is_empty() && self.regex.is_none())
+            || include.iter().any(|t| t == topic)
             || self.regex.as_ref().is_some_and(|r| r.matches(topic));
-        let excluded = self.exclude_topics.iter().any(|t| t == topic)
+        let excluded = exclude.iter().any(|t| t == topic)
             || self
                 .exclude_regex
                 .as_ref()

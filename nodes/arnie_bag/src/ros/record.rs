@@ -27,6 +27,7 @@ use super::RECORDER_NODE;
 use crate::cli::RecordArgs;
 use crate::filter::Skip;
 use crate::keys::Key;
+use crate::snapshot::{Cached, Pushed, SnapshotCache};
 use crate::{DefinitionSource, Qos, RecordReport, Recorder, TopicSpec};
 use r2r::rosbag2_interfaces::msg::WriteSplitEvent;
 
@@ -50,6 +51,8 @@ enum ToWriter {
     },
     /// `~/split_bagfile`: close the file, open the next.
     Split,
+    /// `~/snapshot`: write what the snapshot cache holds.
+    Snapshot,
 }
 
 /// A split done by the writer (on request, or by size or duration): closed, opened.
@@ -96,7 +99,10 @@ pub fn run(args: RecordArgs) -> u8 {
     let (split_tx, split_rx) = std::sync::mpsc::channel::<SplitEvent>();
     let writer = std::thread::Builder::new()
         .name("arnie_bag-writer".into())
-        .spawn(move || write_loop(recorder, rx, split_tx));
+        .spawn({
+            let cache = args.snapshot_cache;
+            move || write_loop(recorder, rx, split_tx, cache)
+        });
     let writer = match writer {
         Ok(w) => w,
         Err(e) => {
@@ -140,8 +146,15 @@ fn write_loop(
     mut rec: Recorder,
     rx: Receiver<ToWriter>,
     splits: std::sync::mpsc::Sender<SplitEvent>,
+    snapshot_cache: Option<usize>,
 ) -> crate::Result<RecordReport> {
     let start = Instant::now();
+    let mut cache = snapshot_cache.map(SnapshotCache::<crate::TopicId>::new);
+    if let Some(bytes) = snapshot_cache {
+        node_glue::log_info!(
+            "snapshot mode: keeping the last {bytes} bytes of messages; ~/snapshot writes them"
+        );
+    }
     let mut ids = Vec::new();
     let mut failed: Option<crate::BagError> = None;
     loop {
@@ -169,12 +182,22 @@ fn write_loop(
                 data,
             }) => {
                 if let Some(Some(id)) = ids.get(topic) {
-                    if failed.is_some() {
-                        rec.count_lost(*id, 1);
-                    } else if let Err(e) = rec.write(*id, recv_ns, send_ns, &data) {
-                        node_glue::log_error!("writing stopped: {e}");
-                        rec.count_lost(*id, 1);
-                        failed = Some(e);
+                    if let Some(c) = cache.as_mut() {
+                        let m = Cached {
+                            topic: *id,
+                            recv_ns,
+                            send_ns,
+                            data,
+                        };
+                        if c.push(m) == Pushed::TooLarge {
+                            rec.count_lost(*id, 1);
+                            node_glue::log_warn!(
+                                "a message larger than the snapshot cache was dropped ({} so far)",
+                                c.too_large
+                            );
+                        }
+                    } else {
+                        write_one(&mut rec, &mut failed, *id, recv_ns, send_ns, &data);
                     }
                 }
             }
@@ -190,6 +213,22 @@ fn write_loop(
                 }
             }
             Some(ToWriter::Split) => {}
+            Some(ToWriter::Snapshot) => {
+                if let Some(c) = cache.as_mut() {
+                    let snap = c.take();
+                    node_glue::log_info!("snapshot: writing {} message(s)", snap.len());
+                    for m in snap {
+                        write_one(
+                            &mut rec,
+                            &mut failed,
+                            m.topic,
+                            m.recv_ns,
+                            m.send_ns,
+                            &m.data,
+                        );
+                    }
+                }
+            }
             None => {}
         }
         for (closed, opened) in rec.take_splits() {
@@ -203,6 +242,14 @@ fn write_loop(
             }
         }
     }
+    if let Some(c) = &cache {
+        node_glue::log_info!(
+            "snapshot mode: {} message(s) pushed out of the cache by newer ones; {} left in it \
+             at exit, not written (no ~/snapshot since), as rosbag2 does",
+            c.evicted,
+            c.len()
+        );
+    }
     let report = rec.finish()?;
     match failed {
         Some(e) => {
@@ -210,6 +257,24 @@ fn write_loop(
             Err(e)
         }
         None => Ok(report),
+    }
+}
+
+/// Writes one message; the first failure stops writing (later messages are counted lost).
+fn write_one(
+    rec: &mut Recorder,
+    failed: &mut Option<crate::BagError>,
+    id: crate::TopicId,
+    recv_ns: u64,
+    send_ns: u64,
+    data: &[u8],
+) {
+    if failed.is_some() {
+        rec.count_lost(id, 1);
+    } else if let Err(e) = rec.write(id, recv_ns, send_ns, data) {
+        node_glue::log_error!("writing stopped: {e}");
+        rec.count_lost(id, 1);
+        *failed = Some(e);
     }
 }
 
@@ -305,8 +370,12 @@ fn spin_loop(
             }
         }
         if let Some(s) = services.as_mut() {
-            for _ in 0..s.handle(&mut paused) {
+            let (splits, snapshots) = s.handle(&mut paused, args.snapshot_cache.is_some());
+            for _ in 0..splits {
                 let _ = tx.send(ToWriter::Split);
+            }
+            for _ in 0..snapshots {
+                let _ = tx.send(ToWriter::Snapshot);
             }
         }
         while let Ok((closed_file, opened_file)) = splits.try_recv() {

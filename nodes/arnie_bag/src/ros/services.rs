@@ -199,9 +199,10 @@ impl RecorderServices {
         })
     }
 
-    /// Answers every waiting request; returns how many splits were asked for (the writer
-    /// does them; the answer goes at once, as rosbag2's does).
-    pub(super) fn handle(&mut self, paused: &mut bool) -> usize {
+    /// Answers every waiting request; returns how many splits and snapshots were asked
+    /// for (the writer does them; the answer goes at once, as rosbag2's does). A snapshot
+    /// succeeds in snapshot mode only.
+    pub(super) fn handle(&mut self, paused: &mut bool, snapshot_mode: bool) -> (usize, usize) {
         use r2r::rosbag2_interfaces::srv::{Snapshot, SplitBagfile};
         for r in waiting(&mut self.pause) {
             if !*paused {
@@ -225,10 +226,23 @@ impl RecorderServices {
             splits += 1;
             answer(r, SplitBagfile::Response::default(), "split_bagfile");
         }
+        let mut snapshots = 0;
         for r in waiting(&mut self.snapshot) {
-            node_glue::log_warn!("~/snapshot refused: not recording in snapshot mode (--snapshot-mode is not supported yet)");
-            answer(r, Snapshot::Response { success: false }, "snapshot");
+            if snapshot_mode {
+                snapshots += 1;
+            } else {
+                node_glue::log_warn!(
+                    "~/snapshot refused: not recording in snapshot mode (--snapshot-mode)"
+                );
+            }
+            answer(
+                r,
+                Snapshot::Response {
+                    success: snapshot_mode,
+                },
+                "snapshot",
+            );
         }
-        splits
+        (splits, snapshots)
     }
 }
