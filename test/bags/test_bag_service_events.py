@@ -7,16 +7,21 @@
   under `SRV: pkg/srv/Name`, then its dependencies. `info` lists the service and its
   event count; `play` publishes the events again, every one (rosbag2's default without
   `--publish-service-requests`).
+- A bag as `ros2 bag record` writes it (its `/events/write_split`, a service event topic
+  with rosbag2's `.srv` schema) plays every topic, byte for byte.
 - `--snapshot-mode --max-cache-size N` writes nothing until `~/snapshot`, then the newest
   messages that fit in N bytes, in order; messages after the last snapshot are not written.
 """
+import json
+import os
 import struct
 import subprocess
+from pathlib import Path
 
 from mcap.reader import make_reader
 from rclpy.duration import Duration
 from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_services_default
-from rclpy.serialization import deserialize_message
+from rclpy.serialization import deserialize_message, serialize_message
 from rclpy.service_introspection import ServiceIntrospectionState
 
 from lifecycle_msgs.msg import State
@@ -25,7 +30,7 @@ from rosbag2_interfaces.srv import IsPaused, Snapshot
 from service_msgs.msg import ServiceEventInfo
 from std_msgs.msg import String
 
-from helpers.bags import PLAY_WHEN_MATCHED, stop_recorder
+from helpers.bags import PLAY_WHEN_MATCHED, raw_collect, same_bytes, stop_recorder
 from helpers.graph import binary
 
 RELIABLE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
@@ -166,3 +171,57 @@ def test_snapshot_mode_writes_only_the_newest_messages_on_snapshot(graph, tmp_pa
 def test_snapshot_mode_refuses_a_zero_cache(graph, tmp_path):
     graph.start_refused("arnie_bag", "record", "-a", "--snapshot-mode", "--max-cache-size", "0",
                         "-o", str(tmp_path / "b"), expect=("--max-cache-size", "greater than 0"))
+
+
+def share_file(rel):
+    for prefix in os.environ["AMENT_PREFIX_PATH"].split(os.pathsep):
+        p = Path(prefix) / "share" / rel
+        if p.is_file():
+            return p.read_text()
+    raise AssertionError(f"{rel} is not installed")
+
+
+def test_a_bag_as_ros2_bag_record_writes_it_plays_every_topic(graph, tmp_path):
+    """rosbag2 Jazzy's recorder writes its own /events/write_split and, with --all-services,
+    service event topics whose schema is the .srv text ("SRV: ..."). Such a bag, written here
+    by rosbags with rosbag2's schema text and type hash, plays every topic."""
+    from rosbag2_interfaces.msg import WriteSplitEvent
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from rosbags.typesys import Stores, get_typestore
+    bar = "=" * 80 + "\n"
+    srv_text = (f"{bar}SRV: lifecycle_msgs/srv/GetState\n{share_file('lifecycle_msgs/srv/GetState.srv')}"
+                f"\n{bar}MSG: lifecycle_msgs/State\n{share_file('lifecycle_msgs/msg/State.msg')}")
+    hashes = json.loads(share_file("lifecycle_msgs/srv/GetState.json"))["type_hashes"]
+    rihs = next(h["hash_string"] for h in hashes if h["type_name"] == EVENT_TYPE)
+    store = get_typestore(Stores.ROS2_JAZZY)
+    n = 6
+    sent = {"/chatter": [], "/events/write_split": [], EVENTS: []}
+    bag = tmp_path / "like_rosbag2"
+    with Writer(bag, version=9, storage_plugin=StoragePlugin.MCAP) as w:
+        chatter = w.add_connection("/chatter", "std_msgs/msg/String", typestore=store)
+        split = w.add_connection("/events/write_split", "rosbag2_interfaces/msg/WriteSplitEvent", typestore=store)
+        events = w.add_connection(EVENTS, EVENT_TYPE, msgdef=srv_text, rihs01=rihs)
+        for i in range(n):
+            t = 1_700_000_000_000_000_000 + i * 20_000_000
+            msgs = [
+                (chatter, "/chatter", String(data=f"m {i}")),
+                (split, "/events/write_split",
+                 WriteSplitEvent(closed_file=f"b_{i}.mcap", opened_file=f"b_{i + 1}.mcap", node_name="/rosbag2_recorder")),
+                (events, EVENTS, GetState.Event(info=ServiceEventInfo(event_type=ServiceEventInfo.RESPONSE_SENT,
+                                                                       sequence_number=i),
+                                                response=[GetState.Response(current_state=State(id=3, label=f"s {i}"))])),
+            ]
+            for k, (c, topic, m) in enumerate(msgs):
+                raw = serialize_message(m)
+                sent[topic].append(raw)
+                w.write(c, t + k, raw)
+    got = {topic: raw_collect(graph, ty, topic, RELIABLE)
+           for topic, ty in [("/chatter", String), ("/events/write_split", WriteSplitEvent), (EVENTS, GetState.Event)]}
+    play = graph.start("arnie_bag", "play", str(bag), *PLAY_WHEN_MATCHED, "--disable-keyboard-controls")
+    graph.spin_until(lambda: all(len(v) >= n for v in got.values()), timeout=60.0, what="every topic played")
+    assert graph.stop(play, timeout=30.0) == 0, graph.output(play)
+    for topic, raws in got.items():
+        same_bytes(raws, sent[topic], {"/chatter": String, "/events/write_split": WriteSplitEvent,
+                                       EVENTS: GetState.Event}[topic])
+    last = deserialize_message(bytes(got[EVENTS][-1]), GetState.Event)
+    assert last.response[0].current_state.label == f"s {n - 1}"
