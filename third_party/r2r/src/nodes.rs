@@ -1488,6 +1488,122 @@ impl Node {
         Ok(topic_info_list)
     }
 
+    /// Returns the subscriptions of a topic with their node and QoS (the twin of
+    /// [`Node::get_publishers_info_by_topic`]). (arnie patch)
+    pub fn get_subscriptions_info_by_topic(
+        &self, topic_name: &str, no_mangle: bool,
+    ) -> Result<Vec<TopicEndpointInfo>> {
+        let node = self.node_handle.as_ref();
+        let topic_c_string =
+            CString::new(topic_name).map_err(|_| Error::RCL_RET_INVALID_ARGUMENT)?;
+        let mut allocator = unsafe { rcutils_get_default_allocator() };
+        let mut info_array: rcl_topic_endpoint_info_array_t =
+            unsafe { rmw_get_zero_initialized_topic_endpoint_info_array() };
+        let result = unsafe {
+            rcl_get_subscriptions_info_by_topic(
+                node,
+                &mut allocator,
+                topic_c_string.as_ptr(),
+                no_mangle,
+                &mut info_array,
+            )
+        };
+        if result != RCL_RET_OK as i32 {
+            unsafe { rmw_topic_endpoint_info_array_fini(&mut info_array, &mut allocator) };
+            return Err(Error::from_rcl_error(result));
+        }
+        let list = convert_info_array_to_vec(&info_array);
+        let result = unsafe { rmw_topic_endpoint_info_array_fini(&mut info_array, &mut allocator) };
+        if result != RCL_RET_OK as i32 {
+            return Err(Error::from_rcl_error(result));
+        }
+        Ok(list)
+    }
+
+    /// Returns the (name, namespace) of every node in the graph. (arnie patch)
+    pub fn get_node_names(&self) -> Result<Vec<(String, String)>> {
+        let mut names = unsafe { rcutils_get_zero_initialized_string_array() };
+        let mut namespaces = unsafe { rcutils_get_zero_initialized_string_array() };
+        let ret = unsafe {
+            rcl_get_node_names(
+                self.node_handle.as_ref(),
+                rcutils_get_default_allocator(),
+                &mut names,
+                &mut namespaces,
+            )
+        };
+        let strings = |a: &rcutils_string_array_t| -> Vec<String> {
+            if a.data.is_null() {
+                return Vec::new();
+            }
+            unsafe { std::slice::from_raw_parts(a.data, a.size) }
+                .iter()
+                .map(|p| {
+                    if p.is_null() {
+                        String::new()
+                    } else {
+                        unsafe { CStr::from_ptr(*p) }.to_string_lossy().into_owned()
+                    }
+                })
+                .collect()
+        };
+        let out = if ret == RCL_RET_OK as i32 {
+            Ok(strings(&names).into_iter().zip(strings(&namespaces)).collect())
+        } else {
+            Err(Error::from_rcl_error(ret))
+        };
+        unsafe {
+            rcutils_string_array_fini(&mut names);
+            rcutils_string_array_fini(&mut namespaces);
+        }
+        out
+    }
+
+    /// Returns the services a node serves, with their types. (arnie patch)
+    pub fn get_service_names_and_types_by_node(
+        &self, node_name: &str, node_namespace: &str,
+    ) -> Result<HashMap<String, Vec<String>>> {
+        let name = CString::new(node_name).map_err(|_| Error::RCL_RET_INVALID_ARGUMENT)?;
+        let ns = CString::new(node_namespace).map_err(|_| Error::RCL_RET_INVALID_ARGUMENT)?;
+        let mut nat = unsafe { rmw_get_zero_initialized_names_and_types() };
+        let ret = unsafe {
+            rcl_get_service_names_and_types_by_node(
+                self.node_handle.as_ref(),
+                &mut rcutils_get_default_allocator(),
+                name.as_ptr(),
+                ns.as_ptr(),
+                &mut nat,
+            )
+        };
+        if ret != RCL_RET_OK as i32 {
+            unsafe { rmw_names_and_types_fini(&mut nat) };
+            return Err(Error::from_rcl_error(ret));
+        }
+        let mut res = HashMap::new();
+        if !nat.names.data.is_null() && !nat.types.is_null() {
+            let names = unsafe { std::slice::from_raw_parts(nat.names.data, nat.names.size) };
+            let types = unsafe { std::slice::from_raw_parts(nat.types, nat.names.size) };
+            for (n, t) in names.iter().zip(types) {
+                if n.is_null() {
+                    continue;
+                }
+                let service = unsafe { CStr::from_ptr(*n) }.to_string_lossy().into_owned();
+                let service_types: Vec<String> = if t.data.is_null() {
+                    Vec::new()
+                } else {
+                    unsafe { std::slice::from_raw_parts(t.data, t.size) }
+                        .iter()
+                        .filter(|p| !p.is_null())
+                        .map(|p| unsafe { CStr::from_ptr(*p) }.to_string_lossy().into_owned())
+                        .collect()
+                };
+                res.insert(service, service_types);
+            }
+        }
+        unsafe { rmw_names_and_types_fini(&mut nat) };
+        Ok(res)
+    }
+
     /// Create a ROS wall timer.
     ///
     /// Create a ROS timer that is woken up by spin every `period`.
