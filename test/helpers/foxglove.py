@@ -33,6 +33,9 @@ class Client:
         self.log_times = []  # (subscription id, log time) of each message
         self.times = []  # the server's time messages (time capability)
         self.assets = {}  # request id -> (status, error text, data)
+        # The connection graph as the updates build it: name -> set of node ids.
+        self.graph = {"published": {}, "subscribed": {}, "services": {}}
+        self.graph_updates = 0
 
     @classmethod
     async def connect(cls, url):
@@ -73,8 +76,25 @@ class Client:
                     self.statuses.append(m)
                 elif op == "parameterValues":
                     self.param_replies.append(m)
+                elif op == "connectionGraphUpdate":
+                    self.apply_graph_update(m)
         except websockets.ConnectionClosed:
             pass
+
+    def apply_graph_update(self, m):
+        g = self.graph
+        for t in m.get("publishedTopics", []):
+            g["published"][t["name"]] = set(t["publisherIds"])
+        for t in m.get("subscribedTopics", []):
+            g["subscribed"][t["name"]] = set(t["subscriberIds"])
+        for sv in m.get("advertisedServices", []):
+            g["services"][sv["name"]] = set(sv["providerIds"])
+        for name in m.get("removedTopics", []):
+            g["published"].pop(name, None)
+            g["subscribed"].pop(name, None)
+        for name in m.get("removedServices", []):
+            g["services"].pop(name, None)
+        self.graph_updates += 1
 
     async def send(self, obj):
         await self.ws.send(json.dumps(obj) if isinstance(obj, dict) else obj)
@@ -97,6 +117,19 @@ async def until(graph, predicate, what, timeout=TIMEOUT):
                 pytest.fail(f"{p.name} exited with {p.returncode} while waiting for {what}:\n{graph.output(p)}")
         await asyncio.sleep(0.01)
     pytest.fail(f"timed out waiting for {what}\n" + graph.logs())
+
+
+async def connect_when_up(graph, port, timeout=TIMEOUT):
+    """Connects to the bridge on `port`, retrying until it listens."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while True:
+        try:
+            return await Client.connect(f"ws://127.0.0.1:{port}")
+        except OSError:
+            if loop.time() > end:
+                pytest.fail("the bridge never accepted a connection\n" + graph.logs())
+            await asyncio.sleep(0.1)
 
 
 def decode(payload, type_name):

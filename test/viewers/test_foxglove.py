@@ -28,7 +28,7 @@ from std_msgs.msg import String
 
 from helpers.diagnostics import Diagnostics
 from helpers.ports import free_tcp_port
-from helpers.foxglove import CLIENTS, TIMEOUT, TYPES, Client, decode, until
+from helpers.foxglove import CLIENTS, TIMEOUT, TYPES, Client, connect_when_up, decode, until
 from helpers import qos
 
 
@@ -329,16 +329,7 @@ async def assets_and_time_scenario(g, tmp_path):
     clock = node.create_publisher(Clock, "/clock", 10)
     pub = node.create_publisher(String, "/fx/sim", 10)
     await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
-    loop = asyncio.get_running_loop()
-    end = loop.time() + TIMEOUT
-    while True:
-        try:
-            c = await Client.connect(f"ws://127.0.0.1:{port}")
-            break
-        except OSError:
-            if loop.time() > end:
-                pytest.fail("the bridge never accepted a connection\n" + g.logs())
-            await asyncio.sleep(0.1)
+    c = await connect_when_up(g, port)
     try:
         await until(g, lambda: c.server_info is not None, "serverInfo")
         caps = c.server_info["capabilities"]
@@ -375,5 +366,45 @@ async def assets_and_time_scenario(g, tmp_path):
             await until(g, lambda: len(c.log_times) >= i, f"message {i}")
         for (sub, log_time), sec in zip(c.log_times, sent):
             assert log_time == sec * 10**9, (log_time, sec)
+    finally:
+        await c.close()
+
+
+def test_connection_graph(graph):
+    """The `connectionGraph` capability: a client that subscribes to it gets every topic's
+    publishers and subscribers and every service's providers (fully qualified node names, as
+    foxglove_bridge reports them), then the changes as the graph changes."""
+    asyncio.run(connection_graph_scenario(graph))
+
+
+async def connection_graph_scenario(g):
+    from lifecycle_msgs.srv import GetState
+    port = free_tcp_port()
+    g.start("arnie_foxglove", params={"port": port, "discovery_ms": 200})
+    node = g.node
+    me = node.get_fully_qualified_name()
+    pub = node.create_publisher(String, "/cg/out", 10)
+    node.create_subscription(String, "/cg/in", lambda m: None, 10)
+    node.create_service(GetState, "/cg/get_state", lambda req, resp: resp)
+    await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
+    c = await connect_when_up(g, port)
+    try:
+        await until(g, lambda: c.server_info is not None, "serverInfo")
+        assert "connectionGraph" in c.server_info["capabilities"], c.server_info
+        await c.send({"op": "subscribeConnectionGraph"})
+        graph = c.graph
+
+        def has(side, name, who):
+            return who in graph[side].get(name, set())
+
+        await until(g, lambda: has("published", "/cg/out", me) and has("subscribed", "/cg/in", me)
+                    and has("services", "/cg/get_state", me), "our publisher, subscription and service")
+        # The bridge is in the graph too: it serves its parameters.
+        await until(g, lambda: has("services", "/arnie_foxglove/get_parameters", "/arnie_foxglove"),
+                    "the bridge's own services")
+        # Changes: the publisher leaves, and with no one else on it so does the topic.
+        node.destroy_publisher(pub)
+        await until(g, lambda: "/cg/out" not in graph["published"], "/cg/out removed")
+        assert has("subscribed", "/cg/in", me), graph
     finally:
         await c.close()

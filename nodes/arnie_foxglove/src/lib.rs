@@ -24,6 +24,8 @@
 //!   SDK's own reports of bad frames and unknown channel ids are counted through `log`.
 //! - [`assets`]: the `assets` capability: `package://` files (meshes, textures) a client
 //!   fetches, resolved through the ament index, allowlisted and kept inside the package.
+//! - [`graph`]: the `connectionGraph` capability's view of publishers, subscribers and
+//!   services.
 //! - [`subprotocol`]: which WebSocket subprotocols are accepted, and the handshake
 //!   rewrite that serves a `foxglove.websocket.v1` client with the SDK.
 //! - `ros` (feature `ros`): discovery, raw subscriptions, publishers, parameter clients.
@@ -36,6 +38,7 @@
 pub mod assets;
 pub mod config;
 pub mod demand;
+pub mod graph;
 pub mod hostile;
 pub mod latched;
 pub mod params;

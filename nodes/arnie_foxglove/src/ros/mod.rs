@@ -38,6 +38,7 @@ use crate::schema::Schemas;
 mod bridge;
 mod counters;
 mod front;
+mod graph;
 mod param_services;
 mod params;
 use bridge::Bridge;
@@ -114,6 +115,10 @@ struct Shared {
     slots: Mutex<HashMap<(ClientId, ClientChannelId), Slot>>,
     cmds: Mutex<Sender<Cmd>>,
     refusals: Mutex<RateLimit>,
+    /// Some client subscribes to the connection graph.
+    graph_wanted: AtomicBool,
+    /// A client subscribed to it just now: read and send the graph at once.
+    graph_dirty: AtomicBool,
 }
 
 impl Shared {
@@ -266,16 +271,51 @@ impl ServerListener for Listener {
     }
 
     fn on_client_disconnect(&self) {}
+
+    fn on_connection_graph_subscribe(&self) {
+        self.0.graph_wanted.store(true, Ordering::Release);
+        self.0.graph_dirty.store(true, Ordering::Release);
+    }
+
+    fn on_connection_graph_unsubscribe(&self) {
+        self.0.graph_wanted.store(false, Ordering::Release);
+    }
 }
 
-/// What the server offers: client publishing, parameters, assets (the handler makes the
-/// SDK add it), and the server's time when the node runs on sim time (`/clock`).
+/// What the server offers: client publishing, parameters, the connection graph, assets
+/// (the handler makes the SDK add it), and the server's time when the node runs on sim
+/// time (`/clock`).
 fn capabilities(sim_time: bool) -> Vec<Capability> {
-    let mut c = vec![Capability::ClientPublish, Capability::Parameters];
+    let mut c = vec![
+        Capability::ClientPublish,
+        Capability::Parameters,
+        Capability::ConnectionGraph,
+    ];
     if sim_time {
         c.push(Capability::Time);
     }
     c
+}
+
+/// Reads the ROS graph and sends it to the connection graph's subscribers when it changed
+/// (or `always`, for a client that just subscribed).
+fn send_graph(
+    node: &r2r::Node,
+    handle: &foxglove::WebSocketServerHandle,
+    sent: &mut Option<crate::graph::GraphView>,
+    always: bool,
+) {
+    match graph::read(node) {
+        Ok(view) => {
+            if always || sent.as_ref() != Some(&view) {
+                if let Err(e) = handle.publish_connection_graph(view.to_connection_graph()) {
+                    node_glue::log_warn!("cannot send the connection graph: {e}");
+                }
+                *sent = Some(view);
+            }
+        }
+        Err(e) => node_glue::log_warn!("cannot read the ROS graph: {e}"),
+    }
 }
 
 /// Runs the node until SIGINT/SIGTERM, then exits the process (exit 2 when it cannot
@@ -327,6 +367,8 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
         slots: Mutex::new(HashMap::new()),
         cmds: Mutex::new(tx),
         refusals: Mutex::new(RateLimit::new(10, Duration::from_secs(10))),
+        graph_wanted: AtomicBool::new(false),
+        graph_dirty: AtomicBool::new(false),
     });
     let ctx = Context::new();
     let rt = app.handle();
@@ -462,6 +504,7 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
     let down = app.shutdown();
     let mut next_poll = Instant::now();
     let mut retry = false;
+    let mut graph_sent: Option<crate::graph::GraphView> = None;
     while !down.is_set() {
         app.node.spin_once(Duration::from_millis(5));
         while let Ok(cmd) = rx.try_recv() {
@@ -475,6 +518,10 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
         }
         if shared.dirty.swap(false, Ordering::AcqRel) || (polling && retry) {
             retry = !bridge.reconcile(&mut app.node);
+        }
+        let first = shared.graph_dirty.swap(false, Ordering::AcqRel);
+        if shared.graph_wanted.load(Ordering::Acquire) && (polling || first) {
+            send_graph(&app.node, &handle, &mut graph_sent, first);
         }
     }
     node_glue::log_info!("shutting down");
