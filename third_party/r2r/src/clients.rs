@@ -377,3 +377,141 @@ impl IsAvailablePollable for ClientUntyped {
         Ok(())
     }
 }
+
+/// A service client for a type known only at run time: CDR bytes in, CDR bytes out.
+/// (arnie patch)
+pub struct ClientRaw {
+    client: Weak<Mutex<RawClient_>>,
+}
+
+impl ClientRaw {
+    /// Sends a request given as CDR bytes; the future is the response's CDR bytes.
+    pub fn request(&self, cdr: &[u8]) -> Result<impl Future<Output = Result<Vec<u8>>>> {
+        let client = self.client.upgrade().ok_or(Error::RCL_RET_CLIENT_INVALID)?;
+        let mut client = client.lock().unwrap();
+        client.request(cdr)
+    }
+}
+
+pub fn make_raw_client(client: Weak<Mutex<RawClient_>>) -> ClientRaw {
+    ClientRaw { client }
+}
+
+pub struct RawClient_ {
+    pub request_type: crate::type_support::RuntimeMessage,
+    pub response_type: crate::type_support::RuntimeMessage,
+    pub rcl_handle: rcl_client_t,
+    pub response_channels: Vec<(i64, oneshot::Sender<Result<Vec<u8>>>)>,
+    pub poll_available_channels: Vec<oneshot::Sender<()>>,
+}
+
+unsafe impl Send for RawClient_ {}
+
+impl RawClient_ {
+    pub fn request(&mut self, cdr: &[u8]) -> Result<impl Future<Output = Result<Vec<u8>>>> {
+        let msg = self.request_type.create()?;
+        let serialized = rcutils_uint8_array_t {
+            buffer: cdr.as_ptr() as *mut u8,
+            buffer_length: cdr.len(),
+            buffer_capacity: cdr.len(),
+            allocator: unsafe { rcutils_get_default_allocator() },
+        };
+        let ret = unsafe {
+            rmw_deserialize(&serialized, self.request_type.type_support(), msg.ptr())
+        };
+        if ret != RCL_RET_OK as i32 {
+            return Err(Error::from_rcl_error(ret));
+        }
+        let mut seq_no = 0i64;
+        let result = unsafe { rcl_send_request(&self.rcl_handle, msg.ptr(), &mut seq_no) };
+        let (sender, receiver) = oneshot::channel::<Result<Vec<u8>>>();
+        if result == RCL_RET_OK as i32 {
+            self.response_channels.push((seq_no, sender));
+            Ok(receiver
+                .map_err(|_| Error::RCL_RET_CLIENT_INVALID)
+                .and_then(|r| async { r }))
+        } else {
+            Err(Error::from_rcl_error(result))
+        }
+    }
+
+    fn serialize_response(&self, msg: &crate::type_support::NativeMessage) -> Result<Vec<u8>> {
+        let mut out = unsafe { rcutils_get_zero_initialized_uint8_array() };
+        let mut allocator = unsafe { rcutils_get_default_allocator() };
+        let ret = unsafe { rcutils_uint8_array_init(&mut out, 0, &mut allocator) };
+        if ret != RCL_RET_OK as i32 {
+            return Err(Error::from_rcl_error(ret));
+        }
+        let ret = unsafe { rmw_serialize(msg.ptr(), self.response_type.type_support(), &mut out) };
+        let bytes = if ret == RCL_RET_OK as i32 && !out.buffer.is_null() {
+            Ok(unsafe { std::slice::from_raw_parts(out.buffer, out.buffer_length) }.to_vec())
+        } else {
+            Err(Error::from_rcl_error(ret))
+        };
+        unsafe { rcutils_uint8_array_fini(&mut out) };
+        bytes
+    }
+}
+
+impl Client_ for RawClient_ {
+    fn handle(&self) -> &rcl_client_t {
+        &self.rcl_handle
+    }
+
+    fn handle_response(&mut self) {
+        let Ok(msg) = self.response_type.create() else {
+            log::error!("cannot allocate a response message");
+            return;
+        };
+        let mut request_id = MaybeUninit::<rmw_request_id_t>::uninit();
+        let ret = unsafe { rcl_take_response(&self.rcl_handle, request_id.as_mut_ptr(), msg.ptr()) };
+        if ret != RCL_RET_OK as i32 {
+            return;
+        }
+        let request_id = unsafe { request_id.assume_init() };
+        if let Some(idx) = self
+            .response_channels
+            .iter()
+            .position(|(id, _)| id == &request_id.sequence_number)
+        {
+            let (_, sender) = self.response_channels.swap_remove(idx);
+            let _ = sender.send(self.serialize_response(&msg));
+        } else {
+            log::debug!("no such req id: {}, ignoring", request_id.sequence_number);
+        }
+    }
+
+    fn register_poll_available(&mut self, s: oneshot::Sender<()>) {
+        self.poll_available_channels.push(s);
+    }
+
+    fn poll_available(&mut self, node: &mut rcl_node_t) {
+        if self.poll_available_channels.is_empty() {
+            return;
+        }
+        match service_available_helper(node, self.handle()) {
+            Ok(true) => {
+                while let Some(sender) = self.poll_available_channels.pop() {
+                    let _ = sender.send(());
+                }
+            }
+            Ok(false) => {}
+            Err(_) => self.poll_available_channels.clear(),
+        }
+    }
+
+    fn destroy(&mut self, node: &mut rcl_node_t) {
+        unsafe {
+            rcl_client_fini(&mut self.rcl_handle, node);
+        }
+    }
+}
+
+impl IsAvailablePollable for ClientRaw {
+    fn register_poll_available(&self, sender: oneshot::Sender<()>) -> Result<()> {
+        let client = self.client.upgrade().ok_or(Error::RCL_RET_CLIENT_INVALID)?;
+        let mut client = client.lock().unwrap();
+        client.register_poll_available(sender);
+        Ok(())
+    }
+}

@@ -92,7 +92,7 @@ mod subscribers;
 pub use subscribers::RawMessage;
 
 mod type_support;
-pub use type_support::TypeSupport;
+pub use type_support::{RuntimeMessage, ServiceTypeSupport, TypeSupport};
 
 mod publishers;
 pub use publishers::{Publisher, PublisherUntyped};
@@ -101,7 +101,7 @@ mod services;
 pub use services::ServiceRequest;
 
 mod clients;
-pub use clients::{Client, ClientUntyped};
+pub use clients::{Client, ClientRaw, ClientUntyped};
 
 mod action_common;
 pub use action_common::GoalStatus;

@@ -876,6 +876,32 @@ impl Node {
         Ok(c)
     }
 
+    /// Create a service client for a type known only at run time (arnie patch): requests
+    /// and responses are CDR bytes, turned into and out of C messages with `request` and
+    /// `response` (see [`RuntimeMessage`](crate::RuntimeMessage)).
+    pub fn create_client_with_type_support(
+        &mut self, service_name: &str, service_ts: crate::ServiceTypeSupport,
+        request: crate::RuntimeMessage, response: crate::RuntimeMessage, qos_profile: QosProfile,
+    ) -> Result<ClientRaw> {
+        let client_handle = create_client_helper(
+            self.node_handle.as_mut(),
+            service_name,
+            service_ts.as_ptr(),
+            qos_profile,
+        )?;
+        let client = RawClient_ {
+            request_type: request,
+            response_type: response,
+            rcl_handle: client_handle,
+            response_channels: Vec::new(),
+            poll_available_channels: Vec::new(),
+        };
+        let client_arc = Arc::new(Mutex::new(client));
+        let c = make_raw_client(Arc::downgrade(&client_arc));
+        self.clients.push(client_arc);
+        Ok(c)
+    }
+
     /// Register a client for wakeup when the service or action server is available to the node.
     ///
     /// Returns a `Future` that completes when the service/action server is available.
