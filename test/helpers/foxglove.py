@@ -36,11 +36,14 @@ class Client:
         # The connection graph as the updates build it: name -> set of node ids.
         self.graph = {"published": {}, "subscribed": {}, "services": {}}
         self.graph_updates = 0
+        self.services = {}  # name -> advertised service
+        self.call_responses = {}  # call id -> response payload
+        self.call_failures = {}  # call id -> message
 
     @classmethod
-    async def connect(cls, url):
-        ws = await websockets.connect(url, subprotocols=["foxglove.sdk.v1"], max_size=None)
-        assert ws.subprotocol == "foxglove.sdk.v1"
+    async def connect(cls, url, subprotocol="foxglove.sdk.v1"):
+        ws = await websockets.connect(url, subprotocols=[subprotocol], max_size=None)
+        assert ws.subprotocol == subprotocol
         c = cls(ws)
         c.task = asyncio.ensure_future(c._read())
         return c
@@ -55,6 +58,9 @@ class Client:
                         self.log_times.append((sub, log_time))
                     elif frame[0] == 0x02:  # Time: u64
                         self.times.append(struct.unpack_from("<Q", frame, 1)[0])
+                    elif frame[0] == 0x03:  # ServiceCallResponse: u32 service, u32 call, u32 len, encoding, payload
+                        _, call, n = struct.unpack_from("<III", frame, 1)
+                        self.call_responses[call] = frame[13 + n:]
                     elif frame[0] == 0x04:  # FetchAssetResponse: u32 id, u8 status, u32 len, error, data
                         rid, status, n = struct.unpack_from("<IBI", frame, 1)
                         self.assets[rid] = (status, frame[10:10 + n].decode(), frame[10 + n:])
@@ -78,6 +84,14 @@ class Client:
                     self.param_replies.append(m)
                 elif op == "connectionGraphUpdate":
                     self.apply_graph_update(m)
+                elif op == "advertiseServices":
+                    for sv in m["services"]:
+                        self.services[sv["name"]] = sv
+                elif op == "unadvertiseServices":
+                    gone = set(m["serviceIds"])
+                    self.services = {k: v for k, v in self.services.items() if v["id"] not in gone}
+                elif op == "serviceCallFailure":
+                    self.call_failures[m["callId"]] = m["message"]
         except websockets.ConnectionClosed:
             pass
 
@@ -95,6 +109,13 @@ class Client:
         for name in m.get("removedServices", []):
             g["services"].pop(name, None)
         self.graph_updates += 1
+
+    async def call_service(self, name, call_id, payload, encoding="cdr"):
+        """ServiceCallRequest (binary 0x02): u32 service id, u32 call id, u32 encoding
+        length, the encoding, the request bytes."""
+        sid = self.services[name]["id"]
+        enc = encoding.encode()
+        await self.ws.send(struct.pack("<BIII", 0x02, sid, call_id, len(enc)) + enc + bytes(payload))
 
     async def send(self, obj):
         await self.ws.send(json.dumps(obj) if isinstance(obj, dict) else obj)

@@ -408,3 +408,72 @@ async def connection_graph_scenario(g):
         assert has("subscribed", "/cg/in", me), graph
     finally:
         await c.close()
+
+
+@pytest.mark.parametrize("subprotocol", ["foxglove.sdk.v1", "foxglove.websocket.v1"])
+def test_services_are_advertised_and_called(graph, subprotocol):
+    """The `services` capability, for either subprotocol: a ROS service of a type known
+    only at run time (lifecycle_msgs, not compiled into r2r) is advertised with its request
+    and response schemas; a client's CDR request reaches the rclpy server and its CDR
+    response comes back; request bytes that do not decode are a failure naming the
+    service, counted; `service_allow` hides the others."""
+    asyncio.run(services_scenario(graph, subprotocol))
+
+
+async def services_scenario(g, subprotocol):
+    from lifecycle_msgs.msg import State
+    from lifecycle_msgs.srv import GetState
+    from rclpy.serialization import deserialize_message, serialize_message
+    port = free_tcp_port()
+    diag = Diagnostics(g)
+    g.start("arnie_foxglove", params={"port": port, "discovery_ms": 200, "service_allow": "/svc/.*"})
+    node = g.node
+    calls = []
+
+    def answer(req, resp):
+        calls.append(req)
+        resp.current_state = State(id=State.PRIMARY_STATE_ACTIVE, label=f"active {len(calls)}")
+        return resp
+
+    node.create_service(GetState, "/svc/get_state", answer)
+    node.create_service(GetState, "/hidden/get_state", answer)
+    await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
+    c = await connect_when_up(g, port) if subprotocol == "foxglove.sdk.v1" else None
+    if c is None:
+        loop = asyncio.get_running_loop()
+        end = loop.time() + TIMEOUT
+        while c is None:
+            try:
+                c = await Client.connect(f"ws://127.0.0.1:{port}", subprotocol=subprotocol)
+            except OSError:
+                assert loop.time() < end, g.logs()
+                await asyncio.sleep(0.1)
+    try:
+        await until(g, lambda: c.server_info is not None, "serverInfo")
+        assert "services" in c.server_info["capabilities"], c.server_info
+        await until(g, lambda: "/svc/get_state" in c.services, "the service advertised")
+        sv = c.services["/svc/get_state"]
+        assert sv["type"] == "lifecycle_msgs/srv/GetState", sv
+        req_schema = sv.get("request", {}).get("schema", sv.get("requestSchema"))
+        resp_schema = sv.get("response", {}).get("schema", sv.get("responseSchema"))
+        assert "State current_state" in resp_schema and "MSG: lifecycle_msgs/State" in resp_schema, resp_schema
+        assert "current_state" not in req_schema.split("=" * 80)[0], req_schema
+        assert "/hidden/get_state" not in c.services, sorted(c.services)
+
+        for i in (1, 2):
+            await c.call_service("/svc/get_state", i, serialize_message(GetState.Request()))
+            await until(g, lambda: i in c.call_responses or i in c.call_failures, f"the answer to call {i}")
+            assert i in c.call_responses, (c.call_failures, g.logs())
+            resp = deserialize_message(bytes(c.call_responses[i]), GetState.Response)
+            assert resp.current_state.label == f"active {i}", resp
+        assert len(calls) == 2
+
+        # Bytes that are no GetState request: a failure naming the service; nothing called.
+        await c.call_service("/svc/get_state", 3, b"\x00")
+        await until(g, lambda: 3 in c.call_failures or 3 in c.call_responses, "the answer to a bad request")
+        assert 3 in c.call_failures and "/svc/get_state" in c.call_failures[3], (c.call_failures, c.call_responses)
+        assert len(calls) == 2
+        await until(g, lambda: diag.counter(CLIENTS, "service_calls") == 2
+                    and diag.counter(CLIENTS, "service_failures") == 1, "the service counters")
+    finally:
+        await c.close()

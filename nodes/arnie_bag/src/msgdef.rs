@@ -331,6 +331,45 @@ impl DefinitionSource {
     /// dependency written, and `unknown` for a service with none, as rosbag2 Jazzy
     /// writes it.
     fn service_text(&mut self, type_name: &str) -> Result<MessageDefinition> {
+        let (root, deps, encoding) = self.service_pieces(type_name)?;
+        Ok(MessageDefinition {
+            type_name: type_name.into(),
+            encoding: encoding.into(),
+            text: format!("{SEPARATOR}SRV: {type_name}\n{root}{deps}"),
+        })
+    }
+
+    /// A service's request and response as two `ros2msg` definitions
+    /// (`pkg/srv/Name_Request`, `pkg/srv/Name_Response`): each half of the `.srv` text,
+    /// then the definitions of the service's dependencies, as foxglove_bridge advertises a
+    /// service's schemas.
+    ///
+    /// # Errors
+    /// As [`DefinitionSource::full_text`]; also [`BagError::DefinitionNotFound`] when a
+    /// dependency exists only as `.idl` (it cannot follow `.msg` text).
+    pub fn service_parts(
+        &mut self,
+        type_name: &str,
+    ) -> Result<(MessageDefinition, MessageDefinition)> {
+        let (root, deps, encoding) = self.service_pieces(type_name)?;
+        if encoding == "ros2idl" {
+            return Err(BagError::DefinitionNotFound {
+                type_name: type_name.into(),
+                searched: "(a dependency has only an .idl definition)".into(),
+            });
+        }
+        let (request, response) = split_service(&root);
+        let part = |suffix: &str, text: &str| MessageDefinition {
+            type_name: format!("{type_name}_{suffix}"),
+            encoding: "ros2msg".into(),
+            text: format!("{text}{deps}"),
+        };
+        Ok((part("Request", request), part("Response", response)))
+    }
+
+    /// The `.srv` text, the dependencies' text (each after a separator) and rosbag2's
+    /// encoding for the whole.
+    fn service_pieces(&mut self, type_name: &str) -> Result<(String, String, &'static str)> {
         let not_found = |me: &Self| BagError::DefinitionNotFound {
             type_name: type_name.into(),
             searched: me
@@ -353,7 +392,7 @@ impl DefinitionSource {
             Ok(spec) => (spec.text.clone(), spec.deps.clone()),
             Err(e) => return Err(lookup(self, e)),
         };
-        let mut text = format!("{SEPARATOR}SRV: {type_name}\n{root}");
+        let mut text = String::new();
         let mut encoding = "unknown";
         // One record of what was written per format, over the whole text (rosbag2 keys
         // it by name and format), so a type shared by two fields is written once.
@@ -379,11 +418,7 @@ impl DefinitionSource {
                 Err(e) => return Err(lookup(self, e)),
             }
         }
-        Ok(MessageDefinition {
-            type_name: type_name.into(),
-            encoding: encoding.into(),
-            text,
-        })
+        Ok((root, text, encoding))
     }
 
     /// The type's `RIHS01_...` hash from `share/<pkg>/msg/<Type>.json` (a service's
@@ -402,6 +437,18 @@ impl DefinitionSource {
         };
         type_hash_from_json(&path, type_name)
     }
+}
+
+/// A `.srv` text's request and response halves (split at the `---` line).
+fn split_service(srv: &str) -> (&str, &str) {
+    let mut at = 0;
+    for line in srv.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            return (&srv[..at], &srv[at + line.len()..]);
+        }
+        at += line.len();
+    }
+    (srv, "")
 }
 
 fn type_hash_from_json(path: &Path, type_name: &str) -> Option<String> {
@@ -508,6 +555,22 @@ mod tests {
         assert!(add
             .text
             .ends_with("SRV: a/srv/Add\nint64 a\n---\nint64 sum\n"));
+        let (req, resp) = src.service_parts("a/srv/Get").unwrap();
+        assert_eq!(req.type_name, "a/srv/Get_Request");
+        assert!(
+            req.text.starts_with("b/Leaf req\n\n=") && req.text.contains("MSG: a/Mid\n"),
+            "{}",
+            req.text
+        );
+        assert!(
+            resp.text.starts_with("Mid res\nb/Leaf again\n\n="),
+            "{}",
+            resp.text
+        );
+        assert_eq!(
+            split_service("int64 a\n---\nint64 sum\n"),
+            ("int64 a\n", "int64 sum\n")
+        );
         assert!(matches!(
             src.full_text("a/srv/Missing"),
             Err(BagError::DefinitionNotFound { .. })

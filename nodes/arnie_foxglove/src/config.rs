@@ -30,6 +30,8 @@ pub struct Settings {
     pub topic_deny: String,
     /// Topics a client may publish on (empty = none).
     pub publish_allow: String,
+    /// Services advertised to clients and callable by them (empty = none).
+    pub service_allow: String,
     /// Messages kept per latched topic for late subscribers.
     pub latched_depth: i64,
     /// Messages each ROS subscription may hold for the bridge before it counts drops
@@ -48,6 +50,7 @@ impl Default for Settings {
             topic_allow: String::new(),
             topic_deny: String::new(),
             publish_allow: "/arm/target".into(),
+            service_allow: ".*".into(),
             latched_depth: 10,
             subscription_queue: 1000,
             storm_ops_per_s: 200,
@@ -65,6 +68,7 @@ pub struct Config {
     allow: Option<Regex>,
     deny: Option<Regex>,
     publish: Option<Regex>,
+    services: Option<Regex>,
     /// Messages kept per latched topic (1..=1000).
     pub latched_depth: usize,
     /// See [`Settings::subscription_queue`] (1..=100000).
@@ -123,6 +127,7 @@ impl Config {
             allow: anchored("topic_allow", &s.topic_allow)?,
             deny: anchored("topic_deny", &s.topic_deny)?,
             publish: anchored("publish_allow", &s.publish_allow)?,
+            services: anchored("service_allow", &s.service_allow)?,
             latched_depth: s.latched_depth as usize,
             subscription_queue: s.subscription_queue as usize,
             storm_ops_per_s,
@@ -138,6 +143,11 @@ impl Config {
     /// True when a client may publish on `topic`.
     pub fn may_publish(&self, topic: &str) -> bool {
         self.publish.as_ref().is_some_and(|r| r.is_match(topic))
+    }
+
+    /// True when `service` is advertised to clients and may be called by them.
+    pub fn may_call(&self, service: &str) -> bool {
+        self.services.as_ref().is_some_and(|r| r.is_match(service))
     }
 
     /// True when the bind address is reachable from other machines.
@@ -177,6 +187,16 @@ mod tests {
         assert!(!c.advertises("/sim/truth"));
         assert!(c.may_publish("/arm/target"));
         assert!(!c.may_publish("/arm/target2"));
+        assert!(
+            c.may_call("/anything/get_parameters"),
+            "services: all by default"
+        );
+        let none = Config::new(&Settings {
+            service_allow: String::new(),
+            ..Settings::default()
+        })
+        .unwrap();
+        assert!(!none.may_call("/a"));
         assert!(!c.exposed());
         let all = Config::new(&Settings {
             publish_allow: String::new(),

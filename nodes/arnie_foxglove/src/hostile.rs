@@ -60,6 +60,10 @@ pub struct Counters {
     pub assets_served: Count,
     /// Asset fetches refused (not allowlisted, outside the package, missing, too large).
     pub assets_refused: Count,
+    /// Service calls answered by the ROS service.
+    pub service_calls: Count,
+    /// Service calls that failed (bad request bytes, no server in time, no response).
+    pub service_failures: Count,
     /// ROS messages dropped because a subscription's queue was full (the bridge fell
     /// behind by more than `subscription_queue` messages). Shared with the subscriptions.
     pub subscription_overflow: Arc<AtomicU64>,

@@ -5,6 +5,7 @@
 //! recorded by `arnie_bag` and the live bridge thus carry byte-identical schemas.
 
 use arnie_bag::msgdef::{DefinitionSource, MessageDefinition};
+use foxglove::websocket::service::ServiceSchema;
 use foxglove::Schema;
 
 /// Builds and caches schemas.
@@ -50,6 +51,26 @@ impl Schemas {
             def.encoding,
             def.text.into_bytes(),
         ))
+    }
+}
+
+impl Schemas {
+    /// The Foxglove schema of service type `pkg/srv/Name`: request and response as
+    /// `ros2msg` schemas `pkg/srv/Name_Request` / `_Response` (each half of the `.srv` and
+    /// the dependencies), messages encoded `cdr`.
+    ///
+    /// # Errors
+    /// The service's `.srv` (or a dependency) is not found.
+    pub fn service(&mut self, service_type: &str) -> Result<ServiceSchema, String> {
+        let (req, resp) = self
+            .source
+            .service_parts(service_type)
+            .map_err(|e| e.to_string())?;
+        let schema =
+            |d: MessageDefinition| Schema::new(d.type_name, d.encoding, d.text.into_bytes());
+        Ok(ServiceSchema::new(service_type)
+            .with_request(crate::MESSAGE_ENCODING, schema(req))
+            .with_response(crate::MESSAGE_ENCODING, schema(resp)))
     }
 }
 

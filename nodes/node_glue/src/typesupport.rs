@@ -135,9 +135,29 @@ pub fn prefixes_from_env() -> Vec<PathBuf> {
 
 /// The C type support library of `package` under `prefix`.
 pub fn library_path(prefix: &Path, package: &str) -> PathBuf {
-    prefix
-        .join("lib")
-        .join(format!("lib{package}__rosidl_typesupport_c.so"))
+    library_path_of(prefix, package, C)
+}
+
+/// The library of one type support kind (`rosidl_typesupport_c`,
+/// `rosidl_typesupport_introspection_c`) of `package` under `prefix`.
+pub fn library_path_of(prefix: &Path, package: &str, kind: &str) -> PathBuf {
+    prefix.join("lib").join(format!("lib{package}__{kind}.so"))
+}
+
+/// The dispatching C type support (what rcl takes).
+const C: &str = "rosidl_typesupport_c";
+/// The C introspection type support (a message's size, initialiser, finaliser).
+const INTROSPECTION: &str = "rosidl_typesupport_introspection_c";
+
+/// A service type's supports: what a raw service client needs.
+#[derive(Debug, Clone, Copy)]
+pub struct ServiceSupport {
+    /// The service's own type support.
+    pub service: r2r::ServiceTypeSupport,
+    /// Its request message.
+    pub request: r2r::RuntimeMessage,
+    /// Its response message.
+    pub response: r2r::RuntimeMessage,
 }
 
 /// Loads type supports and keeps their libraries loaded. One per process
@@ -186,16 +206,17 @@ impl TypeSupports {
         &self,
         type_name: &str,
         package: &str,
+        kind: &str,
     ) -> Result<(Arc<libloading::Library>, PathBuf), TypeError> {
         let prefix =
             package_prefix(&self.prefixes, package).ok_or_else(|| TypeError::NotInstalled {
                 type_name: type_name.to_string(),
                 searched: self.prefixes.clone(),
             })?;
-        let path = library_path(&prefix, package);
+        let path = library_path_of(&prefix, package, kind);
         let mut libraries = self.libraries.lock().expect("type support libraries");
         let lib = libraries
-            .entry(package.to_string())
+            .entry(format!("{package}/{kind}"))
             .or_insert_with(|| {
                 // SAFETY: a rosidl type support library; its initialisers only register
                 // static type data.
@@ -220,14 +241,18 @@ impl TypeSupports {
         Ok((lib, path))
     }
 
-    fn load(&self, type_name: &str) -> Result<TypeSupport, TypeError> {
-        let (package, iface, name) = split_type_name(type_name)?;
-        let (lib, path) = self.library(type_name, package)?;
-        let symbol = format!(
-            "rosidl_typesupport_c__get_message_type_support_handle__{package}__{iface}__{name}\0"
-        );
+    /// Calls `symbol()` in `package`'s `kind` library: a type support handle getter.
+    fn handle(
+        &self,
+        type_name: &str,
+        package: &str,
+        kind: &str,
+        symbol: &str,
+    ) -> Result<*const std::ffi::c_void, TypeError> {
+        let (lib, path) = self.library(type_name, package, kind)?;
+        let symbol = format!("{symbol}\0");
         type GetHandle = unsafe extern "C" fn() -> *const std::ffi::c_void;
-        // SAFETY: rosidl generates this function with exactly this signature.
+        // SAFETY: rosidl generates these getters with exactly this signature.
         let get = unsafe { lib.get::<GetHandle>(symbol.as_bytes()) }.map_err(|_| {
             TypeError::NoSymbol {
                 type_name: type_name.to_string(),
@@ -243,8 +268,55 @@ impl TypeSupports {
                 path,
             });
         }
+        Ok(handle)
+    }
+
+    fn load(&self, type_name: &str) -> Result<TypeSupport, TypeError> {
+        let (package, iface, name) = split_type_name(type_name)?;
+        let handle = self.handle(
+            type_name,
+            package,
+            C,
+            &format!(
+                "rosidl_typesupport_c__get_message_type_support_handle__{package}__{iface}__{name}"
+            ),
+        )?;
         // SAFETY: non-null, from rosidl, and its library is never unloaded.
         Ok(unsafe { TypeSupport::from_raw(handle) })
+    }
+
+    /// What a raw client of service type `pkg/srv/Name` needs: the service's C type
+    /// support, and its request's and response's C and introspection type supports.
+    pub fn service(&self, service_type: &str) -> Result<ServiceSupport, TypeError> {
+        let (package, iface, name) = split_type_name(service_type)?;
+        if iface != "srv" {
+            return Err(TypeError::BadName(service_type.to_string()));
+        }
+        let service = self.handle(
+            service_type,
+            package,
+            C,
+            &format!(
+                "rosidl_typesupport_c__get_service_type_support_handle__{package}__srv__{name}"
+            ),
+        )?;
+        let part = |suffix: &str| -> Result<r2r::RuntimeMessage, TypeError> {
+            let ts = self.message(&format!("{package}/srv/{name}_{suffix}"))?;
+            let introspection = self.handle(
+                service_type,
+                package,
+                INTROSPECTION,
+                &format!("rosidl_typesupport_introspection_c__get_message_type_support_handle__{package}__srv__{name}_{suffix}"),
+            )?;
+            // SAFETY: the same type's introspection handle; both libraries stay loaded.
+            Ok(unsafe { r2r::RuntimeMessage::from_raw(ts, introspection) })
+        };
+        Ok(ServiceSupport {
+            // SAFETY: non-null, from rosidl, and its library is never unloaded.
+            service: unsafe { r2r::ServiceTypeSupport::from_raw(service) },
+            request: part("Request")?,
+            response: part("Response")?,
+        })
     }
 }
 
@@ -277,6 +349,22 @@ pub fn publisher(
     node.create_publisher_with_type_support(topic, type_name, &ts, qos)
         .map_err(|e| TypeError::Rcl {
             topic: topic.to_string(),
+            reason: e.to_string(),
+        })
+}
+
+/// A client of `service` (type `pkg/srv/Name`, any installed type) that sends CDR
+/// requests and returns CDR responses.
+pub fn client(
+    node: &mut r2r::Node,
+    service: &str,
+    service_type: &str,
+    qos: QosProfile,
+) -> Result<r2r::ClientRaw, TypeError> {
+    let s = TypeSupports::global().service(service_type)?;
+    node.create_client_with_type_support(service, s.service, s.request, s.response, qos)
+        .map_err(|e| TypeError::Rcl {
+            topic: service.to_string(),
             reason: e.to_string(),
         })
 }
@@ -327,6 +415,16 @@ mod tests {
         assert!(loader.message("lifecycle_msgs/msg/TransitionEvent").is_ok());
         // A service's introspection events: the message rosbag2 records for a service.
         assert!(loader.message("lifecycle_msgs/srv/GetState_Event").is_ok());
+        // A service: its own support and its request's and response's.
+        assert!(loader.service("lifecycle_msgs/srv/GetState").is_ok());
+        assert!(matches!(
+            loader.service("lifecycle_msgs/msg/State"),
+            Err(TypeError::BadName(_))
+        ));
+        assert!(matches!(
+            loader.service("lifecycle_msgs/srv/NoSuchService"),
+            Err(TypeError::NoSymbol { .. })
+        ));
         match loader.message("no_such_pkg/msg/Nothing") {
             Err(TypeError::NotInstalled { type_name, .. }) => {
                 assert_eq!(type_name, "no_such_pkg/msg/Nothing")

@@ -16,6 +16,9 @@ pub(super) struct Bridge {
     pub(super) subs: HashMap<String, tokio::task::JoinHandle<()>>,
     pub(super) param_clients: HashMap<String, ParamClients>,
     pub(super) rt: tokio::runtime::Handle,
+    /// The ROS services advertised to clients, and their raw clients.
+    pub(super) services: super::services::Services,
+    pub(super) server: Arc<foxglove::WebSocketServerHandle>,
 }
 
 pub(super) fn to_qos(q: &QosProfile) -> Qos {
@@ -301,8 +304,15 @@ impl Bridge {
         out
     }
 
+    /// Advertises new ROS services, removes gone ones.
+    pub(super) fn discover_services(&mut self, node: &r2r::Node) {
+        self.services
+            .discover(node, &self.shared, &mut self.schemas, &self.server);
+    }
+
     pub(super) fn run(&mut self, node: &mut r2r::Node, cmd: Cmd) {
         match cmd {
+            Cmd::Call(call) => self.services.call(node, &self.rt, call),
             Cmd::Advertise {
                 key,
                 topic,

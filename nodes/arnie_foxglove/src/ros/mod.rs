@@ -41,6 +41,7 @@ mod front;
 mod graph;
 mod param_services;
 mod params;
+mod services;
 use bridge::Bridge;
 use counters::Counters;
 use param_services::{get_params, set_params, ParamClients, ParamHandler};
@@ -102,6 +103,8 @@ enum Cmd {
         client: AnyClient,
         responder: SetParametersResponder,
     },
+    /// A client's call of a ROS service.
+    Call(services::Call),
 }
 
 /// State shared by the spin thread and the SDK's callbacks.
@@ -282,7 +285,8 @@ impl ServerListener for Listener {
     }
 }
 
-/// What the server offers: client publishing, parameters, the connection graph, assets
+/// What the server offers: client publishing, parameters, the connection graph, service
+/// calls, assets
 /// (the handler makes the SDK add it), and the server's time when the node runs on sim
 /// time (`/clock`).
 fn capabilities(sim_time: bool) -> Vec<Capability> {
@@ -290,6 +294,7 @@ fn capabilities(sim_time: bool) -> Vec<Capability> {
         Capability::ClientPublish,
         Capability::Parameters,
         Capability::ConnectionGraph,
+        Capability::Services,
     ];
     if sim_time {
         c.push(Capability::Time);
@@ -483,6 +488,8 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
                     .with("sdk_v1_clients", c.sdk_v1_clients.get())
                     .with("assets_served", c.assets_served.get())
                     .with("assets_refused", c.assets_refused.get())
+                    .with("service_calls", c.service_calls.get())
+                    .with("service_failures", c.service_failures.get())
                     .with(
                         "subscription_overflow",
                         c.subscription_overflow.load(Ordering::Relaxed),
@@ -500,6 +507,8 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
         subs: HashMap::new(),
         param_clients: HashMap::new(),
         rt: rt.clone(),
+        services: services::Services::default(),
+        server: handle.clone(),
     };
     let down = app.shutdown();
     let mut next_poll = Instant::now();
@@ -514,6 +523,7 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
         let polling = now >= next_poll;
         if polling {
             bridge.discover(&app.node);
+            bridge.discover_services(&app.node);
             next_poll = now + poll;
         }
         if shared.dirty.swap(false, Ordering::AcqRel) || (polling && retry) {

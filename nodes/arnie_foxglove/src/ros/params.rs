@@ -29,6 +29,8 @@ node_glue::declare_parameters! {
         topic_deny: String = s.topic_deny, any(), "start only";
         /// Regex of the topics a client may publish on (whole name; empty = none)
         publish_allow: String = s.publish_allow, any(), "start only";
+        /// Regex of the services advertised to clients and callable by them (whole name; empty = none)
+        service_allow: String = s.service_allow, any(), "start only";
         /// Messages kept per latched topic for clients that subscribe late
         latched_depth: i64 = s.latched_depth, int(1, 1000), "start only";
         /// Messages each ROS subscription holds for the bridge before it drops and counts them (subscription_overflow); raised to the publishers' summed depths
@@ -51,6 +53,7 @@ impl FoxgloveParams {
             topic_allow: self.topic_allow.clone(),
             topic_deny: self.topic_deny.clone(),
             publish_allow: self.publish_allow.clone(),
+            service_allow: self.service_allow.clone(),
             latched_depth: self.latched_depth,
             subscription_queue: self.subscription_queue,
             storm_ops_per_s: self.storm_ops_per_s,
@@ -151,7 +154,7 @@ mod tests {
     #[test]
     fn every_parameter_is_start_only() {
         let decls = FoxgloveParams::declarations();
-        assert_eq!(decls.len(), 10);
+        assert_eq!(decls.len(), 11);
         for d in decls {
             assert!(d.read_only(), "{} is not start only", d.name);
         }
