@@ -191,3 +191,53 @@ def test_clock_topics_publish_the_clock_at_each_message(graph, tmp_path):
     times = [T0 + i * 25 * MS for i in range(N)]
     # /clock is best effort: whatever arrived is each message's time, in order.
     assert clocks and clocks == sorted(clocks) and set(clocks) <= set(times), clocks[:5]
+
+
+def chunk_compressions(bag):
+    """The compression of every chunk of the bag's MCAP files."""
+    from mcap.reader import make_reader
+    out = set()
+    for f in sorted(Path(bag).glob("*.mcap")):
+        with open(f, "rb") as fh:
+            summary = make_reader(fh).get_summary()
+            out |= {c.compression for c in summary.chunk_indexes}
+    return out
+
+
+def test_storage_preset_profile_and_config_file(graph, tmp_path):
+    """`--storage-preset-profile` (the MCAP plugin's presets) and `--storage-config-file`
+    (its keys, over the preset): the chunks are written as they say, every message is
+    there for rosbags; `fastwrite` and options this writer cannot honour are refused."""
+    pub = graph.node.create_publisher(String, "/chatter", RELIABLE)
+    config = tmp_path / "writer.yaml"
+    config.write_text("compression: Lz4\nchunkSize: 4096\nprofile: ros2\n")
+    runs = {"small": ("--storage-preset-profile", "zstd_small"), "none": ("--storage-preset-profile", "none"),
+            "lz4": ("--storage-preset-profile", "zstd_fast", "--storage-config-file", str(config))}
+    for name, flags in runs.items():
+        bag = tmp_path / name
+        rec = graph.start("arnie_bag", "record", "/chatter", "-o", str(bag), *flags)
+        graph.wait_for_subscriber("/chatter")
+        graph.spin_for(0.3)
+        for i in range(N):
+            pub.publish(String(data=f"{name} {i} " + "x" * 200))
+        from rclpy.duration import Duration
+        assert pub.wait_for_all_acked(Duration(seconds=20.0))
+        graph.spin_for(0.5)
+        out = finish(graph, rec)
+        with AnyReader([bag]) as r:
+            got = [deserialize_message(bytes(raw), String).data for _, _, raw in r.messages()]
+        assert got == [f"{name} {i} " + "x" * 200 for i in range(N)], got[:3]
+        want = {"small": {"zstd"}, "none": {""}, "lz4": {"lz4"}}[name]
+        assert chunk_compressions(bag) == want, (name, chunk_compressions(bag))
+        if name == "lz4":
+            assert "profile: not an MCAP writer option" in out, out
+            # 4 KiB chunks: several of them for N messages of ~230 bytes.
+            from mcap.reader import make_reader
+            with open(next(bag.glob("*.mcap")), "rb") as fh:
+                assert len(make_reader(fh).get_summary().chunk_indexes) > 1
+        graph.spin_until(lambda: graph.node.count_subscribers("/chatter") == 0, what="the recorder gone")
+    config.write_text("noChunking: true\n")
+    graph.start_refused("arnie_bag", "record", "-a", "-o", str(tmp_path / "x"), "--storage-config-file", str(config),
+                        expect=("noChunking", str(config)))
+    graph.start_refused("arnie_bag", "record", "-a", "-o", str(tmp_path / "y"), "--storage-preset-profile",
+                        "fastwrite", expect=("fastwrite", "unchunked"))

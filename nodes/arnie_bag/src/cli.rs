@@ -17,6 +17,7 @@ use crate::mcap::Compression;
 use crate::player::{PlayOptions, TopicRegex};
 use crate::qos::QosOverrides;
 use crate::recorder::RecorderOptions;
+use crate::storage::StorageConfig;
 
 /// `record`, checked.
 #[derive(Debug, Clone)]
@@ -224,6 +225,8 @@ struct RecordWords {
     #[command(flatten)]
     storage: StorageWords,
     #[command(flatten)]
+    writer: WriterWords,
+    #[command(flatten)]
     node: NodeWords,
 }
 
@@ -304,6 +307,46 @@ struct StorageWords {
     /// The storage id: mcap only
     #[arg(short, long = "storage", value_name = "ID", value_parser = storage)]
     _storage: Option<()>,
+}
+
+/// The MCAP plugin's writer options (`record` only).
+#[derive(Args, Debug)]
+struct WriterWords {
+    /// MCAP writer preset: none, zstd_fast, zstd_small (fastwrite: refused, unchunked)
+    #[arg(long, value_name = "NAME", conflicts_with = "compression")]
+    storage_preset_profile: Option<String>,
+    /// MCAP writer options from a YAML file (the plugin's keys), over the preset
+    #[arg(long, value_name = "FILE", conflicts_with = "compression")]
+    storage_config_file: Option<PathBuf>,
+}
+
+impl WriterWords {
+    /// Applies the preset and the file (rosbag2's order, over the plugin's defaults).
+    fn apply(&self, o: &mut RecorderOptions) -> Result<(), BagError> {
+        if self.storage_preset_profile.is_none() && self.storage_config_file.is_none() {
+            return Ok(());
+        }
+        let mut c = StorageConfig::plugin_defaults();
+        if let Some(p) = &self.storage_preset_profile {
+            c = c.preset(p)?;
+        }
+        if let Some(path) = &self.storage_config_file {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                BagError::option("--storage-config-file", format!("{}: {e}", path.display()))
+            })?;
+            for key in c.apply_yaml(&text, &path.display().to_string())? {
+                eprintln!(
+                    "arnie_bag: {}: {key}: not an MCAP writer option rosbag2 reads; ignored",
+                    path.display()
+                );
+            }
+        }
+        o.compression = c.compression;
+        o.zstd_level = c.level.zstd();
+        o.chunk_size = c.chunk_size;
+        o.chunk_crc = c.chunk_crc;
+        Ok(())
+    }
 }
 
 /// Which topics `play` and `rewrite` take.
@@ -610,6 +653,7 @@ fn record(r: RecordWords, now: i64, offset: i64) -> Result<Command, BagError> {
         .unwrap_or_else(|| PathBuf::from(default_output(now, offset)));
     let mut opts = RecorderOptions::new(dir);
     r.split.apply(&mut opts);
+    r.writer.apply(&mut opts)?;
     opts.custom_data = r.custom_data.into_iter().collect::<BTreeMap<_, _>>();
     opts.sync = !r.no_fsync;
     if r.snapshot_mode && r.max_cache_size == 0 {
@@ -704,6 +748,46 @@ mod tests {
         assert!(
             matches!(p("record -a").unwrap(), Command::Record(r) if r.snapshot_cache.is_none())
         );
+    }
+
+    #[test]
+    fn storage_presets_and_config_files() {
+        let Command::Record(r) = p("record -a --storage-preset-profile zstd_small").unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (r.recorder.compression, r.recorder.zstd_level),
+            (Compression::Zstd, 19)
+        );
+        let Command::Record(r) = p("record -a --storage-preset-profile none").unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (r.recorder.compression, r.recorder.chunk_crc),
+            (Compression::None, false)
+        );
+        assert!(p("record -a --storage-preset-profile fastwrite").is_err());
+        assert!(p("record -a --storage-preset-profile zstd_fast --compression lz4").is_err());
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("w.yaml");
+        std::fs::write(&f, "compression: Lz4\nchunkSize: 2048\n").unwrap();
+        let Command::Record(r) = p(&format!(
+            "record -a --storage-preset-profile zstd_fast --storage-config-file {}",
+            f.display()
+        ))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (r.recorder.compression, r.recorder.chunk_size),
+            (Compression::Lz4, 2048)
+        );
+        std::fs::write(&f, "noSummary: true\n").unwrap();
+        let e = p(&format!("record -a --storage-config-file {}", f.display()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("noSummary"), "{e}");
+        assert!(p("record -a --storage-config-file /no/such/file.yaml").is_err());
     }
 
     #[test]

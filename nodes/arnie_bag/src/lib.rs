@@ -18,6 +18,7 @@
 //!   (rate, pause, step, loop, offsets, `/clock` time); [`keys`] reads the keyboard.
 //! - [`info`]: [`BagInfo`], the `ros2 bag info` text and a JSON form.
 //! - [`reindex`]: repairs a bag cut off by a crash.
+//! - [`storage`]: `--storage-preset-profile` / `--storage-config-file` writer options.
 //! - [`snapshot`]: `--snapshot-mode`'s circular cache, written on `~/snapshot`.
 //! - [`cli`]: the command line of `arnie_bag`, parsed and checked into options.
 //! - [`yaml`]: a yaml-cpp-compatible emitter and reading helpers.
@@ -44,6 +45,7 @@ pub mod reindex;
 #[cfg(feature = "ros")]
 pub mod ros;
 pub mod snapshot;
+pub mod storage;
 pub mod yaml;
 
 pub use bag::{Bag, BagMessage, BagTopic};

@@ -90,8 +90,12 @@ pub struct RecorderOptions {
     pub dir: PathBuf,
     /// MCAP chunk compression (`--compression`, default zstd).
     pub compression: Compression,
+    /// zstd's level (1; `--storage-preset-profile` / `--storage-config-file` choose others).
+    pub zstd_level: i32,
     /// Uncompressed chunk size before a chunk is closed.
     pub chunk_size: usize,
+    /// Whether chunks carry their CRC (yes; rosbag2's plugin default is no).
+    pub chunk_crc: bool,
     /// Split when the current file reaches this many bytes (`--max-bag-size`; 0: never).
     pub max_bag_size: u64,
     /// Split when a message is this much later than the file's first (`--max-bag-duration`; 0: never).
@@ -115,7 +119,9 @@ impl RecorderOptions {
         RecorderOptions {
             dir: dir.into(),
             compression: Compression::Zstd,
+            zstd_level: 1,
             chunk_size: DEFAULT_CHUNK_SIZE,
+            chunk_crc: true,
             max_bag_size: 0,
             max_bag_duration_ns: 0,
             ros_distro: std::env::var("ROS_DISTRO").unwrap_or_default(),
@@ -282,7 +288,9 @@ impl Recorder {
         let path = self.opts.dir.join(&name);
         let wopts = WriterOptions {
             compression: self.opts.compression,
+            zstd_level: self.opts.zstd_level,
             chunk_size: self.opts.chunk_size,
+            chunk_crc: self.opts.chunk_crc,
             ..WriterOptions::default()
         };
         let mut w = McapWriter::create(&path, wopts)?;

@@ -51,11 +51,12 @@ impl FromStr for Compression {
 }
 
 /// Compresses a chunk's records.
-pub(crate) fn compress(c: Compression, data: &[u8]) -> std::io::Result<Vec<u8>> {
+/// `zstd_level` is zstd's level (1 unless the storage flags choose another); LZ4 frames
+/// have one level here.
+pub(crate) fn compress(c: Compression, zstd_level: i32, data: &[u8]) -> std::io::Result<Vec<u8>> {
     match c {
         Compression::None => Ok(data.to_vec()),
-        // Level 1: rosbag2's "zstd_fast" preset; recording must keep up.
-        Compression::Zstd => zstd::bulk::compress(data, 1),
+        Compression::Zstd => zstd::bulk::compress(data, zstd_level),
         Compression::Lz4 => {
             let mut enc =
                 lz4_flex::frame::FrameEncoder::new(Vec::with_capacity(data.len() / 2 + 64));
@@ -91,8 +92,12 @@ mod tests {
             .flat_map(|i| (i % 251).to_le_bytes())
             .collect();
         for c in [Compression::None, Compression::Zstd, Compression::Lz4] {
-            let z = compress(c, &data).unwrap();
+            let z = compress(c, 1, &data).unwrap();
             assert_eq!(decompress(c, &z, data.len()).unwrap(), data, "{c:?}");
+        }
+        for level in [-5, 19] {
+            let z = compress(Compression::Zstd, level, &data).unwrap();
+            assert_eq!(decompress(Compression::Zstd, &z, data.len()).unwrap(), data);
         }
     }
 

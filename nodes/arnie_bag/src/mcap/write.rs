@@ -30,6 +30,8 @@ pub struct WriterOptions {
     pub library: String,
     /// Chunk compression.
     pub compression: Compression,
+    /// zstd's level (1: fast enough to keep up with recording).
+    pub zstd_level: i32,
     /// A chunk is closed once its uncompressed records reach this many bytes.
     pub chunk_size: usize,
     /// Fill each chunk's `uncompressed_crc` (rosbag2 leaves it 0; readers accept both).
@@ -42,6 +44,7 @@ impl Default for WriterOptions {
             profile: "ros2".into(),
             library: crate::LIBRARY.into(),
             compression: Compression::Zstd,
+            zstd_level: 1,
             chunk_size: DEFAULT_CHUNK_SIZE,
             chunk_crc: true,
         }
@@ -253,7 +256,7 @@ impl McapWriter {
         } else {
             0
         };
-        let compressed = compress(self.opts.compression, &chunk.records)
+        let compressed = compress(self.opts.compression, self.opts.zstd_level, &chunk.records)
             .map_err(|e| BagError::io(&self.path, e))?;
         let mut body = Enc::default();
         body.u64(chunk.start)
