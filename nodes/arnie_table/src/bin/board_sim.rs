@@ -436,7 +436,7 @@ async fn emit(
     stats: &mut Stats,
 ) -> Result<(), Failure> {
     for o in outputs {
-        let p = wire::encode(defs, o).map_err(|e| (1, e))?;
+        let p = wire::encode(defs, o).map_err(|e| (1, e.to_string()))?;
         send(link, &p).await?;
         // Reliable outputs (ActuatorDone) are repeated until acknowledged.
         let id = stats.next_id;
