@@ -198,7 +198,7 @@ fn rust(defs: &[Def]) -> String {
     let _ = writeln!(
         s,
         "/// Every generated packet, `(name, id, fields in wire order)`, in file-name order.\n\
-         pub const ALL: &[(&str, u8, &[(&str, FieldType)])] = &["
+         pub const ALL: &[Shape] = &["
     );
     for d in defs {
         let _ = writeln!(s, "    ({n}::NAME, {n}::ID, {n}::FIELDS),", n = d.name);

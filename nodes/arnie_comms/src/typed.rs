@@ -218,6 +218,9 @@ fn matches_fields<T: TypedPacket>(def: &Definition) -> Result<(), PacketError> {
     }
 }
 
+/// A generated packet's shape: `(name, id, (field, type) in wire order)`, as in [`ALL`].
+pub type Shape = (&'static str, u8, &'static [(&'static str, FieldType)]);
+
 include!(concat!(env!("OUT_DIR"), "/typed_packets.rs"));
 
 #[cfg(test)]
@@ -236,7 +239,8 @@ mod tests {
     #[test]
     fn generated_types_are_the_json_files() {
         let d = defs();
-        let files: Vec<(String, u8, Vec<(String, &str)>)> = d
+        type Owned = (String, u8, Vec<(String, &'static str)>);
+        let files: Vec<Owned> = d
             .iter()
             .map(|def| {
                 let fields = def
@@ -247,7 +251,7 @@ mod tests {
                 (def.name.clone(), def.id, fields)
             })
             .collect();
-        let mut generated: Vec<(String, u8, Vec<(String, &str)>)> = ALL
+        let mut generated: Vec<Owned> = ALL
             .iter()
             .map(|(name, id, fields)| {
                 let fields = fields
