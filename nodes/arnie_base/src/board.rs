@@ -7,7 +7,7 @@ use arnie_comms::typed::{Ack, DriveSpeed, ObstacleReport, Odometry, Stop};
 pub use arnie_comms::PacketError;
 use arnie_comms::TypedPacket;
 
-use crate::geom::{normalize, Pose2};
+use crate::geom::{wrap_angle, Pose2};
 
 /// `DriveSpeed` (id 30): speeds, no reply.
 pub const DRIVE_SPEED: &str = DriveSpeed::NAME;
@@ -108,7 +108,7 @@ pub fn parse(name: &str, fields_json: &str) -> Result<FromBoard, BadPacket> {
             let o = Odometry::from_fields_json(fields_json)?;
             FromBoard::Odometry {
                 seq: o.seq,
-                pose: Pose2::new(unit(o.x_mm), unit(o.y_mm), normalize(unit(o.theta_mrad))),
+                pose: Pose2::new(unit(o.x_mm), unit(o.y_mm), wrap_angle(unit(o.theta_mrad))),
                 v: unit(o.linear_mm_s),
                 w: unit(o.angular_mrad_s),
                 cmd_seq: o.cmd_seq,

@@ -98,7 +98,7 @@ impl Robot {
         let (c, r) = self.opponent?;
         let d = self.pose.distance_to(c) - r - self.radius;
         let ray = self.pose.bearing_to(c);
-        let bearing = arnie_base::geom::normalize(ray - self.pose.theta);
+        let bearing = arnie_base::geom::wrap_angle(ray - self.pose.theta);
         let hit = (c.0 - r * ray.cos(), c.1 - r * ray.sin());
         (d <= self.sensor_range && bearing.abs() < 0.5).then_some((d, bearing, hit))
     }

@@ -1,5 +1,5 @@
 //! What goes in and out of the board: the decoded commands ([`Input`]), the packets
-//! to send ([`Output`]), truth-log [`Event`]s, [`Pose`]s, and the packets' constants.
+//! to send ([`Output`]), truth-log [`Event`]s and the packets' constants.
 use arnie_comms::typed::{
     Ack, Actuator, ActuatorDone, DriveSpeed, ObstacleReport, Odometry, SetPose, Stop,
 };
@@ -84,15 +84,4 @@ pub struct Event {
     pub kind: &'static str,
     /// One human-readable line.
     pub detail: String,
-}
-
-/// A pose [m, m, rad].
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
-pub struct Pose {
-    /// x in the map frame [m].
-    pub x: f64,
-    /// y in the map frame [m].
-    pub y: f64,
-    /// Heading, counter-clockwise from +x [rad].
-    pub theta: f64,
 }

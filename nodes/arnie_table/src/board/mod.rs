@@ -17,7 +17,7 @@
 //!   edge (walls, fixed obstacles, the opponent) gives an `ObstacleReport`.
 //! - **Actuators**: a command is acknowledged at once (busy / invalid refused) and done
 //!   after its duration (`ActuatorDone`).
-use crate::geometry::{cast, shape_distance, wrap_angle, Hit};
+use crate::geometry::{cast, shape_distance, Hit};
 use crate::opponent::Script;
 use crate::scenario::{Action, Disc, Scenario};
 use arnie_comms::typed::{
@@ -26,17 +26,15 @@ use arnie_comms::typed::{
 use std::collections::{BTreeMap, BTreeSet};
 
 mod io;
-mod rng;
 #[cfg(test)]
 mod tests;
 
+pub use arnie_math::{wrap_angle, Pose2 as Pose, Rng};
 use io::milli;
 pub use io::{
-    Event, Input, Output, Pose, ACK_BUSY, ACK_INVALID, ACK_OK, DONE_FAILED, DONE_OK,
-    FLAG_ACTUATOR_BUSY, FLAG_MOVING, FLAG_OBSTACLE, FLAG_STOPPED, FLAG_WATCHDOG, ID_ACTUATOR,
-    ID_SET_POSE, ID_STOP,
+    Event, Input, Output, ACK_BUSY, ACK_INVALID, ACK_OK, DONE_FAILED, DONE_OK, FLAG_ACTUATOR_BUSY,
+    FLAG_MOVING, FLAG_OBSTACLE, FLAG_STOPPED, FLAG_WATCHDOG, ID_ACTUATOR, ID_SET_POSE, ID_STOP,
 };
-pub use rng::Rng;
 
 /// Longest integration step [ms].
 pub const STEP_MS: u64 = 5;
@@ -117,9 +115,8 @@ impl Board {
     /// A board at the scenario's start pose (truth and odometry), at time 0.
     pub fn new(s: Scenario, opts: Options) -> Board {
         let start = Pose {
-            x: s.robot.start.x_m,
-            y: s.robot.start.y_m,
-            theta: wrap_angle(s.robot.start.theta_rad),
+            theta: wrap_angle(s.robot.start.theta),
+            ..s.robot.start
         };
         let opponent = s.opponent.as_ref().map(Script::new);
         let scale = if opts.noise_scale.is_finite() {
