@@ -30,11 +30,9 @@ struct Def {
 fn main() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("packets");
     println!("cargo:rerun-if-changed={}", dir.display());
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    files.retain(|p| p.extension().is_some_and(|x| x == "json"));
     files.sort();
     let mut defs = Vec::new();
     for file in files {

@@ -218,6 +218,10 @@ fn matches_fields<T: TypedPacket>(def: &Definition) -> Result<(), PacketError> {
     }
 }
 
+/// The folder the types were generated from (`nodes/arnie_comms/packets` of the source
+/// tree this crate was built from): for tests that load the same definitions.
+pub const PACKETS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/packets");
+
 /// A generated packet's shape: `(name, id, (field, type) in wire order)`, as in [`ALL`].
 pub type Shape = (&'static str, u8, &'static [(&'static str, FieldType)]);
 
@@ -226,11 +230,9 @@ include!(concat!(env!("OUT_DIR"), "/typed_packets.rs"));
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     fn defs() -> Definitions {
-        Definitions::load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("packets"))
-            .expect("the project's packets load")
+        Definitions::load_dir(PACKETS_DIR.as_ref()).expect("the project's packets load")
     }
 
     /// The generated types are the JSON files: every file has its type with its fields
@@ -278,7 +280,7 @@ mod tests {
 
     #[test]
     fn a_packet_round_trips_through_bytes_and_json() {
-        let d = defs();
+        // Signed fields negative, an unsigned one at its maximum.
         let odo = Odometry {
             seq: 7,
             x_mm: -1500,
@@ -289,6 +291,7 @@ mod tests {
             cmd_seq: 65535,
             flags: 0b1_0001,
         };
+        let d = defs();
         let p = odo.to_packet(&d).expect("encodes");
         assert_eq!(p.id(), Odometry::ID);
         let back = Packet::decode(p.definition().clone(), &p.encode_payload()).expect("bytes");
@@ -332,14 +335,10 @@ mod tests {
                 field: "x_mm"
             })
         );
-        assert!(matches!(
-            Ack::from_fields_json("not json"),
-            Err(PacketError::Json { .. })
-        ));
-        assert!(matches!(
-            Ack::from_fields_json("[1]"),
-            Err(PacketError::Json { .. })
-        ));
+        for text in ["not json", "[1]"] {
+            let e = Ack::from_fields_json(text);
+            assert!(matches!(e, Err(PacketError::Json { .. })), "{text}: {e:?}");
+        }
         let ping = Packet::new(d.by_name("Ping").expect("Ping").clone());
         assert!(matches!(
             Pong::from_packet(&ping),

@@ -53,11 +53,9 @@ pub fn encode(defs: &Definitions, out: &Output) -> Result<Packet, PacketError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     fn defs() -> Definitions {
-        Definitions::load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../arnie_comms/packets"))
-            .expect("packets load")
+        Definitions::load_dir(arnie_comms::typed::PACKETS_DIR.as_ref()).expect("packets load")
     }
 
     #[test]
