@@ -29,6 +29,23 @@ fn board(extra: &str) -> Board {
     )
 }
 
+fn actuator(seq: u16, actuator: u8, action: u8, element: u8) -> Input {
+    Input::Actuator(Actuator {
+        seq,
+        actuator,
+        action,
+        element,
+    })
+}
+
+fn ack(command: u8, seq: u16, status: u8) -> Output {
+    Output::Ack(Ack {
+        command,
+        seq,
+        status,
+    })
+}
+
 fn drive(seq: u16, v: i16, w: i16) -> Input {
     Input::Drive(DriveSpeed {
         seq,
@@ -131,11 +148,7 @@ fn stop_brakes_acks_and_ignores_the_stale_seq() {
     let mut b = board("");
     hold(&mut b, 0, 1000, 500, 0);
     let out = b.input(1000, Input::Stop(Stop { seq: 9 }));
-    assert!(out.contains(&Output::Ack(Ack {
-        command: ID_STOP,
-        seq: 9,
-        status: ACK_OK
-    })));
+    assert!(out.contains(&ack(ID_STOP, 9, ACK_OK)));
     b.advance(1100);
     // 0.5 m/s at 4 m/s²: stopped within 125 ms.
     assert!(b.speeds().0 > 0.0);
@@ -265,69 +278,18 @@ fn walls_stop_the_robot() {
 #[test]
 fn actuators_take_their_time() {
     let mut b = board("");
-    let out = b.input(
-        100,
-        Input::Actuator(Actuator {
-            seq: 3,
-            actuator: 0,
-            action: 1,
-            element: 4,
-        }),
-    );
+    let out = b.input(100, actuator(3, 0, 1, 4));
     let acks: Vec<_> = out
         .into_iter()
         .filter(|o| matches!(o, Output::Ack(Ack { .. })))
         .collect();
-    assert_eq!(
-        acks,
-        vec![Output::Ack(Ack {
-            command: ID_ACTUATOR,
-            seq: 3,
-            status: ACK_OK
-        })]
-    );
-    let busy = b.input(
-        200,
-        Input::Actuator(Actuator {
-            seq: 4,
-            actuator: 0,
-            action: 0,
-            element: 0,
-        }),
-    );
-    assert!(busy.contains(&Output::Ack(Ack {
-        command: ID_ACTUATOR,
-        seq: 4,
-        status: ACK_BUSY
-    })));
-    let bad = b.input(
-        200,
-        Input::Actuator(Actuator {
-            seq: 5,
-            actuator: 7,
-            action: 0,
-            element: 0,
-        }),
-    );
-    assert!(bad.contains(&Output::Ack(Ack {
-        command: ID_ACTUATOR,
-        seq: 5,
-        status: ACK_INVALID
-    })));
-    let bad = b.input(
-        200,
-        Input::Actuator(Actuator {
-            seq: 6,
-            actuator: 0,
-            action: 9,
-            element: 0,
-        }),
-    );
-    assert!(bad.contains(&Output::Ack(Ack {
-        command: ID_ACTUATOR,
-        seq: 6,
-        status: ACK_INVALID
-    })));
+    assert_eq!(acks, vec![ack(ID_ACTUATOR, 3, ACK_OK)]);
+    let busy = b.input(200, actuator(4, 0, 0, 0));
+    assert!(busy.contains(&ack(ID_ACTUATOR, 4, ACK_BUSY)));
+    let bad = b.input(200, actuator(5, 7, 0, 0));
+    assert!(bad.contains(&ack(ID_ACTUATOR, 5, ACK_INVALID)));
+    let bad = b.input(200, actuator(6, 0, 9, 0));
+    assert!(bad.contains(&ack(ID_ACTUATOR, 6, ACK_INVALID)));
     let done = |out: &[Output]| {
         out.iter().find_map(|o| match o {
             Output::ActuatorDone(ActuatorDone {
@@ -346,27 +308,11 @@ fn actuators_take_their_time() {
         "the robot stands at task t"
     );
     // Element 4 is gone now: a second take fails.
-    b.input(
-        800,
-        Input::Actuator(Actuator {
-            seq: 7,
-            actuator: 0,
-            action: 1,
-            element: 4,
-        }),
-    );
+    b.input(800, actuator(7, 0, 1, 4));
     assert_eq!(done(&b.advance(1400)), Some((7, DONE_FAILED, 600)));
     assert!(b.taken().contains(&4));
     // Release needs no element.
-    b.input(
-        1500,
-        Input::Actuator(Actuator {
-            seq: 8,
-            actuator: 0,
-            action: 0,
-            element: 0,
-        }),
-    );
+    b.input(1500, actuator(8, 0, 0, 0));
     assert_eq!(done(&b.advance(1900)), Some((8, DONE_OK, 400)));
 }
 
@@ -382,11 +328,7 @@ fn set_pose_moves_the_odometry_only() {
             theta_mrad: 0.0,
         }),
     );
-    assert!(out.contains(&Output::Ack(Ack {
-        command: ID_SET_POSE,
-        seq: 2,
-        status: ACK_OK
-    })));
+    assert!(out.contains(&ack(ID_SET_POSE, 2, ACK_OK)));
     assert_eq!((b.odometry().x, b.truth().x), (1.0, 0.5));
     let out = b.input(
         0,
@@ -397,9 +339,5 @@ fn set_pose_moves_the_odometry_only() {
             theta_mrad: 0.0,
         }),
     );
-    assert!(out.contains(&Output::Ack(Ack {
-        command: ID_SET_POSE,
-        seq: 3,
-        status: ACK_INVALID
-    })));
+    assert!(out.contains(&ack(ID_SET_POSE, 3, ACK_INVALID)));
 }
