@@ -171,16 +171,14 @@ impl World {
                 }
                 Output::Mark {
                     id,
-                    centers,
+                    ref centers,
                     radius_m,
                     ttl_s,
                 } => {
-                    let ok = self
-                        .planner
-                        .map
-                        .update(&centers, radius_m, false, ttl_s, self.t)
-                        .is_ok();
-                    self.log.marks.extend(centers);
+                    // Marked on the planner's map as the planner's update_map does.
+                    let map = &mut self.planner.map;
+                    let ok = map.update(centers, radius_m, false, ttl_s, self.t).is_ok();
+                    self.log.marks.extend_from_slice(centers);
                     queue.extend(self.nav.on_marked(id, ok, self.t));
                 }
                 Output::Feedback { feedback, .. } => {
