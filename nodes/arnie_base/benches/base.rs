@@ -10,6 +10,8 @@
 use std::time::Instant;
 
 use arnie_base::{board, BaseConfig, Goal, Navigator, Output, PlanReply};
+use arnie_comms::typed::Odometry;
+use arnie_comms::TypedPacket;
 use arnie_planner::node::{answer, load_map_file, load_map_file_raw, MapOptions, Query, Search};
 use arnie_planner::{MapFrame, MarkedMap, Planner};
 
@@ -26,10 +28,15 @@ fn main() {
         progress_timeout_s: 600.0,
         ..BaseConfig::default()
     });
+    // As comms_bridge writes it: integer millimetres.
     let odo = |x: f64, t: u32| {
-        format!(
-            r#"{{"seq":{t},"x_mm":{x},"y_mm":1000,"theta_mrad":0,"linear_mm_s":0,"angular_mrad_s":0,"cmd_seq":0,"flags":0}}"#
-        )
+        Odometry {
+            seq: t as u16,
+            x_mm: x.round() as i16,
+            y_mm: 1000,
+            ..Odometry::default()
+        }
+        .fields_json()
     };
     let pose = |s: &str| match board::parse(board::ODOMETRY, s) {
         Ok(board::FromBoard::Odometry { pose, .. }) => pose,

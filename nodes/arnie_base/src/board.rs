@@ -1,38 +1,50 @@
 //! The motor board's packets (`nodes/arnie_comms/packets`, ids 30-37, table in its
 //! README.md) ⇄ the navigator's units. Packets travel as `arnie_interfaces/Packet`
-//! (`name` + `fields_json`) through `comms_bridge`; this module only builds and reads the
-//! JSON, in millimetres and milliradians on the wire, metres and radians here.
-use serde_json::{json, Value};
+//! (`name` + `fields_json`) through `comms_bridge`; the packets' types, their JSON and
+//! its checks are [`arnie_comms::typed`]'s (generated from the definitions); this module
+//! converts units only: millimetres and milliradians on the wire, metres and radians here.
+use arnie_comms::typed::{Ack, DriveSpeed, ObstacleReport, Odometry, Stop};
+pub use arnie_comms::PacketError;
+use arnie_comms::TypedPacket;
 
-use crate::geom::{normalize, Pose2};
+use crate::geom::{wrap_angle, Pose2};
 
 /// `DriveSpeed` (id 30): speeds, no reply.
-pub const DRIVE_SPEED: &str = "DriveSpeed";
+pub const DRIVE_SPEED: &str = DriveSpeed::NAME;
 /// `Stop` (id 31): brake; the board answers `Ack`.
-pub const STOP: &str = "Stop";
+pub const STOP: &str = Stop::NAME;
 /// `Odometry` (id 33), 50 Hz: integer mm, mrad, mm/s, mrad/s (15-byte payload, 18-byte
 /// UART frame, so that more frames survive a noisy link).
-pub const ODOMETRY: &str = "Odometry";
+pub const ODOMETRY: &str = Odometry::NAME;
 /// `ObstacleReport` (id 34), per sensor while something is in range.
-pub const OBSTACLE_REPORT: &str = "ObstacleReport";
+pub const OBSTACLE_REPORT: &str = ObstacleReport::NAME;
 /// `Ack` (id 37).
-pub const ACK: &str = "Ack";
+pub const ACK: &str = Ack::NAME;
+
+/// `x` × 1000, rounded and saturated to the i16 range (m → mm, rad → mrad); NaN and
+/// infinities → 0.
+fn milli(x: f64) -> i16 {
+    let x = if x.is_finite() { x } else { 0.0 };
+    (x * 1000.0)
+        .round()
+        .clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i16
+}
 
 /// `DriveSpeed` fields: `v` [m/s], `w` [rad/s], rounded to mm/s and mrad/s and
 /// saturated to the i16 range; `watchdog_ms` 0 = the board's default.
 pub fn drive_speed(seq: u16, v: f64, w: f64, watchdog_ms: u16) -> String {
-    let mm = |x: f64| (x * 1000.0).round().clamp(i16::MIN as f64, i16::MAX as f64) as i16;
-    let (v, w) = (
-        if v.is_finite() { v } else { 0.0 },
-        if w.is_finite() { w } else { 0.0 },
-    );
-    json!({"seq": seq, "linear_mm_s": mm(v), "angular_mrad_s": mm(w), "watchdog_ms": watchdog_ms})
-        .to_string()
+    DriveSpeed {
+        seq,
+        linear_mm_s: milli(v),
+        angular_mrad_s: milli(w),
+        watchdog_ms,
+    }
+    .fields_json()
 }
 
 /// `Stop` fields.
 pub fn stop(seq: u16) -> String {
-    json!({ "seq": seq }).to_string()
+    Stop { seq }.fields_json()
 }
 
 /// A packet from the board, in navigator units.
@@ -78,76 +90,56 @@ pub enum FromBoard {
 }
 
 /// Why a board packet could not be read (counted by the node).
-#[derive(Clone, Debug, PartialEq)]
-pub struct BadPacket(pub String);
+pub type BadPacket = PacketError;
 
-impl std::fmt::Display for BadPacket {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-fn num(v: &Value, key: &str, name: &str) -> Result<f64, BadPacket> {
-    v.get(key)
-        .and_then(Value::as_f64)
-        .filter(|x| x.is_finite())
-        .ok_or_else(|| {
-            BadPacket(format!(
-                "{name}: field {key} missing or not a finite number"
-            ))
-        })
-}
-
-fn int<T: TryFrom<u64>>(v: &Value, key: &str, name: &str) -> Result<T, BadPacket> {
-    v.get(key)
-        .and_then(Value::as_u64)
-        .and_then(|x| T::try_from(x).ok())
-        .ok_or_else(|| BadPacket(format!("{name}: field {key} missing or out of range")))
+/// Millimetres (or milli-anything) → metres.
+fn unit(x: impl Into<f64>) -> f64 {
+    x.into() / 1000.0
 }
 
 /// Reads a packet from `comms/rx` (`name`, `fields_json`).
 ///
 /// # Errors
-/// [`BadPacket`] when a board packet's fields are missing or not numbers.
+/// [`BadPacket`] when a board packet's fields are missing, not JSON numbers of their
+/// type, or out of its range.
 pub fn parse(name: &str, fields_json: &str) -> Result<FromBoard, BadPacket> {
-    if ![ODOMETRY, OBSTACLE_REPORT, ACK].contains(&name) {
-        return Ok(FromBoard::Other);
-    }
-    let v: Value = serde_json::from_str(fields_json)
-        .map_err(|e| BadPacket(format!("{name}: fields_json: {e}")))?;
     Ok(match name {
-        ODOMETRY => FromBoard::Odometry {
-            seq: int(&v, "seq", name)?,
-            pose: Pose2::new(
-                num(&v, "x_mm", name)? / 1000.0,
-                num(&v, "y_mm", name)? / 1000.0,
-                normalize(num(&v, "theta_mrad", name)? / 1000.0),
-            ),
-            v: num(&v, "linear_mm_s", name)? / 1000.0,
-            w: num(&v, "angular_mrad_s", name)? / 1000.0,
-            cmd_seq: int(&v, "cmd_seq", name)?,
-            flags: int(&v, "flags", name)?,
-        },
-        OBSTACLE_REPORT => FromBoard::Obstacle {
-            sensor: int(&v, "sensor", name)?,
-            distance_m: num(&v, "distance_mm", name)? / 1000.0,
-            bearing_rad: num(&v, "bearing_mrad", name)? / 1000.0,
-            hit: (
-                num(&v, "x_mm", name)? / 1000.0,
-                num(&v, "y_mm", name)? / 1000.0,
-            ),
-        },
-        _ => FromBoard::Ack {
-            command: int(&v, "command", name)?,
-            seq: int(&v, "seq", name)?,
-            status: int(&v, "status", name)?,
-        },
+        Odometry::NAME => {
+            let o = Odometry::from_fields_json(fields_json)?;
+            FromBoard::Odometry {
+                seq: o.seq,
+                pose: Pose2::new(unit(o.x_mm), unit(o.y_mm), wrap_angle(unit(o.theta_mrad))),
+                v: unit(o.linear_mm_s),
+                w: unit(o.angular_mrad_s),
+                cmd_seq: o.cmd_seq,
+                flags: o.flags,
+            }
+        }
+        ObstacleReport::NAME => {
+            let o = ObstacleReport::from_fields_json(fields_json)?;
+            FromBoard::Obstacle {
+                sensor: o.sensor,
+                distance_m: unit(o.distance_mm),
+                bearing_rad: unit(o.bearing_mrad),
+                hit: (unit(o.x_mm), unit(o.y_mm)),
+            }
+        }
+        Ack::NAME => {
+            let a = Ack::from_fields_json(fields_json)?;
+            FromBoard::Ack {
+                command: a.command,
+                seq: a.seq,
+                status: a.status,
+            }
+        }
+        _ => FromBoard::Other,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
 
     #[test]
     fn commands_are_in_mm_and_mrad() {
@@ -201,7 +193,7 @@ mod tests {
         assert_eq!(parse("Pong", "garbage").unwrap(), FromBoard::Other);
         assert!(parse(ODOMETRY, r#"{"seq":1}"#)
             .unwrap_err()
-            .0
+            .to_string()
             .contains("x_mm"));
         assert!(parse(ACK, "not json").is_err());
     }

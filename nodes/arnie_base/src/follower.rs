@@ -10,7 +10,7 @@
 //! differential drive can do exactly this. The board's own acceleration limits smooth
 //! the steps.
 use crate::config::BaseConfig;
-use crate::geom::{normalize, Pose2};
+use crate::geom::{wrap_angle, Pose2};
 
 /// What the follower is doing this step.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -88,9 +88,9 @@ impl Follower {
     /// once at the goal, else toward the waypoint it drives to [rad].
     pub fn aim_error(&self, pose: &Pose2) -> f64 {
         match (self.at_goal, self.final_heading, self.points.get(self.next)) {
-            (true, Some(h), _) => normalize(h - pose.theta),
+            (true, Some(h), _) => wrap_angle(h - pose.theta),
             (true, None, _) | (_, _, None) => 0.0,
-            (false, _, Some(&p)) => normalize(pose.bearing_to(p) - pose.theta),
+            (false, _, Some(&p)) => wrap_angle(pose.bearing_to(p) - pose.theta),
         }
     }
 
@@ -113,7 +113,7 @@ impl Follower {
                 self.points[i + 1],
             );
             let a = if i == self.next { (pose.x, pose.y) } else { a };
-            let turn = normalize((c.1 - b.1).atan2(c.0 - b.0) - (b.1 - a.1).atan2(b.0 - a.0));
+            let turn = wrap_angle((c.1 - b.1).atan2(c.0 - b.0) - (b.1 - a.1).atan2(b.0 - a.0));
             if turn.abs() > cfg.turn_in_place_above_rad {
                 break;
             }
@@ -173,7 +173,7 @@ impl Follower {
         if self.at_goal {
             return match self.final_heading {
                 Some(h) => {
-                    let error = normalize(h - pose.theta);
+                    let error = wrap_angle(h - pose.theta);
                     if error.abs() <= cfg.heading_tolerance_rad {
                         Step::Arrived
                     } else {
@@ -184,7 +184,7 @@ impl Follower {
             };
         }
         let target = self.points[self.next];
-        let error = normalize(pose.bearing_to(target) - pose.theta);
+        let error = wrap_angle(pose.bearing_to(target) - pose.theta);
         let done_turning = cfg
             .heading_tolerance_rad
             .max(0.25 * cfg.turn_in_place_above_rad);

@@ -12,7 +12,7 @@
 //!   figures are parameters). Variances add up along the way; a floor keeps them above
 //!   zero at the start (a zero covariance claims a perfect pose, which filters refuse).
 //!   Axes a planar base does not measure (z, roll, pitch) get [`UNMEASURED`].
-use crate::geom::{normalize, Pose2};
+use crate::geom::{wrap_angle, Pose2};
 
 /// The variance given to axes a planar base does not measure (z, roll, pitch), as
 /// diff_drive_controller's configurations do: "unknown" rather than "exactly zero".
@@ -43,7 +43,7 @@ impl MapOdom {
         if !(map_pose.is_finite() && odom_pose.is_finite()) {
             return false;
         }
-        let theta = normalize(map_pose.theta - odom_pose.theta);
+        let theta = wrap_angle(map_pose.theta - odom_pose.theta);
         let (s, c) = theta.sin_cos();
         self.origin = Pose2 {
             x: map_pose.x - (c * odom_pose.x - s * odom_pose.y),
@@ -133,7 +133,7 @@ impl OdomCovariance {
         }
         if let Some(l) = self.last {
             self.driven_m += (p.x - l.x).hypot(p.y - l.y);
-            self.turned_rad += normalize(p.theta - l.theta).abs();
+            self.turned_rad += wrap_angle(p.theta - l.theta).abs();
         }
         self.last = Some(*p);
     }
@@ -178,7 +178,7 @@ mod tests {
     fn close(a: &Pose2, b: &Pose2) -> bool {
         (a.x - b.x).abs() < 1e-12
             && (a.y - b.y).abs() < 1e-12
-            && normalize(a.theta - b.theta).abs() < 1e-12
+            && wrap_angle(a.theta - b.theta).abs() < 1e-12
     }
 
     #[test]

@@ -98,7 +98,7 @@ impl Robot {
         let (c, r) = self.opponent?;
         let d = self.pose.distance_to(c) - r - self.radius;
         let ray = self.pose.bearing_to(c);
-        let bearing = arnie_base::geom::normalize(ray - self.pose.theta);
+        let bearing = arnie_base::geom::wrap_angle(ray - self.pose.theta);
         let hit = (c.0 - r * ray.cos(), c.1 - r * ray.sin());
         (d <= self.sensor_range && bearing.abs() < 0.5).then_some((d, bearing, hit))
     }
@@ -171,16 +171,14 @@ impl World {
                 }
                 Output::Mark {
                     id,
-                    centers,
+                    ref centers,
                     radius_m,
                     ttl_s,
                 } => {
-                    let ok = self
-                        .planner
-                        .map
-                        .update(&centers, radius_m, false, ttl_s, self.t)
-                        .is_ok();
-                    self.log.marks.extend(centers);
+                    // Marked on the planner's map as the planner's update_map does.
+                    let map = &mut self.planner.map;
+                    let ok = map.update(centers, radius_m, false, ttl_s, self.t).is_ok();
+                    self.log.marks.extend_from_slice(centers);
                     queue.extend(self.nav.on_marked(id, ok, self.t));
                 }
                 Output::Feedback { feedback, .. } => {
@@ -211,19 +209,45 @@ impl World {
         self.apply(outs);
     }
 
-    /// Odometry for a few ticks (the link is up), then the goal, then steps until done.
-    fn run(&mut self, goal: Goal, max_s: f64) -> (arnie_base::Finish, f64) {
-        for _ in 0..3 {
+    /// `n` steps.
+    fn steps(&mut self, n: u32) {
+        for _ in 0..n {
             self.step();
         }
-        let outs = self.nav.start(7, goal, self.t).expect("accepted");
+    }
+
+    /// Goal `id` started now and its first outputs applied.
+    fn begin(&mut self, id: u64, goal: Goal) {
+        let outs = self.nav.start(id, goal, self.t).expect("accepted");
         self.apply(outs);
+    }
+
+    /// Odometry for a few ticks (the link is up), then the goal, then steps until done.
+    fn run(&mut self, goal: Goal, max_s: f64) -> (arnie_base::Finish, f64) {
+        self.steps(3);
+        self.begin(7, goal);
         while self.log.done.is_none() && self.t < max_s {
             self.step();
         }
         let (id, finish, t) = self.log.done.clone().expect("finished in time");
         assert_eq!(id, 7);
         (finish, t)
+    }
+}
+
+/// The corridor with the opponent in its middle, the robot at its left end.
+fn corridor_with_opponent(cfg: BaseConfig) -> World {
+    let mut w = World::new(&corridor(), Pose2::new(0.3, 1.1, 0.0), cfg);
+    w.robot.opponent = Some(((1.5, 1.1), 0.2));
+    w
+}
+
+/// A goal at `(x, y)`, any heading.
+fn goal(x: f64, y: f64) -> Goal {
+    Goal {
+        x,
+        y,
+        heading: None,
     }
 }
 
@@ -236,57 +260,35 @@ fn first_step_after(from: u64, timeout: f64) -> f64 {
         .unwrap()
 }
 
+/// A 3 m x 2 m map of 0.1 m cells, top row first: `(rows, row)` bands.
+fn map(bands: &[(usize, &str)]) -> String {
+    let mut m = String::from("\n");
+    for (n, row) in bands {
+        assert_eq!(row.len(), 30, "{row}");
+        for _ in 0..*n {
+            m.push_str(row);
+            m.push('\n');
+        }
+    }
+    m
+}
+
+const FREE: &str = "..............................";
+const FULL: &str = "##############################";
+
 /// 3 m x 2 m, a wall from the bottom up to y = 1.2 m at x = 1.5 m.
-const TABLE: &str = "
-..............................
-..............................
-..............................
-..............................
-..............................
-..............................
-..............................
-..............................
-...............#..............
-...............#..............
-...............#..............
-...............#..............
-...............#..............
-...............#..............
-...............#..............
-...............#..............
-...............#..............
-...............#..............
-...............#..............
-...............#..............
-";
+fn table() -> String {
+    map(&[(8, FREE), (12, "...............#..............")])
+}
 
 /// A corridor 0.5 m wide (the only way from left to right).
-const CORRIDOR: &str = "
-##############################
-##############################
-##############################
-##############################
-##############################
-##############################
-..............................
-..............................
-..............................
-..............................
-..............................
-##############################
-##############################
-##############################
-##############################
-##############################
-##############################
-##############################
-##############################
-##############################
-";
+fn corridor() -> String {
+    map(&[(6, FULL), (5, FREE), (9, FULL)])
+}
 
 #[test]
 fn reaches_a_goal_around_the_wall_with_its_heading() {
-    let mut w = World::new(TABLE, Pose2::new(0.3, 0.3, 0.0), BaseConfig::default());
+    let mut w = World::new(&table(), Pose2::new(0.3, 0.3, 0.0), BaseConfig::default());
     let (f, _) = w.run(
         Goal {
             x: 2.6,
@@ -322,17 +324,10 @@ fn an_opponent_in_the_way_is_marked_and_driven_around() {
         obstacle_radius_m: 0.15,
         ..BaseConfig::default()
     };
-    let mut w = World::new(TABLE, Pose2::new(0.3, 1.6, 0.0), cfg);
+    let mut w = World::new(&table(), Pose2::new(0.3, 1.6, 0.0), cfg);
     // Straight on the way to (2.6, 1.6), above the wall.
     w.robot.opponent = Some(((1.5, 1.6), 0.12));
-    let (f, _) = w.run(
-        Goal {
-            x: 2.6,
-            y: 1.6,
-            heading: None,
-        },
-        60.0,
-    );
+    let (f, _) = w.run(goal(2.6, 1.6), 60.0);
     assert_eq!(f.outcome, Outcome::Reached, "{f:?}");
     assert!(f.replans >= 1, "{f:?}");
     assert!(!w.log.marks.is_empty());
@@ -347,21 +342,12 @@ fn an_opponent_in_the_way_is_marked_and_driven_around() {
 
 #[test]
 fn an_opponent_in_the_only_corridor_gives_blocked_after_max_failures() {
-    let cfg = BaseConfig {
+    let mut w = corridor_with_opponent(BaseConfig {
         max_failures: 2,
         mark_ttl_s: 30.0,
         ..BaseConfig::default()
-    };
-    let mut w = World::new(CORRIDOR, Pose2::new(0.3, 1.1, 0.0), cfg);
-    w.robot.opponent = Some(((1.5, 1.1), 0.2));
-    let (f, _) = w.run(
-        Goal {
-            x: 2.7,
-            y: 1.1,
-            heading: None,
-        },
-        60.0,
-    );
+    });
+    let (f, _) = w.run(goal(2.7, 1.1), 60.0);
     assert_eq!(f.outcome, Outcome::Blocked, "{f:?}");
     // Failures: the obstacle report, then two re-plans that find no path (the mark
     // closes the corridor): the third failure is one more than max_failures.
@@ -380,30 +366,14 @@ fn an_opponent_in_the_only_corridor_gives_blocked_after_max_failures() {
 #[test]
 fn a_passing_opponent_is_forgotten_after_the_ttl() {
     // The same corridor, the opponent leaves; the mark expires before the failures run out.
-    let cfg = BaseConfig {
+    let mut w = corridor_with_opponent(BaseConfig {
         max_failures: 10,
         mark_ttl_s: 1.0,
         replan_delay_s: 0.5,
         ..BaseConfig::default()
-    };
-    let mut w = World::new(CORRIDOR, Pose2::new(0.3, 1.1, 0.0), cfg);
-    w.robot.opponent = Some(((1.5, 1.1), 0.2));
-    for _ in 0..3 {
-        w.step();
-    }
-    let outs = w
-        .nav
-        .start(
-            7,
-            Goal {
-                x: 2.7,
-                y: 1.1,
-                heading: None,
-            },
-            w.t,
-        )
-        .unwrap();
-    w.apply(outs);
+    });
+    w.steps(3);
+    w.begin(7, goal(2.7, 1.1));
     while w.log.marks.is_empty() && w.t < 30.0 {
         w.step();
     }
@@ -422,16 +392,9 @@ fn no_progress_counts_as_blocked_to_the_tick() {
         max_failures: 0,
         ..BaseConfig::default()
     };
-    let mut w = World::new(TABLE, Pose2::new(0.3, 1.6, 0.0), cfg.clone());
+    let mut w = World::new(&table(), Pose2::new(0.3, 1.6, 0.0), cfg.clone());
     w.robot.stuck = true;
-    let (f, t) = w.run(
-        Goal {
-            x: 1.0,
-            y: 1.6,
-            heading: None,
-        },
-        60.0,
-    );
+    let (f, t) = w.run(goal(1.0, 1.6), 60.0);
     assert_eq!(f.outcome, Outcome::Blocked, "{f:?}");
     assert!(f.message.contains("no progress"), "{}", f.message);
     // Progress was last seen when the path came (the goal's step, n = 3); blocked at the
@@ -444,16 +407,9 @@ fn no_progress_counts_as_blocked_to_the_tick() {
 #[test]
 fn link_loss_stops_the_motors_and_ends_link_lost_to_the_tick() {
     let cfg = BaseConfig::default();
-    let mut w = World::new(TABLE, Pose2::new(0.3, 0.3, 0.0), cfg.clone());
+    let mut w = World::new(&table(), Pose2::new(0.3, 0.3, 0.0), cfg.clone());
     w.odometry_until = 1.0;
-    let (f, t) = w.run(
-        Goal {
-            x: 2.6,
-            y: 0.4,
-            heading: None,
-        },
-        60.0,
-    );
+    let (f, t) = w.run(goal(2.6, 0.4), 60.0);
     assert_eq!(f.outcome, Outcome::LinkLost, "{f:?}");
     // The last odometry came at the last step <= 1.0 s; LINK_LOST at the first tick more
     // than link_timeout_s later.
@@ -465,64 +421,25 @@ fn link_loss_stops_the_motors_and_ends_link_lost_to_the_tick() {
     assert!(f.message.contains("no odometry"), "{}", f.message);
     // A goal without fresh odometry is refused as LINK_LOST; the next one after odometry
     // is back is accepted.
-    let refused = w
-        .nav
-        .start(
-            8,
-            Goal {
-                x: 1.0,
-                y: 1.0,
-                heading: None,
-            },
-            w.t,
-        )
-        .unwrap_err();
+    let refused = w.nav.start(8, goal(1.0, 1.0), w.t).unwrap_err();
     assert_eq!(refused.outcome, Outcome::LinkLost);
     w.odometry_until = f64::INFINITY;
     w.log.done = None;
-    let (f, _) = w.run(
-        Goal {
-            x: 0.8,
-            y: 0.3,
-            heading: None,
-        },
-        120.0,
-    );
+    let (f, _) = w.run(goal(0.8, 0.3), 120.0);
     assert_eq!(f.outcome, Outcome::Reached, "{f:?}");
 }
 
 #[test]
 fn bad_goals_are_refused_with_a_reason() {
-    let mut w = World::new(TABLE, Pose2::new(0.3, 0.3, 0.0), BaseConfig::default());
+    let mut w = World::new(&table(), Pose2::new(0.3, 0.3, 0.0), BaseConfig::default());
     // No odometry yet.
-    let r = w
-        .nav
-        .start(
-            1,
-            Goal {
-                x: 1.0,
-                y: 1.0,
-                heading: None,
-            },
-            0.0,
-        )
-        .unwrap_err();
+    let r = w.nav.start(1, goal(1.0, 1.0), 0.0).unwrap_err();
     assert_eq!(r.outcome, Outcome::LinkLost);
     assert!(r.message.contains("no odometry"), "{}", r.message);
-    for _ in 0..3 {
-        w.step();
-    }
+    w.steps(3);
     for g in [
-        Goal {
-            x: f64::NAN,
-            y: 1.0,
-            heading: None,
-        },
-        Goal {
-            x: 1.0,
-            y: f64::INFINITY,
-            heading: None,
-        },
+        goal(f64::NAN, 1.0),
+        goal(1.0, f64::INFINITY),
         Goal {
             x: 1.0,
             y: 1.0,
@@ -536,19 +453,7 @@ fn bad_goals_are_refused_with_a_reason() {
     // Outside the table and inside the wall: the planner's reason.
     for (g, why) in [((3.5, 1.0), "outside the map"), ((1.55, 0.5), "blocked")] {
         w.log.done = None;
-        let outs = w
-            .nav
-            .start(
-                3,
-                Goal {
-                    x: g.0,
-                    y: g.1,
-                    heading: None,
-                },
-                w.t,
-            )
-            .unwrap();
-        w.apply(outs);
+        w.begin(3, goal(g.0, g.1));
         let (_, f, _) = w.log.done.clone().unwrap();
         assert_eq!(f.outcome, Outcome::Rejected, "{g:?}: {f:?}");
         assert!(f.message.contains(why), "{g:?}: {}", f.message);
@@ -559,45 +464,16 @@ fn bad_goals_are_refused_with_a_reason() {
 
 #[test]
 fn cancel_and_preempt_stop_the_running_goal() {
-    let mut w = World::new(TABLE, Pose2::new(0.3, 0.3, 0.0), BaseConfig::default());
-    for _ in 0..3 {
-        w.step();
-    }
-    let outs = w
-        .nav
-        .start(
-            1,
-            Goal {
-                x: 2.6,
-                y: 0.4,
-                heading: None,
-            },
-            w.t,
-        )
-        .unwrap();
-    w.apply(outs);
-    for _ in 0..50 {
-        w.step();
-    }
-    let outs = w
-        .nav
-        .start(
-            2,
-            Goal {
-                x: 0.3,
-                y: 1.5,
-                heading: None,
-            },
-            w.t,
-        )
-        .unwrap();
+    let mut w = World::new(&table(), Pose2::new(0.3, 0.3, 0.0), BaseConfig::default());
+    w.steps(3);
+    w.begin(1, goal(2.6, 0.4));
+    w.steps(50);
+    let outs = w.nav.start(2, goal(0.3, 1.5), w.t).unwrap();
     assert!(
         matches!(&outs[0], Output::Done { goal: 1, finish } if finish.outcome == Outcome::Preempted)
     );
     w.apply(outs);
-    for _ in 0..20 {
-        w.step();
-    }
+    w.steps(20);
     w.log.done = None;
     let outs = w.nav.cancel(w.t);
     assert_eq!(outs[0], Output::Stop);
@@ -605,37 +481,19 @@ fn cancel_and_preempt_stop_the_running_goal() {
     let (id, f, _) = w.log.done.clone().unwrap();
     assert_eq!((id, f.outcome), (2, Outcome::Cancelled));
     w.log.motions_after_done = 0;
-    for _ in 0..10 {
-        w.step();
-    }
+    w.steps(10);
     assert_eq!(w.log.motions_after_done, 0, "no motion after the end");
     assert_eq!(w.nav.active_goal(), None);
 }
 
 #[test]
 fn hits_on_the_known_map_are_ignored() {
-    let mut w = World::new(TABLE, Pose2::new(1.2, 0.5, 0.0), BaseConfig::default());
-    for _ in 0..3 {
-        w.step();
-    }
-    let outs = w
-        .nav
-        .start(
-            1,
-            Goal {
-                x: 1.2,
-                y: 1.0,
-                heading: None,
-            },
-            w.t,
-        )
-        .unwrap();
-    w.apply(outs);
+    let mut w = World::new(&table(), Pose2::new(1.2, 0.5, 0.0), BaseConfig::default());
+    w.steps(3);
+    w.begin(1, goal(1.2, 1.0));
     // Facing the wall at x = 1.5 m (cells 1.5..1.6) while the path is planned.
     w.robot.pose.theta = std::f64::consts::FRAC_PI_2;
-    for _ in 0..10 {
-        w.step();
-    }
+    w.steps(10);
     let before = w.nav.counters().obstacle_stops;
     let outs = w.nav.on_obstacle(0.1, 0.0, (1.5, 0.5), w.t);
     assert!(outs.is_empty(), "{outs:?}");

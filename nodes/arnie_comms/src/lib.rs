@@ -9,6 +9,9 @@
 //! - [`definition`]: one JSON file per packet, raw ([`RawDefinition`]) then checked
 //!   ([`Definitions`]: by id, by name, with the optional `reply`).
 //! - [`packet`]: [`Packet`] = a definition + one value per field; payload bytes and JSON.
+//! - [`typed`]: one Rust type per packet, generated from `packets/*.json` at build time
+//!   (`typed::DriveSpeed`, ...), and [`TypedPacket`], their one encoder and decoder
+//!   (to and from a [`Packet`], to and from `fields_json`).
 //! - [`uart`]: the firmware's UART frame and a streaming, resynchronising [`Decoder`].
 //! - [`can`]: the firmware's CAN id scheme, paging and the [`Reassembler`].
 //! - [`counters`]: [`Rejected`] input as values and [`Counters`] by kind for /diagnostics.
@@ -58,6 +61,7 @@ pub mod reply;
 pub mod ros;
 pub mod sim;
 pub mod transport;
+pub mod typed;
 pub mod uart;
 pub mod value;
 
@@ -69,5 +73,6 @@ pub use error::{Error, Result};
 pub use link::{Link, LinkConfig, LinkEvent, Received};
 pub use packet::Packet;
 pub use reply::ReplyTracker;
+pub use typed::{PacketError, TypedPacket};
 pub use uart::{Decoder, DecoderConfig, Frame};
 pub use value::{FieldType, Value};

@@ -12,7 +12,7 @@
 //!   target; box obstacles stop it on their face.
 //! - [`eyes`]: [`Eyes`], which flames are lit and where: source, taper (on the arm),
 //!   candle.
-//! - [`rng`]: [`Rng`], a tiny seeded xorshift for loss and jitter.
+//! - [`Rng`] (`arnie_math`'s, shared with `board_sim`): the seeded loss and jitter.
 //! - [`wiring`]: [`Wiring`], the addresses, formats and transforms taken from the
 //!   spine's own config (the sim is its mirror image).
 //! - [`world`]: [`World`], all of the above plus the lossy arm link; datagrams in,
@@ -63,7 +63,6 @@ pub mod arm;
 mod error;
 pub mod eyes;
 pub mod markers;
-pub mod rng;
 #[cfg(feature = "ros")]
 pub mod ros;
 pub mod scenario;
@@ -73,9 +72,9 @@ pub mod wiring;
 pub mod world;
 
 pub use arm::{Obstacle, SimArm, Vec3};
+pub use arnie_math::Rng;
 pub use error::SimError;
 pub use eyes::{Eyes, Flame};
-pub use rng::Rng;
 pub use scenario::Scenario;
 pub use wiring::Wiring;
 pub use world::{Datagram, Dest, Event, Truth, World};

@@ -17,9 +17,9 @@ use serde::Serialize;
 
 use crate::arm::{SimArm, StepOutcome, Vec3};
 use crate::eyes::{Eyes, LitEvent};
-use crate::rng::Rng;
 use crate::scenario::{LinkSpec, Scenario};
 use crate::wiring::{Port, Wiring};
+use arnie_math::Rng;
 
 /// Why an arm datagram was not used. Normal flow: counted by [`TargetRejected::kind`].
 #[derive(Debug, Clone, PartialEq)]

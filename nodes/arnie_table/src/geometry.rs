@@ -116,16 +116,6 @@ pub fn cast(
     best
 }
 
-/// Wraps an angle to (−π, π].
-pub fn wrap_angle(a: f64) -> f64 {
-    let w = a.rem_euclid(std::f64::consts::TAU);
-    if w > std::f64::consts::PI {
-        w - std::f64::consts::TAU
-    } else {
-        w
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,7 +146,5 @@ mod tests {
         assert_eq!(ray_disc(2.0, 0.1, 1.0, 0.0, &d, 5.0), Some(0.0));
         assert!((ray_walls(1.0, 1.0, 0.0, 1.0, 3.0, 2.0) - 1.0).abs() < 1e-12);
         assert!((ray_walls(1.0, 1.0, -1.0, 0.0, 3.0, 2.0) - 1.0).abs() < 1e-12);
-        assert!((wrap_angle(3.0 * std::f64::consts::PI) - std::f64::consts::PI).abs() < 1e-9);
-        assert!((wrap_angle(-0.5) + 0.5).abs() < 1e-12);
     }
 }

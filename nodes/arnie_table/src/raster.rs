@@ -213,7 +213,7 @@ mod tests {
         let r = s.rasterise(0.02, true).expect("ok");
         assert_eq!((r.width, r.height), (150, 100));
         let (c, row) = r
-            .cell_of(s.robot.start.x_m, s.robot.start.y_m)
+            .cell_of(s.robot.start.x, s.robot.start.y)
             .expect("on the table");
         assert!(!r.is_blocked(c, row));
         for t in &s.tasks {

@@ -1,143 +1,38 @@
-//! Board packets ⇄ comms packets, by name through the loaded definitions
-//! (`nodes/arnie_comms/packets`): [`decode`] a received [`Packet`] into an [`Input`],
-//! [`encode`] an [`Output`] into a [`Packet`].
+//! Board packets ⇄ comms packets, through the types generated from the definitions
+//! (`nodes/arnie_comms/packets`, [`arnie_comms::typed`]): [`check`] the loaded
+//! definitions once, [`decode`] a received [`Packet`] into an [`Input`], [`encode`] an
+//! [`Output`] into a [`Packet`].
 use crate::board::{Input, Output};
-use arnie_comms::{Definitions, Packet, Value};
+use arnie_comms::typed::{
+    Ack, Actuator, ActuatorDone, DriveSpeed, ObstacleReport, Odometry, SetPose, Stop,
+};
+use arnie_comms::{Definitions, Packet, PacketError, TypedPacket};
 
-/// The packets the board needs, each with its fields and their types, checked once.
-pub const BOARD_PACKETS: &[(&str, &[(&str, &str)])] = &[
-    (
-        "DriveSpeed",
-        &[
-            ("seq", "uint16"),
-            ("linear_mm_s", "int16"),
-            ("angular_mrad_s", "int16"),
-            ("watchdog_ms", "uint16"),
-        ],
-    ),
-    ("Stop", &[("seq", "uint16")]),
-    (
-        "SetPose",
-        &[
-            ("seq", "uint16"),
-            ("x_mm", "float"),
-            ("y_mm", "float"),
-            ("theta_mrad", "float"),
-        ],
-    ),
-    (
-        "Odometry",
-        &[
-            ("seq", "uint16"),
-            ("x_mm", "int16"),
-            ("y_mm", "int16"),
-            ("theta_mrad", "int16"),
-            ("linear_mm_s", "int16"),
-            ("angular_mrad_s", "int16"),
-            ("cmd_seq", "uint16"),
-            ("flags", "uint8"),
-        ],
-    ),
-    (
-        "ObstacleReport",
-        &[
-            ("seq", "uint16"),
-            ("sensor", "uint8"),
-            ("distance_mm", "uint16"),
-            ("bearing_mrad", "int16"),
-            ("x_mm", "float"),
-            ("y_mm", "float"),
-        ],
-    ),
-    (
-        "Actuator",
-        &[
-            ("seq", "uint16"),
-            ("actuator", "uint8"),
-            ("action", "uint8"),
-            ("element", "uint8"),
-        ],
-    ),
-    (
-        "ActuatorDone",
-        &[
-            ("seq", "uint16"),
-            ("actuator", "uint8"),
-            ("action", "uint8"),
-            ("element", "uint8"),
-            ("status", "uint8"),
-            ("duration_ms", "uint16"),
-        ],
-    ),
-    (
-        "Ack",
-        &[("command", "uint8"), ("seq", "uint16"), ("status", "uint8")],
-    ),
-];
-
-/// Checks that `defs` define every board packet with exactly these fields and types,
-/// in this order.
+/// Checks that `defs` define every board packet with exactly the fields and types the
+/// code was generated from, in that order.
 ///
 /// # Errors
 /// The first missing packet or mismatching field.
-pub fn check(defs: &Definitions) -> Result<(), String> {
-    for (name, fields) in BOARD_PACKETS {
-        let def = defs
-            .by_name(name)
-            .ok_or_else(|| format!("no definition of packet {name}"))?;
-        let got: Vec<(&str, &str)> = def
-            .fields
-            .iter()
-            .map(|f| (f.name.as_str(), f.ty.name()))
-            .collect();
-        if got != *fields {
-            return Err(format!(
-                "packet {name}: fields {got:?}, the board needs {fields:?}"
-            ));
-        }
-    }
-    Ok(())
+pub fn check(defs: &Definitions) -> Result<(), PacketError> {
+    DriveSpeed::check(defs)?;
+    Stop::check(defs)?;
+    SetPose::check(defs)?;
+    Odometry::check(defs)?;
+    ObstacleReport::check(defs)?;
+    Actuator::check(defs)?;
+    ActuatorDone::check(defs)?;
+    Ack::check(defs)
 }
 
-/// A received packet as a board command; `None` for packets the board does not take
-/// (they are counted by the caller).
+/// A received packet as a board command; `None` for packets the board does not take,
+/// or whose definition is not the built one (run [`check`] first); the caller counts
+/// them.
 pub fn decode(p: &Packet) -> Option<Input> {
-    let u16_ = |f| match p.get(f) {
-        Some(Value::U16(v)) => Some(v),
-        _ => None,
-    };
-    let i16_ = |f| match p.get(f) {
-        Some(Value::I16(v)) => Some(v),
-        _ => None,
-    };
-    let u8_ = |f| match p.get(f) {
-        Some(Value::U8(v)) => Some(v),
-        _ => None,
-    };
-    let f32_ = |f| match p.get(f) {
-        Some(Value::F32(v)) => Some(v),
-        _ => None,
-    };
     Some(match p.name() {
-        "DriveSpeed" => Input::Drive {
-            seq: u16_("seq")?,
-            linear_mm_s: i16_("linear_mm_s")?,
-            angular_mrad_s: i16_("angular_mrad_s")?,
-            watchdog_ms: u16_("watchdog_ms")?,
-        },
-        "Stop" => Input::Stop { seq: u16_("seq")? },
-        "SetPose" => Input::SetPose {
-            seq: u16_("seq")?,
-            x_mm: f32_("x_mm")?,
-            y_mm: f32_("y_mm")?,
-            theta_mrad: f32_("theta_mrad")?,
-        },
-        "Actuator" => Input::Actuator {
-            seq: u16_("seq")?,
-            actuator: u8_("actuator")?,
-            action: u8_("action")?,
-            element: u8_("element")?,
-        },
+        DriveSpeed::NAME => Input::Drive(DriveSpeed::from_packet(p).ok()?),
+        Stop::NAME => Input::Stop(Stop::from_packet(p).ok()?),
+        SetPose::NAME => Input::SetPose(SetPose::from_packet(p).ok()?),
+        Actuator::NAME => Input::Actuator(Actuator::from_packet(p).ok()?),
         _ => return None,
     })
 }
@@ -145,98 +40,22 @@ pub fn decode(p: &Packet) -> Option<Input> {
 /// A board output as a packet (device 0).
 ///
 /// # Errors
-/// A definition missing or of other field types than [`BOARD_PACKETS`] (run [`check`] first).
-pub fn encode(defs: &Definitions, out: &Output) -> Result<Packet, String> {
-    let (name, values): (&str, Vec<(&str, Value)>) = match *out {
-        Output::Odometry {
-            seq,
-            x_mm,
-            y_mm,
-            theta_mrad,
-            linear_mm_s,
-            angular_mrad_s,
-            cmd_seq,
-            flags,
-        } => (
-            "Odometry",
-            vec![
-                ("seq", Value::U16(seq)),
-                ("x_mm", Value::I16(x_mm)),
-                ("y_mm", Value::I16(y_mm)),
-                ("theta_mrad", Value::I16(theta_mrad)),
-                ("linear_mm_s", Value::I16(linear_mm_s)),
-                ("angular_mrad_s", Value::I16(angular_mrad_s)),
-                ("cmd_seq", Value::U16(cmd_seq)),
-                ("flags", Value::U8(flags)),
-            ],
-        ),
-        Output::Obstacle {
-            seq,
-            sensor,
-            distance_mm,
-            bearing_mrad,
-            x_mm,
-            y_mm,
-        } => (
-            "ObstacleReport",
-            vec![
-                ("seq", Value::U16(seq)),
-                ("sensor", Value::U8(sensor)),
-                ("distance_mm", Value::U16(distance_mm)),
-                ("bearing_mrad", Value::I16(bearing_mrad)),
-                ("x_mm", Value::F32(x_mm)),
-                ("y_mm", Value::F32(y_mm)),
-            ],
-        ),
-        Output::Ack {
-            command,
-            seq,
-            status,
-        } => (
-            "Ack",
-            vec![
-                ("command", Value::U8(command)),
-                ("seq", Value::U16(seq)),
-                ("status", Value::U8(status)),
-            ],
-        ),
-        Output::ActuatorDone {
-            seq,
-            actuator,
-            action,
-            element,
-            status,
-            duration_ms,
-        } => (
-            "ActuatorDone",
-            vec![
-                ("seq", Value::U16(seq)),
-                ("actuator", Value::U8(actuator)),
-                ("action", Value::U8(action)),
-                ("element", Value::U8(element)),
-                ("status", Value::U8(status)),
-                ("duration_ms", Value::U16(duration_ms)),
-            ],
-        ),
-    };
-    let def = defs
-        .by_name(name)
-        .ok_or_else(|| format!("no definition of packet {name}"))?;
-    let mut p = Packet::new(def.clone());
-    for (f, v) in values {
-        p.set(f, v).map_err(|e| e.to_string())?;
+/// A definition missing or of other fields than the built ones (run [`check`] first).
+pub fn encode(defs: &Definitions, out: &Output) -> Result<Packet, PacketError> {
+    match out {
+        Output::Odometry(o) => o.to_packet(defs),
+        Output::Obstacle(o) => o.to_packet(defs),
+        Output::Ack(o) => o.to_packet(defs),
+        Output::ActuatorDone(o) => o.to_packet(defs),
     }
-    Ok(p)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     fn defs() -> Definitions {
-        Definitions::load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../arnie_comms/packets"))
-            .expect("packets load")
+        Definitions::load_dir(arnie_comms::typed::PACKETS_DIR.as_ref()).expect("packets load")
     }
 
     #[test]
@@ -295,7 +114,7 @@ mod tests {
     fn round_trips() {
         let d = defs();
         let outs = [
-            Output::Odometry {
+            Output::Odometry(Odometry {
                 seq: 1,
                 x_mm: 3,
                 y_mm: -4,
@@ -304,67 +123,57 @@ mod tests {
                 angular_mrad_s: 7,
                 cmd_seq: 8,
                 flags: 9,
-            },
-            Output::Obstacle {
+            }),
+            Output::Obstacle(ObstacleReport {
                 seq: 1,
                 sensor: 2,
                 distance_mm: 300,
                 bearing_mrad: -500,
                 x_mm: 1.0,
                 y_mm: 2.0,
-            },
-            Output::Ack {
+            }),
+            Output::Ack(Ack {
                 command: 31,
                 seq: 4,
                 status: 0,
-            },
-            Output::ActuatorDone {
+            }),
+            Output::ActuatorDone(ActuatorDone {
                 seq: 1,
                 actuator: 0,
                 action: 1,
                 element: 3,
                 status: 0,
                 duration_ms: 600,
-            },
+            }),
         ];
         for o in outs {
             let p = encode(&d, &o).expect("encodes");
             assert!(decode(&p).is_none(), "outputs are not inputs");
         }
-        let p = d
-            .packet_from_json(
-                "DriveSpeed",
-                0,
-                0,
-                r#"{"seq":3,"linear_mm_s":-200,"angular_mrad_s":100}"#,
-            )
-            .expect("ok");
+        let drive = DriveSpeed {
+            seq: 3,
+            linear_mm_s: -200,
+            angular_mrad_s: 100,
+            ..DriveSpeed::default()
+        };
+        let p = drive.to_packet(&d).expect("ok");
         assert_eq!(
             decode(&p),
-            Some(Input::Drive {
+            Some(Input::Drive(DriveSpeed {
                 seq: 3,
                 linear_mm_s: -200,
                 angular_mrad_s: 100,
                 watchdog_ms: 0
-            })
+            }))
         );
-        let p = d
-            .packet_from_json(
-                "Actuator",
-                0,
-                0,
-                r#"{"seq":3,"actuator":1,"action":2,"element":5}"#,
-            )
-            .expect("ok");
-        assert_eq!(
-            decode(&p),
-            Some(Input::Actuator {
-                seq: 3,
-                actuator: 1,
-                action: 2,
-                element: 5
-            })
-        );
+        let act = Actuator {
+            seq: 3,
+            actuator: 1,
+            action: 2,
+            element: 5,
+        };
+        let p = act.to_packet(&d).expect("ok");
+        assert_eq!(decode(&p), Some(Input::Actuator(act)));
         let p = d.packet_from_json("Ping", 0, 0, "").expect("ok");
         assert_eq!(decode(&p), None);
     }

@@ -29,7 +29,7 @@ pub use types::*;
 
 use crate::config::BaseConfig;
 use crate::follower::{Follower, Step};
-use crate::geom::{normalize, Pose2};
+use crate::geom::{wrap_angle, Pose2};
 
 /// The board counts as stopped at or below this linear speed [m/s] (its odometry
 /// reports whole mm/s).
@@ -198,7 +198,7 @@ impl Navigator {
         self.active = Some(Active {
             id,
             goal: Goal {
-                heading: goal.heading.map(normalize),
+                heading: goal.heading.map(wrap_angle),
                 ..goal
             },
             state: State::Planning { request },
@@ -357,7 +357,7 @@ impl Navigator {
         let driving = matches!(&a.state, State::Following { follower, .. } if !follower_turning(follower, &pose, &self.cfg));
         if !driving
             || distance_m > self.cfg.obstacle_stop_distance_m
-            || normalize(bearing_rad).abs() > self.cfg.obstacle_cone_rad
+            || wrap_angle(bearing_rad).abs() > self.cfg.obstacle_cone_rad
         {
             return out;
         }

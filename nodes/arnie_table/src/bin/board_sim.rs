@@ -177,7 +177,7 @@ fn corrupt(bytes: &mut [u8], rate: f64, rng: &mut Rng) -> u64 {
         return 0;
     }
     for b in bytes.iter_mut() {
-        if rng.uniform() < rate {
+        if rng.next_f64() < rate {
             *b ^= 1 + (rng.next_u64() % 255) as u8;
             n += 1;
         }
@@ -253,7 +253,7 @@ async fn run(args: Args) -> Result<(), Failure> {
         "scenario": args.scenario.display().to_string(),
         "name": scenario.name,
         "table": [scenario.table.width_m, scenario.table.height_m],
-        "robot": {"x": scenario.robot.start.x_m, "y": scenario.robot.start.y_m, "theta": scenario.robot.start.theta_rad, "radius": scenario.robot.radius_m},
+        "robot": {"x": scenario.robot.start.x, "y": scenario.robot.start.y, "theta": scenario.robot.start.theta, "radius": scenario.robot.radius_m},
         "link": place,
         // Wall clock at t_ms = 0 (s since the Unix epoch), to line the log up with others.
         "unix_s": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
@@ -436,7 +436,7 @@ async fn emit(
     stats: &mut Stats,
 ) -> Result<(), Failure> {
     for o in outputs {
-        let p = wire::encode(defs, o).map_err(|e| (1, e))?;
+        let p = wire::encode(defs, o).map_err(|e| (1, e.to_string()))?;
         send(link, &p).await?;
         // Reliable outputs (ActuatorDone) are repeated until acknowledged.
         let id = stats.next_id;

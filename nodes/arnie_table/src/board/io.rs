@@ -1,5 +1,9 @@
 //! What goes in and out of the board: the decoded commands ([`Input`]), the packets
-//! to send ([`Output`]), truth-log [`Event`]s, [`Pose`]s, and the packets' constants.
+//! to send ([`Output`]), truth-log [`Event`]s and the packets' constants.
+use arnie_comms::typed::{
+    Ack, Actuator, ActuatorDone, DriveSpeed, ObstacleReport, Odometry, SetPose, Stop,
+};
+use arnie_comms::TypedPacket;
 
 /// Odometry flag bit: the robot's true speed is not zero.
 pub const FLAG_MOVING: u8 = 1;
@@ -24,53 +28,27 @@ pub const DONE_OK: u8 = 0;
 pub const DONE_FAILED: u8 = 1;
 
 /// Packet id of `Stop` (as in `nodes/arnie_comms/packets`), for `Ack.command`.
-pub const ID_STOP: u8 = 31;
+pub const ID_STOP: u8 = Stop::ID;
 /// Packet id of `SetPose`, for `Ack.command`.
-pub const ID_SET_POSE: u8 = 32;
+pub const ID_SET_POSE: u8 = SetPose::ID;
 /// Packet id of `Actuator`, for `Ack.command`.
-pub const ID_ACTUATOR: u8 = 35;
+pub const ID_ACTUATOR: u8 = Actuator::ID;
 
-/// A command received from the base.
+/// A command received from the base: one of the packets generated from
+/// `nodes/arnie_comms/packets` (fields as on the wire: mm, mrad, ms).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Input {
-    /// `DriveSpeed`: the speeds to reach (clamped to the robot's limits).
-    Drive {
-        /// The command's sequence number (echoed as odometry's `cmd_seq`).
-        seq: u16,
-        /// Forward speed [mm/s].
-        linear_mm_s: i16,
-        /// Turn rate, counter-clockwise [mrad/s].
-        angular_mrad_s: i16,
-        /// Stop if no `DriveSpeed` follows within this time [ms]; 0 = the scenario's.
-        watchdog_ms: u16,
-    },
+    /// `DriveSpeed`: the speeds to reach (clamped to the robot's limits); `seq` is echoed
+    /// as odometry's `cmd_seq`, `watchdog_ms` 0 = the scenario's.
+    Drive(DriveSpeed),
     /// `Stop`: brake at the emergency deceleration (answered with an `Ack`).
-    Stop {
-        /// The command's sequence number.
-        seq: u16,
-    },
+    Stop(Stop),
     /// `SetPose`: the odometry's estimate is reset to this pose (answered with an `Ack`).
-    SetPose {
-        /// The command's sequence number.
-        seq: u16,
-        /// x in the map frame [mm].
-        x_mm: f32,
-        /// y in the map frame [mm].
-        y_mm: f32,
-        /// Heading [mrad].
-        theta_mrad: f32,
-    },
-    /// `Actuator`: start an action (answered with an `Ack`, then `ActuatorDone`).
-    Actuator {
-        /// The command's sequence number.
-        seq: u16,
-        /// The actuator's wire id (the scenario's `actuators[].id`).
-        actuator: u8,
-        /// The action's code ([`crate::scenario::Action::code`]).
-        action: u8,
-        /// The game element acted on (the scenario's `tasks[].element`).
-        element: u8,
-    },
+    SetPose(SetPose),
+    /// `Actuator`: start an action (answered with an `Ack`, then `ActuatorDone`):
+    /// `actuator` is the scenario's `actuators[].id`, `action` the
+    /// [`crate::scenario::Action::code`], `element` the scenario's `tasks[].element`.
+    Actuator(Actuator),
 }
 
 /// `v` × 1000, rounded and saturated to i16 (metres → mm, radians → mrad); NaN → 0.
@@ -80,68 +58,21 @@ pub(super) fn milli(v: f64) -> i16 {
         .clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i16
 }
 
-/// A packet for the base.
+/// A packet for the base: one of the packets generated from `nodes/arnie_comms/packets`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Output {
     /// Integer millimetres / milliradians (rounded, saturated to i16: the table is
-    /// 3 m × 2 m, θ is wrapped to (−π, π]); the board's clock is `seq` × the period.
-    Odometry {
-        /// The report's sequence number (one per odometry period).
-        seq: u16,
-        /// Estimated x in the map frame [mm].
-        x_mm: i16,
-        /// Estimated y in the map frame [mm].
-        y_mm: i16,
-        /// Estimated heading [mrad].
-        theta_mrad: i16,
-        /// Measured forward speed [mm/s].
-        linear_mm_s: i16,
-        /// Measured turn rate [mrad/s].
-        angular_mrad_s: i16,
-        /// The `seq` of the last `DriveSpeed` received.
-        cmd_seq: u16,
-        /// `FLAG_*` bits.
-        flags: u8,
-    },
-    /// `ObstacleReport`: a proximity sensor's ray hit something within its range.
-    Obstacle {
-        /// The report's sequence number.
-        seq: u16,
-        /// The sensor's index in the scenario's `sensors`.
-        sensor: u8,
-        /// From the robot's edge to the hit [mm].
-        distance_mm: u16,
-        /// The sensor's bearing from the robot's heading [mrad].
-        bearing_mrad: i16,
-        /// The hit's x in the map frame [mm].
-        x_mm: f32,
-        /// The hit's y in the map frame [mm].
-        y_mm: f32,
-    },
-    /// `Ack`: the answer to `Stop`, `SetPose` and `Actuator`.
-    Ack {
-        /// The id of the packet answered (`ID_*`).
-        command: u8,
-        /// The `seq` of the packet answered.
-        seq: u16,
-        /// `ACK_*`.
-        status: u8,
-    },
-    /// `ActuatorDone`: an actuator's action has ended.
-    ActuatorDone {
-        /// The `seq` of the `Actuator` command.
-        seq: u16,
-        /// The actuator's wire id.
-        actuator: u8,
-        /// The action's code.
-        action: u8,
-        /// The game element acted on.
-        element: u8,
-        /// `DONE_*`.
-        status: u8,
-        /// How long the action took [ms].
-        duration_ms: u16,
-    },
+    /// 3 m × 2 m, θ is wrapped to (−π, π]); the board's clock is `seq` × the period;
+    /// `cmd_seq` the `seq` of the last `DriveSpeed` received, `flags` the `FLAG_*` bits.
+    Odometry(Odometry),
+    /// `ObstacleReport`: a proximity sensor's ray hit something within its range
+    /// (`sensor` = its index in the scenario's `sensors`, the hit in the map frame).
+    Obstacle(ObstacleReport),
+    /// `Ack`: the answer to `Stop`, `SetPose` and `Actuator` (`command` = `ID_*`,
+    /// `status` = `ACK_*`).
+    Ack(Ack),
+    /// `ActuatorDone`: an actuator's action has ended (`status` = `DONE_*`).
+    ActuatorDone(ActuatorDone),
 }
 
 /// Something worth a line in the truth log.
@@ -153,15 +84,4 @@ pub struct Event {
     pub kind: &'static str,
     /// One human-readable line.
     pub detail: String,
-}
-
-/// A pose [m, m, rad].
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
-pub struct Pose {
-    /// x in the map frame [m].
-    pub x: f64,
-    /// y in the map frame [m].
-    pub y: f64,
-    /// Heading, counter-clockwise from +x [rad].
-    pub theta: f64,
 }

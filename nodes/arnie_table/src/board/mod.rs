@@ -17,23 +17,24 @@
 //!   edge (walls, fixed obstacles, the opponent) gives an `ObstacleReport`.
 //! - **Actuators**: a command is acknowledged at once (busy / invalid refused) and done
 //!   after its duration (`ActuatorDone`).
-use crate::geometry::{cast, shape_distance, wrap_angle, Hit};
+use crate::geometry::{cast, shape_distance, Hit};
 use crate::opponent::Script;
 use crate::scenario::{Action, Disc, Scenario};
+use arnie_comms::typed::{
+    Ack, Actuator, ActuatorDone, DriveSpeed, ObstacleReport, Odometry, SetPose, Stop,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod io;
-mod rng;
 #[cfg(test)]
 mod tests;
 
+pub use arnie_math::{wrap_angle, Pose2 as Pose, Rng};
 use io::milli;
 pub use io::{
-    Event, Input, Output, Pose, ACK_BUSY, ACK_INVALID, ACK_OK, DONE_FAILED, DONE_OK,
-    FLAG_ACTUATOR_BUSY, FLAG_MOVING, FLAG_OBSTACLE, FLAG_STOPPED, FLAG_WATCHDOG, ID_ACTUATOR,
-    ID_SET_POSE, ID_STOP,
+    Event, Input, Output, ACK_BUSY, ACK_INVALID, ACK_OK, DONE_FAILED, DONE_OK, FLAG_ACTUATOR_BUSY,
+    FLAG_MOVING, FLAG_OBSTACLE, FLAG_STOPPED, FLAG_WATCHDOG, ID_ACTUATOR, ID_SET_POSE, ID_STOP,
 };
-pub use rng::Rng;
 
 /// Longest integration step [ms].
 pub const STEP_MS: u64 = 5;
@@ -114,9 +115,8 @@ impl Board {
     /// A board at the scenario's start pose (truth and odometry), at time 0.
     pub fn new(s: Scenario, opts: Options) -> Board {
         let start = Pose {
-            x: s.robot.start.x_m,
-            y: s.robot.start.y_m,
-            theta: wrap_angle(s.robot.start.theta_rad),
+            theta: wrap_angle(s.robot.start.theta),
+            ..s.robot.start
         };
         let opponent = s.opponent.as_ref().map(Script::new);
         let scale = if opts.noise_scale.is_finite() {
@@ -224,12 +224,12 @@ impl Board {
     pub fn input(&mut self, now_ms: u64, input: Input) -> Vec<Output> {
         self.run_to(now_ms);
         match input {
-            Input::Drive {
+            Input::Drive(DriveSpeed {
                 seq,
                 linear_mm_s,
                 angular_mrad_s,
                 watchdog_ms,
-            } => {
+            }) => {
                 if self.mode == Mode::Stopped && self.any_drive && seq == self.cmd_seq {
                     // A stale command from before the Stop.
                 } else {
@@ -252,23 +252,23 @@ impl Board {
                     self.mode = Mode::Drive;
                 }
             }
-            Input::Stop { seq } => {
+            Input::Stop(Stop { seq }) => {
                 self.cmd_v = 0.0;
                 self.cmd_w = 0.0;
                 self.mode = Mode::Stopped;
                 self.event("stop", format!("Stop seq {seq}"));
-                self.outputs.push(Output::Ack {
+                self.outputs.push(Output::Ack(Ack {
                     command: ID_STOP,
                     seq,
                     status: ACK_OK,
-                });
+                }));
             }
-            Input::SetPose {
+            Input::SetPose(SetPose {
                 seq,
                 x_mm,
                 y_mm,
                 theta_mrad,
-            } => {
+            }) => {
                 let (x, y, th) = (
                     f64::from(x_mm) / 1000.0,
                     f64::from(y_mm) / 1000.0,
@@ -285,18 +285,18 @@ impl Board {
                 } else {
                     ACK_INVALID
                 };
-                self.outputs.push(Output::Ack {
+                self.outputs.push(Output::Ack(Ack {
                     command: ID_SET_POSE,
                     seq,
                     status,
-                });
+                }));
             }
-            Input::Actuator {
+            Input::Actuator(Actuator {
                 seq,
                 actuator,
                 action,
                 element,
-            } => {
+            }) => {
                 let known = self.s.actuator_by_id(actuator).cloned();
                 let status = match (known, Action::from_code(action)) {
                     (Some(a), Some(act)) => {
@@ -325,11 +325,11 @@ impl Board {
                     }
                     _ => ACK_INVALID,
                 };
-                self.outputs.push(Output::Ack {
+                self.outputs.push(Output::Ack(Ack {
                     command: ID_ACTUATOR,
                     seq,
                     status,
-                });
+                }));
             }
         }
         std::mem::take(&mut self.outputs)
@@ -426,14 +426,14 @@ impl Board {
                 if status == DONE_OK { "ok" } else { "failed" }
             ),
         );
-        self.outputs.push(Output::ActuatorDone {
+        self.outputs.push(Output::ActuatorDone(ActuatorDone {
             seq: m.seq,
             actuator: id,
             action: m.action.code(),
             element: m.element,
             status,
             duration_ms: duration,
-        });
+        }));
     }
 
     fn odometry_packet(&mut self) {
@@ -452,7 +452,7 @@ impl Board {
         if self.in_range.iter().any(|&b| b) {
             flags |= FLAG_OBSTACLE;
         }
-        self.outputs.push(Output::Odometry {
+        self.outputs.push(Output::Odometry(Odometry {
             seq: self.odom_seq,
             x_mm: milli(self.odom.x),
             y_mm: milli(self.odom.y),
@@ -461,7 +461,7 @@ impl Board {
             angular_mrad_s: milli(self.w),
             cmd_seq: self.cmd_seq,
             flags,
-        });
+        }));
         self.odom_seq = self.odom_seq.wrapping_add(1);
     }
 
@@ -505,7 +505,7 @@ impl Board {
         let oa = self.odom.theta + rel;
         let (ox, oy) = (self.odom.x + dist * oa.cos(), self.odom.y + dist * oa.sin());
         let edge_mm = ((t - radius).max(0.0) * 1000.0).round().min(65_535.0) as u16;
-        self.outputs.push(Output::Obstacle {
+        self.outputs.push(Output::Obstacle(ObstacleReport {
             seq: self.obstacle_seq,
             sensor: u8::try_from(i).unwrap_or(u8::MAX),
             distance_mm: edge_mm,
@@ -514,7 +514,7 @@ impl Board {
                 .clamp(-32768.0, 32767.0) as i16,
             x_mm: (ox * 1000.0) as f32,
             y_mm: (oy * 1000.0) as f32,
-        });
+        }));
         self.obstacle_seq = self.obstacle_seq.wrapping_add(1);
         if matches!(what, Hit::Mover) {
             self.event("sees_opponent", format!("sensor {i} at {edge_mm} mm"));

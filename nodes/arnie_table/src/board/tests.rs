@@ -29,13 +29,30 @@ fn board(extra: &str) -> Board {
     )
 }
 
+fn actuator(seq: u16, actuator: u8, action: u8, element: u8) -> Input {
+    Input::Actuator(Actuator {
+        seq,
+        actuator,
+        action,
+        element,
+    })
+}
+
+fn ack(command: u8, seq: u16, status: u8) -> Output {
+    Output::Ack(Ack {
+        command,
+        seq,
+        status,
+    })
+}
+
 fn drive(seq: u16, v: i16, w: i16) -> Input {
-    Input::Drive {
+    Input::Drive(DriveSpeed {
         seq,
         linear_mm_s: v,
         angular_mrad_s: w,
         watchdog_ms: 0,
-    }
+    })
 }
 
 /// Keeps sending the command every 100 ms until `until_ms`; returns all outputs.
@@ -106,19 +123,19 @@ fn watchdog_stops_the_robot() {
     assert_eq!(wd.len(), 1);
     assert!(wd[0].time_ms > 300 && wd[0].time_ms <= 305, "{:?}", wd[0]);
     let last_flags = out.iter().rev().find_map(|o| match o {
-        Output::Odometry { flags, .. } => Some(*flags),
+        Output::Odometry(Odometry { flags, .. }) => Some(*flags),
         _ => None,
     });
     assert_eq!(last_flags, Some(FLAG_WATCHDOG));
     // A per-command watchdog: 1000 ms.
     b.input(
         2000,
-        Input::Drive {
+        Input::Drive(DriveSpeed {
             seq: 2,
             linear_mm_s: 100,
             angular_mrad_s: 0,
             watchdog_ms: 1000,
-        },
+        }),
     );
     b.advance(2900);
     assert!(b.speeds().0 > 0.0, "still driving within its own watchdog");
@@ -130,12 +147,8 @@ fn watchdog_stops_the_robot() {
 fn stop_brakes_acks_and_ignores_the_stale_seq() {
     let mut b = board("");
     hold(&mut b, 0, 1000, 500, 0);
-    let out = b.input(1000, Input::Stop { seq: 9 });
-    assert!(out.contains(&Output::Ack {
-        command: ID_STOP,
-        seq: 9,
-        status: ACK_OK
-    }));
+    let out = b.input(1000, Input::Stop(Stop { seq: 9 }));
+    assert!(out.contains(&ack(ID_STOP, 9, ACK_OK)));
     b.advance(1100);
     // 0.5 m/s at 4 m/s²: stopped within 125 ms.
     assert!(b.speeds().0 > 0.0);
@@ -156,7 +169,7 @@ fn odometry_at_its_rate_with_sequence() {
     let odo: Vec<_> = out
         .iter()
         .filter_map(|o| match o {
-            Output::Odometry { seq, .. } => Some(*seq),
+            Output::Odometry(Odometry { seq, .. }) => Some(*seq),
             _ => None,
         })
         .collect();
@@ -198,12 +211,12 @@ fn sensors_see_walls_obstacles_and_the_opponent() {
     );
     let out = b.advance(0);
     let rep = out.iter().find_map(|o| match o {
-        Output::Obstacle {
+        Output::Obstacle(ObstacleReport {
             sensor: 0,
             distance_mm,
             x_mm,
             ..
-        } => Some((*distance_mm, *x_mm)),
+        }) => Some((*distance_mm, *x_mm)),
         _ => None,
     });
     let (d, x) = rep.expect("the wall is seen");
@@ -216,7 +229,7 @@ fn sensors_see_walls_obstacles_and_the_opponent() {
     assert!(!b
         .advance(0)
         .iter()
-        .any(|o| matches!(o, Output::Obstacle { .. })));
+        .any(|o| matches!(o, Output::Obstacle(ObstacleReport { .. }))));
     // A rock 0.4 m ahead (0.25 m from the edge): seen.
     let mut b =
         board(r#"{"obstacles":[{"name":"rock","disc":{"x_m":1.0,"y_m":1.0,"radius_m":0.1}}]}"#);
@@ -224,10 +237,10 @@ fn sensors_see_walls_obstacles_and_the_opponent() {
     assert!(
         out.iter().any(|o| matches!(
             o,
-            Output::Obstacle {
+            Output::Obstacle(ObstacleReport {
                 distance_mm: 250,
                 ..
-            }
+            })
         )),
         "{out:?}"
     );
@@ -238,7 +251,7 @@ fn sensors_see_walls_obstacles_and_the_opponent() {
     let seen_at = |b: &mut Board, t: u64| {
         b.advance(t)
             .iter()
-            .any(|o| matches!(o, Output::Obstacle { .. }))
+            .any(|o| matches!(o, Output::Obstacle(ObstacleReport { .. })))
     };
     assert!(!seen_at(&mut b, 0), "far away at first");
     assert!(seen_at(&mut b, 1600), "in front at t 1.6 s");
@@ -265,77 +278,26 @@ fn walls_stop_the_robot() {
 #[test]
 fn actuators_take_their_time() {
     let mut b = board("");
-    let out = b.input(
-        100,
-        Input::Actuator {
-            seq: 3,
-            actuator: 0,
-            action: 1,
-            element: 4,
-        },
-    );
+    let out = b.input(100, actuator(3, 0, 1, 4));
     let acks: Vec<_> = out
         .into_iter()
-        .filter(|o| matches!(o, Output::Ack { .. }))
+        .filter(|o| matches!(o, Output::Ack(Ack { .. })))
         .collect();
-    assert_eq!(
-        acks,
-        vec![Output::Ack {
-            command: ID_ACTUATOR,
-            seq: 3,
-            status: ACK_OK
-        }]
-    );
-    let busy = b.input(
-        200,
-        Input::Actuator {
-            seq: 4,
-            actuator: 0,
-            action: 0,
-            element: 0,
-        },
-    );
-    assert!(busy.contains(&Output::Ack {
-        command: ID_ACTUATOR,
-        seq: 4,
-        status: ACK_BUSY
-    }));
-    let bad = b.input(
-        200,
-        Input::Actuator {
-            seq: 5,
-            actuator: 7,
-            action: 0,
-            element: 0,
-        },
-    );
-    assert!(bad.contains(&Output::Ack {
-        command: ID_ACTUATOR,
-        seq: 5,
-        status: ACK_INVALID
-    }));
-    let bad = b.input(
-        200,
-        Input::Actuator {
-            seq: 6,
-            actuator: 0,
-            action: 9,
-            element: 0,
-        },
-    );
-    assert!(bad.contains(&Output::Ack {
-        command: ID_ACTUATOR,
-        seq: 6,
-        status: ACK_INVALID
-    }));
+    assert_eq!(acks, vec![ack(ID_ACTUATOR, 3, ACK_OK)]);
+    let busy = b.input(200, actuator(4, 0, 0, 0));
+    assert!(busy.contains(&ack(ID_ACTUATOR, 4, ACK_BUSY)));
+    let bad = b.input(200, actuator(5, 7, 0, 0));
+    assert!(bad.contains(&ack(ID_ACTUATOR, 5, ACK_INVALID)));
+    let bad = b.input(200, actuator(6, 0, 9, 0));
+    assert!(bad.contains(&ack(ID_ACTUATOR, 6, ACK_INVALID)));
     let done = |out: &[Output]| {
         out.iter().find_map(|o| match o {
-            Output::ActuatorDone {
+            Output::ActuatorDone(ActuatorDone {
                 seq,
                 status,
                 duration_ms,
                 ..
-            } => Some((*seq, *status, *duration_ms)),
+            }) => Some((*seq, *status, *duration_ms)),
             _ => None,
         })
     };
@@ -346,27 +308,11 @@ fn actuators_take_their_time() {
         "the robot stands at task t"
     );
     // Element 4 is gone now: a second take fails.
-    b.input(
-        800,
-        Input::Actuator {
-            seq: 7,
-            actuator: 0,
-            action: 1,
-            element: 4,
-        },
-    );
+    b.input(800, actuator(7, 0, 1, 4));
     assert_eq!(done(&b.advance(1400)), Some((7, DONE_FAILED, 600)));
     assert!(b.taken().contains(&4));
     // Release needs no element.
-    b.input(
-        1500,
-        Input::Actuator {
-            seq: 8,
-            actuator: 0,
-            action: 0,
-            element: 0,
-        },
-    );
+    b.input(1500, actuator(8, 0, 0, 0));
     assert_eq!(done(&b.advance(1900)), Some((8, DONE_OK, 400)));
 }
 
@@ -375,31 +321,23 @@ fn set_pose_moves_the_odometry_only() {
     let mut b = board("");
     let out = b.input(
         0,
-        Input::SetPose {
+        Input::SetPose(SetPose {
             seq: 2,
             x_mm: 1000.0,
             y_mm: 500.0,
             theta_mrad: 0.0,
-        },
+        }),
     );
-    assert!(out.contains(&Output::Ack {
-        command: ID_SET_POSE,
-        seq: 2,
-        status: ACK_OK
-    }));
+    assert!(out.contains(&ack(ID_SET_POSE, 2, ACK_OK)));
     assert_eq!((b.odometry().x, b.truth().x), (1.0, 0.5));
     let out = b.input(
         0,
-        Input::SetPose {
+        Input::SetPose(SetPose {
             seq: 3,
             x_mm: f32::NAN,
             y_mm: 0.0,
             theta_mrad: 0.0,
-        },
+        }),
     );
-    assert!(out.contains(&Output::Ack {
-        command: ID_SET_POSE,
-        seq: 3,
-        status: ACK_INVALID
-    }));
+    assert!(out.contains(&ack(ID_SET_POSE, 3, ACK_INVALID)));
 }

@@ -167,24 +167,32 @@ impl Obstacle {
     }
 }
 
-/// A pose in the map frame [m, rad].
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+/// A pose in the map frame [m, rad]: the shared planar pose (`arnie_math`).
+pub use arnie_math::Pose2;
+
+/// A [`Pose2`] as the scenario file writes it: `{"x_m", "y_m", "theta_rad"}` (heading
+/// counter-clockwise from +x, default 0).
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Pose2 {
-    /// x [m].
-    pub x_m: f64,
-    /// y [m].
-    pub y_m: f64,
-    /// Heading, counter-clockwise from +x [rad] (default 0).
+struct PoseInFile {
+    x_m: f64,
+    y_m: f64,
     #[serde(default)]
-    pub theta_rad: f64,
+    theta_rad: f64,
+}
+
+fn pose_in_file<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Pose2, D::Error> {
+    let p = PoseInFile::deserialize(d)?;
+    Ok(Pose2::new(p.x_m, p.y_m, p.theta_rad))
 }
 
 /// Our robot: start pose, footprint and the motor board's limits.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Robot {
-    /// Where the robot stands at the start (at least `radius_m` from the walls).
+    /// Where the robot stands at the start (at least `radius_m` from the walls); in the
+    /// file `{"x_m", "y_m", "theta_rad"}`.
+    #[serde(deserialize_with = "pose_in_file")]
     pub start: Pose2,
     /// Footprint disc radius [m]; the planner inflates obstacles by it.
     pub radius_m: f64,

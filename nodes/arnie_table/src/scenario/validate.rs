@@ -43,8 +43,8 @@ impl Scenario {
             r.radius_m,
             t.width_m.min(t.height_m) / 2.0,
         )?;
-        self.check_pose("robot.start", r.start.x_m, r.start.y_m, r.radius_m)?;
-        finite("robot.start.theta_rad", r.start.theta_rad)?;
+        self.check_pose("robot.start", r.start.x, r.start.y, r.radius_m)?;
+        finite("robot.start.theta_rad", r.start.theta)?;
         positive("robot.max_linear_m_s", r.max_linear_m_s, 10.0)?;
         positive("robot.max_angular_rad_s", r.max_angular_rad_s, 100.0)?;
         positive(
@@ -65,7 +65,7 @@ impl Scenario {
             65_535.0,
             "out of range",
         )?;
-        if self.blocked_at(r.start.x_m, r.start.y_m, r.radius_m) {
+        if self.blocked_at(r.start.x, r.start.y, r.radius_m) {
             return Err("robot.start: the robot overlaps a fixed obstacle there".into());
         }
         let o = &self.odometry;
