@@ -51,6 +51,9 @@ pub struct RawMessage {
     pub received_timestamp: i64,
 }
 
+/// Messages a [`CountedRawSubscriber`] takes per `spin_once` at most.
+pub const TAKE_PER_SPIN: usize = 256;
+
 /// A raw subscription whose queue is sized by the caller and whose overflows are counted
 /// (`Node::subscribe_raw_with_type_support`).
 pub struct CountedRawSubscriber {
@@ -212,36 +215,41 @@ impl Subscriber_ for CountedRawSubscriber {
         &self.rcl_handle
     }
 
+    /// Takes every message waiting, up to [`TAKE_PER_SPIN`] (one per `spin_once`, as the
+    /// other subscribers do, caps a recorder at its spin rate).
     fn handle_incoming(&mut self) -> bool {
-        let mut msg_info = rmw_message_info_t::default();
-        let ret = unsafe {
-            rcl_take_serialized_message(
-                &self.rcl_handle,
-                &mut self.msg_buf as *mut rcl_serialized_message_t,
-                &mut msg_info,
-                std::ptr::null_mut(),
-            )
-        };
-        if ret != RCL_RET_OK as i32 {
-            return false;
-        }
-        let data = if self.msg_buf.buffer.is_null() {
-            Vec::new()
-        } else {
-            unsafe {
-                std::slice::from_raw_parts(self.msg_buf.buffer, self.msg_buf.buffer_length).to_vec()
+        for _ in 0..TAKE_PER_SPIN {
+            let mut msg_info = rmw_message_info_t::default();
+            let ret = unsafe {
+                rcl_take_serialized_message(
+                    &self.rcl_handle,
+                    &mut self.msg_buf as *mut rcl_serialized_message_t,
+                    &mut msg_info,
+                    std::ptr::null_mut(),
+                )
+            };
+            if ret != RCL_RET_OK as i32 {
+                return false;
             }
-        };
-        let msg = RawMessage {
-            data,
-            source_timestamp: msg_info.source_timestamp,
-            received_timestamp: msg_info.received_timestamp,
-        };
-        if let Err(e) = self.sender.try_send(msg) {
-            if e.is_disconnected() {
-                return true;
+            let data = if self.msg_buf.buffer.is_null() {
+                Vec::new()
+            } else {
+                unsafe {
+                    std::slice::from_raw_parts(self.msg_buf.buffer, self.msg_buf.buffer_length)
+                        .to_vec()
+                }
+            };
+            let msg = RawMessage {
+                data,
+                source_timestamp: msg_info.source_timestamp,
+                received_timestamp: msg_info.received_timestamp,
+            };
+            if let Err(e) = self.sender.try_send(msg) {
+                if e.is_disconnected() {
+                    return true;
+                }
+                self.dropped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
-            self.dropped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
         false
     }

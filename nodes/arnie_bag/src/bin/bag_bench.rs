@@ -16,7 +16,14 @@
 //!    (log_time − first log_time) / rate, matched by topic and header stamp (every
 //!    message has its own); p50 / p99 / max of |error|.
 //!
+//! 4. first, **the recorder's loss-free rate** (`--no-sweep` skips it, `--sweep-only` runs
+//!    only it): 100-byte
+//!    `PointStamped`s (reliable, keep-last 1000) at 5k, 10k, 20k, 50k and 100k msg/s for
+//!    `--sweep-seconds` s (3) each, on one topic and spread over 20; lost = published −
+//!    recorded; the recorder's CPU per 1 000 msg/s.
+//!
 //! Options: `--duration S`, `--demo-duration S`, `--rate HZ`, `--quick` (5 s and 4 s),
+//! `--no-sweep`, `--sweep-only`, `--sweep-seconds S`,
 //! `--arnie-bag PATH`, `--keep` (keep the bags). `BAG_BENCH_DOMAIN` overrides the ROS
 //! domain (default 160 + pid % 60, outside the 1..101 the tests use).
 use std::collections::HashMap;
@@ -48,6 +55,9 @@ struct Options {
     rate_hz: f64,
     arnie_bag: PathBuf,
     keep: bool,
+    sweep: bool,
+    sweep_only: bool,
+    sweep_seconds: f64,
 }
 
 impl Options {
@@ -58,6 +68,9 @@ impl Options {
             rate_hz: 1000.0,
             arnie_bag: std::env::current_exe()?.with_file_name("arnie_bag"),
             keep: false,
+            sweep: true,
+            sweep_only: false,
+            sweep_seconds: 3.0,
         };
         let mut it = args.into_iter();
         while let Some(a) = it.next() {
@@ -69,8 +82,11 @@ impl Options {
                 "--quick" => (o.duration_s, o.demo_duration_s) = (5.0, 4.0),
                 "--arnie-bag" => o.arnie_bag = PathBuf::from(value()?),
                 "--keep" => o.keep = true,
+                "--no-sweep" => o.sweep = false,
+                "--sweep-only" => (o.sweep, o.sweep_only) = (true, true),
+                "--sweep-seconds" => o.sweep_seconds = value()?.parse()?,
                 "--ros-args" => break,
-                other => return Err(format!("unknown option {other:?} (--duration S, --demo-duration S, --rate HZ, --quick, --arnie-bag PATH, --keep)").into()),
+                other => return Err(format!("unknown option {other:?} (--duration S, --demo-duration S, --rate HZ, --quick, --no-sweep, --sweep-only, --sweep-seconds S, --arnie-bag PATH, --keep)").into()),
             }
         }
         if !(o.duration_s > 0.0 && o.demo_duration_s > 0.0 && o.rate_hz > 0.0) {
@@ -259,6 +275,38 @@ fn loads(arm_hz: f64) -> Vec<TopicLoad> {
     ]
 }
 
+/// Topic names of the sweep (static, as [`TopicLoad`] holds them).
+const SWEEP_TOPICS: [&str; 20] = [
+    "/sweep/t00", "/sweep/t01", "/sweep/t02", "/sweep/t03", "/sweep/t04", "/sweep/t05",
+    "/sweep/t06", "/sweep/t07", "/sweep/t08", "/sweep/t09", "/sweep/t10", "/sweep/t11",
+    "/sweep/t12", "/sweep/t13", "/sweep/t14", "/sweep/t15", "/sweep/t16", "/sweep/t17",
+    "/sweep/t18", "/sweep/t19",
+];
+
+/// `total_hz` messages per second of exactly 100 CDR bytes (a `PointStamped` whose frame
+/// id is 59 characters), over `topics` topics.
+fn sweep_loads(topics: usize, total_hz: f64) -> Vec<TopicLoad> {
+    let qos = QosProfile::default().keep_last(1000).reliable();
+    SWEEP_TOPICS[..topics]
+        .iter()
+        .map(|name| TopicLoad {
+            name,
+            type_name: "geometry_msgs/msg/PointStamped",
+            qos: qos.clone(),
+            rate_hz: total_hz / topics as f64,
+            make: |i, t| {
+                cdr(&PointStamped {
+                    header: r2r::std_msgs::msg::Header {
+                        stamp: t,
+                        frame_id: "f".repeat(59),
+                    },
+                    point: point(i),
+                })
+            },
+        })
+        .collect()
+}
+
 fn wall_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -406,6 +454,39 @@ fn record(
         cpu_percent: 100.0 * cpu / elapsed,
         bag: bag.to_path_buf(),
     })
+}
+
+/// The sweep's table: per topic count and asked rate, what was published and recorded,
+/// and the recorder's CPU.
+fn print_sweep(runs: &[(usize, f64, Recording)]) {
+    println!(
+        "### Recorder loss-free rate (100-byte messages, reliable keep-last 1000, {} build)\n",
+        if cfg!(debug_assertions) { "dev" } else { "release" }
+    );
+    println!("| topics | asked [msg/s] | published [msg/s] | published | recorded | lost | recorder CPU [% of a core] | CPU per 1 000 msg/s [%] |");
+    println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (topics, asked, r) in runs {
+        let p: u64 = r.topics.iter().map(|t| t.2).sum();
+        let rec: u64 = r.topics.iter().map(|t| t.3).sum();
+        let rate = p as f64 / r.seconds;
+        println!(
+            "| {topics} | {asked:.0} | {rate:.0} | {p} | {rec} | {} | {:.1} | {:.2} |",
+            p.saturating_sub(rec),
+            r.cpu_percent,
+            r.cpu_percent / (rate / 1000.0)
+        );
+    }
+    for topics in [1usize, 20] {
+        let best = runs
+            .iter()
+            .filter(|(t, _, r)| {
+                *t == topics && r.topics.iter().all(|x| x.2 == x.3)
+            })
+            .map(|(_, _, r)| r.topics.iter().map(|t| t.2).sum::<u64>() as f64 / r.seconds)
+            .fold(0.0f64, f64::max);
+        println!("\nHighest rate with nothing lost, {topics} topic(s): {best:.0} msg/s");
+    }
+    println!();
 }
 
 /// Messages per topic whose header stamp is `from_ns` or later.
@@ -576,6 +657,28 @@ fn run(o: Options) -> Result<(), BoxError> {
         o.demo_duration_s
     );
 
+    let mut sweep = Vec::new();
+    if o.sweep {
+        for topics in [1usize, 20] {
+            for total in [5_000.0, 10_000.0, 20_000.0, 50_000.0, 100_000.0] {
+                let r = record(
+                    &o,
+                    node,
+                    &format!("{topics} topic(s), {total:.0} msg/s"),
+                    &sweep_loads(topics, total),
+                    o.sweep_seconds,
+                    &dir.join(format!("sweep-{topics}-{total}")),
+                    &dir.join(format!("record-sweep-{topics}-{total}.log")),
+                )?;
+                let _ = std::fs::remove_dir_all(&r.bag);
+                sweep.push((topics, total, r));
+            }
+        }
+        print_sweep(&sweep);
+        if o.sweep_only {
+            return Ok(());
+        }
+    }
     let full = record(
         &o,
         node,
