@@ -84,6 +84,20 @@ class Client:
         self.task.cancel()
 
 
+async def when_up(graph, connect):
+    """`await connect()` (a WebSocket connection to the bridge), retried until the bridge
+    listens: it opens its port only once it is set up."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + TIMEOUT
+    while True:
+        try:
+            return await connect()
+        except OSError:
+            if loop.time() > end:
+                pytest.fail("the bridge never accepted a connection\n" + graph.logs())
+            await asyncio.sleep(0.1)
+
+
 async def until(graph, predicate, what, timeout=TIMEOUT):
     """Waits (spinning the rclpy client node) until predicate() holds."""
     loop = asyncio.get_running_loop()

@@ -28,7 +28,7 @@ from std_msgs.msg import String
 
 from helpers.diagnostics import Diagnostics
 from helpers.ports import free_tcp_port
-from helpers.foxglove import CLIENTS, TIMEOUT, TYPES, Client, decode, until
+from helpers.foxglove import CLIENTS, TIMEOUT, TYPES, Client, decode, until, when_up
 from helpers import qos
 
 
@@ -80,18 +80,7 @@ async def scenario(g):
     await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
     url = f"ws://127.0.0.1:{port}"
 
-    async def connect():
-        loop = asyncio.get_running_loop()
-        end = loop.time() + TIMEOUT
-        while True:
-            try:
-                return await Client.connect(url)
-            except OSError:
-                if loop.time() > end:
-                    pytest.fail("the bridge never accepted a connection\n" + g.logs())
-                await asyncio.sleep(0.1)
-
-    c1 = await connect()
+    c1 = await when_up(g, lambda: Client.connect(url))
     try:
         # serverInfo and advertisements
         await until(g, lambda: c1.server_info is not None, "serverInfo")
@@ -254,15 +243,7 @@ async def any_type_scenario(g):
     await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
     url = f"ws://127.0.0.1:{port}"
     loop = asyncio.get_running_loop()
-    end = loop.time() + TIMEOUT
-    while True:
-        try:
-            c1 = await Client.connect(url)
-            break
-        except OSError:
-            if loop.time() > end:
-                pytest.fail("the bridge never accepted a connection\n" + g.logs())
-            await asyncio.sleep(0.1)
+    c1 = await when_up(g, lambda: Client.connect(url))
     try:
         await until(g, lambda: {"/fx/lifecycle", "/fx/latched_many"} <= set(c1.channels), "the advertisements")
         ch = c1.channels["/fx/lifecycle"]
@@ -329,16 +310,7 @@ async def assets_and_time_scenario(g, tmp_path):
     clock = node.create_publisher(Clock, "/clock", 10)
     pub = node.create_publisher(String, "/fx/sim", 10)
     await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
-    loop = asyncio.get_running_loop()
-    end = loop.time() + TIMEOUT
-    while True:
-        try:
-            c = await Client.connect(f"ws://127.0.0.1:{port}")
-            break
-        except OSError:
-            if loop.time() > end:
-                pytest.fail("the bridge never accepted a connection\n" + g.logs())
-            await asyncio.sleep(0.1)
+    c = await when_up(g, lambda: Client.connect(f"ws://127.0.0.1:{port}"))
     try:
         await until(g, lambda: c.server_info is not None, "serverInfo")
         caps = c.server_info["capabilities"]
