@@ -2,6 +2,8 @@
 //! ([`MoveOutcome`]: the trajectory server ends its moves with it and the strategy reads
 //! it back, so both use this one type: `arnie_trajectory::outcome::Outcome`,
 //! `arnie_strategy::MoveOutcome`) and `PlanPath.srv`'s `error_code` ([`PlanCode`]).
+//! Their users' tests check them against every constant of the interface files
+//! (`arnie_trajectory`'s `interface_constants`, `arnie_strategy`'s `codes_round_trip`).
 use crate::action::move_to::result;
 use crate::srv::plan_path::response;
 
@@ -118,33 +120,5 @@ impl PlanCode {
             response::INVALID_REQUEST => Self::InvalidRequest,
             _ => return None,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{MoveOutcome, PlanCode};
-    use crate::{action::move_to::result, name_of, srv::plan_path::response};
-
-    #[test]
-    fn one_variant_per_constant_with_its_name() {
-        assert_eq!(MoveOutcome::ALL.len(), result::ALL.len());
-        for o in MoveOutcome::ALL {
-            assert_eq!(name_of(result::ALL, o.code()), Some(o.name()));
-            assert_eq!(MoveOutcome::from_code(o.code()), Some(o));
-        }
-        assert_eq!(MoveOutcome::from_code(200), None);
-    }
-
-    #[test]
-    fn every_plan_path_code_but_ok_has_its_variant() {
-        for (name, c) in response::ALL.iter().filter(|(_, c)| *c != response::OK) {
-            assert_eq!(
-                PlanCode::from_code(*c).map(PlanCode::code),
-                Some(*c),
-                "{name}"
-            );
-        }
-        assert_eq!(PlanCode::from_code(response::OK), None);
     }
 }
