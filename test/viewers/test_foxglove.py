@@ -115,7 +115,7 @@ async def scenario(g):
         assert node.count_subscribers("/fx/quiet") == 0
 
         # a second client subscribes late to the latched topic: replayed to it
-        c2 = await connect()
+        c2 = await when_up(g, lambda: Client.connect(url))
         await until(g, lambda: "/fx/latched" in c2.channels and "/fx/point" in c2.channels, "c2's advertisements")
         await c2.send({"op": "subscribe", "subscriptions": [
             {"id": 7, "channelId": c2.channels["/fx/latched"]["id"]},
@@ -156,7 +156,7 @@ async def scenario(g):
         await c1.send({"op": "unsubscribe", "subscriptionIds": [1]})
 
         # hostile client: garbage, unknown channel ids, a subscribe storm
-        c3 = await connect()
+        c3 = await when_up(g, lambda: Client.connect(url))
         await until(g, lambda: "/fx/point" in c3.channels, "c3's advertisements")
         await c3.send("this is not json")
         await c3.send(b"\xff\x00garbage")
