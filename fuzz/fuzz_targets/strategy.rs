@@ -9,19 +9,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let first = Strategy::from_json(text);
-    let second = Strategy::from_json(text);
-    match (&first, &second) {
-        (Ok(a), Ok(b)) => assert_eq!(a, b),
-        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
-        _ => panic!("parsing is not deterministic"),
-    }
-    let s = match first {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = e.to_string();
-            return;
-        }
+    let Some(s) = arnie_fuzz::parse_twice(text, Strategy::from_json) else {
+        return;
     };
     assert!(!s.tasks.is_empty(), "a strategy without tasks");
     let finite = |p: &arnie_strategy::Point| p.x.is_finite() && p.y.is_finite() && p.z.is_finite();

@@ -1,6 +1,6 @@
 //! Helpers shared by the fuzz targets (`fuzz_targets/*.rs`): the project's comms packet
-//! definitions, the comms JSON round trip, and per-process scratch folders for the
-//! targets that read files (the bag reader).
+//! definitions, the comms JSON round trip, a parse checked deterministic, and
+//! per-process scratch folders for the targets that read files (the bag reader).
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -34,6 +34,18 @@ pub fn comms_definitions() -> &'static Definitions {
         ])
         .expect("the project's packet definitions load")
     })
+}
+
+/// `parse(text)` twice: the two results are equal (parsing is deterministic), and an
+/// error displays without a panic. The value, or `None` for an error.
+pub fn parse_twice<T, E>(text: &str, parse: impl Fn(&str) -> Result<T, E>) -> Option<T>
+where
+    T: PartialEq + std::fmt::Debug,
+    E: PartialEq + std::fmt::Debug + std::fmt::Display,
+{
+    let first = parse(text);
+    assert_eq!(first, parse(text), "parsing is not deterministic");
+    first.map_err(|e| e.to_string()).ok()
 }
 
 /// A packet whose floats are all finite goes to JSON and back to the same payload bytes

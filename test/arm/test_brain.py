@@ -145,13 +145,19 @@ def test_bad_instructions_file_stops_the_node_at_start(graph, tmp_path):
     )
 
 
-def test_cancel_stops_the_task_and_its_move(graph):
+def start_held_run(graph, what):
+    """The brain, a trajectory peer holding every MoveTo goal, and one run sent; returns
+    (arm, states, client, handle) once the run's first goal is held (`what` names it)."""
     arm = ArmPeer(graph.node, hold=True)
     states = graph.collect(BrainState, STATE, STATE_QOS)
     _, client = start_node(graph, tick_period_s=5.0)
-
     handle = send(graph, client, task_file=str(INSTRUCTIONS))
-    graph.spin_until(lambda: arm.targets, what="the first MoveTo goal")
+    graph.spin_until(lambda: arm.targets, what=what)
+    return arm, states, client, handle
+
+
+def test_cancel_stops_the_task_and_its_move(graph):
+    arm, states, _, handle = start_held_run(graph, "the first MoveTo goal")
     assert arm.targets[0] == (0.0, 0.0, 0.0)
     graph.wait_future(handle.cancel_goal_async(), what="the cancel response")
     res = result_of(graph, handle)
@@ -168,12 +174,7 @@ def test_cancel_stops_the_task_and_its_move(graph):
 
 
 def test_a_new_goal_preempts_the_running_one(graph):
-    arm = ArmPeer(graph.node, hold=True)
-    states = graph.collect(BrainState, STATE, STATE_QOS)
-    _, client = start_node(graph, tick_period_s=5.0)
-
-    first = send(graph, client, task_file=str(INSTRUCTIONS))
-    graph.spin_until(lambda: arm.targets, what="the first run's MoveTo goal")
+    arm, states, client, first = start_held_run(graph, "the first run's MoveTo goal")
     # A goal that loads while a run is in progress replaces it.
     second = send(graph, client, task_file=str(INSTRUCTIONS))
     res = result_of(graph, first)

@@ -12,13 +12,13 @@
 """
 import json
 import math
-import random
 import socket
 import struct
 
 import pytest
 from helpers.diagnostics import Diagnostics
 from helpers.graph import REFERENCE
+from helpers.ports import free_port_offset
 from arnie_interfaces.msg import Coordinates
 from geometry_msgs.msg import PointStamped
 from rclpy.qos import qos_profile_sensor_data
@@ -254,19 +254,7 @@ def reference_ports(config):
 def pick_offset(ports):
     """A port offset under which every port of the file is free (and below the
     ephemeral range), so the test never collides with anything else."""
-    for _ in range(50):
-        offset = random.randrange(1000, 6000)
-        socks = []
-        try:
-            for p in sorted(set(ports)):
-                socks.append(udp_socket(port=p + offset))
-            return offset
-        except OSError:
-            continue
-        finally:
-            for s in socks:
-                s.close()
-    pytest.fail("no free port offset for the reference config")
+    return free_port_offset(ports, "the reference config")
 
 
 def test_original_config_runs_its_legacy_routes_on_loopback(graph):

@@ -11,12 +11,10 @@
 """
 import json
 import math
-import random
-import socket
 
 import numpy as np
-import pytest
 from helpers.graph import REFERENCE, ROOT
+from helpers.ports import free_port_offset
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from tf2_msgs.msg import TFMessage
@@ -107,21 +105,7 @@ def expected_frames(config):
 def pick_offset(config):
     ports = {i["port"] for i in config["interfaces"]["input"].values()}
     ports |= {o["port"] for o in config["interfaces"]["output"].values()}
-    for _ in range(50):
-        offset = random.randrange(1000, 6000)
-        socks = []
-        try:
-            for p in sorted(ports):
-                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-                socks.append(s)
-                s.bind(("127.0.0.1", p + offset))
-            return offset
-        except OSError:
-            continue
-        finally:
-            for s in socks:
-                s.close()
-    pytest.fail("no free port offset for the config")
+    return free_port_offset(ports)
 
 
 def late_static_frames(graph, config_file):

@@ -27,13 +27,10 @@ def test_param_set_is_checked(graph):
         ("planner_timeout_s", "0.0", "planner_timeout_s: 0 is not in (0, 600]"),
     ]:
         graph.param_refused(NODE, name, value, reason)
-    r = graph.param("get", NODE, "max_speed_mps")
-    assert "Double value is: 0.5" in r.stdout, r.stdout + r.stderr
+    graph.param_says("get", NODE, "max_speed_mps", expect="Double value is: 0.5")
 
     graph.param_refused(NODE, "frame_id", "odom", "read only at start")
 
-    r = graph.param("describe", NODE, "link_timeout_s")
-    assert "No odometry for this long: motors stopped, goal LINK_LOST [s]" in r.stdout, r.stdout + r.stderr
+    graph.param_says("describe", NODE, "link_timeout_s", expect="No odometry for this long: motors stopped, goal LINK_LOST [s]")
 
-    r = graph.param("set", NODE, "max_failures", "5")
-    assert "Set parameter successful" in r.stdout, r.stdout + r.stderr
+    graph.param_says("set", NODE, "max_failures", "5", expect="Set parameter successful")

@@ -16,6 +16,7 @@ import math
 import time
 
 from action_msgs.msg import GoalStatus
+from helpers.brain import move_result
 from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
 from helpers import qos
@@ -58,7 +59,6 @@ class TrajectoryPeer:
     async def _execute(self, goal_handle):
         target = goal_handle.request.target
         self.targets.append(key(target))
-        result = MoveTo.Result()
         if self.hold:
             from rclpy.task import Future
 
@@ -68,19 +68,12 @@ class TrajectoryPeer:
                 goal_handle.canceled()
             else:
                 goal_handle.abort()
-            result.outcome = MoveTo.Result.CANCELLED
-            result.message = "cancelled"
-            return result
+            return move_result(MoveTo.Result.CANCELLED, "cancelled")
         if key(target) in self.fail:
             goal_handle.abort()
-            result.outcome = MoveTo.Result.ABORTED_HELP_NEEDED
-            result.message = "obstacle on the way back too"
-            return result
+            return move_result(MoveTo.Result.ABORTED_HELP_NEEDED, "obstacle on the way back too")
         goal_handle.succeed()
-        result.outcome = MoveTo.Result.REACHED
-        result.final_position = target
-        result.message = "reached"
-        return result
+        return move_result(MoveTo.Result.REACHED, "reached", target)
 
 
 class PlannerPeer:

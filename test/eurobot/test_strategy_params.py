@@ -42,22 +42,17 @@ def test_param_set_is_checked(graph):
         ("max_file_bytes", "0", "max_file_bytes"),
     ]:
         graph.param_refused(NODE, name, value, reason)
-    r = graph.param("get", NODE, "feedback_period_ms")
-    assert "Integer value is: 500" in r.stdout, r.stdout + r.stderr
+    graph.param_says("get", NODE, "feedback_period_ms", expect="Integer value is: 500")
 
     for name, value in [("motion", "navigate_to"), ("wait_topics", "/x=std_msgs/msg/String"),
                         ("diagnostics_period_ms", "500")]:
         graph.param_refused(NODE, name, value, "read only at start")
 
-    r = graph.param("describe", NODE, "call_timeout_ms")
-    assert "1..=600000" in r.stdout and "Next run" in r.stdout, r.stdout + r.stderr
-    r = graph.param("describe", NODE, "motion")
-    assert "Start only" in r.stdout, r.stdout + r.stderr
+    graph.param_says("describe", NODE, "call_timeout_ms", expect=("1..=600000", "Next run"))
+    graph.param_says("describe", NODE, "motion", expect="Start only")
 
-    r = graph.param("set", NODE, "match_time_s", "30.0")
-    assert "Set parameter successful" in r.stdout, r.stdout + r.stderr
-    r = graph.param("get", NODE, "match_time_s")
-    assert "Double value is: 30.0" in r.stdout, r.stdout + r.stderr
+    graph.param_says("set", NODE, "match_time_s", "30.0", expect="Set parameter successful")
+    graph.param_says("get", NODE, "match_time_s", expect="Double value is: 30.0")
 
     # Every set is counted on /diagnostics (7 refused, 1 applied) and each refusal logged.
     want = {"parameter_sets_applied": 1, "parameter_sets_refused": 7}

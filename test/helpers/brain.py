@@ -35,6 +35,17 @@ F_MM = (80.0, 60.0, 40.0)  # the source flame: x far from 0, so only the taper p
 CANDLE_MM = (-95.0, 30.0, 45.0)  # the second candle, where lightOther holds the taper
 
 
+def move_result(outcome, message, final_position=None):
+    """A MoveTo result: `outcome` (a MoveTo.Result constant), `message`, and where the arm
+    ended when it got there."""
+    result = MoveTo.Result()
+    result.outcome = outcome
+    result.message = message
+    if final_position is not None:
+        result.final_position = final_position
+    return result
+
+
 def m(p_mm):
     return tuple(v / 1000.0 for v in p_mm)
 
@@ -83,22 +94,16 @@ class ArmPeer:
     async def _execute(self, goal_handle):
         target = goal_handle.request.target
         self.targets.append(key(target))
-        result = MoveTo.Result()
         if self.hold:
             release = Future()
             self._held[bytes(goal_handle.goal_id.uuid)] = release
             await release
             goal_handle.canceled()
-            result.outcome = MoveTo.Result.CANCELLED
-            result.message = "cancelled"
-            return result
+            return move_result(MoveTo.Result.CANCELLED, "cancelled")
         self.position = (target.x, target.y, target.z)
         self.publish()
         goal_handle.succeed()
-        result.outcome = MoveTo.Result.REACHED
-        result.final_position = target
-        result.message = "reached"
-        return result
+        return move_result(MoveTo.Result.REACHED, "reached", target)
 
 
 class EyesPeer:

@@ -125,6 +125,20 @@ class Client:
         self.task.cancel()
 
 
+async def when_up(graph, connect):
+    """`await connect()` (a WebSocket connection to the bridge), retried until the bridge
+    listens: it opens its port only once it is set up."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + TIMEOUT
+    while True:
+        try:
+            return await connect()
+        except OSError:
+            if loop.time() > end:
+                pytest.fail("the bridge never accepted a connection\n" + graph.logs())
+            await asyncio.sleep(0.1)
+
+
 async def until(graph, predicate, what, timeout=TIMEOUT):
     """Waits (spinning the rclpy client node) until predicate() holds."""
     loop = asyncio.get_running_loop()
@@ -138,19 +152,6 @@ async def until(graph, predicate, what, timeout=TIMEOUT):
                 pytest.fail(f"{p.name} exited with {p.returncode} while waiting for {what}:\n{graph.output(p)}")
         await asyncio.sleep(0.01)
     pytest.fail(f"timed out waiting for {what}\n" + graph.logs())
-
-
-async def connect_when_up(graph, port, timeout=TIMEOUT):
-    """Connects to the bridge on `port`, retrying until it listens."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while True:
-        try:
-            return await Client.connect(f"ws://127.0.0.1:{port}")
-        except OSError:
-            if loop.time() > end:
-                pytest.fail("the bridge never accepted a connection\n" + graph.logs())
-            await asyncio.sleep(0.1)
 
 
 def decode(payload, type_name):

@@ -155,6 +155,14 @@ class Graph:
             self.spin_for(0.5)
         raise AssertionError(f"ros2 param {' '.join(args)}: the node was never found")
 
+    def param_says(self, *args, expect):
+        """`ros2 param ARGS` ([`param`]) whose standard output must contain `expect` (a
+        text, or a tuple of texts that must all be there); returns the CLI's result."""
+        r = self.param(*args)
+        for text in (expect,) if isinstance(expect, str) else expect:
+            assert text in r.stdout, r.stdout + r.stderr
+        return r
+
     def start_refused(self, name, *args, expect=(), timeout=60.0, **kw):
         """Starts a node that must refuse to start: waits for it to exit, then checks exit
         code 2, each text of `expect` in its output and no panic. Returns the output."""

@@ -1,7 +1,10 @@
 """Free ports on loopback, and configs that use them (so a running demo or another test
 never shares a socket)."""
 import json
+import random
 import socket
+
+import pytest
 
 from helpers.graph import ROOT
 
@@ -38,3 +41,23 @@ def free_tcp_port():
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def free_port_offset(ports, what="the config"):
+    """A port offset under which every one of `ports` is free on loopback (and below the
+    ephemeral range), so the test never collides with anything else."""
+    for _ in range(50):
+        offset = random.randrange(1000, 6000)
+        socks = []
+        try:
+            for p in sorted(set(ports)):
+                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                socks.append(s)
+                s.bind(("127.0.0.1", p + offset))
+            return offset
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    pytest.fail(f"no free port offset for {what}")

@@ -28,7 +28,7 @@ from std_msgs.msg import String
 
 from helpers.diagnostics import Diagnostics
 from helpers.ports import free_tcp_port
-from helpers.foxglove import CLIENTS, TIMEOUT, TYPES, Client, connect_when_up, decode, until
+from helpers.foxglove import CLIENTS, TIMEOUT, TYPES, Client, decode, until, when_up
 from helpers import qos
 
 
@@ -80,18 +80,7 @@ async def scenario(g):
     await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
     url = f"ws://127.0.0.1:{port}"
 
-    async def connect():
-        loop = asyncio.get_running_loop()
-        end = loop.time() + TIMEOUT
-        while True:
-            try:
-                return await Client.connect(url)
-            except OSError:
-                if loop.time() > end:
-                    pytest.fail("the bridge never accepted a connection\n" + g.logs())
-                await asyncio.sleep(0.1)
-
-    c1 = await connect()
+    c1 = await when_up(g, lambda: Client.connect(url))
     try:
         # serverInfo and advertisements
         await until(g, lambda: c1.server_info is not None, "serverInfo")
@@ -126,7 +115,7 @@ async def scenario(g):
         assert node.count_subscribers("/fx/quiet") == 0
 
         # a second client subscribes late to the latched topic: replayed to it
-        c2 = await connect()
+        c2 = await when_up(g, lambda: Client.connect(url))
         await until(g, lambda: "/fx/latched" in c2.channels and "/fx/point" in c2.channels, "c2's advertisements")
         await c2.send({"op": "subscribe", "subscriptions": [
             {"id": 7, "channelId": c2.channels["/fx/latched"]["id"]},
@@ -167,7 +156,7 @@ async def scenario(g):
         await c1.send({"op": "unsubscribe", "subscriptionIds": [1]})
 
         # hostile client: garbage, unknown channel ids, a subscribe storm
-        c3 = await connect()
+        c3 = await when_up(g, lambda: Client.connect(url))
         await until(g, lambda: "/fx/point" in c3.channels, "c3's advertisements")
         await c3.send("this is not json")
         await c3.send(b"\xff\x00garbage")
@@ -254,15 +243,7 @@ async def any_type_scenario(g):
     await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
     url = f"ws://127.0.0.1:{port}"
     loop = asyncio.get_running_loop()
-    end = loop.time() + TIMEOUT
-    while True:
-        try:
-            c1 = await Client.connect(url)
-            break
-        except OSError:
-            if loop.time() > end:
-                pytest.fail("the bridge never accepted a connection\n" + g.logs())
-            await asyncio.sleep(0.1)
+    c1 = await when_up(g, lambda: Client.connect(url))
     try:
         await until(g, lambda: {"/fx/lifecycle", "/fx/latched_many"} <= set(c1.channels), "the advertisements")
         ch = c1.channels["/fx/lifecycle"]
@@ -329,7 +310,7 @@ async def assets_and_time_scenario(g, tmp_path):
     clock = node.create_publisher(Clock, "/clock", 10)
     pub = node.create_publisher(String, "/fx/sim", 10)
     await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
-    c = await connect_when_up(g, port)
+    c = await when_up(g, lambda: Client.connect(f"ws://127.0.0.1:{port}"))
     try:
         await until(g, lambda: c.server_info is not None, "serverInfo")
         caps = c.server_info["capabilities"]
@@ -387,7 +368,7 @@ async def connection_graph_scenario(g):
     node.create_subscription(String, "/cg/in", lambda m: None, 10)
     node.create_service(GetState, "/cg/get_state", lambda req, resp: resp)
     await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
-    c = await connect_when_up(g, port)
+    c = await when_up(g, lambda: Client.connect(f"ws://127.0.0.1:{port}"))
     try:
         await until(g, lambda: c.server_info is not None, "serverInfo")
         assert "connectionGraph" in c.server_info["capabilities"], c.server_info
@@ -438,16 +419,7 @@ async def services_scenario(g, subprotocol):
     node.create_service(GetState, "/svc/get_state", answer)
     node.create_service(GetState, "/hidden/get_state", answer)
     await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
-    c = await connect_when_up(g, port) if subprotocol == "foxglove.sdk.v1" else None
-    if c is None:
-        loop = asyncio.get_running_loop()
-        end = loop.time() + TIMEOUT
-        while c is None:
-            try:
-                c = await Client.connect(f"ws://127.0.0.1:{port}", subprotocol=subprotocol)
-            except OSError:
-                assert loop.time() < end, g.logs()
-                await asyncio.sleep(0.1)
+    c = await when_up(g, lambda: Client.connect(f"ws://127.0.0.1:{port}", subprotocol=subprotocol))
     try:
         await until(g, lambda: c.server_info is not None, "serverInfo")
         assert "services" in c.server_info["capabilities"], c.server_info

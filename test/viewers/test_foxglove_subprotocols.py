@@ -30,7 +30,7 @@ import websockets
 from geometry_msgs.msg import Point, PointStamped
 from websockets.exceptions import InvalidStatus
 from helpers.diagnostics import Diagnostics
-from helpers.foxglove import CLIENTS, TIMEOUT, TYPES, Client, decode, until
+from helpers.foxglove import CLIENTS, TIMEOUT, TYPES, Client, decode, until, when_up
 from helpers.ports import free_tcp_port
 
 
@@ -40,16 +40,7 @@ ACCEPTED = "this server speaks foxglove.sdk.v1.1, foxglove.sdk.v1, foxglove.webs
 async def connect(g, url, subprotocols):
     """A Client (test_foxglove's reader) on a connection offering `subprotocols`; retried
     until the bridge listens."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + TIMEOUT
-    while True:
-        try:
-            ws = await websockets.connect(url, subprotocols=subprotocols, max_size=None)
-            break
-        except OSError:
-            if loop.time() > end:
-                pytest.fail("the bridge never accepted a connection\n" + g.logs())
-            await asyncio.sleep(0.1)
+    ws = await when_up(g, lambda: websockets.connect(url, subprotocols=subprotocols, max_size=None))
     c = Client(ws)
     c.task = asyncio.ensure_future(c._read())
     return c

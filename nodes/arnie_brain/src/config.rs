@@ -48,22 +48,8 @@ impl fmt::Display for CommandMode {
     }
 }
 
-/// A setting refused: its name and why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ConfigError {
-    /// The parameter's name, e.g. `tick_period_s`.
-    pub name: &'static str,
-    /// Why, e.g. `must be in 0.01..=3600 [s], got 1e-12`.
-    pub reason: String,
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.name, self.reason)
-    }
-}
-
-impl std::error::Error for ConfigError {}
+/// A setting refused: its name and why (the one shape every node uses).
+pub use glue_core::ConfigError;
 
 /// The settings as written (the node's parameters, same names and units).
 #[derive(Debug, Clone, PartialEq)]
@@ -132,14 +118,14 @@ fn within(
     if v.is_finite() && range.contains(&v) {
         Ok(v)
     } else {
-        Err(ConfigError {
+        Err(ConfigError::new(
             name,
-            reason: format!(
+            format!(
                 "must be in {}..={} [{unit}], got {v}",
                 range.start(),
                 range.end()
             ),
-        })
+        ))
     }
 }
 
@@ -165,9 +151,8 @@ impl RawConfig {
         )?;
         Ok(Config {
             tick_period: seconds("tick_period_s", self.tick_period_s, &TICK_PERIOD_S)?,
-            max_ticks: u64::try_from(self.max_ticks).map_err(|_| ConfigError {
-                name: "max_ticks",
-                reason: format!("must be >= 0, got {}", self.max_ticks),
+            max_ticks: u64::try_from(self.max_ticks).map_err(|_| {
+                ConfigError::new("max_ticks", format!("must be >= 0, got {}", self.max_ticks))
             })?,
             position_timeout: seconds("position_timeout_s", self.position_timeout_s, &TIMEOUT_S)?,
             observation_timeout: seconds(
@@ -182,10 +167,10 @@ impl RawConfig {
                 "mm",
             )?,
             m_per_unit: within("m_per_unit", self.m_per_unit, &M_PER_UNIT, "m/unit")?,
-            command_mode: self.command_mode.parse().map_err(|reason| ConfigError {
-                name: "command_mode",
-                reason,
-            })?,
+            command_mode: self
+                .command_mode
+                .parse()
+                .map_err(|reason: String| ConfigError::new("command_mode", reason))?,
             markers_period: (rate > 0.0).then(|| Duration::from_secs_f64(1.0 / rate)),
         })
     }

@@ -14,12 +14,16 @@
 //! same files through rosidl), so a stale copy cannot go unnoticed. No ROS is needed
 //! to build or use the crate.
 //!
+//! [`outcome::MoveOutcome`] is `MoveTo`'s outcome code as an enum, for the server and
+//! its clients alike.
+//!
 //! [`units::Scale`] is the interfaces' other convention in one place: topics are in
 //! metres (REP 103), and every node converts its own length unit with it.
 #![deny(missing_docs)]
 
 include!(concat!(env!("OUT_DIR"), "/constants.rs"));
 
+pub mod outcome;
 pub mod units;
 
 /// The name of `value` in a section's `ALL` table, `None` when no constant has it (e.g.

@@ -397,13 +397,7 @@ impl Cx<'_> {
                 "what targets are called",
                 "the coordinate space",
             ][slot];
-            let at = self.texts[s]
-                .tokens
-                .first()
-                .map_or(Pos::default(), |t| Pos {
-                    line: t.line,
-                    column: t.column,
-                });
+            let at = self.first_pos(s);
             self.err(
                 s,
                 at,
@@ -497,13 +491,7 @@ impl Cx<'_> {
         sorted.sort();
         sorted.dedup();
         if sorted.len() < all.len() {
-            let at = self.texts[s]
-                .tokens
-                .first()
-                .map_or(Pos::default(), |t| Pos {
-                    line: t.line,
-                    column: t.column,
-                });
+            let at = self.first_pos(s);
             self.err(
                 s,
                 at,

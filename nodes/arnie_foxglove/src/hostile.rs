@@ -5,109 +5,56 @@
 //! installed. [`SdkLog`] is that `log` backend: it counts each report by kind in
 //! [`Counters`] and hands a rate-limited line to the node's logger.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// One monotonic counter.
-#[derive(Debug, Default)]
-pub struct Count(AtomicU64);
-
-impl Count {
-    /// Adds one; returns the new value.
-    pub fn inc(&self) -> u64 {
-        self.0.fetch_add(1, Ordering::Relaxed) + 1
-    }
-    /// The count so far.
-    pub fn get(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
-    }
-}
+/// The counter and the rate limiter every node uses (`glue_core`, no ROS).
+pub use glue_core::{Counter, RateLimit};
 
 /// Everything `/diagnostics` reports about clients.
 #[derive(Debug, Default)]
 pub struct Counters {
     /// Frames the SDK could not parse (not JSON, unknown op, bad binary opcode ...).
-    pub garbage_frames: Count,
+    pub garbage_frames: Counter,
     /// Subscribe or message data naming a channel id that does not exist.
-    pub unknown_channel_ids: Count,
+    pub unknown_channel_ids: Counter,
     /// Subscribe/unsubscribe operations beyond a client's per-second budget.
-    pub storm_ops: Count,
+    pub storm_ops: Counter,
     /// Client advertisements refused (topic not in `publish_allow`, bad schema or encoding).
-    pub publish_refused: Count,
+    pub publish_refused: Counter,
     /// Client messages dropped (on a refused channel, or the publisher failed).
-    pub publish_dropped: Count,
+    pub publish_dropped: Counter,
     /// Client messages published on the graph.
-    pub published: Count,
+    pub published: Counter,
     /// Parameter requests that failed (node unreachable, refused, bad value).
-    pub parameter_errors: Count,
+    pub parameter_errors: Counter,
     /// Messages handed to the SDK for subscribed clients.
-    pub messages_forwarded: Count,
+    pub messages_forwarded: Counter,
     /// Latched messages replayed to late subscribers.
-    pub latched_replayed: Count,
+    pub latched_replayed: Counter,
     /// Times a client's outbox was full (the SDK drops for slow clients).
-    pub outbox_full: Count,
+    pub outbox_full: Counter,
     /// Other warnings and errors the SDK reported.
-    pub other_sdk_errors: Count,
+    pub other_sdk_errors: Counter,
     /// Connections refused before the WebSocket opened (no or unknown subprotocol, not
     /// a WebSocket upgrade, a head too long, too slow or not HTTP).
-    pub handshakes_refused: Count,
+    pub handshakes_refused: Counter,
     /// Clients accepted speaking `foxglove.websocket.v1` (handshake rewritten).
-    pub websocket_v1_clients: Count,
+    pub websocket_v1_clients: Counter,
     /// Clients accepted speaking `foxglove.sdk.v1` or `foxglove.sdk.v1.1`.
-    pub sdk_v1_clients: Count,
+    pub sdk_v1_clients: Counter,
     /// Asset fetches answered with the file.
-    pub assets_served: Count,
+    pub assets_served: Counter,
     /// Asset fetches refused (not allowlisted, outside the package, missing, too large).
-    pub assets_refused: Count,
+    pub assets_refused: Counter,
     /// Service calls answered by the ROS service.
-    pub service_calls: Count,
+    pub service_calls: Counter,
     /// Service calls that failed (bad request bytes, no server in time, no response).
-    pub service_failures: Count,
+    pub service_failures: Counter,
     /// ROS messages dropped because a subscription's queue was full (the bridge fell
     /// behind by more than `subscription_queue` messages). Shared with the subscriptions.
     pub subscription_overflow: Arc<AtomicU64>,
-}
-
-/// At most `burst` lines per `window`; the rest are counted and summarised on the next
-/// line allowed.
-#[derive(Debug)]
-pub struct RateLimit {
-    burst: u32,
-    window: Duration,
-    start: Option<Instant>,
-    used: u32,
-    suppressed: u64,
-}
-
-impl RateLimit {
-    /// A limiter allowing `burst` lines per `window`.
-    pub fn new(burst: u32, window: Duration) -> Self {
-        RateLimit {
-            burst,
-            window,
-            start: None,
-            used: 0,
-            suppressed: 0,
-        }
-    }
-
-    /// `Some(n)` when a line may be logged at `now` (`n` lines were suppressed since the
-    /// last one logged); `None` when it is suppressed.
-    pub fn allow(&mut self, now: Instant) -> Option<u64> {
-        let start = *self.start.get_or_insert(now);
-        if now.duration_since(start) >= self.window {
-            self.start = Some(now);
-            self.used = 0;
-        }
-        if self.used < self.burst {
-            self.used += 1;
-            Some(std::mem::take(&mut self.suppressed))
-        } else {
-            self.suppressed += 1;
-            None
-        }
-    }
 }
 
 /// What one SDK report was.
@@ -144,10 +91,13 @@ pub fn classify(level: log::Level, message: &str) -> Report {
 /// Where [`SdkLog`] writes its lines: (level, text).
 pub type LineSink = Box<dyn Fn(log::Level, &str) + Send + Sync>;
 
+/// The one key of [`SdkLog`]'s rate limit: all its lines share the budget.
+const SDK_LINES: &str = "sdk";
+
 /// The `log` backend that counts the SDK's reports of bad client input.
 pub struct SdkLog {
     counters: Arc<Counters>,
-    limit: Mutex<RateLimit>,
+    limit: RateLimit,
     sink: LineSink,
 }
 
@@ -156,7 +106,7 @@ impl SdkLog {
     pub fn new(counters: Arc<Counters>, sink: LineSink) -> Self {
         SdkLog {
             counters,
-            limit: Mutex::new(RateLimit::new(10, Duration::from_secs(10))),
+            limit: RateLimit::with_burst(10, Duration::from_secs(10)),
             sink,
         }
     }
@@ -174,12 +124,7 @@ impl SdkLog {
                 return;
             }
         };
-        let allowed = self
-            .limit
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .allow(now);
-        if let Some(suppressed) = allowed {
+        if let Some(suppressed) = self.limit.allow_at(SDK_LINES, 1, now) {
             if suppressed > 0 {
                 (self.sink)(
                     level,
@@ -218,17 +163,7 @@ impl log::Log for SdkLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rate_limit_suppresses_and_summarises() {
-        let mut r = RateLimit::new(2, Duration::from_secs(1));
-        let t = Instant::now();
-        assert_eq!(r.allow(t), Some(0));
-        assert_eq!(r.allow(t), Some(0));
-        assert_eq!(r.allow(t), None);
-        assert_eq!(r.allow(t), None);
-        assert_eq!(r.allow(t + Duration::from_secs(1)), Some(2));
-    }
+    use std::sync::Mutex;
 
     #[test]
     fn sdk_reports_are_counted_by_kind_and_lines_bounded() {

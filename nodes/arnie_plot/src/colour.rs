@@ -55,31 +55,28 @@ impl fmt::Display for Colour {
     }
 }
 
+/// Colours from `0xrrggbb` numbers (the palettes are written as matplotlib writes them).
+const fn from_hex<const N: usize>(rgb: [u32; N]) -> [Colour; N] {
+    let mut out = [Colour::BLACK; N];
+    let mut i = 0;
+    while i < N {
+        let v = rgb[i];
+        out[i] = Colour((v >> 16) as u8, (v >> 8) as u8, v as u8);
+        i += 1;
+    }
+    out
+}
+
 /// Ten distinct line colours (matplotlib's "tab10").
-pub const PALETTE: [Colour; 10] = [
-    Colour(31, 119, 180),
-    Colour(255, 127, 14),
-    Colour(44, 160, 44),
-    Colour(214, 39, 40),
-    Colour(148, 103, 189),
-    Colour(140, 86, 75),
-    Colour(227, 119, 194),
-    Colour(127, 127, 127),
-    Colour(188, 189, 34),
-    Colour(23, 190, 207),
-];
+pub const PALETTE: [Colour; 10] = from_hex([
+    0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22,
+    0x17becf,
+]);
 
 /// Light background colours (for spans and areas under text).
-pub const PASTELS: [Colour; 8] = [
-    Colour(174, 199, 232),
-    Colour(255, 187, 120),
-    Colour(152, 223, 138),
-    Colour(255, 152, 150),
-    Colour(197, 176, 213),
-    Colour(196, 156, 148),
-    Colour(247, 182, 210),
-    Colour(219, 219, 141),
-];
+pub const PASTELS: [Colour; 8] = from_hex([
+    0xaec7e8, 0xffbb78, 0x98df8a, 0xff9896, 0xc5b0d5, 0xc49c94, 0xf7b6d2, 0xdbdb8d,
+]);
 
 #[cfg(test)]
 mod tests {

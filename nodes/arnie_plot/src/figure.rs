@@ -77,14 +77,7 @@ fn render_key(out: &mut String, key: &Key, x: f64, yc: f64) {
             } else {
                 ""
             };
-            let _ = writeln!(
-                out,
-                r#"<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="{c}" stroke-width="{3}"{dash}/>"#,
-                num(x),
-                num(yc),
-                num(x + KEY_W),
-                num(*w)
-            );
+            svg::line(out, (x, yc), (x + KEY_W, yc), c, *w, dash);
         }
         Key::Marker(shape, c) => {
             shape_svg(out, *shape, x + KEY_W / 2.0, yc, 10.0, *c, Colour::BLACK)

@@ -1,6 +1,6 @@
 //! Low-level SVG text: escaping, numbers, text width estimate. Internal.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 /// The font stack of every text: DejaVu Sans where it is installed (the PNG renderer loads
 /// it), the usual sans-serif fonts of a viewer otherwise.
@@ -39,6 +39,27 @@ pub fn num(v: f64) -> String {
 /// ~0.6 em): enough to lay out legends and decide whether a label fits.
 pub fn text_width(text: &str, size: f64) -> f64 {
     text.chars().count() as f64 * size * 0.6
+}
+
+/// A `<line>` from `a` to `b` (pixels), `stroke` of `width` px, then `extra` attributes
+/// as written (e.g. a dash), on a line of its own.
+pub fn line(
+    out: &mut String,
+    a: (f64, f64),
+    b: (f64, f64),
+    stroke: impl fmt::Display,
+    width: f64,
+    extra: &str,
+) {
+    let _ = writeln!(
+        out,
+        r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{stroke}" stroke-width="{}"{extra}/>"#,
+        num(a.0),
+        num(a.1),
+        num(b.0),
+        num(b.1),
+        num(width)
+    );
 }
 
 /// `points="x,y x,y ..."` of pixel points.

@@ -25,6 +25,7 @@ use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
 
+use glue_core::topics;
 use serde::Deserialize;
 
 use crate::error::ConfigError;
@@ -168,7 +169,7 @@ pub const MAX_RESEND_INTERVAL_MS: i64 = 3_600_000;
 
 /// Topics that carry commands: an input mapped to one of these publishes reliable by
 /// default (compared without a leading `/`, or as the tail of a namespaced name).
-pub const COMMAND_TOPICS: [&str; 2] = ["arm/target", "arm/command"];
+pub const COMMAND_TOPICS: [&str; 2] = [topics::ARM_TARGET, topics::ARM_COMMAND];
 
 impl TopicQos {
     /// Parses the config value.

@@ -7,104 +7,11 @@
 
 use std::fmt;
 
-use arnie_constants::action::move_to::result as move_to;
-use arnie_constants::srv::plan_path::response as plan_path;
-
-/// `MoveTo.action` outcomes, 1:1 with its `uint8` constants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MoveOutcome {
-    /// `REACHED`
-    Reached,
-    /// `REVERSED_TO_START`: an obstacle stopped the arm; it went back. A blocked path.
-    ReversedToStart,
-    /// `ABORTED_HELP_NEEDED`
-    AbortedHelpNeeded,
-    /// `CANCELLED`
-    Cancelled,
-    /// `REJECTED`
-    Rejected,
-    /// `PREEMPTED`
-    Preempted,
-    /// `REACHED_BY_DETOUR`: reached, around a remembered obstruction.
-    ReachedByDetour,
-}
-
-impl MoveOutcome {
-    /// The action's constant.
-    pub fn code(self) -> u8 {
-        match self {
-            Self::Reached => move_to::REACHED,
-            Self::ReversedToStart => move_to::REVERSED_TO_START,
-            Self::AbortedHelpNeeded => move_to::ABORTED_HELP_NEEDED,
-            Self::Cancelled => move_to::CANCELLED,
-            Self::Rejected => move_to::REJECTED,
-            Self::Preempted => move_to::PREEMPTED,
-            Self::ReachedByDetour => move_to::REACHED_BY_DETOUR,
-        }
-    }
-
-    /// From the action's constant; `None` for an unknown code.
-    pub fn from_code(code: u8) -> Option<Self> {
-        Some(match code {
-            move_to::REACHED => Self::Reached,
-            move_to::REVERSED_TO_START => Self::ReversedToStart,
-            move_to::ABORTED_HELP_NEEDED => Self::AbortedHelpNeeded,
-            move_to::CANCELLED => Self::Cancelled,
-            move_to::REJECTED => Self::Rejected,
-            move_to::PREEMPTED => Self::Preempted,
-            move_to::REACHED_BY_DETOUR => Self::ReachedByDetour,
-            _ => return None,
-        })
-    }
-}
-
+/// `MoveTo.action` outcomes, 1:1 with its `uint8` constants (the trajectory server's
+/// own type).
+pub use arnie_constants::outcome::MoveOutcome;
 /// `PlanPath.srv` error codes other than `OK`, 1:1 with its `uint16` constants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PlanCode {
-    /// `NO_MAP`: the planner runs but has no map; treated like "no planner".
-    NoMap,
-    /// `START_OUTSIDE`
-    StartOutside,
-    /// `GOAL_OUTSIDE`
-    GoalOutside,
-    /// `START_BLOCKED`
-    StartBlocked,
-    /// `GOAL_BLOCKED`
-    GoalBlocked,
-    /// `NO_PATH`
-    NoPath,
-    /// `INVALID_REQUEST`
-    InvalidRequest,
-}
-
-impl PlanCode {
-    /// The service's constant.
-    pub fn code(self) -> u16 {
-        match self {
-            Self::NoMap => plan_path::NO_MAP,
-            Self::StartOutside => plan_path::START_OUTSIDE,
-            Self::GoalOutside => plan_path::GOAL_OUTSIDE,
-            Self::StartBlocked => plan_path::START_BLOCKED,
-            Self::GoalBlocked => plan_path::GOAL_BLOCKED,
-            Self::NoPath => plan_path::NO_PATH,
-            Self::InvalidRequest => plan_path::INVALID_REQUEST,
-        }
-    }
-
-    /// From the service's constant; `None` for `OK` and unknown codes.
-    pub fn from_code(code: u16) -> Option<Self> {
-        Some(match code {
-            plan_path::NO_MAP => Self::NoMap,
-            plan_path::START_OUTSIDE => Self::StartOutside,
-            plan_path::GOAL_OUTSIDE => Self::GoalOutside,
-            plan_path::START_BLOCKED => Self::StartBlocked,
-            plan_path::GOAL_BLOCKED => Self::GoalBlocked,
-            plan_path::NO_PATH => Self::NoPath,
-            plan_path::INVALID_REQUEST => Self::InvalidRequest,
-            _ => return None,
-        })
-    }
-}
+pub use arnie_constants::outcome::PlanCode;
 
 /// Every failure of the crate. Loading variants name the field; running variants name
 /// what failed.
@@ -305,6 +212,8 @@ impl std::error::Error for Error {}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arnie_constants::action::move_to::result as move_to;
+    use arnie_constants::srv::plan_path::response as plan_path;
 
     #[test]
     fn codes_round_trip() {

@@ -6,60 +6,25 @@
 
 use std::time::Instant;
 
-use arnie_trajectory::{
-    plan_motion, plan_path, DetourConfig, FixedBox, KnownObstruction, Scene, Smoothing, Workspace,
-};
+use arnie_trajectory::{plan_motion, plan_path, DetourConfig, Scene, Smoothing};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use nalgebra::Point3;
 
-fn p(x: f64, y: f64, z: f64) -> Point3<f64> {
-    Point3::new(x, y, z)
-}
-
-fn sphere(id: u64, c: Point3<f64>, r: f64) -> KnownObstruction {
-    KnownObstruction::permanent(id, c, r)
-}
+// The tests' scenes (tests/detour.rs checks the plans on them).
+#[path = "../tests/scenes/mod.rs"]
+mod scenes;
+use scenes::{cluttered, demo_scene, sphere, CANDLE, SOURCE};
 
 /// The flame scenario's workspace and table, a wall between source and candle, and the
 /// obstruction recorded 25 mm ahead of where the arm met the wall; from there to the
 /// candle.
 fn demo() -> (Scene, Point3<f64>, Point3<f64>) {
-    let (source, candle) = (p(60.0, 40.0, 30.0), p(-95.0, 30.0, 45.0));
-    let mut scene =
-        Scene::new(Workspace::new(p(-200.0, -100.0, -20.0), p(200.0, 200.0, 200.0)).unwrap());
-    scene
-        .boxes
-        .push(FixedBox::new("table", p(-500.0, -500.0, -100.0), p(500.0, 500.0, -20.0)).unwrap());
-    scene
-        .boxes
-        .push(FixedBox::new("wall", p(-30.0, -60.0, -20.0), p(-10.0, 140.0, 120.0)).unwrap());
+    let (source, candle) = (Point3::from(SOURCE), Point3::from(CANDLE));
+    let mut scene = demo_scene();
     let stop = source + (candle - source) * ((-10.0 - source.x) / (candle.x - source.x));
     let ahead = stop + (candle - source).normalize() * 25.0;
     scene.obstructions.push(sphere(1, ahead, 50.0));
     (scene, stop, candle)
-}
-
-/// 20 obstructions (radius 40–70 mm) between two points 700 mm apart.
-fn cluttered() -> (Scene, Point3<f64>, Point3<f64>) {
-    let mut scene =
-        Scene::new(Workspace::new(p(-400.0, -400.0, 0.0), p(400.0, 400.0, 600.0)).unwrap());
-    let mut seed = 12345u64;
-    let mut next = || {
-        seed = seed
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
-    for id in 1..=20 {
-        let c = p(
-            -200.0 + 400.0 * next(),
-            -150.0 + 300.0 * next(),
-            150.0 + 300.0 * next(),
-        );
-        scene.obstructions.push(sphere(id, c, 40.0 + 30.0 * next()));
-    }
-    scene.obstructions[0].centre_mm = p(0.0, 0.0, 300.0);
-    (scene, p(-350.0, 0.0, 300.0), p(350.0, 0.0, 300.0))
 }
 
 fn percentiles(name: &str, mut run: impl FnMut()) {

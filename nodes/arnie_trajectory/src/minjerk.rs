@@ -51,7 +51,15 @@ pub fn sample_count(
     goal: Point3<f64>,
     factor: u32,
 ) -> Result<usize, TrajectoryError> {
-    let distance_mm = (goal - start).norm();
+    count_for((goal - start).norm(), factor)
+}
+
+/// `N` for a path `distance_mm` long: `ceil(distance_mm) · factor` (straight moves and
+/// splines alike).
+///
+/// # Errors
+/// As [`sample_count`].
+pub(crate) fn count_for(distance_mm: f64, factor: u32) -> Result<usize, TrajectoryError> {
     let n = distance_mm.ceil() * f64::from(factor);
     if !n.is_finite() || n > MAX_SAMPLES as f64 {
         return Err(TrajectoryError::TooManySamples {

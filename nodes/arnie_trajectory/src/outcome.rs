@@ -3,69 +3,13 @@
 
 use std::fmt;
 
-use arnie_constants::action::move_to::{feedback, result};
+use arnie_constants::action::move_to::feedback;
 use nalgebra::Point3;
 
 use crate::error::TrajectoryError;
 
-/// MoveTo result `outcome`; `code()` is the constant of the same name in the action file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Outcome {
-    /// `REACHED`: the arm arrived at the target.
-    Reached,
-    /// `REVERSED_TO_START`: an obstacle stopped the move; the arm went back to the start.
-    ReversedToStart,
-    /// `ABORTED_HELP_NEEDED`: the way back was blocked too (or the arm position was
-    /// lost); the arm stays where it is and a human must help.
-    AbortedHelpNeeded,
-    /// `CANCELLED`: the client cancelled; the arm holds its measured position.
-    Cancelled,
-    /// `REJECTED`: the goal was refused before moving (see [`TrajectoryError`]).
-    Rejected,
-    /// `PREEMPTED`: a newer goal replaced this one.
-    Preempted,
-    /// `REACHED_BY_DETOUR`: the arm arrived at the target along a detour.
-    ReachedByDetour,
-}
-
-impl Outcome {
-    /// Every outcome, in code order.
-    pub const ALL: [Outcome; 7] = [
-        Self::Reached,
-        Self::ReversedToStart,
-        Self::AbortedHelpNeeded,
-        Self::Cancelled,
-        Self::Rejected,
-        Self::Preempted,
-        Self::ReachedByDetour,
-    ];
-
-    /// The MoveTo constant's value.
-    pub const fn code(self) -> u8 {
-        match self {
-            Self::Reached => result::REACHED,
-            Self::ReversedToStart => result::REVERSED_TO_START,
-            Self::AbortedHelpNeeded => result::ABORTED_HELP_NEEDED,
-            Self::Cancelled => result::CANCELLED,
-            Self::Rejected => result::REJECTED,
-            Self::Preempted => result::PREEMPTED,
-            Self::ReachedByDetour => result::REACHED_BY_DETOUR,
-        }
-    }
-
-    /// The MoveTo constant's name.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Reached => "REACHED",
-            Self::ReversedToStart => "REVERSED_TO_START",
-            Self::AbortedHelpNeeded => "ABORTED_HELP_NEEDED",
-            Self::Cancelled => "CANCELLED",
-            Self::Rejected => "REJECTED",
-            Self::Preempted => "PREEMPTED",
-            Self::ReachedByDetour => "REACHED_BY_DETOUR",
-        }
-    }
-}
+/// MoveTo result `outcome` (one type with the strategy, which reads it back).
+pub use arnie_constants::outcome::MoveOutcome as Outcome;
 
 /// MoveTo feedback `phase`; `code()` is the constant of the same name in the action file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -244,6 +188,7 @@ impl fmt::Display for End {
 #[cfg(test)]
 mod interface_constants {
     use super::*;
+    use arnie_constants::action::move_to::result;
     use arnie_constants::name_of;
 
     #[test]

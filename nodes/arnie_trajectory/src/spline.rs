@@ -29,7 +29,7 @@
 use nalgebra::{Point3, Vector3};
 
 use crate::error::TrajectoryError;
-use crate::minjerk::{self, MAX_SAMPLES};
+use crate::minjerk;
 
 /// Consecutive points closer than this are merged [mm].
 pub const MERGE_MM: f64 = 1e-9;
@@ -122,17 +122,9 @@ impl SmoothPath {
     /// `N = ceil(U) · factor`, as [`minjerk::sample_count`] for a straight move.
     ///
     /// # Errors
-    /// [`TrajectoryError::TooManySamples`] above [`MAX_SAMPLES`].
+    /// [`TrajectoryError::TooManySamples`] above [`MAX_SAMPLES`](crate::minjerk::MAX_SAMPLES).
     pub fn sample_count(&self, factor: u32) -> Result<usize, TrajectoryError> {
-        let distance_mm = self.polyline_length_mm();
-        let n = distance_mm.ceil() * f64::from(factor);
-        if !n.is_finite() || n > MAX_SAMPLES as f64 {
-            return Err(TrajectoryError::TooManySamples {
-                distance_mm,
-                factor,
-            });
-        }
-        Ok(n as usize)
+        minjerk::count_for(self.polyline_length_mm(), factor)
     }
 
     /// The `N + 1` set-points (see the module doc); with no via-point exactly

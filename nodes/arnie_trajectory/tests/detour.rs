@@ -3,20 +3,14 @@
 //! the via-points, the straight golden, no path, budget, and the demo scene.
 
 use arnie_trajectory::{
-    minjerk, plan_motion, plan_path, DetourConfig, DetourMotion, FixedBox, KnownObstruction,
-    ObstructionConfig, ObstructionMemory, RawDetourConfig, Scene, Smoothing, TrajectoryError,
-    Workspace,
+    minjerk, plan_motion, plan_path, DetourConfig, DetourMotion, FixedBox, ObstructionConfig,
+    ObstructionMemory, RawDetourConfig, Scene, Smoothing, TrajectoryError, Workspace,
 };
 use nalgebra::{Point3, Vector3};
 use proptest::prelude::*;
 
-fn p(x: f64, y: f64, z: f64) -> Point3<f64> {
-    Point3::new(x, y, z)
-}
-
-fn sphere(id: u64, c: Point3<f64>, r: f64) -> KnownObstruction {
-    KnownObstruction::permanent(id, c, r)
-}
+mod scenes;
+use scenes::{cluttered, demo_scene, p, sphere, CANDLE, SOURCE};
 
 /// Signed distance to a box, written independently of the library.
 fn box_distance(b: &FixedBox, q: Point3<f64>) -> f64 {
@@ -144,19 +138,16 @@ fn check_motion(scene: &Scene, config: &DetourConfig, m: &DetourMotion, factor: 
 
 // ----- The demo scene (params/scenario_flame.json, with a wall between source and candle)
 
-const SOURCE: [f64; 3] = [60.0, 40.0, 30.0];
-const CANDLE: [f64; 3] = [-95.0, 30.0, 45.0];
-
-fn demo_scene() -> Scene {
-    let mut scene =
-        Scene::new(Workspace::new(p(-200.0, -100.0, -20.0), p(200.0, 200.0, 200.0)).unwrap());
-    scene
-        .boxes
-        .push(FixedBox::new("table", p(-500.0, -500.0, -100.0), p(500.0, 500.0, -20.0)).unwrap());
-    scene
-        .boxes
-        .push(FixedBox::new("wall", p(-30.0, -60.0, -20.0), p(-10.0, 140.0, 120.0)).unwrap());
-    scene
+/// Prints the detour against the straight line (`cargo test -- --nocapture`).
+fn report(scene: &str, cells: &str, m: &DetourMotion) {
+    println!(
+        "{scene}: detour {:.1} mm vs straight {:.1} mm, {} via-points, {} {cells}, {:?}",
+        m.path.length_mm(),
+        m.path.straight_length_mm(),
+        m.path.via_points().len(),
+        m.path.expanded,
+        m.smoothing
+    );
 }
 
 /// Where the arm moving from the source to the candle meets the wall's face, and the
@@ -179,14 +170,7 @@ fn demo_from_the_stop_point_around_the_wall() {
     let m = plan_motion(&scene, &config, stop, target, 1).unwrap();
     check_motion(&scene, &config, &m, 1);
     assert!(!m.path.is_straight());
-    println!(
-        "demo: detour {:.1} mm vs straight {:.1} mm, {} via-points, {} cells expanded, {:?}",
-        m.path.length_mm(),
-        m.path.straight_length_mm(),
-        m.path.via_points().len(),
-        m.path.expanded,
-        m.smoothing
-    );
+    report("demo", "cells expanded", &m);
     // And from the source, with the wall known: no need to be stopped first.
     let m = plan_motion(&demo_scene(), &config, Point3::from(SOURCE), target, 1).unwrap();
     check_motion(&demo_scene(), &config, &m, 1);
@@ -288,38 +272,7 @@ fn cluttered_scene() {
     let config = DetourConfig::default();
     let m = plan_motion(&scene, &config, s, t, 1).unwrap();
     check_motion(&scene, &config, &m, 1);
-    println!(
-        "cluttered: detour {:.1} mm vs straight {:.1} mm, {} via-points, {} cells, {:?}",
-        m.path.length_mm(),
-        m.path.straight_length_mm(),
-        m.path.via_points().len(),
-        m.path.expanded,
-        m.smoothing
-    );
-}
-
-/// The bench's cluttered scene (the same numbers as `benches/detour.rs`).
-fn cluttered() -> (Scene, Point3<f64>, Point3<f64>) {
-    let mut scene =
-        Scene::new(Workspace::new(p(-400.0, -400.0, 0.0), p(400.0, 400.0, 600.0)).unwrap());
-    let mut seed = 12345u64;
-    let mut next = || {
-        seed = seed
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
-    for id in 1..=20 {
-        let c = p(
-            -200.0 + 400.0 * next(),
-            -150.0 + 300.0 * next(),
-            150.0 + 300.0 * next(),
-        );
-        scene.obstructions.push(sphere(id, c, 40.0 + 30.0 * next()));
-    }
-    // One on the straight line for sure.
-    scene.obstructions[0].centre_mm = p(0.0, 0.0, 300.0);
-    (scene, p(-350.0, 0.0, 300.0), p(350.0, 0.0, 300.0))
+    report("cluttered", "cells", &m);
 }
 
 // ----- Properties

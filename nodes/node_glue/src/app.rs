@@ -1,5 +1,6 @@
 //! [`App`]: context + node + tokio runtime + parameters + clean shutdown.
 use crate::params::Declared;
+use glue_core::ConfigError;
 use r2r::RosParams;
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -13,6 +14,8 @@ pub enum Error {
     Ros(r2r::Error),
     /// A parameter was given with the wrong type or an invalid value.
     Parameter(String),
+    /// A setting the node's checks refused (shown like [`Error::Parameter`]).
+    Config(ConfigError),
     /// Anything else the node's own set-up reports (bad file, bad config ...).
     Setup(String),
 }
@@ -22,6 +25,7 @@ impl fmt::Display for Error {
         match self {
             Error::Ros(e) => write!(f, "ROS: {e}"),
             Error::Parameter(m) => write!(f, "parameter: {m}"),
+            Error::Config(e) => write!(f, "parameter: {e}"),
             Error::Setup(m) => write!(f, "{m}"),
         }
     }
@@ -38,6 +42,12 @@ impl From<r2r::Error> for Error {
             | r2r::Error::InvalidParameterName { .. } => Error::Parameter(e.to_string()),
             e => Error::Ros(e),
         }
+    }
+}
+
+impl From<ConfigError> for Error {
+    fn from(e: ConfigError) -> Self {
+        Error::Config(e)
     }
 }
 

@@ -1,26 +1,8 @@
 //! `/diagnostics` publishing: one `DiagnosticStatus` per component, key/value counters.
 use crate::{qos, time, topics};
 use r2r::diagnostic_msgs::msg::{DiagnosticArray, DiagnosticStatus, KeyValue};
-use std::sync::atomic::{AtomicU64, Ordering};
 
-/// One monotonic counter, shared between a node's tasks (`Arc<...>` of a struct of them).
-#[derive(Debug, Default)]
-pub struct Counter(AtomicU64);
-
-impl Counter {
-    /// Adds one.
-    pub fn inc(&self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
-    }
-    /// Adds `n`.
-    pub fn add(&self, n: u64) {
-        self.0.fetch_add(n, Ordering::Relaxed);
-    }
-    /// The count so far.
-    pub fn get(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
-    }
-}
+pub use glue_core::Counter;
 
 /// `DiagnosticStatus.level` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -39,6 +39,7 @@
 //! let rules = FileRules::new(&p.allowed_dirs, p.max_file_bytes)?;
 //! let text = node_glue::files::read_to_string(path, rules).await?;
 //! ```
+use glue_core::ConfigError;
 use std::fmt;
 use std::fs::{File, Metadata};
 use std::io::Read;
@@ -143,10 +144,11 @@ impl FileRules {
     /// # Errors
     /// The text names the parameter and the value: `allowed_dirs: /nope: No such file or
     /// directory (os error 2)`, `max_file_bytes must be in 1..=67108864, got 0`.
-    pub fn new(allowed_dirs: &[String], max_file_bytes: i64) -> Result<Self, String> {
+    pub fn new(allowed_dirs: &[String], max_file_bytes: i64) -> Result<Self, ConfigError> {
         if !(1..=MAX_FILE_BYTES_LIMIT).contains(&max_file_bytes) {
-            return Err(format!(
-                "max_file_bytes must be in 1..={MAX_FILE_BYTES_LIMIT}, got {max_file_bytes}"
+            return Err(ConfigError::new(
+                "max_file_bytes",
+                format!("must be in 1..={MAX_FILE_BYTES_LIMIT}, got {max_file_bytes}"),
             ));
         }
         let mut allowed = Vec::new();
@@ -155,9 +157,11 @@ impl FileRules {
             .map(|d| d.trim())
             .filter(|d| !d.is_empty())
         {
-            let real = std::fs::canonicalize(d).map_err(|e| format!("allowed_dirs: {d}: {e}"))?;
+            let refused =
+                |why: &dyn fmt::Display| ConfigError::new("allowed_dirs", format!("{d}: {why}"));
+            let real = std::fs::canonicalize(d).map_err(|e| refused(&e))?;
             if !real.is_dir() {
-                return Err(format!("allowed_dirs: {d}: not a folder"));
+                return Err(refused(&"not a folder"));
             }
             allowed.push(real);
         }
@@ -570,7 +574,9 @@ mod tests {
         assert!(FileRules::new(&[], 0).is_err());
         assert!(FileRules::new(&[], MAX_FILE_BYTES_LIMIT + 1).is_err());
         assert!(FileRules::new(&[], -1).is_err());
-        let e = FileRules::new(&["/no/such/folder".into()], 10).unwrap_err();
+        let e = FileRules::new(&["/no/such/folder".into()], 10)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("allowed_dirs: /no/such/folder: "), "{e}");
         assert!(FileRules::new(&["/dev/null".into()], 10).is_err());
         let r = FileRules::new(&["".into(), " ".into()], 10).unwrap();

@@ -9,7 +9,9 @@
 //! - [`qos_check`]: incompatible QoS never fails silently: every subscription made with
 //!   [`App::subscribe`] (or registered with [`App::watch_subscription`]) is checked
 //!   against its publishers on the graph; a mismatch is logged and counted.
-//! - [`topics`]: the names of the shared topics, one place for all of them.
+//! - [`topics`]: the names of the shared topics, one place for all of them (from
+//!   `glue_core`, the ROS-free part of the glue, with [`ratelimit`] and
+//!   [`diagnostics::Counter`]: libraries without ROS use them from there).
 //! - [`diagnostics`]: publishes `diagnostic_msgs/DiagnosticArray` on `/diagnostics`.
 //! - [`counters`]: the counter registry: [`counters!`] declares a node's counters once
 //!   (name = field) grouped by status; `/diagnostics` is built from it
@@ -38,8 +40,9 @@
 //!   [`exit::TEARDOWN_LIMIT`] even when the middleware's teardown hangs (a Fast DDS
 //!   deadlock; [`main_with`] and [`main_with_loop`] arm it).
 //!
-//! Errors: set-up failures (bad parameter, rcl errors) are returned as [`Error`] and
-//! turned into one clear log line and exit code 2 by [`main_with`].
+//! Errors: set-up failures (bad parameter, a setting refused ([`ConfigError`]), rcl
+//! errors) are returned as [`Error`] and turned into one clear log line and exit code 2
+//! by [`main_with`].
 #![deny(missing_docs)]
 
 pub mod action;
@@ -56,10 +59,10 @@ pub mod qos_check;
 pub mod ratelimit;
 pub mod tf;
 pub mod time;
-pub mod topics;
 pub mod tracker;
 pub mod typesupport;
 
 mod app;
 pub use app::{main_with, main_with_loop, App, Error, Shutdown};
+pub use glue_core::{topics, ConfigError};
 pub use r2r;

@@ -1,7 +1,6 @@
-//! Rate-limited log lines for input-driven warnings: at most one line per period per
-//! key; the lines in between are counted and reported on the next one as
-//! `" (K more suppressed)"`. A flood of bad messages costs one line a period, and no
-//! count is lost (the node's counters still count every one).
+//! Rate-limited log lines for input-driven warnings: the limiter is
+//! [`glue_core::ratelimit`] (no ROS, so libraries use it too), re-exported here;
+//! [`warn_limited!`](crate::warn_limited) logs what it allows through the node's logger.
 //!
 //! (Not run as a doc test: a line logged goes through rcl, which the doc-test binary
 //! does not set up.)
@@ -13,96 +12,11 @@
 //!     node_glue::warn_limited!(limit, "position", "position not finite: {x}");
 //! }
 //! ```
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
-
-/// The period of [`RateLimit::default`].
-pub const DEFAULT_PERIOD: Duration = Duration::from_secs(2);
-/// Keys kept at the most (keys beyond share one slot, so input cannot grow the table).
-pub const MAX_KEYS: usize = 256;
-const OVERFLOW_KEY: &str = "(other)";
-
-/// Per-key rate limiter (see the module doc). Shareable (`&self`), e.g. in an `Arc`.
-#[derive(Debug)]
-pub struct RateLimit {
-    period: Duration,
-    keys: Mutex<HashMap<String, Slot>>,
-}
-
-#[derive(Debug)]
-struct Slot {
-    last: Instant,
-    suppressed: u64,
-}
-
-impl Default for RateLimit {
-    fn default() -> Self {
-        RateLimit::new(DEFAULT_PERIOD)
-    }
-}
-
-impl RateLimit {
-    /// At most one line per `period` per key.
-    pub fn new(period: Duration) -> Self {
-        RateLimit {
-            period,
-            keys: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// Notes one event of `key`: `Some(suppressed before)` if a line may be logged now.
-    pub fn allow(&self, key: &str) -> Option<u64> {
-        self.allow_at(key, 1, Instant::now())
-    }
-
-    /// Notes `n` events of `key` at `now`: `Some(suppressed before)` if one line may be
-    /// logged (it stands for one event; the other `n - 1` are counted as suppressed).
-    pub fn allow_at(&self, key: &str, n: u64, now: Instant) -> Option<u64> {
-        if n == 0 {
-            return None;
-        }
-        let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
-        let key = if keys.contains_key(key) || keys.len() < MAX_KEYS {
-            key
-        } else {
-            OVERFLOW_KEY
-        };
-        match keys.get_mut(key) {
-            Some(slot) if now.saturating_duration_since(slot.last) < self.period => {
-                slot.suppressed += n;
-                None
-            }
-            Some(slot) => {
-                slot.last = now;
-                let before = std::mem::replace(&mut slot.suppressed, n - 1);
-                Some(before)
-            }
-            None => {
-                keys.insert(
-                    key.to_string(),
-                    Slot {
-                        last: now,
-                        suppressed: n - 1,
-                    },
-                );
-                Some(0)
-            }
-        }
-    }
-}
-
-/// `" (K more suppressed)"`, or nothing for 0.
-pub fn suffix(suppressed: u64) -> String {
-    if suppressed == 0 {
-        String::new()
-    } else {
-        format!(" ({suppressed} more suppressed)")
-    }
-}
+pub use glue_core::ratelimit::*;
 
 /// `warn_limited!(limit, key, "format", args...)`: logs a warning through
-/// [`crate::log_warn!`] (the node's logger, console and `/rosout`) if `limit` ([`RateLimit`]) allows one for `key` now, with the
+/// [`crate::log_warn!`] (the node's logger, console and `/rosout`) if `limit`
+/// ([`RateLimit`]) allows one for `key` now, with the
 /// count of lines suppressed since the last one.
 #[macro_export]
 macro_rules! warn_limited {
@@ -115,37 +29,4 @@ macro_rules! warn_limited {
             );
         }
     }};
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn one_line_per_period_per_key_with_the_count() {
-        let t0 = Instant::now();
-        let ms = Duration::from_millis;
-        let l = RateLimit::new(Duration::from_secs(1));
-        assert_eq!(l.allow_at("a", 1, t0), Some(0));
-        assert_eq!(l.allow_at("b", 1, t0), Some(0));
-        assert_eq!(l.allow_at("a", 1, t0 + ms(10)), None);
-        assert_eq!(l.allow_at("a", 5, t0 + ms(20)), None);
-        assert_eq!(l.allow_at("a", 3, t0 + ms(1100)), Some(6));
-        assert_eq!(l.allow_at("a", 1, t0 + ms(2200)), Some(2));
-        assert_eq!(l.allow_at("b", 0, t0 + ms(2200)), None);
-        assert_eq!(suffix(0), "");
-        assert_eq!(suffix(4), " (4 more suppressed)");
-    }
-
-    #[test]
-    fn keys_are_bounded() {
-        let t0 = Instant::now();
-        let l = RateLimit::new(Duration::from_secs(1));
-        for k in 0..MAX_KEYS {
-            assert_eq!(l.allow_at(&k.to_string(), 1, t0), Some(0));
-        }
-        assert_eq!(l.allow_at("new", 1, t0), Some(0));
-        assert_eq!(l.allow_at("newer", 1, t0), None);
-        assert_eq!(l.keys.lock().unwrap().len(), MAX_KEYS + 1);
-    }
 }

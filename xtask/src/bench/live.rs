@@ -42,35 +42,13 @@ after a mark, through DDS: the bench's UpdateMap request sent -> its PlanPath an
 
 /// Builds what the bench needs, starts the nodes, runs `base_bench`, stops the nodes.
 pub fn base(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
-    run::cargo(
-        layout,
-        ros,
-        &[
-            "build",
-            "--release",
-            "-p",
-            "arnie_planner",
-            "-p",
-            "arnie_comms",
-            "-p",
-            "arnie_base",
-            "--bins",
-        ],
-    )?;
-    run::cargo(
-        layout,
-        ros,
-        &[
-            "build",
-            "--release",
-            "-p",
-            "xtask",
-            "--features",
-            "live-bench",
-            "--bin",
-            "base_bench",
-        ],
-    )?;
+    // The nodes, then the bench's own binary (a feature of xtask, so a second build).
+    for args in [
+        "build --release -p arnie_planner -p arnie_comms -p arnie_base --bins",
+        "build --release -p xtask --features live-bench --bin base_bench",
+    ] {
+        run::cargo(layout, ros, &args.split(' ').collect::<Vec<_>>())?;
+    }
     launch::use_ros_env(layout, ros);
     let (link_port, board_port) = (free_udp_port()?, free_udp_port()?);
     let packets = layout.root.join("nodes/arnie_comms/packets");

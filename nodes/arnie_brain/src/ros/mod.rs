@@ -76,9 +76,9 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         let p = params
             .lock()
             .map_err(|_| Error::Setup("parameters poisoned".into()))?;
-        let config = p.config().map_err(Error::Parameter)?;
+        let config = p.config()?;
         (
-            p.settings().map_err(Error::Parameter)?,
+            p.settings()?,
             config.command_mode,
             p.autostart,
             config.markers_period,

@@ -14,7 +14,8 @@ use node_glue::params::Rules;
 
 use super::{Scale, Settings};
 use crate::config::{
-    Config, RawConfig, MARKERS_RATE_HZ, M_PER_UNIT, TICK_PERIOD_S, TIMEOUT_S, VERIFY_TOLERANCE_MM,
+    Config, ConfigError, RawConfig, MARKERS_RATE_HZ, M_PER_UNIT, TICK_PERIOD_S, TIMEOUT_S,
+    VERIFY_TOLERANCE_MM,
 };
 
 node_glue::declare_parameters! {
@@ -64,12 +65,12 @@ impl BrainParams {
     }
 
     /// The checked config; the error names the parameter, its range and the value.
-    pub(crate) fn config(&self) -> Result<Config, String> {
-        self.raw().check().map_err(|e| e.to_string())
+    pub(crate) fn config(&self) -> Result<Config, ConfigError> {
+        self.raw().check()
     }
 
     /// The settings of the next run (checked).
-    pub(crate) fn settings(&self) -> Result<Settings, String> {
+    pub(crate) fn settings(&self) -> Result<Settings, ConfigError> {
         let c = self.config()?;
         Ok(Settings {
             instructions_file: self.instructions_file.clone(),
@@ -78,8 +79,9 @@ impl BrainParams {
             position_timeout: c.position_timeout,
             observation_timeout: c.observation_timeout,
             verify_tolerance_mm: c.verify_tolerance_mm,
-            scale: Scale::new(c.m_per_unit)
-                .ok_or_else(|| format!("m_per_unit must be > 0, got {}", c.m_per_unit))?,
+            scale: Scale::new(c.m_per_unit).ok_or_else(|| {
+                ConfigError::new("m_per_unit", format!("must be > 0, got {}", c.m_per_unit))
+            })?,
             files: node_glue::files::FileRules::new(&self.allowed_dirs, self.max_file_bytes)?,
         })
     }
@@ -88,7 +90,7 @@ impl BrainParams {
 /// The whole-set check run at start and on every `ros2 param set` (after the ranges).
 pub(crate) fn rules() -> Rules<BrainParams> {
     Rules {
-        check: |p: &BrainParams| p.settings().map(|_| ()),
+        check: |p: &BrainParams| p.settings().map(|_| ()).map_err(|e| e.to_string()),
     }
 }
 

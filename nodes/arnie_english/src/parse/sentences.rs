@@ -479,18 +479,7 @@ impl<'a> Parser<'a> {
             if !p.kw("position") || !p.kw("of") {
                 return None;
             }
-            let slot = p.entity()?;
-            if !p.found_in() {
-                return None;
-            }
-            let (action, decision) = p.reference()?;
-            Some(VarSpec {
-                action,
-                decision,
-                slot,
-                axis,
-                at,
-            })
+            p.found_object(at, axis)
         });
         if axis_first.is_some() {
             return axis_first;
@@ -501,22 +490,27 @@ impl<'a> Parser<'a> {
                 p.opt("the");
                 (p.kw("position") && p.kw("of")).then_some(())
             });
-            let slot = p.entity()?;
-            if !p.found_in() {
-                return None;
-            }
-            let (action, decision) = p.reference()?;
-            let axis = p.axis()?;
-            if !p.kw("position") {
-                return None;
-            }
-            Some(VarSpec {
-                action,
-                decision,
-                slot,
-                axis,
-                at,
-            })
+            // The axis comes last: read it first with a placeholder, then set it.
+            let mut spec = p.found_object(at, 0)?;
+            spec.axis = p.axis()?;
+            p.kw("position").then_some(spec)
+        })
+    }
+
+    /// `the object found in start action testLit decision` (or `the arm ...`): the
+    /// variable of that axis, starting at `at`.
+    fn found_object(&mut self, at: Pos, axis: usize) -> Option<VarSpec> {
+        let slot = self.entity()?;
+        if !self.found_in() {
+            return None;
+        }
+        let (action, decision) = self.reference()?;
+        Some(VarSpec {
+            action,
+            decision,
+            slot,
+            axis,
+            at,
         })
     }
 }

@@ -117,7 +117,7 @@ struct Shared {
     topics: RwLock<HashMap<ChannelId, Arc<Topic>>>,
     slots: Mutex<HashMap<(ClientId, ClientChannelId), Slot>>,
     cmds: Mutex<Sender<Cmd>>,
-    refusals: Mutex<RateLimit>,
+    refusals: RateLimit,
     /// Some client subscribes to the connection graph.
     graph_wanted: AtomicBool,
     /// A client subscribed to it just now: read and send the graph at once.
@@ -132,7 +132,7 @@ impl Shared {
 
     /// Logs a refusal, at most a few lines per 10 s.
     fn refuse_log(&self, what: &str) {
-        if let Some(suppressed) = lock(&self.refusals).allow(Instant::now()) {
+        if let Some(suppressed) = self.refusals.allow_at("refusals", 1, Instant::now()) {
             if suppressed > 0 {
                 node_glue::log_warn!("{what} ({suppressed} similar refusals not logged)");
             } else {
@@ -371,7 +371,7 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
         topics: RwLock::new(HashMap::new()),
         slots: Mutex::new(HashMap::new()),
         cmds: Mutex::new(tx),
-        refusals: Mutex::new(RateLimit::new(10, Duration::from_secs(10))),
+        refusals: RateLimit::with_burst(10, Duration::from_secs(10)),
         graph_wanted: AtomicBool::new(false),
         graph_dirty: AtomicBool::new(false),
     });

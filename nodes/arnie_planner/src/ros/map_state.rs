@@ -34,7 +34,7 @@ use crate::{Grid, MarkedMap, Planner};
 use arnie_constants::srv::update_map::response::{INVALID_REQUEST, NO_MAP, OK};
 
 /// The planner's service name for map updates.
-pub(crate) const UPDATE_MAP: &str = "planner/update_map";
+pub(crate) use node_glue::topics::UPDATE_MAP;
 
 /// The map with its marks, and where it is republished.
 pub(crate) struct MapState {

@@ -127,15 +127,7 @@ pub(super) fn render_rule(out: &mut String, f: &Frame, r: &Rule) {
     let dash = dash_attr(r.dash);
     if r.vertical {
         let (x, _) = f.to_px(r.at, 0.0);
-        let _ = writeln!(
-            out,
-            r#"<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="{3}" stroke-width="{4}"{dash}/>"#,
-            num(x),
-            num(a.y),
-            num(a.y + a.h),
-            r.colour,
-            num(r.width)
-        );
+        svg::line(out, (x, a.y), (x, a.y + a.h), r.colour, r.width, &dash);
         if let Some(label) = &r.label {
             // Written upwards along the rule, near the bottom of the plot.
             let (tx, ty) = (x - 4.0, a.y + a.h - 6.0);
@@ -150,15 +142,7 @@ pub(super) fn render_rule(out: &mut String, f: &Frame, r: &Rule) {
         }
     } else {
         let (_, y) = f.to_px(0.0, r.at);
-        let _ = writeln!(
-            out,
-            r#"<line x1="{1}" y1="{0}" x2="{2}" y2="{0}" stroke="{3}" stroke-width="{4}"{dash}/>"#,
-            num(y),
-            num(a.x),
-            num(a.x + a.w),
-            r.colour,
-            num(r.width)
-        );
+        svg::line(out, (a.x, y), (a.x + a.w, y), r.colour, r.width, &dash);
         if let Some(label) = &r.label {
             svg::text(
                 out,

@@ -176,23 +176,11 @@ impl Panel {
         let yt = ticks::ticks(f.y.0, f.y.1, ((a.h / 45.0) as usize).max(2));
         for &t in &xt {
             let (px, _) = f.to_px(t, 0.0);
-            let _ = writeln!(
-                out,
-                r##"<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#e4e4e4" stroke-width="1"/>"##,
-                num(px),
-                num(a.y),
-                num(a.y + a.h)
-            );
+            svg::line(out, (px, a.y), (px, a.y + a.h), "#e4e4e4", 1.0, "");
         }
         for &t in &yt {
             let (_, py) = f.to_px(0.0, t);
-            let _ = writeln!(
-                out,
-                r##"<line x1="{1}" y1="{0}" x2="{2}" y2="{0}" stroke="#e4e4e4" stroke-width="1"/>"##,
-                num(py),
-                num(a.x),
-                num(a.x + a.w)
-            );
+            svg::line(out, (a.x, py), (a.x + a.w, py), "#e4e4e4", 1.0, "");
         }
         // Data: areas, lines, rules (clipped to the plot area).
         for item in &self.items {
@@ -219,13 +207,7 @@ impl Panel {
         for &t in &xt {
             let (px, _) = f.to_px(t, 0.0);
             let yb = a.y + a.h;
-            let _ = writeln!(
-                out,
-                r##"<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#333333" stroke-width="1"/>"##,
-                num(px),
-                num(yb),
-                num(yb + 5.0)
-            );
+            svg::line(out, (px, yb), (px, yb + 5.0), "#333333", 1.0, "");
             svg::text(
                 out,
                 px,
@@ -236,13 +218,7 @@ impl Panel {
         }
         for &t in &yt {
             let (_, py) = f.to_px(0.0, t);
-            let _ = writeln!(
-                out,
-                r##"<line x1="{1}" y1="{0}" x2="{2}" y2="{0}" stroke="#333333" stroke-width="1"/>"##,
-                num(py),
-                num(a.x - 5.0),
-                num(a.x)
-            );
+            svg::line(out, (a.x - 5.0, py), (a.x, py), "#333333", 1.0, "");
             svg::text(
                 out,
                 a.x - 8.0,

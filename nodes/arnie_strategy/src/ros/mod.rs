@@ -67,10 +67,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         let p = params
             .lock()
             .map_err(|_| Error::Setup("parameters poisoned".into()))?;
-        (
-            p.settings().map_err(Error::Parameter)?,
-            p.start().map_err(Error::Parameter)?,
-        )
+        (p.settings()?, p.start()?)
     };
     let counters = Arc::new(Counters::default());
     // Reliable, with a deeper history than the commands preset: a run emits events in

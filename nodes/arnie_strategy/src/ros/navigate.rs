@@ -11,13 +11,13 @@ use r2r::arnie_interfaces::action::NavigateTo;
 use r2r::nav2_msgs::action::NavigateToPose;
 use r2r::GoalStatus;
 
+use node_glue::ConfigError;
+
 use crate::error::{Error, MoveOutcome};
 use crate::task::Point;
 
-/// The base's action (relative: resolves in the node's namespace).
-pub const NAVIGATE_TO: &str = "base/navigate_to";
-/// The base's pose (`geometry_msgs/PoseStamped`, map frame, reliable).
-pub const BASE_POSE: &str = "base/pose";
+/// The base's action and pose (relative: they resolve in the node's namespace).
+pub use node_glue::topics::{BASE_POSE, NAVIGATE_TO};
 
 /// How the strategy moves the robot (parameter `motion`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,13 +38,16 @@ impl Motion {
     ///
     /// # Errors
     /// Anything but `move_to` or `navigate_to`.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, ConfigError> {
         match s.trim() {
             "move_to" => Ok(Self::MoveTo),
             "navigate_to" => Ok(Self::NavigateTo),
             "navigate_to_pose" => Ok(Self::NavigateToPose),
-            other => Err(format!(
-                "motion must be \"move_to\", \"navigate_to\" or \"navigate_to_pose\", got {other:?}"
+            other => Err(ConfigError::new(
+                "motion",
+                format!(
+                    "must be \"move_to\", \"navigate_to\" or \"navigate_to_pose\", got {other:?}"
+                ),
             )),
         }
     }
@@ -173,7 +176,10 @@ mod tests {
             Motion::parse("navigate_to_pose"),
             Ok(Motion::NavigateToPose)
         );
-        assert!(Motion::parse("fly").unwrap_err().contains("\"fly\""));
+        assert!(Motion::parse("fly")
+            .unwrap_err()
+            .to_string()
+            .contains("\"fly\""));
     }
 
     #[test]

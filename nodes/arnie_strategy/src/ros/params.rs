@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use node_glue::files::{DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_LIMIT};
 use node_glue::params::Rules;
+use node_glue::ConfigError;
 
 use super::{parse_wait_topics, Motion, Settings, WaitTopic};
 
@@ -57,16 +58,19 @@ fn millis_of(d: Duration) -> i64 {
 
 /// `v` as a duration when it is in `min..=MAX_MS`; the error names the parameter, the
 /// range and the value.
-fn millis(name: &str, v: i64, min: i64) -> Result<Duration, String> {
+fn millis(name: &'static str, v: i64, min: i64) -> Result<Duration, ConfigError> {
     if !(min..=MAX_MS).contains(&v) {
-        return Err(format!("{name} must be in {min}..={MAX_MS} [ms], got {v}"));
+        return Err(ConfigError::new(
+            name,
+            format!("must be in {min}..={MAX_MS} [ms], got {v}"),
+        ));
     }
     Ok(Duration::from_millis(v.unsigned_abs()))
 }
 
-fn non_empty(name: &str, v: &str) -> Result<String, String> {
+fn non_empty(name: &'static str, v: &str) -> Result<String, ConfigError> {
     if v.trim().is_empty() {
-        Err(format!("{name} must not be empty"))
+        Err(ConfigError::new(name, "must not be empty"))
     } else {
         Ok(v.trim().to_string())
     }
@@ -89,11 +93,12 @@ pub(crate) struct Start {
 
 impl StrategyParams {
     /// The settings of the next run (checked).
-    pub(crate) fn settings(&self) -> Result<Settings, String> {
+    pub(crate) fn settings(&self) -> Result<Settings, ConfigError> {
         let m = self.match_time_s;
         if !(m.is_finite() && m > 0.0 && m <= MAX_MATCH_S) {
-            return Err(format!(
-                "match_time_s must be in (0, {MAX_MATCH_S}] [s], got {m}"
+            return Err(ConfigError::new(
+                "match_time_s",
+                format!("must be in (0, {MAX_MATCH_S}] [s], got {m}"),
             ));
         }
         Ok(Settings {
@@ -108,9 +113,11 @@ impl StrategyParams {
     }
 
     /// The start-only values (checked).
-    pub(crate) fn start(&self) -> Result<Start, String> {
+    pub(crate) fn start(&self) -> Result<Start, ConfigError> {
         Ok(Start {
-            wait_topics: parse_wait_topics(&self.wait_topics).map_err(|e| e.to_string())?,
+            wait_topics: parse_wait_topics(&self.wait_topics).map_err(|e| {
+                ConfigError::new("wait_topics", format!("{:?} {}", e.entry, e.reason))
+            })?,
             motion: Motion::parse(&self.motion)?,
             navigate_to_pose_action: non_empty(
                 "navigate_to_pose_action",
@@ -125,7 +132,12 @@ impl StrategyParams {
 /// The whole-set check run at start and on every `ros2 param set` (after the ranges).
 pub(crate) fn rules() -> Rules<StrategyParams> {
     Rules {
-        check: |p: &StrategyParams| p.settings().and(p.start()).map(|_| ()),
+        check: |p: &StrategyParams| {
+            p.settings()
+                .and(p.start())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        },
     }
 }
 

@@ -7,7 +7,7 @@ use node_glue::r2r::{
 };
 use node_glue::{time, topics};
 
-use super::convert::{feedback, outcome_code, to_point};
+use super::convert::{feedback, to_point};
 use super::server::{Server, Source};
 use super::NODE;
 use crate::{Action, End, Feedback, Outcome};
@@ -120,7 +120,7 @@ impl Server {
         }
         if let Source::Action { mut goal, .. } = source {
             let result = MoveTo::Result {
-                outcome: outcome_code(outcome),
+                outcome: outcome.code(),
                 final_position: to_point(final_mm),
                 message,
             };
@@ -160,7 +160,7 @@ impl Server {
             };
             let final_mm = hold.unwrap_or_else(|| self.best_position(step.feedback.measured_mm));
             let _ = goal.abort(MoveTo::Result {
-                outcome: outcome_code(Outcome::Cancelled),
+                outcome: Outcome::Cancelled.code(),
                 final_position: to_point(final_mm),
                 message,
             });

@@ -18,7 +18,7 @@ use node_glue::time::Interval;
 use node_glue::{topics, Shutdown};
 use tokio::time::MissedTickBehavior;
 
-use super::convert::{finite, from_point, outcome_code, to_point, to_point_m};
+use super::convert::{finite, from_point, to_point, to_point_m};
 use super::counters::Counters;
 use super::obstructions::Memory;
 use super::params::{DetourSettings, TrajectoryParams};
@@ -258,7 +258,7 @@ impl Server {
                 self.counters.goals_rejected.inc();
                 let position = self.arm.value().map(to_point).unwrap_or_default();
                 let result = MoveTo::Result {
-                    outcome: outcome_code(Outcome::Rejected),
+                    outcome: Outcome::Rejected.code(),
                     final_position: position,
                     message: reason,
                 };

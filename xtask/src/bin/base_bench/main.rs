@@ -34,6 +34,7 @@ use node_glue::r2r::{
     nav_msgs::msg::Path,
     QosProfile,
 };
+use node_glue::topics;
 use tokio::sync::{mpsc, watch};
 
 /// The two ends of the bench's drive, in the open lower-left part of the table
@@ -302,14 +303,14 @@ async fn drive(
     .map_err(up)?;
     within(
         60,
-        "planner/update_map",
+        topics::UPDATE_MAP,
         r2r::Node::is_available(&c.mark).map_err(up)?,
     )
     .await?
     .map_err(up)?;
     within(
         60,
-        "planner/plan_path",
+        topics::PLAN_PATH,
         r2r::Node::is_available(&c.plan).map_err(up)?,
     )
     .await?
@@ -475,17 +476,17 @@ fn run() -> Result<(), String> {
     let node = &mut app.node;
     let clients = Clients {
         nav: node
-            .create_action_client::<NavigateTo::Action>("base/navigate_to")
+            .create_action_client::<NavigateTo::Action>(topics::NAVIGATE_TO)
             .map_err(|e| e.to_string())?,
         mark: node
-            .create_client::<UpdateMap::Service>("planner/update_map", QosProfile::default())
+            .create_client::<UpdateMap::Service>(topics::UPDATE_MAP, QosProfile::default())
             .map_err(|e| e.to_string())?,
         plan: node
-            .create_client::<PlanPath::Service>("planner/plan_path", QosProfile::default())
+            .create_client::<PlanPath::Service>(topics::PLAN_PATH, QosProfile::default())
             .map_err(|e| e.to_string())?,
     };
     let mut paths = node
-        .subscribe::<Path>("planner/path", QosProfile::default())
+        .subscribe::<Path>(topics::PLANNER_PATH, QosProfile::default())
         .map_err(|e| e.to_string())?;
     let shared = Arc::new(Shared {
         drive: Mutex::new(Drive {

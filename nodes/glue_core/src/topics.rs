@@ -35,6 +35,12 @@ pub const COMMS_SEND: &str = "comms/send";
 pub const STRATEGY_RUN: &str = "strategy/run";
 /// `arnie_interfaces/StrategyEvent`.
 pub const STRATEGY_EVENTS: &str = "strategy/events";
+/// `arnie_interfaces/action/NavigateTo`, served by the base (strategy, bench → base).
+pub const NAVIGATE_TO: &str = "base/navigate_to";
+/// `geometry_msgs/PoseStamped`, the base's pose, map frame, reliable (base → strategy).
+pub const BASE_POSE: &str = "base/pose";
+/// `arnie_interfaces/srv/UpdateMap`, served by the planner (base, bench → planner).
+pub const UPDATE_MAP: &str = "planner/update_map";
 /// The frame of every topic above (REP 103).
 pub const WORLD_FRAME: &str = "world";
 /// `arnie_interfaces/SimTruth`, the simulator's ground truth.
