@@ -28,8 +28,8 @@ use crate::{MapOdom, OdomCovariance, Pose2};
 
 /// Odometry out (REP 105 name).
 pub const ODOM: &str = "odom";
-/// The robot's pose in the map frame out.
-pub const BASE_POSE: &str = "base/pose";
+/// The robot's pose in the map frame out (the strategy's name too: one place).
+pub use node_glue::topics::BASE_POSE;
 /// The proximity sensors' readings out.
 pub const BASE_RANGE: &str = "base/range";
 
