@@ -277,10 +277,26 @@ fn loads(arm_hz: f64) -> Vec<TopicLoad> {
 
 /// Topic names of the sweep (static, as [`TopicLoad`] holds them).
 const SWEEP_TOPICS: [&str; 20] = [
-    "/sweep/t00", "/sweep/t01", "/sweep/t02", "/sweep/t03", "/sweep/t04", "/sweep/t05",
-    "/sweep/t06", "/sweep/t07", "/sweep/t08", "/sweep/t09", "/sweep/t10", "/sweep/t11",
-    "/sweep/t12", "/sweep/t13", "/sweep/t14", "/sweep/t15", "/sweep/t16", "/sweep/t17",
-    "/sweep/t18", "/sweep/t19",
+    "/sweep/t00",
+    "/sweep/t01",
+    "/sweep/t02",
+    "/sweep/t03",
+    "/sweep/t04",
+    "/sweep/t05",
+    "/sweep/t06",
+    "/sweep/t07",
+    "/sweep/t08",
+    "/sweep/t09",
+    "/sweep/t10",
+    "/sweep/t11",
+    "/sweep/t12",
+    "/sweep/t13",
+    "/sweep/t14",
+    "/sweep/t15",
+    "/sweep/t16",
+    "/sweep/t17",
+    "/sweep/t18",
+    "/sweep/t19",
 ];
 
 /// `total_hz` messages per second of exactly 100 CDR bytes (a `PointStamped` whose frame
@@ -461,7 +477,11 @@ fn record(
 fn print_sweep(runs: &[(usize, f64, Recording)]) {
     println!(
         "### Recorder loss-free rate (100-byte messages, reliable keep-last 1000, {} build)\n",
-        if cfg!(debug_assertions) { "dev" } else { "release" }
+        if cfg!(debug_assertions) {
+            "dev"
+        } else {
+            "release"
+        }
     );
     println!("| topics | asked [msg/s] | published [msg/s] | published | recorded | lost | recorder CPU [% of a core] | CPU per 1 000 msg/s [%] |");
     println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
@@ -479,9 +499,7 @@ fn print_sweep(runs: &[(usize, f64, Recording)]) {
     for topics in [1usize, 20] {
         let best = runs
             .iter()
-            .filter(|(t, _, r)| {
-                *t == topics && r.topics.iter().all(|x| x.2 == x.3)
-            })
+            .filter(|(t, _, r)| *t == topics && r.topics.iter().all(|x| x.2 == x.3))
             .map(|(_, _, r)| r.topics.iter().map(|t| t.2).sum::<u64>() as f64 / r.seconds)
             .fold(0.0f64, f64::max);
         println!("\nHighest rate with nothing lost, {topics} topic(s): {best:.0} msg/s");

@@ -58,10 +58,10 @@ use params::BaseParams;
 
 /// The node's default name.
 pub const NODE: &str = "arnie_base";
+pub use frames::{BASE_POSE, BASE_RANGE, ODOM};
 /// The action, and the planner's map update service (names shared with the strategy
 /// and the planner: one place).
 pub use node_glue::topics::{NAVIGATE_TO, UPDATE_MAP};
-pub use frames::{BASE_POSE, BASE_RANGE, ODOM};
 /// Pose estimates in (rviz's "2D Pose Estimate" tool).
 pub const INITIAL_POSE: &str = "initialpose";
 /// Nav2's action (relative, as Nav2's bt_navigator serves it).
