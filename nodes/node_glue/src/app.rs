@@ -74,6 +74,17 @@ impl Shutdown {
     }
 }
 
+/// Held by a task that has work to do when the node stops (a last command, a hold):
+/// [`App::spin`] waits, spinning, until every one is dropped (at most
+/// [`FINISH_LIMIT`]) before it stops the runtime, which would cancel the task. Without
+/// it a task that a loaded machine schedules late never runs its shutdown branch.
+#[derive(Clone)]
+pub struct Finishing(#[allow(dead_code)] Arc<()>);
+
+/// How long [`App::spin`] waits for the [`Finishing`] tasks (within the teardown limit
+/// of [`crate::exit`]).
+pub const FINISH_LIMIT: Duration = Duration::from_millis(1500);
+
 /// One ROS node with its runtime. Create entities on `node`, spawn tasks with
 /// `runtime().spawn` (or `tokio::spawn` inside them), then call [`App::spin`].
 pub struct App {
@@ -89,6 +100,7 @@ pub struct App {
     shutdown_tx: Arc<watch::Sender<bool>>,
     qos_watch: crate::qos_check::QosWatch,
     param_counters: Arc<crate::params::ParamCounters>,
+    finishing: Arc<()>,
 }
 
 impl App {
@@ -173,6 +185,7 @@ impl App {
             shutdown_tx: Arc::new(tx),
             qos_watch,
             param_counters: Arc::default(),
+            finishing: Arc::new(()),
         })
     }
 
@@ -204,6 +217,12 @@ impl App {
     /// Runs `f` inside the runtime context (for `tokio::spawn` / socket creation).
     pub fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
         self.runtime.block_on(f)
+    }
+
+    /// A token for a task with work to do at shutdown: keep it until that work is done
+    /// ([`Finishing`]).
+    pub fn finishing(&self) -> Finishing {
+        Finishing(self.finishing.clone())
     }
 
     /// The shutdown signal for tasks.
@@ -390,9 +409,21 @@ impl App {
             self.qos_watch.poll(&self.node, std::time::Instant::now());
         }
         crate::log_info!("{} shutting down", self.name);
-        // Let tasks see the signal and send their last messages, then stop them.
-        for _ in 0..10 {
+        // Let tasks see the signal and send their last messages, then stop them: at
+        // least ten spins, and until every Finishing task is done (bounded).
+        let started = std::time::Instant::now();
+        let mut spins = 0;
+        while spins < 10
+            || (Arc::strong_count(&self.finishing) > 1 && started.elapsed() < FINISH_LIMIT)
+        {
             self.node.spin_once(Duration::from_millis(10));
+            spins += 1;
+        }
+        if Arc::strong_count(&self.finishing) > 1 {
+            crate::log_warn!(
+                "a task was still finishing its shutdown after {} ms: stopped",
+                FINISH_LIMIT.as_millis()
+            );
         }
         self.runtime.shutdown_timeout(Duration::from_millis(500));
         crate::log::detach();

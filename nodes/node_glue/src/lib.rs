@@ -63,6 +63,6 @@ pub mod tracker;
 pub mod typesupport;
 
 mod app;
-pub use app::{main_with, main_with_loop, App, Error, Shutdown};
+pub use app::{main_with, main_with_loop, App, Error, Finishing, Shutdown, FINISH_LIMIT};
 pub use glue_core::{topics, ConfigError};
 pub use r2r;
