@@ -30,7 +30,23 @@ def start_move_then_stop_positions(graph):
     # The server itself says the position is stale: it waits instead of sending.
     graph.spin_until(lambda: feedback and feedback[-1].phase == MoveTo.Feedback.WAITING,
                      timeout=30.0, what="the WAITING feedback (stale position)")
-    return rig, handle, len(rig.arm.commands)
+    return rig, handle, settled_count(graph, rig.arm.commands)
+
+
+def settled_count(graph, commands, quiet=1.0, timeout=30.0):
+    """How many commands arrived, once none has for `quiet` s: a set-point the server sent
+    just before it said WAITING may still be on its way (feedback and commands are two
+    topics, with no order between them). A server that never stops commanding fails here."""
+    import time
+    end = time.monotonic() + timeout
+    seen, since = len(commands), time.monotonic()
+    while time.monotonic() < end:
+        graph.spin_for(0.05)
+        if len(commands) != seen:
+            seen, since = len(commands), time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return seen
+    raise AssertionError(f"commands kept coming while the position was stale: {len(commands)}")
 
 
 def test_cancel_with_a_stale_position_commands_nothing(graph):

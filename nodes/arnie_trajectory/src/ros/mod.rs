@@ -151,6 +151,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         clears,
         clicked,
         shutdown.clone(),
+        app.finishing(),
     ));
     diagnostics.spawn_periodic(Duration::from_secs(1), shutdown, move || {
         vec![counters.status(), counters.detours_status()]

@@ -379,7 +379,9 @@ impl Server {
     }
 }
 
-/// The control task: one move at a time, stepped every period.
+/// The control task: one move at a time, stepped every period. At shutdown it stops the
+/// running move where the arm is ([`Server::on_shutdown`]); `_finishing` keeps the node
+/// spinning until it has.
 pub(crate) async fn control(
     mut server: Server,
     mut goals: impl Stream<Item = GoalRequest> + Unpin,
@@ -387,19 +389,25 @@ pub(crate) async fn control(
     mut clears: impl Stream<Item = ClearRequest> + Unpin,
     mut clicked: impl Stream<Item = PointStamped> + Unpin,
     shutdown: Shutdown,
+    _finishing: node_glue::Finishing,
 ) {
     server.obstructions.publish(&server.counters);
     let mut expiry = tokio::time::interval(EXPIRY_CHECK);
     expiry.set_missed_tick_behavior(MissedTickBehavior::Delay);
     loop {
         tokio::select! {
+            // Shutdown first: a move running when the node stops is always held.
+            biased;
             _ = shutdown.wait() => {
                 server.on_shutdown();
                 break;
             }
             req = goals.next() => match req {
                 Some(req) => server.on_goal_request(req),
-                None => break,
+                None => {
+                    server.on_shutdown();
+                    break;
+                }
             },
             Some(msg) = targets.next() => server.on_legacy_target(msg),
             Some(req) = clears.next() => server.obstructions.on_clear(req, &server.counters),
