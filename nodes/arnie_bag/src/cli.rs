@@ -312,7 +312,7 @@ struct StorageWords {
 /// The MCAP plugin's writer options (`record` only).
 #[derive(Args, Debug)]
 struct WriterWords {
-    /// MCAP writer preset: none, zstd_fast, zstd_small (fastwrite: refused, unchunked)
+    /// MCAP writer preset: none, fastwrite (unchunked), zstd_fast, zstd_small
     #[arg(long, value_name = "NAME", conflicts_with = "compression")]
     storage_preset_profile: Option<String>,
     /// MCAP writer options from a YAML file (the plugin's keys), over the preset
@@ -345,6 +345,7 @@ impl WriterWords {
         o.zstd_level = c.level.zstd();
         o.chunk_size = c.chunk_size;
         o.chunk_crc = c.chunk_crc;
+        o.layout = c.layout;
         Ok(())
     }
 }
@@ -766,7 +767,10 @@ mod tests {
             (r.recorder.compression, r.recorder.chunk_crc),
             (Compression::None, false)
         );
-        assert!(p("record -a --storage-preset-profile fastwrite").is_err());
+        let Command::Record(r) = p("record -a --storage-preset-profile fastwrite").unwrap() else {
+            panic!()
+        };
+        assert!(!r.recorder.layout.chunked && !r.recorder.layout.summary_crc);
         assert!(p("record -a --storage-preset-profile zstd_fast --compression lz4").is_err());
         let d = tempfile::tempdir().unwrap();
         let f = d.path().join("w.yaml");
@@ -782,7 +786,7 @@ mod tests {
             (r.recorder.compression, r.recorder.chunk_size),
             (Compression::Lz4, 2048)
         );
-        std::fs::write(&f, "noSummary: true\n").unwrap();
+        std::fs::write(&f, "noSummary: yes please\n").unwrap();
         let e = p(&format!("record -a --storage-config-file {}", f.display()))
             .unwrap_err()
             .to_string();

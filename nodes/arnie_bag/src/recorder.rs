@@ -14,7 +14,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{BagError, Result};
-use crate::mcap::{Compression, McapWriter, WriterOptions, DEFAULT_CHUNK_SIZE};
+use crate::mcap::{Compression, Layout, McapWriter, WriterOptions, DEFAULT_CHUNK_SIZE};
 use crate::metadata::{BagMetadata, FileInformation, TopicInformation, TopicMetadata, NO_START};
 use crate::msgdef::{DefinitionSource, MessageDefinition};
 use crate::qos::{self, Qos};
@@ -96,6 +96,8 @@ pub struct RecorderOptions {
     pub chunk_size: usize,
     /// Whether chunks carry their CRC (yes; rosbag2's plugin default is no).
     pub chunk_crc: bool,
+    /// The parts of each file written (all, unless the storage flags leave some out).
+    pub layout: Layout,
     /// Split when the current file reaches this many bytes (`--max-bag-size`; 0: never).
     pub max_bag_size: u64,
     /// Split when a message is this much later than the file's first (`--max-bag-duration`; 0: never).
@@ -122,6 +124,7 @@ impl RecorderOptions {
             zstd_level: 1,
             chunk_size: DEFAULT_CHUNK_SIZE,
             chunk_crc: true,
+            layout: Layout::default(),
             max_bag_size: 0,
             max_bag_duration_ns: 0,
             ros_distro: std::env::var("ROS_DISTRO").unwrap_or_default(),
@@ -291,6 +294,7 @@ impl Recorder {
             zstd_level: self.opts.zstd_level,
             chunk_size: self.opts.chunk_size,
             chunk_crc: self.opts.chunk_crc,
+            layout: self.opts.layout,
             ..WriterOptions::default()
         };
         let mut w = McapWriter::create(&path, wopts)?;

@@ -3,23 +3,22 @@
 //!
 //! With either flag the base is the plugin's own defaults (uncompressed chunks, no chunk
 //! CRC), then the preset, then the file's keys on top (rosbag2's order). Presets:
-//! `none`, `zstd_fast` (zstd at the fastest level, no chunk CRC), `zstd_small` (zstd at
-//! the slowest level, 4 MiB chunks); `fastwrite` writes unchunked files, which this
-//! writer does not, and is refused with that reason.
+//! `none`, `fastwrite` (no chunks, no summary CRC), `zstd_fast` (zstd at the fastest
+//! level, no chunk CRC), `zstd_small` (zstd at the slowest level, 4 MiB chunks).
 //!
 //! File keys (the MCAP C++ writer's option names): `compression` (`None`, `Lz4`,
 //! `Zstd`), `compressionLevel` (`Fastest`, `Fast`, `Default`, `Slow`, `Slowest`: zstd
 //! levels -5, -3, 1, 5, 19 as the MCAP library maps them; LZ4 here has one level),
 //! `chunkSize`, `noChunkCRC`, `forceCompression` (chunks are always stored compressed
-//! here). Options that would leave out parts of the file (`noChunking`, `noMessageIndex`,
-//! `noSummary`, `noChunkIndex`, `noStatistics`, `noSummaryOffsets`,
-//! `noRepeatedSchemas`, `noRepeatedChannels`, `noAttachmentIndex`, `noMetadataIndex`,
-//! `noSummaryCRC`, `noAttachmentCRC`, `noCRC`, `enableDataCRC`) are accepted at their
-//! default value and refused, naming the key, otherwise. Keys rosbag2 does not read
-//! either (`profile`, `library`, unknown ones) are returned to be logged.
+//! here), and the options that leave parts of the file out ([`Layout`]): `noChunking`,
+//! `noMessageIndex`, `noSummary`, `noChunkIndex`, `noStatistics`, `noSummaryOffsets`,
+//! `noRepeatedSchemas`, `noRepeatedChannels`, `noMetadataIndex`, `noSummaryCRC`,
+//! `noCRC` (every CRC) and `enableDataCRC`. `noAttachmentIndex` and `noAttachmentCRC`
+//! are read and change nothing: arnie_bag writes no attachments. Keys rosbag2 does not
+//! read either (`profile`, `library`, unknown ones) are returned to be logged.
 
 use crate::error::{BagError, Result};
-use crate::mcap::Compression;
+use crate::mcap::{Compression, Layout};
 use crate::yaml;
 use yaml_rust2::Yaml;
 
@@ -74,6 +73,8 @@ pub struct StorageConfig {
     pub chunk_size: usize,
     /// Whether chunks carry their CRC.
     pub chunk_crc: bool,
+    /// The parts of the file written.
+    pub layout: Layout,
 }
 
 /// The presets `--storage-preset-profile` takes.
@@ -88,13 +89,14 @@ impl StorageConfig {
             level: Level::Default,
             chunk_size: crate::mcap::DEFAULT_CHUNK_SIZE,
             chunk_crc: false,
+            layout: Layout::default(),
         }
     }
 
     /// Applies a preset on top.
     ///
     /// # Errors
-    /// An unknown preset (naming the valid ones), or `fastwrite` (unchunked files).
+    /// An unknown preset (naming the valid ones).
     pub fn preset(mut self, name: &str) -> Result<Self> {
         match name {
             "none" => {}
@@ -109,11 +111,8 @@ impl StorageConfig {
                 self.chunk_size = 4 * 1024 * 1024;
             }
             "fastwrite" => {
-                return Err(BagError::option(
-                    "--storage-preset-profile",
-                    "fastwrite writes unchunked MCAP files, which arnie_bag's writer does not \
-                     (use zstd_fast, or none)",
-                ))
+                self.layout.chunked = false;
+                self.layout.summary_crc = false;
             }
             other => {
                 return Err(BagError::option(
@@ -148,6 +147,7 @@ impl StorageConfig {
             }
         };
         let mut ignored = Vec::new();
+        let mut no_crc = false;
         for (k, v) in map {
             let Some(key) = yaml::as_string(k) else {
                 return Err(BagError::option(
@@ -183,20 +183,29 @@ impl StorageConfig {
                 "forceCompression" => {
                     boolean()?;
                 }
-                "noChunking" | "noMessageIndex" | "noSummary" | "noChunkIndex" | "noStatistics"
-                | "noSummaryOffsets" | "noRepeatedSchemas" | "noRepeatedChannels"
-                | "noAttachmentIndex" | "noMetadataIndex" | "noSummaryCRC" | "noAttachmentCRC"
-                | "noCRC" | "enableDataCRC" => {
-                    if boolean()? {
-                        return Err(bad(
-                            &key,
-                            "not supported by arnie_bag's writer (it writes every record, \
-                             index and CRC rosbag2's default writes)",
-                        ));
-                    }
+                "noChunking" => self.layout.chunked = !boolean()?,
+                "noMessageIndex" => self.layout.message_indexes = !boolean()?,
+                "noSummary" => self.layout.summary = !boolean()?,
+                "noChunkIndex" => self.layout.chunk_indexes = !boolean()?,
+                "noStatistics" => self.layout.statistics = !boolean()?,
+                "noSummaryOffsets" => self.layout.summary_offsets = !boolean()?,
+                "noRepeatedSchemas" => self.layout.repeated_schemas = !boolean()?,
+                "noRepeatedChannels" => self.layout.repeated_channels = !boolean()?,
+                "noMetadataIndex" => self.layout.metadata_indexes = !boolean()?,
+                "noSummaryCRC" => self.layout.summary_crc = !boolean()?,
+                "enableDataCRC" => self.layout.data_crc = boolean()?,
+                "noCRC" => no_crc = boolean()?,
+                "noAttachmentIndex" | "noAttachmentCRC" => {
+                    boolean()?;
                 }
                 _ => ignored.push(key),
             }
+        }
+        if no_crc {
+            // As the MCAP library: `noCRC` wins over the single CRC options.
+            self.chunk_crc = false;
+            self.layout.summary_crc = false;
+            self.layout.data_crc = false;
         }
         Ok(ignored)
     }
@@ -221,8 +230,16 @@ mod tests {
             (19, 4 * 1024 * 1024)
         );
         assert_eq!(base.preset("none").unwrap(), base);
-        let e = base.preset("fastwrite").unwrap_err().to_string();
-        assert!(e.contains("unchunked"), "{e}");
+        let fastwrite = base.preset("fastwrite").unwrap();
+        assert!(!fastwrite.layout.chunked && !fastwrite.layout.summary_crc);
+        assert_eq!(
+            Layout {
+                chunked: true,
+                summary_crc: true,
+                ..fastwrite.layout
+            },
+            Layout::default()
+        );
         let e = base.preset("turbo").unwrap_err().to_string();
         assert!(e.contains("turbo") && e.contains("zstd_small"), "{e}");
     }
@@ -246,7 +263,7 @@ mod tests {
         for (text, key) in [
             ("compression: Gzip\n", "compression"),
             ("chunkSize: -1\n", "chunkSize"),
-            ("noChunking: true\n", "noChunking"),
+            ("noChunking: 3\n", "noChunking"),
             ("noChunkCRC: maybe\n", "noChunkCRC"),
             ("- a\n", "not a map"),
             ("a: [\n", "c.yaml"),
@@ -254,5 +271,35 @@ mod tests {
             let e = c.apply_yaml(text, "c.yaml").unwrap_err().to_string();
             assert!(e.contains(key) && e.contains("c.yaml"), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn the_no_options_leave_parts_out_and_no_crc_wins() {
+        let mut c = StorageConfig::plugin_defaults();
+        let text = "noChunking: true\nnoMessageIndex: true\nnoSummary: true\nnoChunkIndex: true\n\
+                    noStatistics: true\nnoSummaryOffsets: true\nnoRepeatedSchemas: true\n\
+                    noRepeatedChannels: true\nnoMetadataIndex: true\nnoAttachmentIndex: true\n";
+        assert!(c.apply_yaml(text, "c.yaml").unwrap().is_empty());
+        let none = Layout {
+            chunked: false,
+            message_indexes: false,
+            summary: false,
+            repeated_schemas: false,
+            repeated_channels: false,
+            statistics: false,
+            chunk_indexes: false,
+            metadata_indexes: false,
+            summary_offsets: false,
+            summary_crc: true,
+            data_crc: false,
+        };
+        assert_eq!(c.layout, none);
+        let mut c = StorageConfig::plugin_defaults();
+        c.apply_yaml("enableDataCRC: true\nnoChunkCRC: false\n", "c.yaml")
+            .unwrap();
+        assert!(c.layout.data_crc && c.chunk_crc && c.layout.summary_crc);
+        c.apply_yaml("noCRC: true\nenableDataCRC: true\n", "c.yaml")
+            .unwrap();
+        assert!(!c.layout.data_crc && !c.chunk_crc && !c.layout.summary_crc);
     }
 }

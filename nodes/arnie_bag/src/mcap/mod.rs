@@ -13,4 +13,4 @@ pub mod write;
 
 pub use compress::Compression;
 pub use read::{Item, LinearReader, McapFile, OwnedMessage, Summary};
-pub use write::{McapWriter, WriterOptions, DEFAULT_CHUNK_SIZE};
+pub use write::{Layout, McapWriter, WriterOptions, DEFAULT_CHUNK_SIZE};

@@ -65,8 +65,11 @@ pub struct McapFile {
     len: u64,
     header: Header,
     summary: Summary,
-    /// Messages of a file without chunk indexes, gathered by the scan at open.
-    unindexed: Option<Vec<OwnedMessage>>,
+    /// For a file without chunk indexes (read by a linear scan): how far, in ns, a
+    /// message's log time lies behind the latest one before it in the file (0 when the
+    /// file is in log-time order), found by the scan at open. Reading holds back only
+    /// messages within that window, so an unchunked file of any size streams in order.
+    unindexed: Option<u64>,
     /// Metadata records of a file without a summary, gathered by the scan at open.
     scanned_metadata: Vec<Metadata>,
 }
@@ -169,8 +172,18 @@ impl McapFile {
             .statistics
             .as_ref()
             .is_none_or(|s| s.message_count > 0);
-        if f.summary.channels.is_empty() || (has_messages && f.summary.chunk_indexes.is_empty()) {
-            // A summary without what we need (optional in the spec): fall back to a scan.
+        let schema_missing = f
+            .summary
+            .channels
+            .values()
+            .any(|c| c.schema_id != 0 && !f.summary.schemas.contains_key(&c.schema_id));
+        if f.summary.channels.is_empty()
+            || schema_missing
+            || f.summary.statistics.is_none()
+            || (has_messages && f.summary.chunk_indexes.is_empty())
+        {
+            // A summary without what we need (each part is optional in the spec, as the
+            // writers' `no…` options show): fall back to a scan.
             f.scan_whole()?;
         }
         Ok(f)
@@ -179,7 +192,8 @@ impl McapFile {
     /// Builds the summary from a strict linear scan (any damage is an error).
     fn scan_whole(&mut self) -> Result<()> {
         let mut scan = LinearReader::open(&self.path)?;
-        let mut messages = Vec::new();
+        let mut lateness = 0u64;
+        let mut latest: Option<u64> = None;
         let mut schemas = BTreeMap::new();
         let mut channels = BTreeMap::new();
         let mut stats = Statistics::default();
@@ -202,7 +216,9 @@ impl McapFile {
                         None => (m.log_time, m.log_time),
                         Some((a, b)) => (a.min(m.log_time), b.max(m.log_time)),
                     });
-                    messages.push(m);
+                    let newest = latest.map_or(m.log_time, |l| l.max(m.log_time));
+                    lateness = lateness.max(newest - m.log_time);
+                    latest = Some(newest);
                 }
                 Item::Metadata(m) => self.scanned_metadata.push(m),
                 Item::ChunkEnd | Item::DataEnd => {}
@@ -215,7 +231,6 @@ impl McapFile {
         stats.schema_count = schemas.len() as u16;
         stats.channel_count = channels.len() as u32;
         stats.metadata_count = self.scanned_metadata.len() as u32;
-        messages.sort_by_key(|m| m.log_time);
         self.summary = Summary {
             schemas,
             channels,
@@ -223,7 +238,7 @@ impl McapFile {
             chunk_indexes: Vec::new(),
             metadata_indexes: Vec::new(),
         };
-        self.unindexed = Some(messages);
+        self.unindexed = Some(lateness);
         Ok(())
     }
 
@@ -308,7 +323,11 @@ impl McapFile {
             chunks: chunks.into(),
             heap: BinaryHeap::new(),
             order: 0,
-            unindexed: self.unindexed.as_ref().map(|v| v.iter()),
+            unindexed: self.unindexed.map(|lateness| Unindexed {
+                scan: LinearReader::open(&self.path),
+                lateness,
+                latest: 0,
+            }),
         }
     }
 
@@ -453,15 +472,73 @@ pub struct Messages<'f> {
     chunks: VecDeque<ChunkIndex>,
     heap: BinaryHeap<Reverse<Pending>>,
     order: u64,
-    unindexed: Option<std::slice::Iter<'f, OwnedMessage>>,
+    unindexed: Option<Unindexed>,
+}
+
+/// A linear scan of a file without chunk indexes, and its reorder window.
+struct Unindexed {
+    /// The scan (its open error is reported by the first `next`).
+    scan: Result<LinearReader>,
+    /// [`McapFile::unindexed`].
+    lateness: u64,
+    /// The latest log time read so far.
+    latest: u64,
+}
+
+impl Messages<'_> {
+    /// The next message of an unindexed file: scans on until the earliest held message
+    /// is one no later message can precede (older than the latest by the file's
+    /// lateness), so the order is the log-time order, ties in file order.
+    fn next_unindexed(&mut self) -> Option<Result<OwnedMessage>> {
+        if matches!(self.unindexed, Some(Unindexed { scan: Err(_), .. })) {
+            return match self.unindexed.take() {
+                Some(Unindexed { scan: Err(e), .. }) => Some(Err(e)),
+                _ => None,
+            };
+        }
+        let u = self.unindexed.as_mut()?;
+        let Ok(scan) = u.scan.as_mut() else {
+            return None;
+        };
+        loop {
+            if let Some(Reverse(p)) = self.heap.peek() {
+                if p.log_time.saturating_add(u.lateness) <= u.latest {
+                    return self.heap.pop().map(|Reverse(p)| Ok(p.msg));
+                }
+            }
+            match scan.next_item() {
+                Ok(Some(Item::Message(msg))) => {
+                    u.latest = u.latest.max(msg.log_time);
+                    self.order += 1;
+                    self.heap.push(Reverse(Pending {
+                        log_time: msg.log_time,
+                        order: self.order,
+                        msg,
+                    }));
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    // The end: everything held is in order.
+                    u.latest = u64::MAX;
+                    u.lateness = 0;
+                    return self.heap.pop().map(|Reverse(p)| Ok(p.msg));
+                }
+                Err(e) => {
+                    self.unindexed = None;
+                    self.heap.clear();
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
 }
 
 impl Iterator for Messages<'_> {
     type Item = Result<OwnedMessage>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if let Some(it) = self.unindexed.as_mut() {
-            return it.next().cloned().map(Ok);
+        if self.unindexed.is_some() {
+            return self.next_unindexed();
         }
         loop {
             let load = match (self.chunks.front(), self.heap.peek()) {

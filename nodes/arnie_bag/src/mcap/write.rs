@@ -1,10 +1,14 @@
-//! A chunked MCAP writer with exactly the layout rosbag2's MCAP storage produces.
+//! An MCAP writer with exactly the layout rosbag2's MCAP storage produces.
 //!
 //! Data section: magic, Header, then Chunks (each followed by its MessageIndex records,
 //! one per channel with messages in the chunk, by channel id) and Metadata records
 //! outside chunks; Schema and Channel records go into the chunk open when they are
 //! added. Summary: Schemas, Channels, Statistics, ChunkIndexes, MetadataIndexes, then
 //! one SummaryOffset per group, the Footer (with the summary CRC) and the magic.
+//!
+//! [`Layout`] leaves parts out as the MCAP library's `no…` options do (rosbag2's
+//! `fastwrite` preset: no chunks, no summary CRC): unchunked, Schema, Channel and
+//! Message records go straight into the data section.
 //!
 //! [`McapWriter::flush`] closes the open chunk and hands it to the OS, so a file cut off
 //! later still holds every complete chunk up to that point; `reindex` recovers them.
@@ -21,6 +25,52 @@ use crate::error::{BagError, Result};
 /// rosbag2's (the MCAP C++ library's) default chunk size.
 pub const DEFAULT_CHUNK_SIZE: usize = 768 * 1024;
 
+/// Which optional parts of a file are written: the MCAP library's `no…` writer options
+/// (and `enableDataCRC`), with its defaults (everything but the data section CRC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// Messages go into chunks (`noChunking` clears it).
+    pub chunked: bool,
+    /// Each chunk is followed by its MessageIndex records (`noMessageIndex`).
+    pub message_indexes: bool,
+    /// A summary section is written (`noSummary`).
+    pub summary: bool,
+    /// The summary repeats the Schema records (`noRepeatedSchemas`).
+    pub repeated_schemas: bool,
+    /// The summary repeats the Channel records (`noRepeatedChannels`).
+    pub repeated_channels: bool,
+    /// The summary holds a Statistics record (`noStatistics`).
+    pub statistics: bool,
+    /// The summary holds ChunkIndex records (`noChunkIndex`).
+    pub chunk_indexes: bool,
+    /// The summary holds MetadataIndex records (`noMetadataIndex`).
+    pub metadata_indexes: bool,
+    /// SummaryOffset records follow the summary (`noSummaryOffsets`).
+    pub summary_offsets: bool,
+    /// The footer carries the summary CRC (`noSummaryCRC`).
+    pub summary_crc: bool,
+    /// DataEnd carries the CRC of the data section (`enableDataCRC`; off by default).
+    pub data_crc: bool,
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout {
+            chunked: true,
+            message_indexes: true,
+            summary: true,
+            repeated_schemas: true,
+            repeated_channels: true,
+            statistics: true,
+            chunk_indexes: true,
+            metadata_indexes: true,
+            summary_offsets: true,
+            summary_crc: true,
+            data_crc: false,
+        }
+    }
+}
+
 /// How a file is written.
 #[derive(Debug, Clone)]
 pub struct WriterOptions {
@@ -36,6 +86,8 @@ pub struct WriterOptions {
     pub chunk_size: usize,
     /// Fill each chunk's `uncompressed_crc` (rosbag2 leaves it 0; readers accept both).
     pub chunk_crc: bool,
+    /// The parts written.
+    pub layout: Layout,
 }
 
 impl Default for WriterOptions {
@@ -47,6 +99,7 @@ impl Default for WriterOptions {
             zstd_level: 1,
             chunk_size: DEFAULT_CHUNK_SIZE,
             chunk_crc: true,
+            layout: Layout::default(),
         }
     }
 }
@@ -75,6 +128,10 @@ pub struct McapWriter {
     message_count: u64,
     time_range: Option<(u64, u64)>,
     channel_counts: BTreeMap<u16, u64>,
+    /// The data section's CRC so far (with [`Layout::data_crc`], until DataEnd).
+    data_crc: Option<crc32fast::Hasher>,
+    /// An unchunked writer's record being framed (kept to reuse its allocation).
+    scratch: Vec<u8>,
 }
 
 impl McapWriter {
@@ -105,7 +162,12 @@ impl McapWriter {
             message_count: 0,
             time_range: None,
             channel_counts: BTreeMap::new(),
+            data_crc: None,
+            scratch: Vec::new(),
         };
+        if w.opts.layout.data_crc {
+            w.data_crc = Some(crc32fast::Hasher::new());
+        }
         let header = Header {
             profile: w.opts.profile.clone(),
             library: w.opts.library.clone(),
@@ -144,7 +206,24 @@ impl McapWriter {
             return Err(BagError::io(&self.path, e));
         }
         self.pos += bytes.len() as u64;
+        if let Some(h) = self.data_crc.as_mut() {
+            h.update(bytes);
+        }
         Ok(())
+    }
+
+    /// Frames a record into the open chunk, or (unchunked) straight into the file.
+    fn put_record(&mut self, opcode: u8, body: &[u8]) -> Result<()> {
+        if self.opts.layout.chunked {
+            frame(&mut self.chunk.records, opcode, body);
+            return Ok(());
+        }
+        let mut buf = std::mem::take(&mut self.scratch);
+        buf.clear();
+        frame(&mut buf, opcode, body);
+        let r = self.put(&buf);
+        self.scratch = buf;
+        r
     }
 
     fn check_open(&self) -> Result<()> {
@@ -167,7 +246,7 @@ impl McapWriter {
             encoding: encoding.into(),
             data: data.to_vec(),
         };
-        frame(&mut self.chunk.records, op::SCHEMA, &s.encode());
+        self.put_record(op::SCHEMA, &s.encode())?;
         self.schemas.push(s);
         Ok(id)
     }
@@ -190,12 +269,13 @@ impl McapWriter {
             message_encoding: message_encoding.into(),
             metadata,
         };
-        frame(&mut self.chunk.records, op::CHANNEL, &c.encode());
+        self.put_record(op::CHANNEL, &c.encode())?;
         self.channels.push(c);
         Ok(id)
     }
 
-    /// Appends a message to the open chunk; closes the chunk when it is full.
+    /// Appends a message to the open chunk (closing the chunk when it is full), or
+    /// unchunked, writes it.
     pub fn write_message(
         &mut self,
         channel_id: u16,
@@ -210,6 +290,15 @@ impl McapWriter {
                 path: self.path.clone(),
                 channel: channel_id,
             });
+        }
+        self.count_message(channel_id, log_time);
+        if !self.opts.layout.chunked {
+            let mut buf = std::mem::take(&mut self.scratch);
+            buf.clear();
+            encode_message(&mut buf, channel_id, sequence, log_time, publish_time, data);
+            let r = self.put(&buf);
+            self.scratch = buf;
+            return r;
         }
         let c = &mut self.chunk;
         let offset = c.records.len() as u64;
@@ -233,16 +322,19 @@ impl McapWriter {
             .entry(channel_id)
             .or_default()
             .push((log_time, offset));
+        if self.chunk.records.len() >= self.opts.chunk_size {
+            self.finish_chunk()?;
+        }
+        Ok(())
+    }
+
+    fn count_message(&mut self, channel_id: u16, log_time: u64) {
         self.message_count += 1;
         *self.channel_counts.entry(channel_id).or_default() += 1;
         self.time_range = Some(match self.time_range {
             None => (log_time, log_time),
             Some((a, b)) => (a.min(log_time), b.max(log_time)),
         });
-        if self.chunk.records.len() >= self.opts.chunk_size {
-            self.finish_chunk()?;
-        }
-        Ok(())
     }
 
     /// Writes the open chunk (if it holds any record) and its message indexes.
@@ -271,7 +363,12 @@ impl McapWriter {
         let chunk_start = self.pos;
         let chunk_length = out.len() as u64;
         let mut offsets = BTreeMap::new();
-        for (channel_id, records) in chunk.index {
+        let indexes = if self.opts.layout.message_indexes {
+            chunk.index
+        } else {
+            BTreeMap::new()
+        };
+        for (channel_id, records) in indexes {
             offsets.insert(channel_id, chunk_start + out.len() as u64);
             frame(
                 &mut out,
@@ -359,72 +456,84 @@ impl McapWriter {
         }
     }
 
-    /// Closes the last chunk, writes DataEnd, the summary and the footer, and syncs the
-    /// file. Returns the file's statistics.
+    /// Closes the last chunk, writes DataEnd, the summary (the parts [`Layout`] keeps)
+    /// and the footer, and syncs the file. Returns the file's statistics.
     pub fn finish(mut self) -> Result<Statistics> {
         self.check_open()?;
         self.finish_chunk()?;
         let stats = self.statistics();
+        let data_crc = self.data_crc.take().map_or(0, |h| h.finalize());
         let mut data_end = Vec::new();
-        frame(&mut data_end, op::DATA_END, &0u32.to_le_bytes());
+        frame(&mut data_end, op::DATA_END, &data_crc.to_le_bytes());
         self.put(&data_end)?;
 
-        let summary_start = self.pos;
+        let layout = self.opts.layout;
         let mut s = Vec::new();
-        let mut groups: Vec<(u8, u64, u64)> = Vec::new();
-        let mut group = |s: &mut Vec<u8>, opcode: u8, bodies: Vec<Vec<u8>>| {
-            if bodies.is_empty() {
-                return;
-            }
-            let start = s.len() as u64;
-            for b in bodies {
-                frame(s, opcode, &b);
-            }
-            groups.push((opcode, summary_start + start, s.len() as u64 - start));
-        };
-        group(
-            &mut s,
-            op::SCHEMA,
-            self.schemas.iter().map(Schema::encode).collect(),
-        );
-        group(
-            &mut s,
-            op::CHANNEL,
-            self.channels.iter().map(Channel::encode).collect(),
-        );
-        group(&mut s, op::STATISTICS, vec![stats.encode()]);
-        group(
-            &mut s,
-            op::CHUNK_INDEX,
-            self.chunk_indexes.iter().map(ChunkIndex::encode).collect(),
-        );
-        group(
-            &mut s,
-            op::METADATA_INDEX,
-            self.metadata_indexes
+        let (mut summary_start, mut summary_offset_start) = (0, 0);
+        if layout.summary {
+            summary_start = self.pos;
+            let mut groups: Vec<(u8, u64, u64)> = Vec::new();
+            let mut group = |s: &mut Vec<u8>, keep: bool, opcode: u8, bodies: Vec<Vec<u8>>| {
+                if !keep || bodies.is_empty() {
+                    return;
+                }
+                let start = s.len() as u64;
+                for b in bodies {
+                    frame(s, opcode, &b);
+                }
+                groups.push((opcode, summary_start + start, s.len() as u64 - start));
+            };
+            let l = layout;
+            group(
+                &mut s,
+                l.repeated_schemas,
+                op::SCHEMA,
+                self.schemas.iter().map(Schema::encode).collect(),
+            );
+            group(
+                &mut s,
+                l.repeated_channels,
+                op::CHANNEL,
+                self.channels.iter().map(Channel::encode).collect(),
+            );
+            group(&mut s, l.statistics, op::STATISTICS, vec![stats.encode()]);
+            group(
+                &mut s,
+                l.chunk_indexes,
+                op::CHUNK_INDEX,
+                self.chunk_indexes.iter().map(ChunkIndex::encode).collect(),
+            );
+            let metadata = self
+                .metadata_indexes
                 .iter()
                 .map(MetadataIndex::encode)
-                .collect(),
-        );
-        let summary_offset_start = summary_start + s.len() as u64;
-        for (group_opcode, group_start, group_length) in groups {
-            frame(
-                &mut s,
-                op::SUMMARY_OFFSET,
-                &SummaryOffset {
-                    group_opcode,
-                    group_start,
-                    group_length,
+                .collect();
+            group(&mut s, l.metadata_indexes, op::METADATA_INDEX, metadata);
+            if layout.summary_offsets && !groups.is_empty() {
+                summary_offset_start = summary_start + s.len() as u64;
+                for (group_opcode, group_start, group_length) in groups {
+                    let offset = SummaryOffset {
+                        group_opcode,
+                        group_start,
+                        group_length,
+                    };
+                    frame(&mut s, op::SUMMARY_OFFSET, &offset.encode());
                 }
-                .encode(),
-            );
+            }
+            if s.is_empty() {
+                summary_start = 0;
+            }
         }
         // The footer's CRC covers the summary through the footer's own offset fields.
         s.push(op::FOOTER);
         s.extend_from_slice(&20u64.to_le_bytes());
         s.extend_from_slice(&summary_start.to_le_bytes());
         s.extend_from_slice(&summary_offset_start.to_le_bytes());
-        let crc = crc32fast::hash(&s);
+        let crc = if layout.summary_crc {
+            crc32fast::hash(&s)
+        } else {
+            0
+        };
         s.extend_from_slice(&crc.to_le_bytes());
         s.extend_from_slice(MAGIC);
         self.put(&s)?;
