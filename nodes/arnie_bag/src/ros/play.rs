@@ -103,20 +103,6 @@ pub fn run(args: PlayArgs) -> u8 {
             app.node.spin_once(Duration::from_millis(20));
         }
     }
-    let epoch = Instant::now();
-    let mono = || u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
-    let mut player = match Player::new(
-        BagSource::new(&bag),
-        bag.metadata().starting_time_ns,
-        args.options.clone(),
-        mono(),
-    ) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("arnie_bag: {e}");
-            return 1;
-        }
-    };
     // rosbag2's player services (~/pause, ~/seek ...), answered between messages.
     let mut services = match PlayerServices::create(&mut app.node) {
         Ok(s) => s,
@@ -133,6 +119,23 @@ pub fn run(args: PlayArgs) -> u8 {
     if keyboard.is_some() {
         println!("{}", crate::keys::HELP);
     }
+    // The schedule is anchored here, once everything is set up: set-up time (creating
+    // eleven services takes a while) would otherwise make the first message late and
+    // every later one early against it.
+    let epoch = Instant::now();
+    let mono = || u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let mut player = match Player::new(
+        BagSource::new(&bag),
+        bag.metadata().starting_time_ns,
+        args.options.clone(),
+        mono(),
+    ) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("arnie_bag: {e}");
+            return 1;
+        }
+    };
     let clock_topics_all = args.options.clock_topics_all;
     let clock_topics = &args.options.clock_topics;
     let publish = |m: &PlayMessage| {
@@ -250,3 +253,4 @@ pub fn run(args: PlayArgs) -> u8 {
     app.close(i32::from(code));
     code
 }
+
