@@ -12,17 +12,13 @@
 - `--snapshot-mode --max-cache-size N` writes nothing until `~/snapshot`, then the newest
   messages that fit in N bytes, in order; messages after the last snapshot are not written.
 """
-import json
-import os
 import struct
 import subprocess
-from pathlib import Path
 
 from mcap.reader import make_reader
 from rclpy.duration import Duration
-from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_services_default
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message, serialize_message
-from rclpy.service_introspection import ServiceIntrospectionState
 
 from lifecycle_msgs.msg import State
 from lifecycle_msgs.srv import GetState
@@ -30,7 +26,8 @@ from rosbag2_interfaces.srv import IsPaused, Snapshot
 from service_msgs.msg import ServiceEventInfo
 from std_msgs.msg import String
 
-from helpers.bags import PLAY_WHEN_MATCHED, raw_collect, same_bytes, stop_recorder
+from helpers.bags import (PLAY_WHEN_MATCHED, get_state_event_schema, raw_collect, same_bytes, serve_get_state,
+                          stop_recorder)
 from helpers.graph import binary
 
 RELIABLE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
@@ -47,20 +44,6 @@ def mcap_messages(bag):
             for schema, channel, message in make_reader(fh).iter_messages(log_time_order=True):
                 out.setdefault(channel.topic, (schema, []))[1].append(bytes(message.data))
     return out
-
-
-def serve_get_state(graph, name="/get_state"):
-    calls = []
-
-    def answer(req, resp):
-        calls.append(req)
-        resp.current_state = State(id=State.PRIMARY_STATE_ACTIVE, label=f"active {len(calls)}")
-        return resp
-
-    srv = graph.node.create_service(GetState, name, answer)
-    srv.configure_introspection(graph.node.get_clock(), qos_profile_services_default,
-                                ServiceIntrospectionState.CONTENTS)
-    return srv
 
 
 def call_n(graph, client, n):
@@ -173,14 +156,6 @@ def test_snapshot_mode_refuses_a_zero_cache(graph, tmp_path):
                         "-o", str(tmp_path / "b"), expect=("--max-cache-size", "greater than 0"))
 
 
-def share_file(rel):
-    for prefix in os.environ["AMENT_PREFIX_PATH"].split(os.pathsep):
-        p = Path(prefix) / "share" / rel
-        if p.is_file():
-            return p.read_text()
-    raise AssertionError(f"{rel} is not installed")
-
-
 def test_a_bag_as_ros2_bag_record_writes_it_plays_every_topic(graph, tmp_path):
     """rosbag2 Jazzy's recorder writes its own /events/write_split and, with --all-services,
     service event topics whose schema is the .srv text ("SRV: ..."). Such a bag, written here
@@ -188,11 +163,7 @@ def test_a_bag_as_ros2_bag_record_writes_it_plays_every_topic(graph, tmp_path):
     from rosbag2_interfaces.msg import WriteSplitEvent
     from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.typesys import Stores, get_typestore
-    bar = "=" * 80 + "\n"
-    srv_text = (f"{bar}SRV: lifecycle_msgs/srv/GetState\n{share_file('lifecycle_msgs/srv/GetState.srv')}"
-                f"\n{bar}MSG: lifecycle_msgs/State\n{share_file('lifecycle_msgs/msg/State.msg')}")
-    hashes = json.loads(share_file("lifecycle_msgs/srv/GetState.json"))["type_hashes"]
-    rihs = next(h["hash_string"] for h in hashes if h["type_name"] == EVENT_TYPE)
+    srv_text, rihs = get_state_event_schema()
     store = get_typestore(Stores.ROS2_JAZZY)
     n = 6
     sent = {"/chatter": [], "/events/write_split": [], EVENTS: []}

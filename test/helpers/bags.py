@@ -1,6 +1,8 @@
 """Bags for the tests: written with rosbags (an independent writer), read back, played
 into rclpy and recorded.
 """
+import json
+import os
 from pathlib import Path
 
 from rclpy.serialization import deserialize_message, serialize_message
@@ -10,6 +12,11 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
 
 from helpers import qos
+
+from lifecycle_msgs.msg import State
+from lifecycle_msgs.srv import GetState
+from rclpy.qos import qos_profile_services_default
+from rclpy.service_introspection import ServiceIntrospectionState
 
 T0 = 1_700_000_000_000_000_000
 MS = 1_000_000
@@ -80,3 +87,42 @@ def same_bytes(got, sent, msg_type):
     for g, s in zip(got, sent):
         assert g[:len(s)] == s and set(g[len(s):]) <= {0} and len(g) - len(s) < 4, (g, s)
         assert serialize_message(deserialize_message(g, msg_type)) == serialize_message(deserialize_message(s, msg_type))
+
+
+def serve_get_state(graph, name="/get_state"):
+    """A lifecycle_msgs/GetState server on the client node with service introspection on
+    (CONTENTS): its events go out on `<name>/_service_event`; answers "active N"."""
+    calls = []
+
+    def answer(req, resp):
+        calls.append(req)
+        resp.current_state = State(id=State.PRIMARY_STATE_ACTIVE, label=f"active {len(calls)}")
+        return resp
+
+    srv = graph.node.create_service(GetState, name, answer)
+    srv.configure_introspection(graph.node.get_clock(), qos_profile_services_default,
+                                ServiceIntrospectionState.CONTENTS)
+    return srv
+
+
+def share_file(rel):
+    """The text of `share/<rel>` in the first prefix of AMENT_PREFIX_PATH that has it."""
+    for prefix in os.environ["AMENT_PREFIX_PATH"].split(os.pathsep):
+        p = Path(prefix) / "share" / rel
+        if p.is_file():
+            return p.read_text()
+    raise AssertionError(f"{rel} is not installed")
+
+
+GET_STATE_EVENT = "lifecycle_msgs/srv/GetState_Event"
+
+
+def get_state_event_schema():
+    """(schema text, RIHS01 type hash) of `lifecycle_msgs/srv/GetState_Event` as rosbag2
+    Jazzy's recorder stores a service event topic: `SRV:` and the `.srv` text, then the
+    messages it uses; the hash from the package's `srv/GetState.json`."""
+    bar = "=" * 80 + "\n"
+    text = (f"{bar}SRV: lifecycle_msgs/srv/GetState\n{share_file('lifecycle_msgs/srv/GetState.srv')}"
+            f"\n{bar}MSG: lifecycle_msgs/State\n{share_file('lifecycle_msgs/msg/State.msg')}")
+    hashes = json.loads(share_file("lifecycle_msgs/srv/GetState.json"))["type_hashes"]
+    return text, next(h["hash_string"] for h in hashes if h["type_name"] == GET_STATE_EVENT)

@@ -108,10 +108,11 @@ class Graph:
         self.executor.add_node(self.node)
 
     # ---------------------------------------------------------------- processes
-    def start(self, name, *args, params=None, params_file=None, ros_args=(), env=None, netns=None):
+    def start(self, name, *args, params=None, params_file=None, ros_args=(), env=None, netns=None, cwd=None):
         """Starts a node binary with `--ros-args` built from params / params_file; in the
         network namespace `netns` (`ip netns exec`, which execs the node: the process is
-        the node's) when given (test/system/test_two_hosts.py)."""
+        the node's) when given (test/system/test_two_hosts.py); in the folder `cwd` when
+        given (relative paths on its command line)."""
         cmd = [binary(name), *args]
         if netns:
             cmd = ["ip", "netns", "exec", netns, *cmd]
@@ -123,7 +124,8 @@ class Graph:
         if ra:
             cmd += ["--ros-args", *ra]
         log = open(self.tmp / f"{name}-{len(self.procs)}.log", "w+")
-        proc = subprocess.Popen(cmd, env=dict(self.env, **(env or {})), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(cmd, env=dict(self.env, **(env or {})), stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, cwd=cwd)
         proc.log = log
         proc.name = name
         self.procs.append(proc)
