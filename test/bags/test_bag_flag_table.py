@@ -22,7 +22,6 @@ import re
 import shlex
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
