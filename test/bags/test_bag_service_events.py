@@ -9,6 +9,8 @@
   `--publish-service-requests`).
 - A bag as `ros2 bag record` writes it (its `/events/write_split`, a service event topic
   with rosbag2's `.srv` schema) plays every topic, byte for byte.
+- `play --publish-service-requests` calls the service again with the recorded requests
+  of one side (`--service-requests-source`), and skips responses.
 - `--snapshot-mode --max-cache-size N` writes nothing until `~/snapshot`, then the newest
   messages that fit in N bytes, in order; messages after the last snapshot are not written.
 """
@@ -27,7 +29,7 @@ from service_msgs.msg import ServiceEventInfo
 from std_msgs.msg import String
 
 from helpers.bags import (PLAY_WHEN_MATCHED, get_state_event_schema, raw_collect, same_bytes, serve_get_state,
-                          stop_recorder)
+                          service_event_schema, stop_recorder)
 from helpers.graph import binary
 
 RELIABLE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
@@ -196,3 +198,78 @@ def test_a_bag_as_ros2_bag_record_writes_it_plays_every_topic(graph, tmp_path):
                                        EVENTS: GetState.Event}[topic])
     last = deserialize_message(bytes(got[EVENTS][-1]), GetState.Event)
     assert last.response[0].current_state.label == f"s {n - 1}"
+
+
+def write_change_state_bag(path, n):
+    """/change_state's events as a service and a client with introspection on both record
+    them: per call REQUEST_SENT ("client i"), REQUEST_RECEIVED ("server i"), RESPONSE_SENT,
+    RESPONSE_RECEIVED; then one REQUEST_RECEIVED without its request (metadata only); and
+    /chatter beside them."""
+    from lifecycle_msgs.msg import Transition
+    from lifecycle_msgs.srv import ChangeState
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from rosbags.typesys import Stores, get_typestore
+    text, rihs = service_event_schema("lifecycle_msgs/srv/ChangeState", ["lifecycle_msgs/msg/Transition"])
+    store = get_typestore(Stores.ROS2_JAZZY)
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as w:
+        events = w.add_connection("/change_state/_service_event", "lifecycle_msgs/srv/ChangeState_Event",
+                                  msgdef=text, rihs01=rihs)
+        chatter = w.add_connection("/chatter", "std_msgs/msg/String", typestore=store)
+        t = 1_700_000_000_000_000_000
+        kinds = [(ServiceEventInfo.REQUEST_SENT, "client"), (ServiceEventInfo.REQUEST_RECEIVED, "server"),
+                 (ServiceEventInfo.RESPONSE_SENT, None), (ServiceEventInfo.RESPONSE_RECEIVED, None)]
+        for i in range(n):
+            for kind, side in kinds:
+                info = ServiceEventInfo(event_type=kind, sequence_number=i + 1)
+                ev = ChangeState.Event(info=info)
+                if side:
+                    ev.request = [ChangeState.Request(transition=Transition(id=3, label=f"{side} {i}"))]
+                else:
+                    ev.response = [ChangeState.Response(success=True)]
+                t += 5_000_000
+                w.write(events, t, serialize_message(ev))
+            w.write(chatter, t + 1, serialize_message(String(data=f"m {i}")))
+        metadata_only = ChangeState.Event(info=ServiceEventInfo(event_type=ServiceEventInfo.REQUEST_RECEIVED,
+                                                                sequence_number=n + 1))
+        w.write(events, t + 5_000_000, serialize_message(metadata_only))
+
+
+def test_publish_service_requests_calls_the_service_again(graph, tmp_path):
+    """`play --publish-service-requests` calls the recorded service with the recorded
+    requests, as rosbag2's player: the requests the service received
+    (`--service-requests-source service_introspection`, the default) or those the client
+    sent (`client_introspection`), in order; responses are skipped, an event recorded
+    without its request is counted and not sent, and the topics beside play as before."""
+    from lifecycle_msgs.srv import ChangeState
+    n = 5
+    bag = tmp_path / "calls"
+    write_change_state_bag(bag, n)
+    got = []
+
+    def answer(req, resp):
+        got.append(req.transition.label)
+        resp.success = True
+        return resp
+
+    graph.node.create_service(ChangeState, "/change_state", answer)
+    chatter = raw_collect(graph, String, "/chatter", RELIABLE)
+    for flags, side in [((), "server"), (("--service-requests-source", "client_introspection"), "client")]:
+        got.clear()
+        chatter.clear()
+        play = graph.start("arnie_bag", "play", str(bag), "--publish-service-requests", *flags,
+                           *PLAY_WHEN_MATCHED, "--disable-keyboard-controls")
+        play.must_live = False
+        graph.spin_until(lambda: play.poll() is not None, timeout=90.0, what="the bag played")
+        out = graph.output(play)
+        assert play.returncode == 0, out
+        graph.spin_until(lambda: len(got) >= n, what=f"{n} requests served")
+        graph.spin_for(0.3)
+        assert got == [f"{side} {i}" for i in range(n)], (got, out)
+        assert len(chatter) == n, out
+        without = 1 if side == "server" else 0
+        assert f"/change_state: {n} requests sent, {3 * n + 1 - without} events skipped" in out, out
+        assert f"{without} without contents" in out, out
+        if without:
+            assert "introspection was metadata only" in out, out
+        # The events were not published as a topic.
+        assert graph.node.count_publishers("/change_state/_service_event") == 0

@@ -117,12 +117,20 @@ def share_file(rel):
 GET_STATE_EVENT = "lifecycle_msgs/srv/GetState_Event"
 
 
-def get_state_event_schema():
-    """(schema text, RIHS01 type hash) of `lifecycle_msgs/srv/GetState_Event` as rosbag2
-    Jazzy's recorder stores a service event topic: `SRV:` and the `.srv` text, then the
-    messages it uses; the hash from the package's `srv/GetState.json`."""
+def service_event_schema(service, uses):
+    """(schema text, RIHS01 type hash) of `<service>_Event` as rosbag2 Jazzy's recorder
+    stores a service event topic: `SRV:` and the `.srv` text, then each message it uses
+    (`uses`: `pkg/msg/Name`); the hash from the package's `srv/<Name>.json`."""
     bar = "=" * 80 + "\n"
-    text = (f"{bar}SRV: lifecycle_msgs/srv/GetState\n{share_file('lifecycle_msgs/srv/GetState.srv')}"
-            f"\n{bar}MSG: lifecycle_msgs/State\n{share_file('lifecycle_msgs/msg/State.msg')}")
-    hashes = json.loads(share_file("lifecycle_msgs/srv/GetState.json"))["type_hashes"]
-    return text, next(h["hash_string"] for h in hashes if h["type_name"] == GET_STATE_EVENT)
+    pkg, _, name = service.split("/")
+    text = f"{bar}SRV: {service}\n{share_file(f'{pkg}/srv/{name}.srv')}"
+    for m in uses:
+        mpkg, _, mname = m.split("/")
+        text += f"\n{bar}MSG: {mpkg}/{mname}\n{share_file(f'{mpkg}/msg/{mname}.msg')}"
+    hashes = json.loads(share_file(f"{pkg}/srv/{name}.json"))["type_hashes"]
+    return text, next(h["hash_string"] for h in hashes if h["type_name"] == f"{service}_Event")
+
+
+def get_state_event_schema():
+    """[`service_event_schema`] of `lifecycle_msgs/srv/GetState`."""
+    return service_event_schema("lifecycle_msgs/srv/GetState", ["lifecycle_msgs/msg/State"])

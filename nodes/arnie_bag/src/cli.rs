@@ -12,7 +12,7 @@ use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::error::BagError;
-use crate::filter::{Selection, TopicFilter};
+use crate::filter::{RequestSource, Selection, TopicFilter};
 use crate::mcap::Compression;
 use crate::player::{PlayOptions, TopicRegex};
 use crate::qos::QosOverrides;
@@ -69,6 +69,10 @@ pub struct PlayArgs {
     pub node: NodeArgs,
     /// `--qos-profile-overrides-path`: the publishers' QoS per topic.
     pub qos_overrides: QosOverrides,
+    /// `--publish-service-requests`: call the recorded services with the recorded
+    /// requests of this side (`--service-requests-source`) instead of publishing their
+    /// events.
+    pub service_requests: Option<RequestSource>,
 }
 
 /// `rewrite`, checked.
@@ -426,6 +430,14 @@ struct PlayWords {
     /// At the end, wait until all is acknowledged, at most MS [ms] (0: no limit)
     #[arg(long, value_name = "MS")]
     wait_for_all_acked: Option<u64>,
+    /// Call the recorded services with their recorded requests instead of publishing
+    /// the service events
+    #[arg(long)]
+    publish_service_requests: bool,
+    /// Whose recorded requests --publish-service-requests sends
+    #[arg(long, value_name = "SOURCE", default_value = "service_introspection",
+          value_parser = request_source)]
+    service_requests_source: RequestSource,
     #[command(flatten)]
     storage: StorageWords,
     #[command(flatten)]
@@ -696,7 +708,14 @@ fn play(p: PlayWords) -> Result<Command, BagError> {
         wait_for_subscribers: p.wait_for_subscribers,
         wait_for_all_acked_ms: p.wait_for_all_acked,
         node: p.node.args(),
+        service_requests: p
+            .publish_service_requests
+            .then_some(p.service_requests_source),
     }))
+}
+
+fn request_source(s: &str) -> Result<RequestSource, String> {
+    RequestSource::parse(s).ok_or_else(|| format!("one of {}", RequestSource::NAMES.join(", ")))
 }
 
 #[cfg(test)]
@@ -871,6 +890,22 @@ mod tests {
         };
         let o = pl.options;
         assert!(o.plays("/t") && o.plays("/g/_service_event") && !o.plays("/h/_service_event"));
+        assert_eq!(pl.service_requests, None);
+        let Command::Play(pl) = p("play bag --publish-service-requests").unwrap() else {
+            panic!()
+        };
+        assert_eq!(pl.service_requests, Some(RequestSource::Service));
+        let Command::Play(pl) = p(
+            "play bag --publish-service-requests --service-requests-source client_introspection",
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(pl.service_requests, Some(RequestSource::Client));
+        let e = p("play bag --service-requests-source both")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("client_introspection"), "{e}");
         let Command::Play(pl) = p("play bag --clock 100 --topics x").unwrap() else {
             panic!()
         };

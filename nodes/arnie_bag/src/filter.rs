@@ -50,6 +50,54 @@ pub fn event_topic_of_service(service: &str) -> String {
     }
 }
 
+/// `service_msgs/msg/ServiceEventInfo`'s `event_type`s.
+pub mod event_type {
+    /// A client sent a request (client-side introspection).
+    pub const REQUEST_SENT: u8 = 0;
+    /// A service received a request (service-side introspection).
+    pub const REQUEST_RECEIVED: u8 = 1;
+    /// A service sent a response.
+    pub const RESPONSE_SENT: u8 = 2;
+    /// A client received a response.
+    pub const RESPONSE_RECEIVED: u8 = 3;
+}
+
+/// Which recorded requests `play --publish-service-requests` sends again (rosbag2's
+/// `--service-requests-source`): the ones a service received (its introspection), or the
+/// ones a client sent (the client's). Each request is recorded once on each side that
+/// has introspection on, so one side is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RequestSource {
+    /// `service_introspection` (rosbag2's default): `REQUEST_RECEIVED` events.
+    #[default]
+    Service,
+    /// `client_introspection`: `REQUEST_SENT` events.
+    Client,
+}
+
+impl RequestSource {
+    /// The names `--service-requests-source` takes.
+    pub const NAMES: [&'static str; 2] = ["service_introspection", "client_introspection"];
+
+    /// From its command-line name.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "service_introspection" => Some(RequestSource::Service),
+            "client_introspection" => Some(RequestSource::Client),
+            _ => None,
+        }
+    }
+
+    /// Whether an event of `event_type` is a request this source sends (responses never
+    /// are; rosbag2 skips them the same way).
+    pub fn sends(self, event_type: u8) -> bool {
+        match self {
+            RequestSource::Service => event_type == event_type::REQUEST_RECEIVED,
+            RequestSource::Client => event_type == event_type::REQUEST_SENT,
+        }
+    }
+}
+
 /// What the command line selected, before checking (names fully qualified: `/a/b`).
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
@@ -412,6 +460,26 @@ mod tests {
             },
         ] {
             assert!(TopicFilter::new(bad).is_err());
+        }
+    }
+
+    #[test]
+    fn a_request_source_sends_its_side_only() {
+        use super::event_type::*;
+        let service = RequestSource::parse("service_introspection").unwrap();
+        let client = RequestSource::parse("client_introspection").unwrap();
+        assert_eq!(service, RequestSource::default());
+        assert!(RequestSource::parse("both").is_none());
+        for (source, yes) in [(service, REQUEST_RECEIVED), (client, REQUEST_SENT)] {
+            for t in [
+                REQUEST_SENT,
+                REQUEST_RECEIVED,
+                RESPONSE_SENT,
+                RESPONSE_RECEIVED,
+                9,
+            ] {
+                assert_eq!(source.sends(t), t == yes, "{source:?} {t}");
+            }
         }
     }
 }

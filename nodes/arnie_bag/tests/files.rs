@@ -454,7 +454,8 @@ fn every_writer_layout_reads_back_exactly() {
         ..full
     };
     let mut layouts = vec![("fastwrite", fastwrite)];
-    let flags: [(&str, fn(&mut Layout)); 11] = [
+    type Leave = fn(&mut Layout);
+    let flags: [(&str, Leave); 11] = [
         ("noChunking", |l| l.chunked = false),
         ("noMessageIndex", |l| l.message_indexes = false),
         ("noSummary", |l| l.summary = false),

@@ -300,23 +300,28 @@ impl TypeSupports {
                 "rosidl_typesupport_c__get_service_type_support_handle__{package}__srv__{name}"
             ),
         )?;
-        let part = |suffix: &str| -> Result<r2r::RuntimeMessage, TypeError> {
-            let ts = self.message(&format!("{package}/srv/{name}_{suffix}"))?;
-            let introspection = self.handle(
-                service_type,
-                package,
-                INTROSPECTION,
-                &format!("rosidl_typesupport_introspection_c__get_message_type_support_handle__{package}__srv__{name}_{suffix}"),
-            )?;
-            // SAFETY: the same type's introspection handle; both libraries stay loaded.
-            Ok(unsafe { r2r::RuntimeMessage::from_raw(ts, introspection) })
-        };
+        let part = |suffix: &str| self.runtime_message(&format!("{package}/srv/{name}_{suffix}"));
         Ok(ServiceSupport {
             // SAFETY: non-null, from rosidl, and its library is never unloaded.
             service: unsafe { r2r::ServiceTypeSupport::from_raw(service) },
             request: part("Request")?,
             response: part("Response")?,
         })
+    }
+
+    /// Message type `type_name` in its C form: its C and introspection type supports (a
+    /// message that can be allocated, read from and written to CDR).
+    pub fn runtime_message(&self, type_name: &str) -> Result<r2r::RuntimeMessage, TypeError> {
+        let (package, iface, name) = split_type_name(type_name)?;
+        let ts = self.message(type_name)?;
+        let introspection = self.handle(
+            type_name,
+            package,
+            INTROSPECTION,
+            &format!("rosidl_typesupport_introspection_c__get_message_type_support_handle__{package}__{iface}__{name}"),
+        )?;
+        // SAFETY: the same type's introspection handle; both libraries stay loaded.
+        Ok(unsafe { r2r::RuntimeMessage::from_raw(ts, introspection) })
     }
 }
 

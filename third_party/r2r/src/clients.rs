@@ -409,19 +409,7 @@ unsafe impl Send for RawClient_ {}
 
 impl RawClient_ {
     pub fn request(&mut self, cdr: &[u8]) -> Result<impl Future<Output = Result<Vec<u8>>>> {
-        let msg = self.request_type.create()?;
-        let serialized = rcutils_uint8_array_t {
-            buffer: cdr.as_ptr() as *mut u8,
-            buffer_length: cdr.len(),
-            buffer_capacity: cdr.len(),
-            allocator: unsafe { rcutils_get_default_allocator() },
-        };
-        let ret = unsafe {
-            rmw_deserialize(&serialized, self.request_type.type_support(), msg.ptr())
-        };
-        if ret != RCL_RET_OK as i32 {
-            return Err(Error::from_rcl_error(ret));
-        }
+        let msg = self.request_type.deserialize(cdr)?;
         let mut seq_no = 0i64;
         let result = unsafe { rcl_send_request(&self.rcl_handle, msg.ptr(), &mut seq_no) };
         let (sender, receiver) = oneshot::channel::<Result<Vec<u8>>>();
@@ -436,20 +424,8 @@ impl RawClient_ {
     }
 
     fn serialize_response(&self, msg: &crate::type_support::NativeMessage) -> Result<Vec<u8>> {
-        let mut out = unsafe { rcutils_get_zero_initialized_uint8_array() };
-        let mut allocator = unsafe { rcutils_get_default_allocator() };
-        let ret = unsafe { rcutils_uint8_array_init(&mut out, 0, &mut allocator) };
-        if ret != RCL_RET_OK as i32 {
-            return Err(Error::from_rcl_error(ret));
-        }
-        let ret = unsafe { rmw_serialize(msg.ptr(), self.response_type.type_support(), &mut out) };
-        let bytes = if ret == RCL_RET_OK as i32 && !out.buffer.is_null() {
-            Ok(unsafe { std::slice::from_raw_parts(out.buffer, out.buffer_length) }.to_vec())
-        } else {
-            Err(Error::from_rcl_error(ret))
-        };
-        unsafe { rcutils_uint8_array_fini(&mut out) };
-        bytes
+        // SAFETY: `msg` is an initialised response message.
+        unsafe { crate::type_support::serialize_native(msg.ptr(), self.response_type.type_support()) }
     }
 }
 

@@ -3,7 +3,11 @@
 //! (arnie patch, see `third_party/r2r/PATCH.md`.)
 
 use crate::error::{Error, Result};
-use r2r_rcl::{rosidl_message_type_support_t, rosidl_service_type_support_t};
+use r2r_rcl::{
+    rcutils_get_default_allocator, rcutils_get_zero_initialized_uint8_array, rcutils_uint8_array_fini,
+    rcutils_uint8_array_init, rcutils_uint8_array_t, rmw_deserialize, rmw_serialize,
+    rosidl_message_type_support_t, rosidl_service_type_support_t, RCL_RET_OK,
+};
 use std::ffi::c_void;
 
 /// A message type support handle found at run time, e.g. with `dlopen` from a package's
@@ -138,6 +142,90 @@ impl RuntimeMessage {
     pub(crate) fn type_support(&self) -> *const rosidl_message_type_support_t {
         self.ts.as_ptr()
     }
+
+    /// A new message of this type read from CDR bytes (`rmw_deserialize`).
+    pub(crate) fn deserialize(&self, cdr: &[u8]) -> Result<NativeMessage> {
+        let msg = self.create()?;
+        let serialized = rcutils_uint8_array_t {
+            buffer: cdr.as_ptr() as *mut u8,
+            buffer_length: cdr.len(),
+            buffer_capacity: cdr.len(),
+            allocator: unsafe { rcutils_get_default_allocator() },
+        };
+        // SAFETY: `msg` is an initialised message of this type; rmw only reads the buffer.
+        let ret = unsafe { rmw_deserialize(&serialized, self.type_support(), msg.ptr()) };
+        if ret != RCL_RET_OK as i32 {
+            return Err(Error::from_rcl_error(ret));
+        }
+        Ok(msg)
+    }
+
+    /// For a service event type (`pkg/srv/Name_Event`): the event's
+    /// `info.event_type` and the CDR of the request it carries (`None` when it carries
+    /// none: a response event, or introspection set to metadata only). `request` is the
+    /// service's request type. What rosbag2's player needs for
+    /// `--publish-service-requests`: the request cannot be cut out of the event's CDR
+    /// as bytes, since its alignment depends on where it starts. (arnie patch)
+    ///
+    /// Every service event's C struct is `ServiceEventInfo info` (40 bytes: `uint8
+    /// event_type`, `builtin_interfaces/Time stamp`, `char[16] client_gid`, `int64
+    /// sequence_number`) then the `request` and `response` sequences; a type of another
+    /// size is refused.
+    pub fn service_event_request(
+        &self,
+        event_cdr: &[u8],
+        request: &RuntimeMessage,
+    ) -> Result<(u8, Option<Vec<u8>>)> {
+        const REQUEST_OFFSET: usize = 40;
+        let event_size = REQUEST_OFFSET + 2 * std::mem::size_of::<Sequence>();
+        if self.lifecycle.map(|l| l.size_of) != Some(event_size) {
+            return Err(Error::RCL_RET_INVALID_ARGUMENT);
+        }
+        let msg = self.deserialize(event_cdr)?;
+        let base = msg.ptr() as *const u8;
+        // SAFETY: a deserialised event of the size checked above: `event_type` is its
+        // first byte and `request` a rosidl_runtime_c sequence at REQUEST_OFFSET.
+        let (event_type, seq) =
+            unsafe { (*base, &*(base.add(REQUEST_OFFSET) as *const Sequence)) };
+        if seq.size == 0 || seq.data.is_null() {
+            return Ok((event_type, None));
+        }
+        // SAFETY: the sequence's first element is a request message, alive with `msg`.
+        let cdr = unsafe { serialize_native(seq.data, request.type_support()) }?;
+        Ok((event_type, Some(cdr)))
+    }
+}
+
+/// A `rosidl_runtime_c` sequence: `{ T * data; size_t size; size_t capacity; }`.
+#[repr(C)]
+struct Sequence {
+    data: *mut c_void,
+    size: usize,
+    capacity: usize,
+}
+
+/// The CDR bytes of the C message at `msg` (`rmw_serialize`).
+///
+/// # Safety
+/// `msg` must point at an initialised message of the type `ts` supports.
+pub(crate) unsafe fn serialize_native(
+    msg: *const c_void,
+    ts: *const rosidl_message_type_support_t,
+) -> Result<Vec<u8>> {
+    let mut out = unsafe { rcutils_get_zero_initialized_uint8_array() };
+    let mut allocator = unsafe { rcutils_get_default_allocator() };
+    let ret = unsafe { rcutils_uint8_array_init(&mut out, 0, &mut allocator) };
+    if ret != RCL_RET_OK as i32 {
+        return Err(Error::from_rcl_error(ret));
+    }
+    let ret = unsafe { rmw_serialize(msg, ts, &mut out) };
+    let bytes = if ret == RCL_RET_OK as i32 && !out.buffer.is_null() {
+        Ok(unsafe { std::slice::from_raw_parts(out.buffer, out.buffer_length) }.to_vec())
+    } else {
+        Err(Error::from_rcl_error(ret))
+    };
+    unsafe { rcutils_uint8_array_fini(&mut out) };
+    bytes
 }
 
 /// A message allocated for [`RuntimeMessage`].

@@ -18,6 +18,7 @@
 mod convert;
 mod play;
 mod record;
+mod requests;
 mod services;
 mod term;
 

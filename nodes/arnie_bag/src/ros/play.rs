@@ -8,10 +8,12 @@ use r2r::qos::{DurabilityPolicy, HistoryPolicy, ReliabilityPolicy};
 use r2r::{PublisherUntyped, QosProfile};
 
 use super::convert;
+use super::requests::Requests;
 use super::services::PlayerServices;
 use super::term::Keyboard;
 use super::PLAYER_NODE;
 use crate::cli::PlayArgs;
+use crate::filter::is_service_event;
 use crate::player::{play_topics, BagSource, PlayMessage};
 use crate::{Bag, Player, Step};
 
@@ -47,7 +49,18 @@ pub fn run(args: PlayArgs) -> u8 {
     // record and play run their own loop on the node.
     app.shutdown_on_signals();
     let mut pubs: HashMap<String, PublisherUntyped> = HashMap::new();
+    let requests = args.service_requests.map(Requests::new);
     for t in play_topics(&bag, &args.options) {
+        if let Some(r) = requests
+            .as_ref()
+            .filter(|_| is_service_event(&t.name, &t.type_name))
+        {
+            // --publish-service-requests: the service is called, its events not published.
+            if let Err(e) = r.add(&mut app.node, &t.name, &t.type_name) {
+                node_glue::log_error!("not calling the service of {}: {e}", t.name);
+            }
+            continue;
+        }
         if !t.qos_from_recording {
             node_glue::log_warn!(
                 "{}: recorded publishers disagreed on QoS: offering the default",
@@ -95,10 +108,17 @@ pub fn run(args: PlayArgs) -> u8 {
     let down = app.shutdown();
     if args.wait_for_subscribers {
         node_glue::log_info!("waiting for a subscriber on every played topic");
+        if let Some(r) = &requests {
+            let waiting = r.waiting();
+            if !waiting.is_empty() {
+                node_glue::log_info!("and for the services {}", waiting.join(", "));
+            }
+        }
         while !down.is_set()
-            && pubs
+            && (pubs
                 .values()
                 .any(|p| p.get_inter_process_subscription_count().unwrap_or(0) == 0)
+                || requests.as_ref().is_some_and(|r| !r.all_available()))
         {
             app.node.spin_once(Duration::from_millis(20));
         }
@@ -139,7 +159,9 @@ pub fn run(args: PlayArgs) -> u8 {
     let clock_topics_all = args.options.clock_topics_all;
     let clock_topics = &args.options.clock_topics;
     let publish = |m: &PlayMessage| {
-        if let Some(p) = pubs.get(&*m.topic) {
+        if let Some(r) = requests.as_ref().filter(|r| r.handles(&m.topic)) {
+            r.send(m);
+        } else if let Some(p) = pubs.get(&*m.topic) {
             if let Err(e) = p.publish_raw(&m.data) {
                 node_glue::log_warn!("{}: publish failed: {e}", m.topic);
             }
@@ -218,6 +240,9 @@ pub fn run(args: PlayArgs) -> u8 {
     for (topic, n) in &status.published {
         println!("  {topic}: {n} published");
     }
+    for line in requests.iter().flat_map(Requests::report) {
+        println!("{line}");
+    }
     let mut linger_for = if down.is_set() {
         Duration::ZERO
     } else {
@@ -253,4 +278,3 @@ pub fn run(args: PlayArgs) -> u8 {
     app.close(i32::from(code));
     code
 }
-
