@@ -9,8 +9,10 @@
 //! 1000 and the spine divided by 0.001 on the way back: about 1 in 8 millimetre values
 //! came back off by one ulp; with one rule, about 1 in 80.)
 //!
-//! In a list of values (an item of a legacy packet, a variable) only the first three
-//! (x, y, z) are lengths; extras such as an eyes' confidence pass through unchanged.
+//! One shape for every value: `scale.to_m(v)` and `scale.from_m(v)`, whatever holds the
+//! lengths ([`Lengths`]: a length, a point, a list of values). In a list of values (an
+//! item of a legacy packet, a variable) only the first three (x, y, z) are lengths;
+//! extras such as an eyes' confidence pass through unchanged.
 
 /// Metres per unit of a library's lengths.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -38,42 +40,50 @@ impl Scale {
         self.m_per_unit
     }
 
-    /// One length, units → metres.
-    pub fn to_m(&self, v: f64) -> f64 {
-        v * self.m_per_unit
+    /// Lengths in units → metres: one length, a point, or a list of values (x, y, z
+    /// scaled, the rest unchanged); see [`Lengths`].
+    pub fn to_m<L: Lengths>(&self, v: L) -> L {
+        v.scaled(|x| x * self.m_per_unit)
     }
 
-    /// One length, metres → units.
-    pub fn from_m(&self, v_m: f64) -> f64 {
-        v_m / self.m_per_unit
+    /// Lengths in metres → units (the other direction of [`Scale::to_m`]).
+    pub fn from_m<L: Lengths>(&self, v_m: L) -> L {
+        v_m.scaled(|x| x / self.m_per_unit)
     }
+}
 
-    /// One point, units → metres.
-    pub fn point_to_m(&self, p: [f64; 3]) -> [f64; 3] {
-        p.map(|v| self.to_m(v))
+/// What holds lengths a [`Scale`] converts: `f64` (one length), `[f64; 3]` and
+/// `nalgebra::Point3<f64>` (a point), `Vec<f64>` (a legacy item or a variable's
+/// values: x, y, z are lengths, extras such as a confidence pass unchanged).
+pub trait Lengths {
+    /// Every length in it mapped by `f`, the rest unchanged.
+    fn scaled(self, f: impl Fn(f64) -> f64) -> Self;
+}
+
+impl Lengths for f64 {
+    fn scaled(self, f: impl Fn(f64) -> f64) -> Self {
+        f(self)
     }
+}
 
-    /// One point, metres → units.
-    pub fn point_from_m(&self, p_m: [f64; 3]) -> [f64; 3] {
-        p_m.map(|v| self.from_m(v))
+impl Lengths for [f64; 3] {
+    fn scaled(self, f: impl Fn(f64) -> f64) -> Self {
+        self.map(f)
     }
+}
 
-    /// A list of values, units → metres: x, y, z scaled, the rest unchanged.
-    pub fn xyz_to_m(&self, values: &[f64]) -> Vec<f64> {
-        self.xyz(values, Self::to_m)
+impl Lengths for nalgebra::Point3<f64> {
+    fn scaled(self, f: impl Fn(f64) -> f64) -> Self {
+        self.map(f)
     }
+}
 
-    /// A list of values, metres → units: x, y, z scaled, the rest unchanged.
-    pub fn xyz_from_m(&self, values_m: &[f64]) -> Vec<f64> {
-        self.xyz(values_m, Self::from_m)
-    }
-
-    fn xyz(&self, values: &[f64], f: fn(&Self, f64) -> f64) -> Vec<f64> {
-        values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| if i < 3 { f(self, *v) } else { *v })
-            .collect()
+impl Lengths for Vec<f64> {
+    fn scaled(mut self, f: impl Fn(f64) -> f64) -> Self {
+        for v in self.iter_mut().take(3) {
+            *v = f(*v);
+        }
+        self
     }
 }
 
@@ -86,16 +96,19 @@ mod tests {
         let s = Scale::default();
         assert_eq!(s, Scale::MILLIMETRES);
         assert_eq!(
-            s.xyz_to_m(&[1000.0, -250.0, 5.0, 0.75]),
+            s.to_m(vec![1000.0, -250.0, 5.0, 0.75]),
             vec![1.0, -0.25, 0.005, 0.75]
         );
         assert_eq!(
-            s.xyz_from_m(&[1.0, -0.25, 0.005, 0.75]),
+            s.from_m(vec![1.0, -0.25, 0.005, 0.75]),
             vec![1000.0, -250.0, 5.0, 0.75]
         );
-        assert_eq!(s.xyz_to_m(&[1.0]), vec![0.001]);
-        assert_eq!(s.point_to_m([2000.0, 0.0, -1.0]), [2.0, 0.0, -0.001]);
-        assert_eq!(s.point_from_m([2.0, 0.0, -0.001]), [2000.0, 0.0, -1.0]);
+        assert_eq!(s.to_m(vec![1.0]), vec![0.001]);
+        assert_eq!(s.to_m([2000.0, 0.0, -1.0]), [2.0, 0.0, -0.001]);
+        assert_eq!(s.from_m([2.0, 0.0, -0.001]), [2000.0, 0.0, -1.0]);
+        let p = nalgebra::Point3::new(123.0, -500.0, 1000.0);
+        assert_eq!(s.to_m(p), nalgebra::Point3::new(0.123, -0.5, 1.0));
+        assert_eq!(s.from_m(s.to_m(p)), p);
         assert_eq!(s.to_m(25.0), 0.025);
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             assert!(Scale::new(bad).is_none(), "{bad}");

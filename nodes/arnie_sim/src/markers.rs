@@ -40,7 +40,7 @@ const TRAIL_STEP_M: f64 = 0.001;
 const TEXT_M: f64 = 0.012;
 
 fn m(p: Vec3) -> [f64; 3] {
-    Scale::MILLIMETRES.point_to_m([p.x, p.y, p.z])
+    Scale::MILLIMETRES.to_m([p.x, p.y, p.z])
 }
 
 fn flame_colour(lit: bool) -> Rgba {

@@ -24,7 +24,6 @@
 //!
 //! # Example (what the glue does per datagram)
 //! ```
-//! use arnie_spine::units::items_to_m;
 //! use arnie_spine::{wire, Config, Format, Limits, Router, Scale};
 //!
 //! let config = Config::from_json(r#"{
@@ -47,8 +46,8 @@
 //!     assert_eq!(emit.bytes, b"-2,1,3");
 //! }
 //! if let Some(global_mm) = routed.publish {
-//!     let global_m = items_to_m(Scale::default(), &global_mm); // publish as PointStamped
-//!     assert!((global_m[0][0] + 0.002).abs() < 1e-12);
+//!     let first_m = Scale::default().to_m(global_mm[0].clone()); // publish as PointStamped
+//!     assert!((first_m[0] + 0.002).abs() < 1e-12);
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

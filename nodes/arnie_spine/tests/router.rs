@@ -5,7 +5,6 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use arnie_spine::forward::HoldReason;
-use arnie_spine::units::items_from_m;
 use arnie_spine::{wire, Config, Format, Item, Limits, Outcome, Rejected, Router, Scale, Verdict};
 
 const REFERENCE: &str = concat!(
@@ -130,10 +129,10 @@ fn fan_in_shares_the_gate_and_topic_writes_too() {
     // The topic edge goes through the same gate: metres → mm first.
     let far_m: Vec<Item> = vec![vec![1.0, 0.0, 0.0]];
     assert!(r
-        .on_topic(b, &items_from_m(Scale::default(), &far_m))
+        .on_topic(b, &[Scale::default().from_m(far_m[0].clone())])
         .emits
         .is_empty());
-    let near = r.on_topic(b, &items_from_m(Scale::default(), &[vec![0.03, 0.0, 0.0]]));
+    let near = r.on_topic(b, &[Scale::default().from_m(vec![0.03, 0.0, 0.0])]);
     assert_eq!(near.emits.len(), 1);
     assert_eq!(
         wire::decode(Format::Csv, &near.emits[0].bytes).unwrap()[0][1],

@@ -110,7 +110,7 @@ mod tests {
         assert_eq!(l.offer(a, false), LegacyVerdict::Start);
         assert_eq!(l.offer(a, true), LegacyVerdict::Repeat);
         // A metre round trip still counts as a repeat.
-        let a_rt = crate::units::m_to_mm(crate::units::mm_to_m(a));
+        let a_rt = crate::units::SCALE.from_m(crate::units::SCALE.to_m(a));
         assert_eq!(l.offer(a_rt, true), LegacyVerdict::Repeat);
         // Still a repeat after the move ended.
         assert_eq!(l.offer(a, false), LegacyVerdict::Repeat);

@@ -107,10 +107,7 @@ impl Requests {
     /// Whether every service is available (call after a spin: availability is polled
     /// there).
     pub(super) fn all_available(&self) -> bool {
-        self.services
-            .borrow_mut()
-            .values_mut()
-            .all(is_available)
+        self.services.borrow_mut().values_mut().all(is_available)
     }
 
     /// The services not available yet.

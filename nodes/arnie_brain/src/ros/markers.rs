@@ -42,7 +42,7 @@ pub async fn run(
             .seen_now(s.observation_timeout)
             .iter()
             .map(|o| Observation {
-                position_mm: super::to_units(scale, o.position_m),
+                position_mm: scale.from_m(o.position_m),
                 confidence: o.confidence,
             })
             .collect();

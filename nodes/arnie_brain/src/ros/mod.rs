@@ -37,7 +37,6 @@ pub mod state;
 use std::sync::Arc;
 use std::time::Duration;
 
-use nalgebra::Point3;
 use node_glue::r2r::{
     arnie_interfaces::action::RunTask, arnie_interfaces::msg::BrainState,
     arnie_interfaces::msg::Coordinates, geometry_msgs::msg::PointStamped,
@@ -172,16 +171,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
 /// instructions.json): the one length scale every node shares.
 pub use arnie_constants::units::Scale;
 
-/// Instructions units → metres.
-pub(crate) fn to_m(scale: Scale, p_units: Point3<f64>) -> Point3<f64> {
-    Point3::from(scale.point_to_m(p_units.into()))
-}
-
-/// Metres → instructions units.
-pub(crate) fn to_units(scale: Scale, p_m: Point3<f64>) -> Point3<f64> {
-    Point3::from(scale.point_from_m(p_m.into()))
-}
-
 /// The node's settings for one run, checked (`params` converts the parameters).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
@@ -211,16 +200,17 @@ pub type SettingsFn = Arc<dyn Fn() -> Result<Settings, String> + Send + Sync>;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nalgebra::Point3;
 
     #[test]
     fn scale_round_trips_and_refuses_nonsense() {
         let s = Scale::new(0.001).unwrap();
         assert_eq!(
-            to_m(s, Point3::new(-95.0, 30.0, 45.0)),
+            s.to_m(Point3::new(-95.0, 30.0, 45.0)),
             Point3::new(-0.095, 0.03, 0.045)
         );
         let p = Point3::new(0.08, 0.06, 0.04);
-        assert!((to_units(s, p) - Point3::new(80.0, 60.0, 40.0)).norm() < 1e-9);
+        assert!((s.from_m(p) - Point3::new(80.0, 60.0, 40.0)).norm() < 1e-9);
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             assert!(Scale::new(bad).is_none(), "{bad}");
         }

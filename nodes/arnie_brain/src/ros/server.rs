@@ -381,13 +381,13 @@ impl BrainServer {
         let arm = self
             .inputs
             .arm_m(now, s.position_timeout)
-            .map(|p| super::to_units(s.scale, p));
+            .map(|p| s.scale.from_m(p));
         let seen: Vec<Observation> = self
             .inputs
             .seen(now, s.observation_timeout)
             .iter()
             .map(|o: &Seen| Observation {
-                position_mm: super::to_units(s.scale, o.position_m),
+                position_mm: s.scale.from_m(o.position_m),
                 confidence: o.confidence,
             })
             .collect();
@@ -409,7 +409,7 @@ impl BrainServer {
             self.mover
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .go(super::to_m(s.scale, t));
+                .go(s.scale.to_m(t));
         }
         let snap = task.brain.state();
         self.remember(&snap, s.scale);

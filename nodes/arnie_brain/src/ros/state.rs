@@ -17,7 +17,7 @@ use crate::{Event, Mismatch, Outcome, ResetCause, Snapshot};
 
 /// The message for `snap`, with the events of the tick that produced it.
 pub fn state_msg(task: &str, snap: &Snapshot, events: &[Event], scale: Scale) -> BrainState {
-    let target = snap.target_mm.map(|t| super::to_m(scale, t));
+    let target = snap.target_mm.map(|t| scale.to_m(t));
     BrainState {
         header: time::header(topics::WORLD_FRAME),
         task: task.to_owned(),
@@ -37,7 +37,7 @@ pub fn state_msg(task: &str, snap: &Snapshot, events: &[Event], scale: Scale) ->
             .iter()
             .map(|v| Variable {
                 name: v.name.clone(),
-                values: values_m(&v.values, scale),
+                values: scale.to_m(v.values.clone()),
             })
             .collect(),
         last_decision: snap.last_decision.clone(),
@@ -46,11 +46,6 @@ pub fn state_msg(task: &str, snap: &Snapshot, events: &[Event], scale: Scale) ->
         target: target.map(point).unwrap_or_default(),
         paused: snap.paused,
     }
-}
-
-/// A variable's values in metres: x, y, z scaled, the rest (a confidence) unchanged.
-fn values_m(values_mm: &[f64], scale: Scale) -> Vec<f64> {
-    scale.xyz_to_m(values_mm)
 }
 
 fn point(p: Point3<f64>) -> Point {
@@ -100,7 +95,7 @@ pub fn event_msg(ev: &Event, scale: Scale) -> BrainEvent {
     };
     let target = |t: &Point3<f64>, m: &mut BrainEvent| {
         m.has_target = true;
-        m.target = point(super::to_m(scale, *t));
+        m.target = point(scale.to_m(*t));
     };
     m.kind = match ev {
         Event::ActionStarted { repeats, .. } => {
@@ -121,7 +116,7 @@ pub fn event_msg(ev: &Event, scale: Scale) -> BrainEvent {
             ..
         } => {
             m.has_arm = true;
-            m.arm = point(super::to_m(scale, *arm_mm));
+            m.arm = point(scale.to_m(*arm_mm));
             target(target_mm, &mut m);
             m.count = u64::from(*retries);
             BrainEvent::VERIFICATION_FAILED as u8

@@ -60,7 +60,7 @@ fn live_period(params: &Mutex<SimParams>) -> Option<Duration> {
 /// Truth in millimetres → the message in metres (the one scale of spine_bridge).
 fn to_msg(t: &Truth) -> SimTruth {
     let point = |mm: [f64; 3]| {
-        let m = Scale::MILLIMETRES.point_to_m(mm);
+        let m = Scale::MILLIMETRES.to_m(mm);
         Point {
             x: m[0],
             y: m[1],

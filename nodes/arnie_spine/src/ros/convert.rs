@@ -4,14 +4,13 @@
 use r2r::arnie_interfaces::msg::{Coordinate, Coordinates};
 use r2r::geometry_msgs::msg::{Point, PointStamped};
 
-use crate::units::{items_from_m, items_to_m};
 use crate::{Item, Scale};
 
 /// A `PointStamped` \[m\] from the first item's x y z \[mm\]; `None` if the first item has
 /// fewer than three values (or there is none).
 pub fn point_msg(global_mm: &[Item], scale: Scale, frame_id: &str) -> Option<PointStamped> {
     let first = global_mm.first()?;
-    let [x, y, z] = scale.point_to_m([*first.first()?, *first.get(1)?, *first.get(2)?]);
+    let [x, y, z] = scale.to_m([*first.first()?, *first.get(1)?, *first.get(2)?]);
     Some(PointStamped {
         header: node_glue::time::header(frame_id),
         point: Point { x, y, z },
@@ -22,9 +21,11 @@ pub fn point_msg(global_mm: &[Item], scale: Scale, frame_id: &str) -> Option<Poi
 pub fn coordinates_msg(global_mm: &[Item], scale: Scale, frame_id: &str) -> Coordinates {
     Coordinates {
         header: node_glue::time::header(frame_id),
-        items: items_to_m(scale, global_mm)
-            .into_iter()
-            .map(|values| Coordinate { values })
+        items: global_mm
+            .iter()
+            .map(|item| Coordinate {
+                values: scale.to_m(item.clone()),
+            })
             .collect(),
     }
 }
@@ -32,13 +33,15 @@ pub fn coordinates_msg(global_mm: &[Item], scale: Scale, frame_id: &str) -> Coor
 /// One item \[mm\] from a `PointStamped` \[m\].
 pub fn items_from_point(msg: &PointStamped, scale: Scale) -> Vec<Item> {
     let p = &msg.point;
-    vec![scale.point_from_m([p.x, p.y, p.z]).to_vec()]
+    vec![scale.from_m([p.x, p.y, p.z]).to_vec()]
 }
 
 /// Every item \[mm\] of a `Coordinates` \[m\].
 pub fn items_from_coordinates(msg: &Coordinates, scale: Scale) -> Vec<Item> {
-    let items: Vec<Item> = msg.items.iter().map(|c| c.values.clone()).collect();
-    items_from_m(scale, &items)
+    msg.items
+        .iter()
+        .map(|c| scale.from_m(c.values.clone()))
+        .collect()
 }
 
 #[cfg(test)]

@@ -5,11 +5,11 @@
 use nalgebra::Point3;
 use node_glue::r2r::{arnie_interfaces::action::MoveTo, geometry_msgs::msg::Point};
 
-use crate::units::{m_to_mm, mm_to_m, scalar_mm_to_m};
+use crate::units::SCALE;
 use crate::Feedback;
 
 pub(crate) fn to_point(p_mm: Point3<f64>) -> Point {
-    let m = mm_to_m(p_mm);
+    let m = SCALE.to_m(p_mm);
     Point {
         x: m.x,
         y: m.y,
@@ -27,7 +27,7 @@ pub(crate) fn to_point_m(p_m: Point3<f64>) -> Point {
 }
 
 pub(crate) fn from_point(p: &Point) -> Point3<f64> {
-    m_to_mm(Point3::new(p.x, p.y, p.z))
+    SCALE.from_m(Point3::new(p.x, p.y, p.z))
 }
 
 pub(crate) fn finite(p: &Point3<f64>) -> bool {
@@ -42,6 +42,6 @@ pub(crate) fn feedback(f: &Feedback) -> MoveTo::Feedback {
         progress: f.progress,
         index: f.index,
         count: f.count,
-        tracking_error: scalar_mm_to_m(f.tracking_error_mm),
+        tracking_error: SCALE.to_m(f.tracking_error_mm),
     }
 }

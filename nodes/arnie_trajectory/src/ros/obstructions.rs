@@ -16,7 +16,7 @@ use node_glue::{time, topics};
 
 use super::convert::to_point;
 use super::counters::Counters;
-use crate::units::scalar_mm_to_m;
+use crate::units::SCALE;
 use crate::{KnownObstruction, ObstructionConfig, ObstructionMemory};
 
 /// `arnie_interfaces/KnownObstructions`, latched.
@@ -182,7 +182,7 @@ impl Memory {
                 .map(|o| ObstructionMsg {
                     id: o.id,
                     centre: to_point(o.centre_mm),
-                    radius: scalar_mm_to_m(o.radius_mm),
+                    radius: SCALE.to_m(o.radius_mm),
                     recorded_at: stamp_ms(o.recorded_at_ms),
                     expires_at: stamp_ms(o.expires_at_ms),
                 })
@@ -198,7 +198,7 @@ impl Memory {
                     MARKER_NS,
                     i32::try_from(o.id % (i32::MAX as u64)).unwrap_or(0),
                     [c.x, c.y, c.z],
-                    2.0 * scalar_mm_to_m(o.radius_mm),
+                    2.0 * SCALE.to_m(o.radius_mm),
                     COLOUR,
                 )
             })
