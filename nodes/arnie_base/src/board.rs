@@ -3,7 +3,7 @@
 //! (`name` + `fields_json`) through `comms_bridge`; the packets' types, their JSON and
 //! its checks are [`arnie_comms::typed`]'s (generated from the definitions); this module
 //! converts units only: millimetres and milliradians on the wire, metres and radians here.
-use arnie_comms::typed::{Ack, DriveSpeed, ObstacleReport, Odometry, Stop};
+use arnie_comms::typed::{from_milli, to_milli, Ack, DriveSpeed, ObstacleReport, Odometry, Stop};
 pub use arnie_comms::PacketError;
 use arnie_comms::TypedPacket;
 
@@ -21,22 +21,13 @@ pub const OBSTACLE_REPORT: &str = ObstacleReport::NAME;
 /// `Ack` (id 37).
 pub const ACK: &str = Ack::NAME;
 
-/// `x` × 1000, rounded and saturated to the i16 range (m → mm, rad → mrad); NaN and
-/// infinities → 0.
-fn milli(x: f64) -> i16 {
-    let x = if x.is_finite() { x } else { 0.0 };
-    (x * 1000.0)
-        .round()
-        .clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i16
-}
-
 /// `DriveSpeed` fields: `v` [m/s], `w` [rad/s], rounded to mm/s and mrad/s and
 /// saturated to the i16 range; `watchdog_ms` 0 = the board's default.
 pub fn drive_speed(seq: u16, v: f64, w: f64, watchdog_ms: u16) -> String {
     DriveSpeed {
         seq,
-        linear_mm_s: milli(v),
-        angular_mrad_s: milli(w),
+        linear_mm_s: to_milli(v),
+        angular_mrad_s: to_milli(w),
         watchdog_ms,
     }
     .fields_json()
@@ -92,11 +83,6 @@ pub enum FromBoard {
 /// Why a board packet could not be read (counted by the node).
 pub type BadPacket = PacketError;
 
-/// Millimetres (or milli-anything) → metres.
-fn unit(x: impl Into<f64>) -> f64 {
-    x.into() / 1000.0
-}
-
 /// Reads a packet from `comms/rx` (`name`, `fields_json`).
 ///
 /// # Errors
@@ -108,9 +94,13 @@ pub fn parse(name: &str, fields_json: &str) -> Result<FromBoard, BadPacket> {
             let o = Odometry::from_fields_json(fields_json)?;
             FromBoard::Odometry {
                 seq: o.seq,
-                pose: Pose2::new(unit(o.x_mm), unit(o.y_mm), wrap_angle(unit(o.theta_mrad))),
-                v: unit(o.linear_mm_s),
-                w: unit(o.angular_mrad_s),
+                pose: Pose2::new(
+                    from_milli(o.x_mm),
+                    from_milli(o.y_mm),
+                    wrap_angle(from_milli(o.theta_mrad)),
+                ),
+                v: from_milli(o.linear_mm_s),
+                w: from_milli(o.angular_mrad_s),
                 cmd_seq: o.cmd_seq,
                 flags: o.flags,
             }
@@ -119,9 +109,9 @@ pub fn parse(name: &str, fields_json: &str) -> Result<FromBoard, BadPacket> {
             let o = ObstacleReport::from_fields_json(fields_json)?;
             FromBoard::Obstacle {
                 sensor: o.sensor,
-                distance_m: unit(o.distance_mm),
-                bearing_rad: unit(o.bearing_mrad),
-                hit: (unit(o.x_mm), unit(o.y_mm)),
+                distance_m: from_milli(o.distance_mm),
+                bearing_rad: from_milli(o.bearing_mrad),
+                hit: (from_milli(o.x_mm), from_milli(o.y_mm)),
             }
         }
         Ack::NAME => {

@@ -218,6 +218,22 @@ fn matches_fields<T: TypedPacket>(def: &Definition) -> Result<(), PacketError> {
     }
 }
 
+/// An SI quantity (m, rad, m/s, rad/s) as the packets' milli-unit integer fields (mm,
+/// mrad, mm/s, mrad/s): × 1000, rounded, saturated to the i16 range; NaN and infinities
+/// → 0 (a command is never a saturated guess). The one conversion into the packets, for
+/// the host (`arnie_base`), the simulated board (`arnie_table`) and the benches.
+pub fn to_milli(x: f64) -> i16 {
+    let x = if x.is_finite() { x } else { 0.0 };
+    (x * 1000.0)
+        .round()
+        .clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i16
+}
+
+/// A packet's milli-unit field (any numeric type) in SI units: ÷ 1000.
+pub fn from_milli(x: impl Into<f64>) -> f64 {
+    x.into() / 1000.0
+}
+
 /// The folder the types were generated from (`nodes/arnie_comms/packets` of the source
 /// tree this crate was built from): for tests that load the same definitions.
 pub const PACKETS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/packets");
@@ -230,6 +246,19 @@ include!(concat!(env!("OUT_DIR"), "/typed_packets.rs"));
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn milli_units_round_saturate_and_refuse_non_finite() {
+        assert_eq!(to_milli(0.2505), 251);
+        assert_eq!(to_milli(-1.5), -1500);
+        assert_eq!((to_milli(40.0), to_milli(-40.0)), (i16::MAX, i16::MIN));
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(to_milli(bad), 0);
+        }
+        assert_eq!(from_milli(-250i16), -0.25);
+        assert_eq!(from_milli(1500u16), 1.5);
+        assert_eq!(from_milli(to_milli(0.123)), 0.123);
+    }
 
     fn defs() -> Definitions {
         Definitions::load_dir(PACKETS_DIR.as_ref()).expect("the project's packets load")

@@ -51,13 +51,6 @@ pub enum Input {
     Actuator(Actuator),
 }
 
-/// `v` × 1000, rounded and saturated to i16 (metres → mm, radians → mrad); NaN → 0.
-pub(super) fn milli(v: f64) -> i16 {
-    (v * 1000.0)
-        .round()
-        .clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i16
-}
-
 /// A packet for the base: one of the packets generated from `nodes/arnie_comms/packets`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Output {

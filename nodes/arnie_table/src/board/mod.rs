@@ -29,8 +29,8 @@ mod io;
 #[cfg(test)]
 mod tests;
 
+use arnie_comms::typed::{from_milli, to_milli};
 pub use arnie_math::{wrap_angle, Pose2 as Pose, Rng};
-use io::milli;
 pub use io::{
     Event, Input, Output, ACK_BUSY, ACK_INVALID, ACK_OK, DONE_FAILED, DONE_OK, FLAG_ACTUATOR_BUSY,
     FLAG_MOVING, FLAG_OBSTACLE, FLAG_STOPPED, FLAG_WATCHDOG, ID_ACTUATOR, ID_SET_POSE, ID_STOP,
@@ -237,9 +237,9 @@ impl Board {
                         self.event("resume", format!("DriveSpeed seq {seq}"));
                     }
                     let r = &self.s.robot;
-                    self.cmd_v = (f64::from(linear_mm_s) / 1000.0)
-                        .clamp(-r.max_linear_m_s, r.max_linear_m_s);
-                    self.cmd_w = (f64::from(angular_mrad_s) / 1000.0)
+                    self.cmd_v =
+                        (from_milli(linear_mm_s)).clamp(-r.max_linear_m_s, r.max_linear_m_s);
+                    self.cmd_w = (from_milli(angular_mrad_s))
                         .clamp(-r.max_angular_rad_s, r.max_angular_rad_s);
                     self.cmd_seq = seq;
                     self.any_drive = true;
@@ -269,11 +269,7 @@ impl Board {
                 y_mm,
                 theta_mrad,
             }) => {
-                let (x, y, th) = (
-                    f64::from(x_mm) / 1000.0,
-                    f64::from(y_mm) / 1000.0,
-                    f64::from(theta_mrad) / 1000.0,
-                );
+                let (x, y, th) = (from_milli(x_mm), from_milli(y_mm), from_milli(theta_mrad));
                 let status = if x.is_finite() && y.is_finite() && th.is_finite() {
                     self.odom = Pose {
                         x,
@@ -454,11 +450,11 @@ impl Board {
         }
         self.outputs.push(Output::Odometry(Odometry {
             seq: self.odom_seq,
-            x_mm: milli(self.odom.x),
-            y_mm: milli(self.odom.y),
-            theta_mrad: milli(self.odom.theta),
-            linear_mm_s: milli(self.v),
-            angular_mrad_s: milli(self.w),
+            x_mm: to_milli(self.odom.x),
+            y_mm: to_milli(self.odom.y),
+            theta_mrad: to_milli(self.odom.theta),
+            linear_mm_s: to_milli(self.v),
+            angular_mrad_s: to_milli(self.w),
             cmd_seq: self.cmd_seq,
             flags,
         }));

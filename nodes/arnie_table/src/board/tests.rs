@@ -175,9 +175,9 @@ fn odometry_at_its_rate_with_sequence() {
         .collect();
     assert_eq!(odo.len(), 51, "t = 0, 20, ..., 1000 ms");
     assert!(odo.iter().enumerate().all(|(i, &s)| s as usize == i));
-    assert_eq!(milli(1.2345), 1235);
-    assert_eq!(milli(-40.0), i16::MIN, "saturated");
-    assert_eq!(milli(f64::NAN), 0);
+    assert_eq!(to_milli(1.2345), 1235);
+    assert_eq!(to_milli(-40.0), i16::MIN, "saturated");
+    assert_eq!(to_milli(f64::NAN), 0);
 }
 
 #[test]

@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 
 use arnie_comms::link::{Link, LinkConfig, LinkEvent};
 use arnie_comms::transport::{CanBus, UdpCan};
-use arnie_comms::{Definitions, FieldType, Packet, Value};
+use arnie_comms::typed::{from_milli, to_milli, Ack, DriveSpeed, ObstacleReport, Odometry, Stop};
+use arnie_comms::{Definitions, TypedPacket};
 use futures::StreamExt;
 use node_glue::r2r::{
     self,
@@ -132,40 +133,6 @@ struct Shared {
     log: Mutex<Log>,
 }
 
-fn is_integer(t: FieldType) -> bool {
-    !matches!(t, FieldType::Float | FieldType::Float64 | FieldType::Bool)
-}
-
-/// A packet by name from the loaded definitions: each field the definition has takes
-/// the value given here (rounded for integer fields), the others keep their defaults.
-/// So a change of a field's type or a field dropped in the JSON does not break the bench.
-fn packet(defs: &Definitions, name: &str, values: &[(&str, f64)]) -> Result<Packet, String> {
-    let def = defs
-        .by_name(name)
-        .ok_or_else(|| format!("no definition of packet {name}"))?
-        .clone();
-    let mut fields = serde_json::Map::new();
-    for f in &def.fields {
-        if let Some((_, v)) = values.iter().find(|(n, _)| *n == f.name) {
-            let json = if is_integer(f.ty) {
-                serde_json::json!(v.round() as i64)
-            } else {
-                serde_json::json!(v)
-            };
-            fields.insert(f.name.clone(), json);
-        }
-    }
-    Packet::from_json(def, &serde_json::Value::Object(fields)).map_err(|e| e.to_string())
-}
-
-fn number(p: &Packet, field: &str) -> f64 {
-    match p.get(field) {
-        Some(Value::F32(v)) => f64::from(v),
-        Some(v) => v.to_json().as_f64().unwrap_or(0.0),
-        None => 0.0,
-    }
-}
-
 /// The board: odometry every [`PERIOD`], DriveSpeed / Stop in, ObstacleReport on request.
 async fn board(
     mut link: Link,
@@ -176,7 +143,7 @@ async fn board(
     let defs = link.definitions().clone();
     let mut tick = tokio::time::interval(PERIOD);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let (t0, mut last) = (Instant::now(), Instant::now());
+    let mut last = Instant::now();
     let (mut seq, mut cmd_seq, mut report_seq) = (0u16, 0u16, 0u16);
     loop {
         tokio::select! {
@@ -191,32 +158,29 @@ async fn board(
                         continue;
                     }
                 };
-                let event = match p.name() {
-                    "DriveSpeed" => {
-                        let (v, w) = (number(&p, "linear_mm_s") / 1000.0, number(&p, "angular_mrad_s") / 1000.0);
+                let event = if let Ok(c) = DriveSpeed::from_packet(&p) {
+                    let (v, w) = (from_milli(c.linear_mm_s), from_milli(c.angular_mrad_s));
+                    let mut d = shared.drive.lock().map_err(|_| "poisoned")?;
+                    d.step(at.duration_since(last).as_secs_f64());
+                    last = at;
+                    (d.v, d.w, d.cmd_at) = (v, w, Some(at));
+                    cmd_seq = c.seq;
+                    Wire::Drive(v, w)
+                } else if let Ok(stop) = Stop::from_packet(&p) {
+                    {
                         let mut d = shared.drive.lock().map_err(|_| "poisoned")?;
                         d.step(at.duration_since(last).as_secs_f64());
-                        last = at;
-                        (d.v, d.w, d.cmd_at) = (v, w, Some(at));
-                        cmd_seq = number(&p, "seq") as u16;
-                        Wire::Drive(v, w)
+                        (d.v, d.w) = (0.0, 0.0);
                     }
-                    "Stop" => {
-                        {
-                            let mut d = shared.drive.lock().map_err(|_| "poisoned")?;
-                            d.step(at.duration_since(last).as_secs_f64());
-                            (d.v, d.w) = (0.0, 0.0);
-                        }
-                        last = at;
-                        let seq = number(&p, "seq");
-                        let id = f64::from(p.id());
-                        match packet(&defs, "Ack", &[("command", id), ("seq", seq), ("status", 0.0)]) {
-                            Ok(ack) => { link.send(&ack).await.map_err(|e| format!("link: {e}"))?; }
-                            Err(_) => shared.log.lock().map_err(|_| "poisoned")?.encode_errors += 1,
-                        }
-                        Wire::Stop
+                    last = at;
+                    let ack = Ack { command: Stop::ID, seq: stop.seq, status: 0 };
+                    match ack.to_packet(&defs) {
+                        Ok(ack) => { link.send(&ack).await.map_err(|e| format!("link: {e}"))?; }
+                        Err(_) => shared.log.lock().map_err(|_| "poisoned")?.encode_errors += 1,
                     }
-                    _ => continue,
+                    Wire::Stop
+                } else {
+                    continue;
                 };
                 shared.log.lock().map_err(|_| "poisoned")?.wire.push((at, event));
             }
@@ -227,11 +191,15 @@ async fn board(
                 let r = ROBOT_RADIUS_M + HIT_DISTANCE_M;
                 let (hx, hy) = (d.x + r * ray.cos(), d.y + r * ray.sin());
                 report_seq = report_seq.wrapping_add(1);
-                let p = packet(&defs, "ObstacleReport", &[
-                    ("seq", f64::from(report_seq)), ("sensor", 0.0),
-                    ("distance_mm", HIT_DISTANCE_M * 1000.0), ("bearing_mrad", bearing * 1000.0),
-                    ("x_mm", hx * 1000.0), ("y_mm", hy * 1000.0),
-                ])?;
+                let report = ObstacleReport {
+                    seq: report_seq,
+                    sensor: 0,
+                    distance_mm: to_milli(HIT_DISTANCE_M).unsigned_abs(),
+                    bearing_mrad: to_milli(bearing),
+                    x_mm: (hx * 1000.0) as f32,
+                    y_mm: (hy * 1000.0) as f32,
+                };
+                let p = report.to_packet(&defs).map_err(|e| format!("ObstacleReport: {e}"))?;
                 let at = Instant::now();
                 link.send(&p).await.map_err(|e| format!("link: {e}"))?;
                 let mut log = shared.log.lock().map_err(|_| "poisoned")?;
@@ -249,19 +217,17 @@ async fn board(
                     *d
                 };
                 seq = seq.wrapping_add(1);
-                let flags = if d.v != 0.0 || d.w != 0.0 { 1.0 } else { 0.0 };
-                let p = packet(&defs, "Odometry", &[
-                    ("seq", f64::from(seq)),
-                    ("time_ms", t0.elapsed().as_millis() as f64),
-                    ("x_mm", d.x * 1000.0), ("y_mm", d.y * 1000.0),
-                    ("theta_mrad", d.theta * 1000.0),
-                    ("linear_mm_s", d.v * 1000.0), ("angular_mrad_s", d.w * 1000.0),
-                    ("cmd_seq", f64::from(cmd_seq)), ("flags", flags),
-                ]);
-                let p = match p {
-                    Ok(p) => p,
-                    Err(e) => return Err(format!("Odometry: {e}")),
+                let odometry = Odometry {
+                    seq,
+                    x_mm: to_milli(d.x),
+                    y_mm: to_milli(d.y),
+                    theta_mrad: to_milli(d.theta),
+                    linear_mm_s: to_milli(d.v),
+                    angular_mrad_s: to_milli(d.w),
+                    cmd_seq,
+                    flags: u8::from(d.v != 0.0 || d.w != 0.0),
                 };
+                let p = odometry.to_packet(&defs).map_err(|e| format!("Odometry: {e}"))?;
                 let at = Instant::now();
                 link.send(&p).await.map_err(|e| format!("link: {e}"))?;
                 shared.log.lock().map_err(|_| "poisoned")?.wire.push((at, Wire::Odometry));
