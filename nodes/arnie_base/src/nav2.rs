@@ -22,6 +22,7 @@
 //!
 //! The reason is always in `error_msg`.
 use crate::navigator::{Finish, Outcome, PlanFailure};
+use arnie_constants::outcome::PlanCode;
 
 /// Success, or a cancelled goal.
 pub const NONE: u16 = 0;
@@ -66,13 +67,15 @@ pub fn error_code(f: &Finish) -> u16 {
 /// The planner's failure as `ComputePathToPose`'s code.
 pub fn plan_code(p: PlanFailure) -> u16 {
     match p {
-        PlanFailure::NoMap => INVALID_PLANNER,
-        PlanFailure::StartOutside => START_OUTSIDE_MAP,
-        PlanFailure::GoalOutside => GOAL_OUTSIDE_MAP,
-        PlanFailure::StartBlocked => START_OCCUPIED,
-        PlanFailure::GoalBlocked => GOAL_OCCUPIED,
-        PlanFailure::NoPath => NO_VALID_PATH,
-        PlanFailure::InvalidRequest => UNKNOWN,
+        PlanFailure::Planner(code) => match code {
+            PlanCode::NoMap => INVALID_PLANNER,
+            PlanCode::StartOutside => START_OUTSIDE_MAP,
+            PlanCode::GoalOutside => GOAL_OUTSIDE_MAP,
+            PlanCode::StartBlocked => START_OCCUPIED,
+            PlanCode::GoalBlocked => GOAL_OCCUPIED,
+            PlanCode::NoPath => NO_VALID_PATH,
+            PlanCode::InvalidRequest => UNKNOWN,
+        },
         PlanFailure::Unavailable => TIMEOUT,
     }
 }
@@ -100,11 +103,17 @@ mod tests {
         assert_eq!(error_code(&finish(Outcome::LinkLost, None)), 106);
         assert_eq!(error_code(&finish(Outcome::NoPath, None)), 208);
         assert_eq!(
-            error_code(&finish(Outcome::Rejected, Some(PlanFailure::GoalBlocked))),
+            error_code(&finish(
+                Outcome::Rejected,
+                Some(PlanFailure::Planner(PlanCode::GoalBlocked))
+            )),
             206
         );
         assert_eq!(
-            error_code(&finish(Outcome::Rejected, Some(PlanFailure::GoalOutside))),
+            error_code(&finish(
+                Outcome::Rejected,
+                Some(PlanFailure::Planner(PlanCode::GoalOutside))
+            )),
             204
         );
         assert_eq!(

@@ -30,6 +30,7 @@ pub use types::*;
 use crate::config::BaseConfig;
 use crate::follower::{Follower, Step};
 use crate::geom::{wrap_angle, Pose2};
+use arnie_constants::outcome::PlanCode;
 
 /// The board counts as stopped at or below this linear speed [m/s] (its odometry
 /// reports whole mm/s).
@@ -266,9 +267,11 @@ impl Navigator {
                 };
                 if first {
                     let outcome = match why {
-                        PlanFailure::GoalOutside
-                        | PlanFailure::GoalBlocked
-                        | PlanFailure::InvalidRequest => Outcome::Rejected,
+                        PlanFailure::Planner(
+                            PlanCode::GoalOutside
+                            | PlanCode::GoalBlocked
+                            | PlanCode::InvalidRequest,
+                        ) => Outcome::Rejected,
                         _ => Outcome::NoPath,
                     };
                     self.finish_planned(

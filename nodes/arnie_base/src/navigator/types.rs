@@ -2,6 +2,7 @@
 //! `NavigateTo.action` constants), feedback, planner replies, the [`Output`]s the glue
 //! carries out, known obstacles, and the counters (a pure move out of `navigator.rs`).
 use arnie_constants::action::navigate_to::{feedback, result};
+use arnie_constants::outcome::PlanCode;
 use arnie_constants::srv::plan_path::response as plan_path;
 
 use crate::geom::Pose2;
@@ -112,41 +113,24 @@ pub struct Feedback {
     pub replans: u32,
 }
 
-/// Why the planner gave no path (the `PlanPath` error codes, plus "no answer").
+/// Why the planner gave no path: one of the `PlanPath` error codes
+/// (`arnie_constants::outcome::PlanCode`, the one list of them), or no answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlanFailure {
-    /// The planner has no map.
-    NoMap,
-    /// The start is off the map.
-    StartOutside,
-    /// The goal is off the map.
-    GoalOutside,
-    /// The start is in an obstacle.
-    StartBlocked,
-    /// The goal is in an obstacle.
-    GoalBlocked,
-    /// No path.
-    NoPath,
-    /// The planner refused the request.
-    InvalidRequest,
-    /// The planner did not answer (not running, timed out).
+    /// The planner answered with this error code.
+    Planner(PlanCode),
+    /// The planner did not answer (not running, timed out), or with a code it does not
+    /// define.
     Unavailable,
 }
 
 impl PlanFailure {
     /// From a `PlanPath` `error_code` (`OK` is not a failure: `None`).
     pub fn from_code(code: u16) -> Option<PlanFailure> {
-        Some(match code {
-            plan_path::OK => return None,
-            plan_path::NO_MAP => PlanFailure::NoMap,
-            plan_path::START_OUTSIDE => PlanFailure::StartOutside,
-            plan_path::GOAL_OUTSIDE => PlanFailure::GoalOutside,
-            plan_path::START_BLOCKED => PlanFailure::StartBlocked,
-            plan_path::GOAL_BLOCKED => PlanFailure::GoalBlocked,
-            plan_path::NO_PATH => PlanFailure::NoPath,
-            plan_path::INVALID_REQUEST => PlanFailure::InvalidRequest,
-            _ => PlanFailure::Unavailable,
-        })
+        if code == plan_path::OK {
+            return None;
+        }
+        Some(PlanCode::from_code(code).map_or(PlanFailure::Unavailable, PlanFailure::Planner))
     }
 }
 
