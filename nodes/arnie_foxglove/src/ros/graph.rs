@@ -29,14 +29,30 @@ pub(super) fn read(node: &r2r::Node) -> r2r::Result<GraphView> {
             );
         }
     }
-    for (name, ns) in node.get_node_names()? {
-        // A node that left between the two queries has no services to list.
-        let Ok(services) = node.get_service_names_and_types_by_node(&name, &ns) else {
-            continue;
-        };
+    for (id, services) in node_services(node)? {
         for service in services.keys() {
-            GraphView::add(&mut v.services, service, node_id(&name, &ns));
+            GraphView::add(&mut v.services, service, id.clone());
         }
     }
     Ok(v)
+}
+
+/// A node's services: name → types.
+pub(super) type NodeServices = std::collections::HashMap<String, Vec<String>>;
+
+/// Every node (by fully qualified name) with its services and their types: the one
+/// reading of the graph's services, for the connection graph and the `services`
+/// capability.
+///
+/// # Errors
+/// rcl refused to list the nodes.
+pub(super) fn node_services(node: &r2r::Node) -> r2r::Result<Vec<(String, NodeServices)>> {
+    let mut out = Vec::new();
+    for (name, ns) in node.get_node_names()? {
+        // A node that left between the two queries has no services to list.
+        if let Ok(services) = node.get_service_names_and_types_by_node(&name, &ns) {
+            out.push((node_id(&name, &ns), services));
+        }
+    }
+    Ok(out)
 }

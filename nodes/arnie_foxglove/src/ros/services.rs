@@ -34,17 +34,16 @@ pub(super) struct Services {
     advertised: BTreeMap<String, String>,
     /// Not advertised (several types, no definition): warned once.
     skipped: HashSet<String>,
-    /// Raw clients by service name (kept while the bridge runs).
+    /// Raw clients by service name, made at the first call and kept while the bridge
+    /// runs, also when the service leaves: r2r cannot destroy a client before its node,
+    /// so one per name is made and reused when the service comes back.
     clients: HashMap<String, Arc<r2r::ClientRaw>>,
 }
 
 /// Every service in the graph with its types, from each node's list.
 fn graph_services(node: &r2r::Node) -> r2r::Result<BTreeMap<String, Vec<String>>> {
     let mut all: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (name, ns) in node.get_node_names()? {
-        let Ok(services) = node.get_service_names_and_types_by_node(&name, &ns) else {
-            continue;
-        };
+    for (_, services) in super::graph::node_services(node)? {
         for (service, types) in services {
             let known = all.entry(service).or_default();
             for t in types {
