@@ -284,17 +284,8 @@ impl DefinitionSource {
                     text,
                 })
             }
-            Err(Lookup::TooDeep) => {
-                return Err(BagError::DefinitionTooDeep {
-                    type_name: type_name.into(),
-                })
-            }
-            Err(Lookup::BadName) => {
-                return Err(BagError::BadTypeName {
-                    type_name: type_name.into(),
-                })
-            }
             Err(Lookup::NotFound) => {}
+            Err(e) => return Err(self.lookup_error(type_name, e)),
         }
         let mut seen = HashSet::new();
         let mut text = format!("{SEPARATOR}IDL: {type_name}\n");
@@ -307,13 +298,14 @@ impl DefinitionSource {
                     text,
                 })
             }
-            Err(Lookup::BadName) => Err(BagError::BadTypeName {
-                type_name: type_name.into(),
-            }),
-            Err(Lookup::TooDeep) => Err(BagError::DefinitionTooDeep {
-                type_name: type_name.into(),
-            }),
-            Err(Lookup::NotFound) => Err(BagError::DefinitionNotFound {
+            Err(e) => Err(self.lookup_error(type_name, e)),
+        }
+    }
+
+    /// The error a failed lookup of `type_name` is.
+    fn lookup_error(&self, type_name: &str, e: Lookup) -> BagError {
+        match e {
+            Lookup::NotFound => BagError::DefinitionNotFound {
                 type_name: type_name.into(),
                 searched: self
                     .prefixes
@@ -321,7 +313,13 @@ impl DefinitionSource {
                     .map(|p| p.display().to_string())
                     .collect::<Vec<_>>()
                     .join(":"),
-            }),
+            },
+            Lookup::BadName => BagError::BadTypeName {
+                type_name: type_name.into(),
+            },
+            Lookup::TooDeep => BagError::DefinitionTooDeep {
+                type_name: type_name.into(),
+            },
         }
     }
 
@@ -370,24 +368,7 @@ impl DefinitionSource {
     /// The `.srv` text, the dependencies' text (each after a separator) and rosbag2's
     /// encoding for the whole.
     fn service_pieces(&mut self, type_name: &str) -> Result<(String, String, &'static str)> {
-        let not_found = |me: &Self| BagError::DefinitionNotFound {
-            type_name: type_name.into(),
-            searched: me
-                .prefixes
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(":"),
-        };
-        let lookup = |me: &Self, e: Lookup| match e {
-            Lookup::NotFound => not_found(me),
-            Lookup::BadName => BagError::BadTypeName {
-                type_name: type_name.into(),
-            },
-            Lookup::TooDeep => BagError::DefinitionTooDeep {
-                type_name: type_name.into(),
-            },
-        };
+        let lookup = |me: &Self, e: Lookup| me.lookup_error(type_name, e);
         let (root, deps) = match self.load(type_name, DefinitionFormat::Srv) {
             Ok(spec) => (spec.text.clone(), spec.deps.clone()),
             Err(e) => return Err(lookup(self, e)),
