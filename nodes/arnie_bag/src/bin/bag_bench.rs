@@ -29,6 +29,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use arnie_bag::Bag;
@@ -531,11 +533,15 @@ struct Playback {
     rate: f64,
     in_bag: usize,
     received: usize,
-    /// |error| in ms, sorted.
+    /// |error| in ms, sorted, of when the player published each message (the
+    /// middleware's source timestamp): the player's own timing.
     errors_ms: Vec<f64>,
+    /// The same of when the bench's reader received it (the middleware's received
+    /// timestamp): the player's timing plus DDS delivery.
+    delivered_ms: Vec<f64>,
 }
 
-type RawStream = Box<dyn Stream<Item = Vec<u8>> + Unpin>;
+type RawStream = Box<dyn Stream<Item = r2r::RawMessage> + Unpin>;
 
 /// Header stamp bytes of a CDR message whose first field is a `std_msgs/Header`.
 fn stamp_key(data: &[u8]) -> Option<[u8; 8]> {
@@ -560,8 +566,19 @@ fn play(
     }
     let best_effort = QosProfile::default().best_effort().keep_last(1000);
     let mut subs: Vec<(String, RawStream)> = Vec::new();
+    // The counted raw subscription: every waiting message per spin, each with the
+    // middleware's source and received timestamps (so the bench's own loop is not
+    // measured), overflows counted.
+    let dropped = Arc::new(AtomicU64::new(0));
     for t in b.topics() {
-        let s = node.subscribe_raw(&t.metadata.name, &t.metadata.type_name, best_effort.clone())?;
+        let s = node_glue::typesupport::subscribe(
+            node,
+            &t.metadata.name,
+            &t.metadata.type_name,
+            best_effort.clone(),
+            10_000,
+            dropped.clone(),
+        )?;
         subs.push((t.metadata.name.clone(), Box::new(s)));
     }
     let out = std::fs::File::create(log)?;
@@ -580,19 +597,23 @@ fn play(
         .stdout(out.try_clone()?)
         .stderr(out)
         .spawn()?;
-    let mut got: Vec<(Instant, u64)> = Vec::new();
+    // (source timestamp, received timestamp, log time) of each message that came back.
+    let mut got: Vec<(i64, i64, u64)> = Vec::new();
+    let mut take = |subs: &mut Vec<(String, RawStream)>| {
+        for (topic, s) in subs.iter_mut() {
+            while let Some(Some(m)) = s.next().now_or_never() {
+                if let Some(t) = stamp_key(&m.data).and_then(|k| log_times.get(&(topic.clone(), k)))
+                {
+                    got.push((m.source_timestamp, m.received_timestamp, *t));
+                }
+            }
+        }
+    };
     let deadline = Instant::now()
         + Duration::from_secs_f64(b.metadata().duration_ns as f64 / 1e9 / rate + 60.0);
     loop {
         node.spin_once(Duration::from_millis(2));
-        let now = Instant::now();
-        for (topic, s) in subs.iter_mut() {
-            while let Some(Some(data)) = s.next().now_or_never() {
-                if let Some(t) = stamp_key(&data).and_then(|k| log_times.get(&(topic.clone(), k))) {
-                    got.push((now, *t));
-                }
-            }
-        }
+        take(&mut subs);
         if let Some(status) = child.try_wait()? {
             if !status.success() {
                 return Err(format!(
@@ -605,15 +626,7 @@ fn play(
             let end = Instant::now() + Duration::from_millis(300);
             while Instant::now() < end {
                 node.spin_once(Duration::from_millis(5));
-                for (topic, s) in subs.iter_mut() {
-                    while let Some(Some(data)) = s.next().now_or_never() {
-                        if let Some(t) =
-                            stamp_key(&data).and_then(|k| log_times.get(&(topic.clone(), k)))
-                        {
-                            got.push((Instant::now(), *t));
-                        }
-                    }
-                }
+                take(&mut subs);
             }
             break;
         }
@@ -623,24 +636,36 @@ fn play(
         }
     }
     drop(subs);
-    got.sort_by_key(|(_, t)| *t);
-    let mut errors_ms: Vec<f64> = match got.first() {
-        None => Vec::new(),
-        Some(&(r0, t0)) => got
+    if dropped.load(Ordering::Relaxed) > 0 {
+        eprintln!(
+            "bag_bench: {} messages overflowed the bench's queues",
+            dropped.load(Ordering::Relaxed)
+        );
+    }
+    got.sort_by_key(|m| m.2);
+    // |(stamp − first stamp) − (log time − first log time) / rate|, in ms, sorted.
+    let errors = |stamp: fn(&(i64, i64, u64)) -> i64| -> Vec<f64> {
+        let Some(first) = got.first() else {
+            return Vec::new();
+        };
+        let (s0, t0) = (stamp(first), first.2);
+        let mut e: Vec<f64> = got
             .iter()
-            .map(|(r, t)| {
-                let wall = r.duration_since(r0).as_secs_f64();
-                let due = (t - t0) as f64 / 1e9 / rate;
+            .map(|m| {
+                let wall = (stamp(m) - s0) as f64 / 1e9;
+                let due = (m.2 - t0) as f64 / 1e9 / rate;
                 (wall - due).abs() * 1e3
             })
-            .collect(),
+            .collect();
+        e.sort_by(f64::total_cmp);
+        e
     };
-    errors_ms.sort_by(f64::total_cmp);
     Ok(Playback {
         rate,
         in_bag: log_times.len(),
         received: got.len(),
-        errors_ms,
+        errors_ms: errors(|m| m.0),
+        delivered_ms: errors(|m| m.1),
     })
 }
 
@@ -767,18 +792,21 @@ fn run(o: Options) -> Result<(), BoxError> {
             r.cpu_percent
         );
     }
-    println!("\n### Playback timing (`arnie_bag play` of the demo-rate bag; error = receive time vs log_time / rate, from the first message)\n");
-    println!("| rate | messages in bag | received | error p50 [ms] | p99 [ms] | max [ms] |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
+    println!("\n### Playback timing (`arnie_bag play` of the demo-rate bag; error = time since the first message vs log_time since the first / rate; published = the middleware's source timestamp, delivered = the bench reader's received timestamp)\n");
+    println!("| rate | messages in bag | received | published: error p50 [ms] | p99 [ms] | max [ms] | delivered: error p50 [ms] | p99 [ms] | max [ms] |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for p in &plays {
         println!(
-            "| `-r {}` | {} | {} | {:.2} | {:.2} | {:.2} |",
+            "| `-r {}` | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
             p.rate,
             p.in_bag,
             p.received,
             pct(&p.errors_ms, 0.5),
             pct(&p.errors_ms, 0.99),
-            p.errors_ms.last().copied().unwrap_or(f64::NAN)
+            p.errors_ms.last().copied().unwrap_or(f64::NAN),
+            pct(&p.delivered_ms, 0.5),
+            pct(&p.delivered_ms, 0.99),
+            p.delivered_ms.last().copied().unwrap_or(f64::NAN)
         );
     }
     if o.keep {
