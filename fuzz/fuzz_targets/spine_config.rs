@@ -1,5 +1,5 @@
 //! The spine's config loader (nodes/arnie_spine `config`, `resolve`): any text is a
-//! checked config or a `ConfigError`, never a panic, with and without the loopback map;
+//! checked config or a `LoadError`, never a panic, with and without the loopback map;
 //! a config that loads builds a router that takes a datagram on every input, in both
 //! formats, and a topic value on every output without panicking.
 #![no_main]

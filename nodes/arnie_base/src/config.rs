@@ -1,7 +1,6 @@
 //! [`BaseConfig`]: the follower's and the state machine's settings, checked once
 //! ([`BaseConfig::check`]); with feature `ros` the node declares a ROS parameter of the
 //! same name for each (`ros::params`: type, default, range, when a change takes effect).
-use std::fmt;
 
 /// Everything the navigator needs to know. Units are in the names.
 ///
@@ -133,31 +132,18 @@ impl Default for BaseConfig {
     }
 }
 
-/// A setting that cannot be used: `field` names it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ConfigError {
-    /// The setting (the ROS parameter of the same name).
-    pub field: &'static str,
-    /// Why.
-    pub reason: String,
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.reason)
-    }
-}
-
-impl std::error::Error for ConfigError {}
+/// A setting that cannot be used: `name` names it (the ROS parameter of the same name);
+/// the workspace's one shape, `glue_core`'s, shown `name: reason`.
+pub use glue_core::ConfigError;
 
 fn range(field: &'static str, v: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
     if v.is_finite() && v >= lo && v <= hi {
         Ok(())
     } else {
-        Err(ConfigError {
+        Err(ConfigError::new(
             field,
-            reason: format!("{v} is not in {lo}..={hi}"),
-        })
+            format!("{v} is not in {lo}..={hi}"),
+        ))
     }
 }
 
@@ -197,10 +183,10 @@ impl BaseConfig {
         range("progress_min_m", self.progress_min_m, 0.0, 10.0)?;
         range("progress_timeout_s", self.progress_timeout_s, 0.05, 600.0)?;
         if self.max_failures > 1000 {
-            return Err(ConfigError {
-                field: "max_failures",
-                reason: format!("{} is not in 0..=1000", self.max_failures),
-            });
+            return Err(ConfigError::new(
+                "max_failures",
+                format!("{} is not in 0..=1000", self.max_failures),
+            ));
         }
         range(
             "obstacle_stop_distance_m",
@@ -246,12 +232,12 @@ mod tests {
             min_speed_mps: 1.0,
             ..BaseConfig::default()
         };
-        assert_eq!(bad.check().unwrap_err().field, "min_speed_mps");
+        assert_eq!(bad.check().unwrap_err().name, "min_speed_mps");
         let bad = BaseConfig {
             link_timeout_s: f64::NAN,
             ..BaseConfig::default()
         };
-        assert_eq!(bad.check().unwrap_err().field, "link_timeout_s");
+        assert_eq!(bad.check().unwrap_err().name, "link_timeout_s");
         let bad = BaseConfig {
             max_failures: 5000,
             ..BaseConfig::default()

@@ -109,21 +109,12 @@ pub struct Config {
     pub limits: Limits,
 }
 
-/// A value outside its range: names the parameter and the rule.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{name}: {reason}")]
-pub struct ConfigError {
-    /// The parameter.
-    pub name: &'static str,
-    /// What is wrong with its value.
-    pub reason: String,
-}
+/// A value outside its range: names the parameter and why (the workspace's one shape,
+/// `glue_core`'s, shown `name: reason`).
+pub use glue_core::ConfigError;
 
 fn bad(name: &'static str, reason: impl Into<String>) -> ConfigError {
-    ConfigError {
-        name,
-        reason: reason.into(),
-    }
+    ConfigError::new(name, reason)
 }
 
 fn ranged(name: &'static str, v: i64, (lo, hi): (i64, i64)) -> Result<i64, ConfigError> {

@@ -12,6 +12,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use arnie_bag::msgdef::DefinitionSource;
+use glue_core::ConfigError;
 use regex::Regex;
 
 /// foxglove_bridge's default `asset_uri_allowlist`.
@@ -65,10 +66,10 @@ impl Assets {
     /// Serves the URIs `allowlist` matches whole, from these install prefixes.
     ///
     /// # Errors
-    /// The allowlist is not a regex.
-    pub fn new(allowlist: &str, prefixes: Vec<PathBuf>) -> Result<Self, String> {
+    /// The allowlist is not a regex (`asset_uri_allowlist`).
+    pub fn new(allowlist: &str, prefixes: Vec<PathBuf>) -> Result<Self, ConfigError> {
         let allow = Regex::new(&format!("^(?:{allowlist})$"))
-            .map_err(|e| format!("asset_uri_allowlist: not a regex: {e}"))?;
+            .map_err(|e| ConfigError::new("asset_uri_allowlist", format!("not a regex: {e}")))?;
         Ok(Assets {
             allow,
             source: DefinitionSource::new(prefixes),

@@ -1,21 +1,12 @@
 //! The node's settings, validated once: nothing downstream handles raw strings.
 
-use std::fmt;
 use std::net::IpAddr;
 
 use regex::Regex;
 
-/// A setting that cannot be used, naming the parameter.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError(pub String);
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ConfigError {}
+/// A setting that cannot be used, naming the parameter: the workspace's one shape,
+/// `glue_core`'s, shown `name: reason`.
+pub use glue_core::ConfigError;
 
 /// The raw settings as the parameters give them.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,13 +69,13 @@ pub struct Config {
 }
 
 /// A whole-name regex; empty means "no pattern".
-fn anchored(param: &str, pattern: &str) -> Result<Option<Regex>, ConfigError> {
+fn anchored(param: &'static str, pattern: &str) -> Result<Option<Regex>, ConfigError> {
     if pattern.is_empty() {
         return Ok(None);
     }
     Regex::new(&format!("^(?:{pattern})$"))
         .map(Some)
-        .map_err(|e| ConfigError(format!("{param}: not a regex: {e}")))
+        .map_err(|e| ConfigError::new(param, format!("not a regex: {e}")))
 }
 
 impl Config {
@@ -94,32 +85,31 @@ impl Config {
     /// An address that is not an IP address, a port outside 0..=65535, a pattern that is
     /// not a regex, a depth or storm limit out of range.
     pub fn new(s: &Settings) -> Result<Config, ConfigError> {
-        let address: IpAddr = s
-            .address
-            .parse()
-            .map_err(|_| ConfigError(format!("address: `{}` is not an IP address", s.address)))?;
+        let address: IpAddr = s.address.parse().map_err(|_| {
+            ConfigError::new("address", format!("`{}` is not an IP address", s.address))
+        })?;
         let port = u16::try_from(s.port)
-            .map_err(|_| ConfigError(format!("port: {} is not in 0..=65535", s.port)))?;
+            .map_err(|_| ConfigError::new("port", format!("{} is not in 0..=65535", s.port)))?;
         if !(1..=1000).contains(&s.latched_depth) {
-            return Err(ConfigError(format!(
-                "latched_depth: {} is not in 1..=1000",
-                s.latched_depth
-            )));
+            return Err(ConfigError::new(
+                "latched_depth",
+                format!("{} is not in 1..=1000", s.latched_depth),
+            ));
         }
         if !(1..=100_000).contains(&s.subscription_queue) {
-            return Err(ConfigError(format!(
-                "subscription_queue: {} is not in 1..=100000",
-                s.subscription_queue
-            )));
+            return Err(ConfigError::new(
+                "subscription_queue",
+                format!("{} is not in 1..=100000", s.subscription_queue),
+            ));
         }
         let storm_ops_per_s = u32::try_from(s.storm_ops_per_s)
             .ok()
             .filter(|n| *n >= 1)
             .ok_or_else(|| {
-                ConfigError(format!(
-                    "storm_ops_per_s: {} is not >= 1",
-                    s.storm_ops_per_s
-                ))
+                ConfigError::new(
+                    "storm_ops_per_s",
+                    format!("{} is not >= 1", s.storm_ops_per_s),
+                )
             })?;
         Ok(Config {
             address,
@@ -212,7 +202,7 @@ mod tests {
 
     #[test]
     fn bad_settings_name_the_parameter() {
-        let bad = |s: Settings| Config::new(&s).unwrap_err().0;
+        let bad = |s: Settings| Config::new(&s).unwrap_err().to_string();
         assert!(bad(Settings {
             address: "localhost:1".into(),
             ..Settings::default()

@@ -56,7 +56,7 @@ pub enum SimError {
         field: String,
     },
     /// The spine config does not load.
-    Spine(arnie_spine::ConfigError),
+    Spine(arnie_spine::LoadError),
     /// The transform of this spine input cannot be inverted (the sim sends `T⁻¹ · p`).
     Singular {
         /// `interfaces.input.<name>`.
@@ -108,8 +108,8 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
-impl From<arnie_spine::ConfigError> for SimError {
-    fn from(e: arnie_spine::ConfigError) -> Self {
+impl From<arnie_spine::LoadError> for SimError {
+    fn from(e: arnie_spine::LoadError) -> Self {
         SimError::Spine(e)
     }
 }

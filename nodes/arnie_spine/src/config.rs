@@ -28,7 +28,7 @@ use std::path::Path;
 use glue_core::topics;
 use serde::Deserialize;
 
-use crate::error::ConfigError;
+use crate::error::LoadError;
 use crate::transform::Transform;
 use crate::wire::Format;
 
@@ -327,8 +327,8 @@ impl RawConfig {
     /// Parses JSON text.
     ///
     /// # Errors
-    /// [`ConfigError::Json`] naming the field (syntax errors name the line).
-    pub fn from_json(text: &str) -> Result<Self, ConfigError> {
+    /// [`LoadError::Json`] naming the field (syntax errors name the line).
+    pub fn from_json(text: &str) -> Result<Self, LoadError> {
         let de = &mut serde_json::Deserializer::from_str(text);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -337,7 +337,7 @@ impl RawConfig {
             } else {
                 path
             };
-            ConfigError::Json {
+            LoadError::Json {
                 field,
                 message: e.into_inner().to_string(),
             }
@@ -347,8 +347,8 @@ impl RawConfig {
     /// Checks and resolves, optionally mapping every address to loopback.
     ///
     /// # Errors
-    /// The first problem found, as a [`ConfigError`] naming its field.
-    pub fn resolve(&self, loopback: Option<LoopbackMap>) -> Result<Config, ConfigError> {
+    /// The first problem found, as a [`LoadError`] naming its field.
+    pub fn resolve(&self, loopback: Option<LoopbackMap>) -> Result<Config, LoadError> {
         crate::resolve::resolve(self, loopback)
     }
 }
@@ -358,16 +358,16 @@ impl Config {
     ///
     /// # Errors
     /// See [`RawConfig::from_json`] and [`RawConfig::resolve`].
-    pub fn from_json(text: &str, loopback: Option<LoopbackMap>) -> Result<Self, ConfigError> {
+    pub fn from_json(text: &str, loopback: Option<LoopbackMap>) -> Result<Self, LoadError> {
         RawConfig::from_json(text)?.resolve(loopback)
     }
 
     /// Reads, parses and resolves a file.
     ///
     /// # Errors
-    /// [`ConfigError::Io`] if it cannot be read, else as [`Config::from_json`].
-    pub fn load(path: &Path, loopback: Option<LoopbackMap>) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+    /// [`LoadError::Io`] if it cannot be read, else as [`Config::from_json`].
+    pub fn load(path: &Path, loopback: Option<LoopbackMap>) -> Result<Self, LoadError> {
+        let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;

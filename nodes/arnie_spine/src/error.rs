@@ -1,4 +1,6 @@
-//! [`ConfigError`]: the crate's one error type. Every variant names the field it is about.
+//! [`LoadError`]: the crate's one error type, "the config file could not be loaded".
+//! Every variant names the field it is about. (Not `glue_core::ConfigError`, the shape of
+//! one refused setting: a file has more ways to be wrong, each kept as its own variant.)
 //!
 //! (Bad datagrams are not errors but normal flow: see [`crate::wire::Rejected`].)
 
@@ -6,10 +8,10 @@ use std::fmt;
 
 use crate::transform::MatrixError;
 
-/// Why a config could not be loaded. `Display` starts with the field, e.g.
+/// Why the config file could not be loaded. `Display` starts with the field, e.g.
 /// `interfaces.output.arm.port: expected integer 0..65535, got 70000`.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ConfigError {
+pub enum LoadError {
     /// The file could not be read.
     Io {
         /// The path.
@@ -144,96 +146,96 @@ pub enum ConfigError {
     },
 }
 
-impl ConfigError {
-    /// The field the error is about (the path for [`ConfigError::Io`]).
+impl LoadError {
+    /// The field the error is about (the path for [`LoadError::Io`]).
     pub fn field(&self) -> &str {
         match self {
-            ConfigError::Io { path, .. } => path,
-            ConfigError::MissingDefaultTransform => "transforms.default",
-            ConfigError::Json { field, .. }
-            | ConfigError::PortOutOfRange { field, .. }
-            | ConfigError::BadHost { field, .. }
-            | ConfigError::UnknownFormat { field, .. }
-            | ConfigError::UnknownKind { field, .. }
-            | ConfigError::UnknownQos { field, .. }
-            | ConfigError::BadResendInterval { field, .. }
-            | ConfigError::BadTopic { field, .. }
-            | ConfigError::BadThreshold { field, .. }
-            | ConfigError::BadCheckElements { field, .. }
-            | ConfigError::BadSource { field, .. }
-            | ConfigError::Matrix { field, .. }
-            | ConfigError::Singular { field, .. }
-            | ConfigError::DuplicatePort { field, .. }
-            | ConfigError::UnknownInput { field, .. }
-            | ConfigError::UnknownOutput { field, .. }
-            | ConfigError::DuplicateConnection { field, .. } => field,
+            LoadError::Io { path, .. } => path,
+            LoadError::MissingDefaultTransform => "transforms.default",
+            LoadError::Json { field, .. }
+            | LoadError::PortOutOfRange { field, .. }
+            | LoadError::BadHost { field, .. }
+            | LoadError::UnknownFormat { field, .. }
+            | LoadError::UnknownKind { field, .. }
+            | LoadError::UnknownQos { field, .. }
+            | LoadError::BadResendInterval { field, .. }
+            | LoadError::BadTopic { field, .. }
+            | LoadError::BadThreshold { field, .. }
+            | LoadError::BadCheckElements { field, .. }
+            | LoadError::BadSource { field, .. }
+            | LoadError::Matrix { field, .. }
+            | LoadError::Singular { field, .. }
+            | LoadError::DuplicatePort { field, .. }
+            | LoadError::UnknownInput { field, .. }
+            | LoadError::UnknownOutput { field, .. }
+            | LoadError::DuplicateConnection { field, .. } => field,
         }
     }
 }
 
-impl fmt::Display for ConfigError {
+impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let field = self.field();
         match self {
-            ConfigError::Io { message, .. } => write!(f, "{field}: cannot read: {message}"),
-            ConfigError::Json { message, .. } => write!(f, "{field}: {message}"),
-            ConfigError::PortOutOfRange { value, offset: 0, .. } => {
+            LoadError::Io { message, .. } => write!(f, "{field}: cannot read: {message}"),
+            LoadError::Json { message, .. } => write!(f, "{field}: {message}"),
+            LoadError::PortOutOfRange { value, offset: 0, .. } => {
                 write!(f, "{field}: expected integer 0..65535, got {value}")
             }
-            ConfigError::PortOutOfRange { value, offset, .. } => write!(
+            LoadError::PortOutOfRange { value, offset, .. } => write!(
                 f,
                 "{field}: expected integer 0..65535, got {value} after the loopback port offset {offset}"
             ),
-            ConfigError::BadHost { value, .. } => {
+            LoadError::BadHost { value, .. } => {
                 write!(f, "{field}: expected an IP address, got {value:?}")
             }
-            ConfigError::UnknownFormat { value, .. } => {
+            LoadError::UnknownFormat { value, .. } => {
                 write!(f, "{field}: unknown format {value:?}, expected \"csv\" or \"simulink\"")
             }
-            ConfigError::UnknownKind { value, .. } => write!(
+            LoadError::UnknownKind { value, .. } => write!(
                 f,
                 "{field}: unknown kind {value:?}, expected \"point\" or \"coordinates\""
             ),
-            ConfigError::UnknownQos { value, .. } => write!(
+            LoadError::UnknownQos { value, .. } => write!(
                 f,
                 "{field}: unknown qos {value:?}, expected \"sensor\", \"command\" (or \"reliable\") or \"latched\""
             ),
-            ConfigError::BadResendInterval { value, .. } => write!(
+            LoadError::BadResendInterval { value, .. } => write!(
                 f,
                 "{field}: expected 0 (off) or an integer {}..{} [ms], got {value}",
                 crate::config::MIN_RESEND_INTERVAL_MS,
                 crate::config::MAX_RESEND_INTERVAL_MS
             ),
-            ConfigError::BadTopic { value, .. } => {
+            LoadError::BadTopic { value, .. } => {
                 write!(f, "{field}: {value:?} is not a topic name")
             }
-            ConfigError::BadThreshold { value, .. } => {
+            LoadError::BadThreshold { value, .. } => {
                 write!(f, "{field}: expected a finite number >= 0 [mm], got {value}")
             }
-            ConfigError::BadCheckElements { value, .. } => {
+            LoadError::BadCheckElements { value, .. } => {
                 write!(f, "{field}: expected an integer >= 1, got {value}")
             }
-            ConfigError::BadSource { value, .. } => {
+            LoadError::BadSource { value, .. } => {
                 write!(f, "{field}: expected \"ip\" or \"ip:port\", got {value:?}")
             }
-            ConfigError::MissingDefaultTransform => write!(f, "{field}: missing (it is required)"),
-            ConfigError::Matrix { problem, .. } => write!(f, "{field}: {problem}"),
-            ConfigError::Singular { output, .. } => write!(
+            LoadError::MissingDefaultTransform => write!(f, "{field}: missing (it is required)"),
+            LoadError::Matrix { problem, .. } => write!(f, "{field}: {problem}"),
+            LoadError::Singular { output, .. } => write!(
                 f,
                 "{field}: singular (non-invertible) matrix, but output {output:?} needs its inverse"
             ),
-            ConfigError::DuplicatePort { port, other, .. } => {
+            LoadError::DuplicatePort { port, other, .. } => {
                 write!(f, "{field}: port {port} is already bound by input {other:?}")
             }
-            ConfigError::UnknownInput { name, .. } => write!(f, "{field}: unknown input {name:?}"),
-            ConfigError::UnknownOutput { name, .. } => {
+            LoadError::UnknownInput { name, .. } => write!(f, "{field}: unknown input {name:?}"),
+            LoadError::UnknownOutput { name, .. } => {
                 write!(f, "{field}: unknown output {name:?}")
             }
-            ConfigError::DuplicateConnection { first, .. } => {
+            LoadError::DuplicateConnection { first, .. } => {
                 write!(f, "{field}: duplicate of connections[{first}]")
             }
         }
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl std::error::Error for LoadError {}

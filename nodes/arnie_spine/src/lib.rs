@@ -58,7 +58,7 @@
 //! `T⁻¹` on outputs). Topics are in metres: convert once with [`units::Scale`].
 //!
 //! # Errors
-//! [`ConfigError`] is the crate's error type: a config that does not load, naming the
+//! [`LoadError`] is the crate's error type: a config that does not load, naming the
 //! field. A bad datagram is not an error but normal flow: a [`wire::Rejected`] that the
 //! router counts and returns, never a panic, never forwarded. NaN and ±inf are rejected
 //! before any gate, so an output never sends them.
@@ -83,7 +83,7 @@ pub mod units;
 pub mod wire;
 
 pub use config::{Config, LoopbackMap, RawConfig};
-pub use error::ConfigError;
+pub use error::LoadError;
 pub use forward::{Emit, InputId, Outcome, OutputId, Routed, Router};
 pub use gate::{OutputGate, Verdict};
 pub use transform::Transform;

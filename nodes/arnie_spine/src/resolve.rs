@@ -7,20 +7,17 @@ use crate::config::{
     parse_host, Config, Connection, Input, LoopbackMap, MsgKind, Output, RawConfig, SourceRule,
     TopicMap, TopicQos, MAX_RESEND_INTERVAL_MS, MIN_RESEND_INTERVAL_MS,
 };
-use crate::error::ConfigError;
+use crate::error::LoadError;
 use crate::transform::Transform;
 use crate::wire::Format;
 
 const LOOPBACK: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
 
-pub(crate) fn resolve(
-    raw: &RawConfig,
-    loopback: Option<LoopbackMap>,
-) -> Result<Config, ConfigError> {
+pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<Config, LoadError> {
     let offset = loopback.map_or(0, |l| l.port_offset);
     let map_ip = |ip: IpAddr| if loopback.is_some() { LOOPBACK } else { ip };
 
-    let bind_ip = parse_host(&raw.host).ok_or_else(|| ConfigError::BadHost {
+    let bind_ip = parse_host(&raw.host).ok_or_else(|| LoadError::BadHost {
         field: "host".into(),
         value: raw.host.clone(),
     })?;
@@ -43,7 +40,7 @@ pub(crate) fn resolve(
         let base = format!("interfaces.input.{name}");
         let port = port(&format!("{base}.port"), ri.port, offset)?;
         if let Some(other) = bound.get(&port) {
-            return Err(ConfigError::DuplicatePort {
+            return Err(LoadError::DuplicatePort {
                 field: format!("{base}.port"),
                 port,
                 other: other.clone(),
@@ -81,14 +78,14 @@ pub(crate) fn resolve(
     let mut outputs = Vec::with_capacity(raw.interfaces.output.len());
     for (name, ro) in &raw.interfaces.output {
         let base = format!("interfaces.output.{name}");
-        let ip = parse_host(&ro.host).ok_or_else(|| ConfigError::BadHost {
+        let ip = parse_host(&ro.host).ok_or_else(|| LoadError::BadHost {
             field: format!("{base}.host"),
             value: ro.host.clone(),
         })?;
         let port = port(&format!("{base}.port"), ro.port, offset)?;
         let threshold_mm = match ro.threshold {
             Some(t) if !(t.is_finite() && t >= 0.0) => {
-                return Err(ConfigError::BadThreshold {
+                return Err(LoadError::BadThreshold {
                     field: format!("{base}.threshold"),
                     value: t,
                 })
@@ -99,12 +96,12 @@ pub(crate) fn resolve(
         let check_elements = usize::try_from(check)
             .ok()
             .filter(|c| *c >= 1)
-            .ok_or_else(|| ConfigError::BadCheckElements {
+            .ok_or_else(|| LoadError::BadCheckElements {
                 field: format!("{base}.checkElementsCount"),
                 value: check,
             })?;
         let (to_global, tfield) = transform_for(name.as_str());
-        let to_device = to_global.inverse().ok_or_else(|| ConfigError::Singular {
+        let to_device = to_global.inverse().ok_or_else(|| LoadError::Singular {
             field: tfield,
             output: name.clone(),
         })?;
@@ -135,20 +132,20 @@ pub(crate) fn resolve(
         let input = inputs
             .iter()
             .position(|i| i.name == rc.input)
-            .ok_or_else(|| ConfigError::UnknownInput {
+            .ok_or_else(|| LoadError::UnknownInput {
                 field: format!("connections[{k}].input"),
                 name: rc.input.clone(),
             })?;
         let output = outputs
             .iter()
             .position(|o| o.name == rc.output)
-            .ok_or_else(|| ConfigError::UnknownOutput {
+            .ok_or_else(|| LoadError::UnknownOutput {
                 field: format!("connections[{k}].output"),
                 name: rc.output.clone(),
             })?;
         let c = Connection { input, output };
         if let Some(first) = connections.iter().position(|x| *x == c) {
-            return Err(ConfigError::DuplicateConnection {
+            return Err(LoadError::DuplicateConnection {
                 field: format!("connections[{k}]"),
                 first,
             });
@@ -185,13 +182,13 @@ pub(crate) fn resolve(
 
 fn parse_transforms(
     raw: &BTreeMap<String, String>,
-) -> Result<BTreeMap<String, Transform>, ConfigError> {
+) -> Result<BTreeMap<String, Transform>, LoadError> {
     if !raw.contains_key("default") {
-        return Err(ConfigError::MissingDefaultTransform);
+        return Err(LoadError::MissingDefaultTransform);
     }
     let mut out = BTreeMap::new();
     for (name, text) in raw {
-        let t = Transform::parse(text).map_err(|problem| ConfigError::Matrix {
+        let t = Transform::parse(text).map_err(|problem| LoadError::Matrix {
             field: format!("transforms.{name}"),
             problem,
         })?;
@@ -200,29 +197,29 @@ fn parse_transforms(
     Ok(out)
 }
 
-fn port(field: &str, value: i64, offset: i32) -> Result<u16, ConfigError> {
+fn port(field: &str, value: i64, offset: i32) -> Result<u16, LoadError> {
     let shifted = value.saturating_add(i64::from(offset));
-    u16::try_from(shifted).map_err(|_| ConfigError::PortOutOfRange {
+    u16::try_from(shifted).map_err(|_| LoadError::PortOutOfRange {
         field: field.to_string(),
         value: shifted,
         offset,
     })
 }
 
-fn format(field: &str, value: &str) -> Result<Format, ConfigError> {
-    value.parse().map_err(|()| ConfigError::UnknownFormat {
+fn format(field: &str, value: &str) -> Result<Format, LoadError> {
+    value.parse().map_err(|()| LoadError::UnknownFormat {
         field: field.to_string(),
         value: value.to_string(),
     })
 }
 
-fn resend_interval(field: &str, value: Option<i64>) -> Result<Option<u64>, ConfigError> {
+fn resend_interval(field: &str, value: Option<i64>) -> Result<Option<u64>, LoadError> {
     match value {
         None | Some(0) => Ok(None),
         Some(v) if (MIN_RESEND_INTERVAL_MS..=MAX_RESEND_INTERVAL_MS).contains(&v) => {
             Ok(u64::try_from(v).ok())
         }
-        Some(v) => Err(ConfigError::BadResendInterval {
+        Some(v) => Err(LoadError::BadResendInterval {
             field: field.to_string(),
             value: v,
         }),
@@ -241,12 +238,12 @@ fn topic(
     kind: Option<&str>,
     qos: Option<&str>,
     role: Role,
-) -> Result<Option<TopicMap>, ConfigError> {
+) -> Result<Option<TopicMap>, LoadError> {
     let kind = match kind {
         None | Some("coordinates") => MsgKind::Coordinates,
         Some("point") => MsgKind::Point,
         Some(other) => {
-            return Err(ConfigError::UnknownKind {
+            return Err(LoadError::UnknownKind {
                 field: format!("{base}.kind"),
                 value: other.to_string(),
             })
@@ -254,15 +251,13 @@ fn topic(
     };
     match name {
         None => Ok(None),
-        Some(n) if n.is_empty() || n.chars().any(char::is_whitespace) => {
-            Err(ConfigError::BadTopic {
-                field: format!("{base}.topic"),
-                value: n.to_string(),
-            })
-        }
+        Some(n) if n.is_empty() || n.chars().any(char::is_whitespace) => Err(LoadError::BadTopic {
+            field: format!("{base}.topic"),
+            value: n.to_string(),
+        }),
         Some(n) => {
             let qos = match qos {
-                Some(text) => TopicQos::parse(text).ok_or_else(|| ConfigError::UnknownQos {
+                Some(text) => TopicQos::parse(text).ok_or_else(|| LoadError::UnknownQos {
                     field: format!("{base}.qos"),
                     value: text.to_string(),
                 })?,
@@ -284,8 +279,8 @@ fn source_rule(
     field: &str,
     text: &str,
     loopback: Option<LoopbackMap>,
-) -> Result<SourceRule, ConfigError> {
-    let bad = || ConfigError::BadSource {
+) -> Result<SourceRule, LoadError> {
+    let bad = || LoadError::BadSource {
         field: field.to_string(),
         value: text.to_string(),
     };

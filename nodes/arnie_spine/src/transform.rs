@@ -15,7 +15,7 @@ use nalgebra::{Matrix4, Vector4};
 
 use crate::Item;
 
-/// Why a matrix string could not be parsed (wrapped by [`crate::ConfigError`]).
+/// Why a matrix string could not be parsed (wrapped by [`crate::LoadError`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum MatrixError {
     /// The string did not have 4 rows separated by `;`.

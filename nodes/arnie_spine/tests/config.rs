@@ -4,7 +4,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
 
 use arnie_spine::config::{MsgKind, SourceRule, TopicQos};
-use arnie_spine::{Config, ConfigError, Format, LoopbackMap, RawConfig};
+use arnie_spine::{Config, Format, LoadError, LoopbackMap, RawConfig};
 
 const REFERENCE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -15,7 +15,7 @@ fn reference_text() -> String {
     std::fs::read_to_string(REFERENCE).expect("reference spine-config.json is readable")
 }
 
-fn err(text: &str) -> ConfigError {
+fn err(text: &str) -> LoadError {
     match Config::from_json(text, None) {
         Ok(_) => panic!("expected an error for {text}"),
         Err(e) => e,
@@ -142,7 +142,7 @@ fn loopback_port_out_of_range() {
         }))
         .unwrap_err();
     assert!(
-        matches!(e, ConfigError::PortOutOfRange { offset: 40_000, .. }),
+        matches!(e, LoadError::PortOutOfRange { offset: 40_000, .. }),
         "{e}"
     );
     assert!(e.to_string().starts_with("interfaces.input."), "{e}");
@@ -151,7 +151,7 @@ fn loopback_port_out_of_range() {
             port_offset: -30_000,
         }))
         .unwrap_err();
-    assert!(matches!(e, ConfigError::PortOutOfRange { .. }), "{e}");
+    assert!(matches!(e, LoadError::PortOutOfRange { .. }), "{e}");
 }
 
 #[test]
@@ -350,7 +350,7 @@ fn serde_errors_name_the_field() {
 #[test]
 fn missing_file_is_an_io_error() {
     let e = Config::load(Path::new("/nonexistent/spine.json"), None).unwrap_err();
-    assert!(matches!(e, ConfigError::Io { .. }));
+    assert!(matches!(e, LoadError::Io { .. }));
     assert!(
         e.to_string()
             .starts_with("/nonexistent/spine.json: cannot read"),

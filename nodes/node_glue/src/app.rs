@@ -7,31 +7,85 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
 
-/// A set-up failure of a node (before it spins).
-#[derive(Debug)]
+/// A set-up failure of a node (before it spins). Every variant is typed; its `Display`
+/// is the reason in the line the node exits with (`<node>: cannot start: <reason>`).
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// rcl/r2r refused something (context, node, entity creation).
+    #[error("ROS: {0}")]
     Ros(r2r::Error),
     /// A parameter was given with the wrong type or an invalid value.
-    Parameter(String),
+    #[error("parameter: {0}")]
+    Parameter(#[from] ParameterError),
     /// A setting the node's checks refused (shown like [`Error::Parameter`]).
-    Config(ConfigError),
-    /// Anything else the node's own set-up reports (bad file, bad config ...).
-    Setup(String),
+    #[error("parameter: {0}")]
+    Config(#[from] ConfigError),
+    /// The OS refused what set-up needed (the runtime's threads, ...).
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The parameter table's lock was poisoned (a thread panicked holding it).
+    #[error("parameter table poisoned")]
+    Poisoned,
+    /// The node's own set-up error: its enum (a file that does not load, a socket that
+    /// cannot be bound ...), shown as it is. Made with [`Error::node`].
+    #[error("{0}")]
+    Node(Box<dyn std::error::Error + Send + Sync>),
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Ros(e) => write!(f, "ROS: {e}"),
-            Error::Parameter(m) => write!(f, "parameter: {m}"),
-            Error::Config(e) => write!(f, "parameter: {e}"),
-            Error::Setup(m) => write!(f, "{m}"),
-        }
+impl Error {
+    /// The node's own error `e` (its `ros::SetupError`), carried as it is.
+    pub fn node(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Error::Node(Box::new(e))
     }
 }
 
-impl std::error::Error for Error {}
+/// Why a parameter cannot be used (shown after `parameter: `).
+#[derive(Debug, thiserror::Error)]
+pub enum ParameterError {
+    /// r2r refused it (wrong type, value, name).
+    #[error("{0}")]
+    Ros(r2r::Error),
+    /// `-p name:=` with nothing after `:=`.
+    #[error("`-p {0}:=` has no value (for an empty string write {0}:=''")]
+    NoValue(String),
+    /// A `-p` argument without `:=`.
+    #[error("`-p {0}` is not of the form name:=value")]
+    NotNameValue(String),
+    /// A value given at start, for this node alone, that it does not declare.
+    #[error(
+        "{node} has no parameter {name:?} (given under the key {key:?}); its parameters: {}",
+        declared.join(", ")
+    )]
+    Undeclared {
+        /// The node's fully qualified name.
+        node: String,
+        /// The parameter given.
+        name: String,
+        /// The key of the parameter file (or `/**` for `-p`) it was given under.
+        key: String,
+        /// The node's parameters, sorted.
+        declared: Vec<&'static str>,
+    },
+    /// `use_sim_time` given with a type other than bool.
+    #[error("use_sim_time must be true or false, not {0:?}")]
+    UseSimTime(r2r::ParameterValue),
+    /// rcl's parse of the values given at start refused them (rcl's words).
+    #[error("{0}")]
+    Given(String),
+    /// A declaration or the node's rules refused a value at start (their words).
+    #[error("{0}")]
+    Refused(String),
+    /// The node's own check of its parameters refused them (its error, shown as it is).
+    #[error("{0}")]
+    Node(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl ParameterError {
+    /// The node's own check error `e`, carried as it is.
+    pub fn node(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        ParameterError::Node(Box::new(e))
+    }
+}
 
 impl From<r2r::Error> for Error {
     fn from(e: r2r::Error) -> Self {
@@ -39,21 +93,15 @@ impl From<r2r::Error> for Error {
             r2r::Error::ParameterWrongType { .. }
             | r2r::Error::InvalidParameterType { .. }
             | r2r::Error::ParameterValueConv { .. }
-            | r2r::Error::InvalidParameterName { .. } => Error::Parameter(e.to_string()),
+            | r2r::Error::InvalidParameterName { .. } => Error::Parameter(ParameterError::Ros(e)),
             e => Error::Ros(e),
         }
     }
 }
 
-impl From<ConfigError> for Error {
-    fn from(e: ConfigError) -> Self {
-        Error::Config(e)
-    }
-}
-
-impl From<std::io::Error> for Error {
-    fn from(e: std::io::Error) -> Self {
-        Error::Setup(e.to_string())
+impl<T> From<std::sync::PoisonError<T>> for Error {
+    fn from(_: std::sync::PoisonError<T>) -> Self {
+        Error::Poisoned
     }
 }
 
@@ -126,7 +174,7 @@ impl App {
         // rcl's own parse of the command line first: a bad `--log-level`, a params file
         // that does not parse ... is reported with rcl's words (r2r would only say
         // RCL_RET_ERROR).
-        let keys = crate::params::overrides::from_command_line().map_err(Error::Parameter)?;
+        let keys = crate::params::overrides::from_command_line().map_err(ParameterError::Given)?;
         let ctx = r2r::Context::create()?;
         let mut node = r2r::Node::create(ctx, name, "")?;
         // From here every line goes under the node's logger name and to /rosout.
@@ -136,8 +184,8 @@ impl App {
         let fqn = node.fully_qualified_name()?;
         // Every parameter file must apply to this node through one of its keys.
         let files = crate::params::overrides::params_files(std::env::args());
-        for (file, key) in
-            crate::params::overrides::check_files_apply(&files, &fqn).map_err(Error::Parameter)?
+        for (file, key) in crate::params::overrides::check_files_apply(&files, &fqn)
+            .map_err(ParameterError::Given)?
         {
             crate::log_info!(
                 "{file}: key {key} does not apply to {fqn}: its values are not this node's"
@@ -146,10 +194,7 @@ impl App {
         // The values given at start, matched to this node as rclcpp matches them.
         let given = crate::params::overrides::resolve(&keys, &fqn);
         {
-            let mut table = node
-                .params
-                .lock()
-                .map_err(|_| Error::Setup("parameter table poisoned".into()))?;
+            let mut table = node.params.lock()?;
             table.clear();
             for g in &given {
                 table.insert(g.name.clone(), r2r::Parameter::new(g.value.clone()));
@@ -290,16 +335,11 @@ impl App {
         self.check_given(&decls)?;
         let params = Arc::new(Mutex::new(defaults));
         {
-            let mut table = self
-                .node
-                .params
-                .lock()
-                .map_err(|_| Error::Setup("parameter table poisoned".into()))?;
+            let mut table = self.node.params.lock()?;
             params
-                .lock()
-                .map_err(|_| Error::Setup("parameter table poisoned".into()))?
+                .lock()?
                 .register_parameters("", None, &mut table)
-                .map_err(|e| Error::Parameter(e.to_string()))?;
+                .map_err(ParameterError::Ros)?;
             // Undeclared values given under wildcard keys are not the node's parameters.
             table.retain(|k, _| {
                 k == crate::params::USE_SIM_TIME || decls.iter().any(|d| d.name == k)
@@ -307,13 +347,9 @@ impl App {
         }
         let mut checked = crate::params::Checked::new(params.clone(), rules, decls)
             .counted(self.param_counters.clone());
-        checked.start().map_err(Error::Parameter)?;
+        checked.start().map_err(ParameterError::Refused)?;
         {
-            let table = self
-                .node
-                .params
-                .lock()
-                .map_err(|_| Error::Setup("parameter table poisoned".into()))?;
+            let table = self.node.params.lock()?;
             for (key, p) in table.iter() {
                 crate::log_info!("param {key} = {}", crate::params::decl::show(&p.value));
             }
@@ -337,13 +373,13 @@ impl App {
             if g.exact() || cli.contains(&g.name) {
                 let mut names: Vec<&str> = decls.iter().map(|d| d.name).collect();
                 names.sort_unstable();
-                return Err(Error::Parameter(format!(
-                    "{} has no parameter {:?} (given under the key {:?}); its parameters: {}",
-                    self.fqn,
-                    g.name,
-                    g.key,
-                    names.join(", ")
-                )));
+                return Err(ParameterError::Undeclared {
+                    node: self.fqn.clone(),
+                    name: g.name.clone(),
+                    key: g.key.clone(),
+                    declared: names,
+                }
+                .into());
             }
             crate::log_info!(
                 "parameter {:?} (key {:?}) is not one of this node's: ignored",
@@ -434,10 +470,7 @@ impl App {
 /// The `use_sim_time` parameter (`-p use_sim_time:=true`, or a params file), declared
 /// with its default `false` when not given, as every ROS 2 node has it. Read only at start.
 fn use_sim_time(node: &r2r::Node) -> Result<bool, Error> {
-    let mut params = node
-        .params
-        .lock()
-        .map_err(|_| Error::Setup("parameter table poisoned".into()))?;
+    let mut params = node.params.lock()?;
     match params.get(crate::params::USE_SIM_TIME).map(|p| &p.value) {
         None => {
             let mut p = r2r::Parameter::new(r2r::ParameterValue::Bool(false));
@@ -446,9 +479,7 @@ fn use_sim_time(node: &r2r::Node) -> Result<bool, Error> {
             Ok(false)
         }
         Some(r2r::ParameterValue::Bool(b)) => Ok(*b),
-        Some(other) => Err(Error::Parameter(format!(
-            "use_sim_time must be true or false, not {other:?}"
-        ))),
+        Some(other) => Err(ParameterError::UseSimTime(other.clone()).into()),
     }
 }
 
@@ -460,17 +491,8 @@ fn check_ros_args(args: impl Iterator<Item = String>) -> Result<(), Error> {
     for pair in args.windows(2) {
         if pair[0] == "-p" || pair[0] == "--param" {
             match pair[1].split_once(":=") {
-                Some((name, "")) => {
-                    return Err(Error::Parameter(format!(
-                        "`-p {name}:=` has no value (for an empty string write {name}:=''"
-                    )))
-                }
-                None => {
-                    return Err(Error::Parameter(format!(
-                        "`-p {}` is not of the form name:=value",
-                        pair[1]
-                    )))
-                }
+                Some((name, "")) => return Err(ParameterError::NoValue(name.to_string()).into()),
+                None => return Err(ParameterError::NotNameValue(pair[1].clone()).into()),
                 _ => {}
             }
         }

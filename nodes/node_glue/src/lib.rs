@@ -40,9 +40,10 @@
 //!   [`exit::TEARDOWN_LIMIT`] even when the middleware's teardown hangs (a Fast DDS
 //!   deadlock; [`main_with`] and [`main_with_loop`] arm it).
 //!
-//! Errors: set-up failures (bad parameter, a setting refused ([`ConfigError`]), rcl
-//! errors) are returned as [`Error`] and turned into one clear log line and exit code 2
-//! by [`main_with`].
+//! Errors: set-up failures are returned as [`Error`], an enum: a bad parameter
+//! ([`ParameterError`]), a setting refused ([`ConfigError`]), an rcl error, or the node's
+//! own set-up error enum ([`Error::node`]); [`main_with`] turns one into one clear log
+//! line and exit code 2.
 #![deny(missing_docs)]
 
 pub mod action;
@@ -63,6 +64,8 @@ pub mod tracker;
 pub mod typesupport;
 
 mod app;
-pub use app::{main_with, main_with_loop, App, Error, Finishing, Shutdown, FINISH_LIMIT};
+pub use app::{
+    main_with, main_with_loop, App, Error, Finishing, ParameterError, Shutdown, FINISH_LIMIT,
+};
 pub use glue_core::{topics, ConfigError};
 pub use r2r;

@@ -50,7 +50,7 @@ use node_glue::r2r::{
     ActionServerCancelRequest,
 };
 use node_glue::ratelimit::RateLimit;
-use node_glue::{qos, topics, App, Error};
+use node_glue::{qos, topics, App, Error, ParameterError};
 use tokio::sync::mpsc;
 
 use crate::{Navigator, PlanReply, Teleop};
@@ -88,11 +88,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         check: |p: &BaseParams| p.config().map(|_| ()),
     };
     let params = app.parameters_checked(BaseParams::default(), rules)?;
-    let p = params
-        .lock()
-        .map_err(|_| Error::Setup("parameter table poisoned".into()))?
-        .clone();
-    let config = p.config().map_err(Error::Parameter)?;
+    let p = params.lock()?.clone();
+    let config = p.config().map_err(ParameterError::Refused)?;
     let goals = app
         .node
         .create_action_server::<NavigateTo::Action>(NAVIGATE_TO)?;

@@ -41,7 +41,7 @@ use node_glue::r2r::{
     arnie_interfaces::action::RunTask, arnie_interfaces::msg::BrainState,
     arnie_interfaces::msg::Coordinates, geometry_msgs::msg::PointStamped,
 };
-use node_glue::{qos, topics, App, Error};
+use node_glue::{qos, topics, App, Error, ParameterError};
 
 pub use crate::config::CommandMode;
 pub use counters::Counters;
@@ -50,6 +50,27 @@ pub use mover::Mover;
 pub use server::BrainServer;
 
 use params::{rules, BrainParams};
+
+/// Why the node cannot start, beyond ROS (the line it exits with).
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// `autostart` without a task to start (a parameter error).
+    #[error("autostart needs instructions_file")]
+    AutostartWithoutTask,
+    /// `instructions_file` does not load: the rejection a goal naming it would get
+    /// (the file, the key and the reason).
+    #[error("instructions_file {0}")]
+    Instructions(String),
+}
+
+impl From<SetupError> for Error {
+    fn from(e: SetupError) -> Self {
+        match e {
+            SetupError::AutostartWithoutTask => ParameterError::node(e).into(),
+            e => Error::node(e),
+        }
+    }
+}
 
 /// The node's name (`main_with`; the logger is the node's).
 pub const NODE: &str = "brain";
@@ -72,9 +93,7 @@ pub fn run() -> ! {
 pub fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters_checked(BrainParams::default(), rules())?;
     let (settings, mode, autostart, markers_period) = {
-        let p = params
-            .lock()
-            .map_err(|_| Error::Setup("parameters poisoned".into()))?;
+        let p = params.lock()?;
         let config = p.config()?;
         (
             p.settings()?,
@@ -84,7 +103,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         )
     };
     if autostart && settings.instructions_file.trim().is_empty() {
-        return Err(Error::Parameter("autostart needs instructions_file".into()));
+        return Err(SetupError::AutostartWithoutTask.into());
     }
     let counters = Arc::new(Counters::default());
     let inputs = Arc::new(Inputs::default());
@@ -148,7 +167,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     if !settings.instructions_file.trim().is_empty() {
         let task = app
             .block_on(server.load(&RunTask::Goal::default()))
-            .map_err(|e| Error::Setup(format!("instructions_file {e}")))?;
+            .map_err(SetupError::Instructions)?;
         first = autostart.then_some(task);
     }
     if let Some((publisher, period)) = markers {

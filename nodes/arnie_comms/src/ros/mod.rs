@@ -49,6 +49,33 @@ use counters::Counters;
 use inputs::Inputs;
 use params::CommsParams;
 
+/// Why the node cannot start, beyond its parameters and ROS (the line it exits with).
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The packet definitions do not load.
+    #[error("packets_dir {dir}: {source}")]
+    Definitions {
+        /// The folder.
+        dir: String,
+        /// Why.
+        source: crate::Error,
+    },
+    /// The link does not open.
+    #[error("cannot open the link ({transport}): {source}")]
+    Link {
+        /// The wire.
+        transport: crate::bridge::Transport,
+        /// Why.
+        source: crate::Error,
+    },
+}
+
+impl From<SetupError> for Error {
+    fn from(e: SetupError) -> Self {
+        Error::node(e)
+    }
+}
+
 /// The node's name (and the log target).
 pub const NODE: &str = "comms_bridge";
 
@@ -70,13 +97,15 @@ pub fn run() -> ! {
 pub fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters_checked(CommsParams::default(), params::rules())?;
     let config = {
-        let p = params
-            .lock()
-            .map_err(|_| Error::Setup("parameter table poisoned".into()))?;
-        Config::try_from(&p.raw()).map_err(|e| Error::Parameter(e.to_string()))?
+        let p = params.lock()?;
+        Config::try_from(&p.raw())?
     };
-    let defs = Definitions::load_dir(Path::new(&config.packets_dir))
-        .map_err(|e| Error::Setup(format!("packets_dir {}: {e}", config.packets_dir)))?;
+    let defs = Definitions::load_dir(Path::new(&config.packets_dir)).map_err(|source| {
+        SetupError::Definitions {
+            dir: config.packets_dir.clone(),
+            source,
+        }
+    })?;
     let defs = Arc::new(defs);
     let names: Vec<String> = defs
         .iter()
@@ -90,7 +119,10 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     );
     let link = app
         .block_on(config.transport.open(defs.clone(), &config.link))
-        .map_err(|e| Error::Setup(format!("cannot open the link ({}): {e}", config.transport)))?;
+        .map_err(|source| SetupError::Link {
+            transport: config.transport.clone(),
+            source,
+        })?;
     node_glue::log_info!("link open: {}", config.transport);
 
     let rx_pub = app

@@ -54,6 +54,30 @@ pub const NODE: &str = "arnie_foxglove";
 const PENDING_LIMIT: usize = 64;
 /// Where the SDK's own server listens (any free port): only the front connects to it.
 const SDK_ADDRESS: &str = "127.0.0.1";
+
+/// Why the node cannot start, beyond its parameters and ROS (the line it exits with).
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The public port cannot be bound.
+    #[error("cannot serve on {address}:{port}: {source}")]
+    Serve {
+        /// The address.
+        address: std::net::IpAddr,
+        /// The port.
+        port: u16,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The SDK's server (behind the front, on loopback) does not start.
+    #[error("cannot start the SDK's server on {SDK_ADDRESS}: {0}")]
+    Sdk(foxglove::FoxgloveError),
+}
+
+impl From<SetupError> for node_glue::Error {
+    fn from(e: SetupError) -> Self {
+        node_glue::Error::node(e)
+    }
+}
 /// How long a parameter request waits for a node's parameter services.
 const PARAM_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -336,19 +360,17 @@ pub fn run() -> ! {
 /// Invalid parameters (the reason names the parameter), a port that cannot be bound,
 /// or a ROS entity that could not be created.
 pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
-    use node_glue::Error;
     let (config, poll, publish_allow, assets) = {
         let live = app.parameters_checked(FoxgloveParams::default(), params::rules())?;
         let p = lock(&live);
         (
-            p.config().map_err(Error::Parameter)?,
-            p.discovery().map_err(Error::Parameter)?,
+            p.config()?,
+            p.discovery()?,
             p.settings().publish_allow,
             Assets::new(
                 p.asset_uri_allowlist(),
                 node_glue::typesupport::prefixes_from_env(),
-            )
-            .map_err(Error::Parameter)?,
+            )?,
         )
     };
     let sim_time = node_glue::time::sim_time();
@@ -381,11 +403,10 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
     // server on a loopback port of its own, rewriting a foxglove.websocket.v1 handshake.
     let public = app
         .block_on(tokio::net::TcpListener::bind((config.address, config.port)))
-        .map_err(|e| {
-            Error::Setup(format!(
-                "cannot serve on {}:{}: {e}",
-                config.address, config.port
-            ))
+        .map_err(|source| SetupError::Serve {
+            address: config.address,
+            port: config.port,
+            source,
         })?;
     let server = WebSocketServer::new()
         .name(NODE)
@@ -410,15 +431,8 @@ pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
         })
         .context(&ctx)
         .tokio_runtime(&rt);
-    let handle = app.block_on(server.start()).map_err(|e| {
-        Error::Setup(format!(
-            "cannot start the SDK's server on {SDK_ADDRESS}: {e}"
-        ))
-    })?;
-    let port = public
-        .local_addr()
-        .map_err(|e| Error::Setup(e.to_string()))?
-        .port();
+    let handle = app.block_on(server.start()).map_err(SetupError::Sdk)?;
+    let port = public.local_addr()?.port();
     rt.spawn(front::run(
         public,
         (std::net::Ipv4Addr::LOCALHOST, handle.port()).into(),

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use node_glue::params::Rules;
 
-use crate::config::{Config, Settings};
+use crate::config::{Config, ConfigError, Settings};
 
 /// The graph polling period's range [ms].
 const DISCOVERY_MS: std::ops::RangeInclusive<i64> = 10..=60_000;
@@ -61,8 +61,8 @@ impl FoxgloveParams {
     }
 
     /// The checked config.
-    pub(crate) fn config(&self) -> Result<Config, String> {
-        Config::new(&self.settings()).map_err(|e| e.to_string())
+    pub(crate) fn config(&self) -> Result<Config, ConfigError> {
+        Config::new(&self.settings())
     }
 
     /// The asset URI allowlist (a regex, checked at start by [`rules`]).
@@ -71,13 +71,16 @@ impl FoxgloveParams {
     }
 
     /// The graph polling period (checked).
-    pub(crate) fn discovery(&self) -> Result<Duration, String> {
+    pub(crate) fn discovery(&self) -> Result<Duration, ConfigError> {
         let v = self.discovery_ms;
         if !DISCOVERY_MS.contains(&v) {
-            return Err(format!(
-                "discovery_ms must be in {}..={} [ms], got {v}",
-                DISCOVERY_MS.start(),
-                DISCOVERY_MS.end()
+            return Err(ConfigError::new(
+                "discovery_ms",
+                format!(
+                    "must be in {}..={} [ms], got {v}",
+                    DISCOVERY_MS.start(),
+                    DISCOVERY_MS.end()
+                ),
             ));
         }
         Ok(Duration::from_millis(v.unsigned_abs()))
@@ -88,11 +91,16 @@ impl FoxgloveParams {
 /// refused as read only first).
 pub(crate) fn rules() -> Rules<FoxgloveParams> {
     Rules {
-        check: |p: &FoxgloveParams| {
-            p.config().and(p.discovery()).map(|_| ())?;
-            crate::assets::Assets::new(&p.asset_uri_allowlist, Vec::new()).map(|_| ())
-        },
+        check: |p: &FoxgloveParams| check_all(p).map_err(|e| e.to_string()),
     }
+}
+
+/// Every whole-set check: the config, the polling period, the asset allowlist.
+fn check_all(p: &FoxgloveParams) -> Result<(), ConfigError> {
+    p.config()?;
+    p.discovery()?;
+    crate::assets::Assets::new(&p.asset_uri_allowlist, Vec::new())?;
+    Ok(())
 }
 
 #[cfg(test)]

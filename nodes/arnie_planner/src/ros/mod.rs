@@ -32,7 +32,7 @@ use node_glue::r2r::{
     arnie_interfaces::srv::{PlanPath, UpdateMap},
     nav_msgs::msg::{OccupancyGrid, Path},
 };
-use node_glue::{qos, topics, App, Error};
+use node_glue::{qos, topics, App, Error, ParameterError};
 
 use crate::node;
 use crate::Planner;
@@ -43,6 +43,33 @@ use task::PlannerTask;
 
 /// The node's name (and the log target).
 pub const NODE: &str = "planner";
+
+/// Why the node cannot start, beyond its parameters and ROS (the line it exits with).
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// `map_file` does not load.
+    #[error("map_file {file}: {source}")]
+    MapFile {
+        /// The file.
+        file: String,
+        /// Why.
+        source: node::MapRejected,
+    },
+    /// `map_file` loads but cannot be inflated by the robot's radius.
+    #[error("map_file {file}: {source}")]
+    Inflate {
+        /// The file.
+        file: String,
+        /// Why.
+        source: crate::MapError,
+    },
+}
+
+impl From<SetupError> for Error {
+    fn from(e: SetupError) -> Self {
+        Error::node(e)
+    }
+}
 
 /// Runs the node until shutdown, then exits the process (exit 2 when it cannot start,
 /// naming the reason). All the binary calls.
@@ -58,11 +85,8 @@ pub fn run() -> ! {
 /// created.
 pub fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters_checked(PlannerParams::default(), params::rules())?;
-    let p = params
-        .lock()
-        .map_err(|_| Error::Setup("parameter table poisoned".into()))?
-        .clone();
-    let settings = p.settings().map_err(|e| Error::Parameter(e.to_string()))?;
+    let p = params.lock()?.clone();
+    let settings = p.settings().map_err(ParameterError::node)?;
     let map_file = p.map_file().to_owned();
     if settings.search.fell_back() {
         node_glue::log_warn!("algorithm jps supports only diagonal_mode only_when_no_obstacles: running astar for {:?}", settings.search.diagonal);
@@ -77,10 +101,16 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     } else {
         let opts = &settings.map;
         let raw = node::load_map_file_raw(FsPath::new(&map_file), settings.file_frame, opts)
-            .map_err(|e| Error::Setup(format!("map_file {map_file}: {e}")))?;
+            .map_err(|source| SetupError::MapFile {
+                file: map_file.clone(),
+                source,
+            })?;
         let grid = opts
             .inflate(raw.clone())
-            .map_err(|e| Error::Setup(format!("map_file {map_file}: {e}")))?;
+            .map_err(|source| SetupError::Inflate {
+                file: map_file.clone(),
+                source,
+            })?;
         let map_pub = app
             .node
             .create_publisher::<OccupancyGrid>(topics::MAP, qos::latched())?;

@@ -35,18 +35,64 @@ use std::time::Duration;
 
 use arnie_spine::{Config, LoopbackMap};
 use node_glue::r2r::arnie_interfaces::msg::SimTruth;
-use node_glue::{qos, topics, App, Error, Shutdown};
+use node_glue::{qos, topics, App, Error, ParameterError, Shutdown};
 use tokio::net::UdpSocket;
 
 use crate::markers::SceneMarkers;
 use crate::truth_log::{Sent, TruthLog};
 use crate::wiring::InterfaceNames;
-use crate::{Scenario, Wiring, World};
+use crate::{Scenario, SimError, Wiring, World};
 use counters::Counters;
 use params::{SimParams, RULES};
 
 /// The node's name (`main_with`; the logger is the node's).
 pub const NODE: &str = "sim";
+
+/// Why the node cannot start, beyond its parameters and ROS (the line it exits with).
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// `spine_config` does not load.
+    #[error("spine_config {file}: {source}")]
+    SpineConfig {
+        /// The file.
+        file: String,
+        /// Why (naming the field).
+        source: arnie_spine::LoadError,
+    },
+    /// `spine_config` loads but lacks what the sim needs (an interface, an invertible transform).
+    #[error("spine_config {file}: {source}")]
+    Wiring {
+        /// The file.
+        file: String,
+        /// Why.
+        source: SimError,
+    },
+    /// `scenario_file` does not load.
+    #[error("scenario_file {file}: {source}")]
+    Scenario {
+        /// The file.
+        file: String,
+        /// Why (naming the field).
+        source: SimError,
+    },
+    /// The arm's port cannot be bound.
+    #[error("cannot bind the arm at {addr}: {source}")]
+    BindArm {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// `truth_log` cannot be created (the error names the path).
+    #[error("truth_log {0}")]
+    TruthLog(SimError),
+}
+
+impl From<SetupError> for Error {
+    fn from(e: SetupError) -> Self {
+        Error::node(e)
+    }
+}
 
 /// What every task of the node shares.
 #[derive(Clone)]
@@ -88,28 +134,33 @@ pub fn run() -> ! {
 /// created, or a ROS entity that could not be created.
 pub fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters_checked(SimParams::default(), RULES)?;
-    let p = params
-        .lock()
-        .map_err(|_| Error::Setup("parameter table poisoned".into()))?
-        .clone();
-    let settings = p.settings().map_err(|e| Error::Parameter(e.to_string()))?;
+    let p = params.lock()?.clone();
+    let settings = p.settings().map_err(ParameterError::node)?;
 
     let loopback = LoopbackMap {
         port_offset: settings.port_offset,
     };
-    let config = Config::load(Path::new(&p.spine_config), p.loopback.then_some(loopback))
-        .map_err(|e| Error::Setup(format!("spine_config {}: {e}", p.spine_config)))?;
+    let config = Config::load(Path::new(&p.spine_config), p.loopback.then_some(loopback)).map_err(
+        |source| SetupError::SpineConfig {
+            file: p.spine_config.clone(),
+            source,
+        },
+    )?;
     let names = InterfaceNames {
         arm_output: p.arm_output.clone(),
         arm_input: p.arm_input.clone(),
         eyes_input: p.eyes_input.clone(),
     };
-    let wiring = Wiring::from_config(&config, &names)
-        .map_err(|e| Error::Setup(format!("spine_config {}: {e}", p.spine_config)))?;
+    let wiring = Wiring::from_config(&config, &names).map_err(|source| SetupError::Wiring {
+        file: p.spine_config.clone(),
+        source,
+    })?;
     let scenario = match p.scenario_file.as_str() {
         "" => Scenario::default(),
-        file => Scenario::load(Path::new(file))
-            .map_err(|e| Error::Setup(format!("scenario_file {file}: {e}")))?,
+        file => Scenario::load(Path::new(file)).map_err(|source| SetupError::Scenario {
+            file: file.to_string(),
+            source,
+        })?,
     };
     node_glue::log_info!("arm listens on {} ({}), sends positions to {} ({}); eyes send to {} ({}); source at {:?} mm, candle at {:?} mm",
         wiring.arm_targets.addr,
@@ -122,10 +173,11 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         scenario.eyes.candle_mm.as_slice(),
     );
 
-    let arm_std = StdUdpSocket::bind(wiring.arm_targets.addr).map_err(|e| {
-        let at = wiring.arm_targets.addr;
-        Error::Setup(format!("cannot bind the arm at {at}: {e}"))
-    })?;
+    let arm_std =
+        StdUdpSocket::bind(wiring.arm_targets.addr).map_err(|source| SetupError::BindArm {
+            addr: wiring.arm_targets.addr,
+            source,
+        })?;
     // Loopback to a loopback spine; any address to a spine on the network.
     let eyes_bind = SocketAddr::new(
         match (wiring.eyes.addr, wiring.eyes.addr.ip().is_loopback()) {
@@ -142,10 +194,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     // The file is created here, at start: a bad path stops the node naming it.
     let log = match p.truth_log.as_str() {
         "" => None,
-        path => Some(
-            TruthLog::create(Path::new(path))
-                .map_err(|e| Error::Setup(format!("truth_log {e}")))?,
-        ),
+        path => Some(TruthLog::create(Path::new(path)).map_err(SetupError::TruthLog)?),
     };
 
     let truth_pub = app

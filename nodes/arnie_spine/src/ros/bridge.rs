@@ -25,7 +25,7 @@ const LOG_PERIOD: std::time::Duration = std::time::Duration::from_secs(1);
 
 use super::convert;
 use super::counters::GlueCounters;
-use super::Settings;
+use super::{Settings, SetupError};
 use crate::forward::{Held, HoldReason};
 use crate::gate::Verdict;
 use crate::{Emit, InputId, Outcome, OutputId, Routed, Router, Scale};
@@ -80,16 +80,15 @@ impl Shared {
     /// Shared state around `router`; binds the sender socket(s).
     ///
     /// # Errors
-    /// [`Error::Setup`] if the sender socket cannot be created.
+    /// [`SetupError::SenderSocket`] if the sender socket cannot be created.
     pub fn new(router: Router, settings: &Settings) -> Result<Self, Error> {
         let config = router.config();
-        let sender_v4 = bind(SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)))
-            .map_err(|e| Error::Setup(format!("cannot create the sender socket: {e}")))?;
+        let sender_v4 =
+            bind(SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0))).map_err(SetupError::SenderSocket)?;
         let sender_v6 = if config.outputs.iter().any(|o| o.addr.is_ipv6()) {
             Some(
-                bind(SocketAddr::from((Ipv6Addr::UNSPECIFIED, 0))).map_err(|e| {
-                    Error::Setup(format!("cannot create the IPv6 sender socket: {e}"))
-                })?,
+                bind(SocketAddr::from((Ipv6Addr::UNSPECIFIED, 0)))
+                    .map_err(SetupError::SenderSocketV6)?,
             )
         } else {
             None
@@ -252,7 +251,7 @@ fn bind(addr: SocketAddr) -> io::Result<std::net::UdpSocket> {
 /// buffer turns uncounted kernel drops into counted `stale_dropped`, at no latency cost.
 ///
 /// # Errors
-/// [`Error::Setup`] naming the input and address that cannot be bound.
+/// [`SetupError::Bind`] naming the input and address that cannot be bound.
 pub fn bind_inputs(
     shared: &Shared,
     recv_buffer_bytes: usize,
@@ -267,8 +266,11 @@ pub fn bind_inputs(
     };
     let mut sockets = Vec::with_capacity(binds.len());
     for (id, name, addr) in binds {
-        let socket = bind(addr)
-            .map_err(|e| Error::Setup(format!("input {name:?}: cannot bind {addr}: {e}")))?;
+        let socket = bind(addr).map_err(|source| SetupError::Bind {
+            input: name.clone(),
+            addr,
+            source,
+        })?;
         let sock = socket2::SockRef::from(&socket);
         if recv_buffer_bytes > 0 {
             if let Err(e) = sock.set_recv_buffer_size(recv_buffer_bytes) {

@@ -48,7 +48,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use node_glue::{App, Error};
+use node_glue::{App, Error, ParameterError};
 
 use crate::config::{MsgKind, TopicQos};
 use crate::{Config, Limits, LoopbackMap, Router, Scale};
@@ -76,6 +76,47 @@ pub struct Settings {
     pub io_rt_priority: Option<i32>,
 }
 
+/// Why the node cannot start, beyond its parameters and ROS (the line it exits with).
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The config file does not load (the error names its field).
+    #[error("config_file {}: {source}", file.display())]
+    ConfigFile {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        source: crate::LoadError,
+    },
+    /// The I/O thread's runtime cannot be created.
+    #[error("cannot create the I/O runtime: {0}")]
+    IoRuntime(std::io::Error),
+    /// The I/O thread cannot be started.
+    #[error("cannot start the I/O thread: {0}")]
+    IoThread(std::io::Error),
+    /// The (IPv4) socket outputs are sent from cannot be created.
+    #[error("cannot create the sender socket: {0}")]
+    SenderSocket(std::io::Error),
+    /// The IPv6 socket outputs are sent from cannot be created.
+    #[error("cannot create the IPv6 sender socket: {0}")]
+    SenderSocketV6(std::io::Error),
+    /// An input's port cannot be bound.
+    #[error("input {input:?}: cannot bind {addr}: {source}")]
+    Bind {
+        /// The input's name in the config.
+        input: String,
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl From<SetupError> for Error {
+    fn from(e: SetupError) -> Self {
+        Error::node(e)
+    }
+}
+
 /// The node's name (and the log target).
 pub const NODE: &str = "spine_bridge";
 
@@ -92,10 +133,8 @@ pub fn run() -> ! {
 pub fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters_checked(params::SpineParams::default(), params::rules())?;
     let settings = {
-        let p = params
-            .lock()
-            .map_err(|_| Error::Setup("parameters poisoned".into()))?;
-        Settings::try_from(&*p).map_err(Error::Parameter)?
+        let p = params.lock()?;
+        Settings::try_from(&*p).map_err(ParameterError::Refused)?
     };
     node_glue::log_info!("settings: {settings:?}");
     start(app, settings)
@@ -105,14 +144,14 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
 /// spawns the tasks. Call before [`App::spin`].
 ///
 /// # Errors
-/// [`Error::Setup`] naming the problem: a config that does not load (with its field), an
+/// [`SetupError`] naming the problem: a config that does not load (with its field), an
 /// input port that cannot be bound; [`Error::Ros`] if r2r refuses an entity.
 pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
-    let config = Config::load(&settings.config_file, settings.loopback).map_err(|e| {
-        Error::Setup(format!(
-            "config_file {}: {e}",
-            settings.config_file.display()
-        ))
+    let config = Config::load(&settings.config_file, settings.loopback).map_err(|source| {
+        SetupError::ConfigFile {
+            file: settings.config_file.clone(),
+            source,
+        }
     })?;
     log_summary(&settings, &config);
 
@@ -124,7 +163,7 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
     let io = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Error::Setup(format!("cannot create the I/O runtime: {e}")))?;
+        .map_err(SetupError::IoRuntime)?;
     let handle = app.handle();
     let _rt = handle.enter();
     let shared = Arc::new(bridge::Shared::new(router, &settings)?);
@@ -192,7 +231,7 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
                 down.wait().await;
             })
         })
-        .map_err(|e| Error::Setup(format!("cannot start the I/O thread: {e}")))?;
+        .map_err(SetupError::IoThread)?;
     for (k, stream) in subscriptions {
         let down = shutdown.clone();
         tokio::spawn(bridge::run_topic(shared.clone(), k, stream, down));

@@ -43,9 +43,46 @@ use node_glue::r2r::tf2_msgs::msg::TFMessage;
 use node_glue::ratelimit::RateLimit;
 use node_glue::{qos, topics, App, Error};
 
-use crate::{Frame, Rejected, RobotState, Urdf};
+use crate::{Frame, Rejected, RobotState, StageError, Urdf, UrdfError};
 use counters::Counters;
 use params::{StateParams, RULES};
+
+/// Why the node cannot start, beyond its parameters and ROS (the line it exits with).
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// `robot_description_file` cannot be read.
+    #[error("robot_description_file {file}: {source}")]
+    Read {
+        /// The file.
+        file: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The robot description does not parse.
+    #[error("{description}: {source}")]
+    Parse {
+        /// Where it came from (`parameter robot_description`, `robot_description_file <file>`).
+        description: String,
+        /// Why (with the line).
+        source: UrdfError,
+    },
+    /// The stage does not reach `tool_link`.
+    #[error("{description}: tool_link {tool_link}: {source}")]
+    ToolLink {
+        /// Where the description came from.
+        description: String,
+        /// The link asked for.
+        tool_link: String,
+        /// Why.
+        source: StageError,
+    },
+}
+
+impl From<SetupError> for Error {
+    fn from(e: SetupError) -> Self {
+        Error::node(e)
+    }
+}
 
 /// The node's name (`main_with`; the logger is the node's).
 pub const NODE: &str = "arnie_state";
@@ -67,18 +104,26 @@ fn load(p: &StateParams) -> Result<(Urdf, String, String), Error> {
         )
     } else {
         let file = &p.robot_description_file;
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| Error::Setup(format!("robot_description_file {file}: {e}")))?;
+        let text = std::fs::read_to_string(file).map_err(|source| SetupError::Read {
+            file: file.clone(),
+            source,
+        })?;
         (format!("robot_description_file {file}"), text)
     };
-    let urdf = Urdf::parse(&text).map_err(|e| Error::Setup(format!("{source}: {e}")))?;
+    let urdf = Urdf::parse(&text).map_err(|e| SetupError::Parse {
+        description: source.clone(),
+        source: e,
+    })?;
     Ok((urdf, text, source))
 }
 
 /// The stage of `urdf` ending at `tool_link`.
 fn stage(urdf: Urdf, source: &str, p: &StateParams) -> Result<RobotState, Error> {
-    let state = RobotState::new(urdf, &p.tool_link)
-        .map_err(|e| Error::Setup(format!("{source}: tool_link {}: {e}", p.tool_link)))?;
+    let state = RobotState::new(urdf, &p.tool_link).map_err(|e| SetupError::ToolLink {
+        description: source.to_string(),
+        tool_link: p.tool_link.clone(),
+        source: e,
+    })?;
     node_glue::log_info!(
         "robot '{}' from {source}: {} links, root '{}', stage joints {:?}, tool '{}'",
         state.urdf().name,
@@ -108,10 +153,7 @@ pub fn run() -> ! {
 /// could not be created.
 pub fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters_checked(StateParams::default(), RULES)?;
-    let p = params
-        .lock()
-        .map_err(|_| Error::Setup("parameter table poisoned".into()))?
-        .clone();
+    let p = params.lock()?.clone();
     let (urdf, description, source) = load(&p)?;
     if p.tool_link.is_empty() {
         return setup_static(app, &urdf, description, &source);

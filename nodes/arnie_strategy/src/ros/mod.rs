@@ -45,6 +45,30 @@ pub use server::StrategyServer;
 
 use params::{rules, StrategyParams};
 
+/// Why the node cannot start, beyond its parameters and ROS (the line it exits with).
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// `motion` `navigate_to_pose` without the TF listener it needs.
+    #[error("motion navigate_to_pose needs a TF listener")]
+    NoTfListener,
+    /// A `wait_topics` entry of a type that cannot be subscribed to.
+    #[error("wait_topics: cannot subscribe to {topic} as {ty}: {source}")]
+    WaitTopic {
+        /// The topic.
+        topic: String,
+        /// Its message type.
+        ty: String,
+        /// Why.
+        source: node_glue::r2r::Error,
+    },
+}
+
+impl From<SetupError> for Error {
+    fn from(e: SetupError) -> Self {
+        Error::node(e)
+    }
+}
+
 /// The node's name (`main_with`; the logger is the node's).
 pub const NODE: &str = "strategy";
 /// History of the `/strategy/events` publisher.
@@ -64,9 +88,7 @@ pub fn run() -> ! {
 pub fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters_checked(StrategyParams::default(), rules())?;
     let (settings, start) = {
-        let p = params
-            .lock()
-            .map_err(|_| Error::Setup("parameters poisoned".into()))?;
+        let p = params.lock()?;
         (p.settings()?, p.start()?)
     };
     let counters = Arc::new(Counters::default());

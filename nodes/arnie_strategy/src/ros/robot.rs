@@ -45,7 +45,7 @@ use super::convert::{
     coordinates_json, from_ros, move_result, packet_json, packet_msg, plan_from_response, to_ros,
 };
 use super::navigate::{nav_goal, nav_result, Motion, BASE_POSE, NAVIGATE_TO};
-use super::{Counters, Settings, WaitKind, WaitTopic};
+use super::{Counters, Settings, SetupError, WaitKind, WaitTopic};
 use crate::condition::{Backlog, WaitFor};
 use crate::error::{Error, MoveOutcome};
 use crate::robot::{PlannedPath, Robot};
@@ -137,11 +137,7 @@ impl RosRobot {
             (Motion::NavigateToPose, Some(n)) => {
                 Mover::Nav2(goal_client(node, &n.action, &counters)?)
             }
-            (Motion::NavigateToPose, None) => {
-                return Err(node_glue::Error::Setup(
-                    "motion navigate_to_pose needs a TF listener".into(),
-                ))
-            }
+            (Motion::NavigateToPose, None) => return Err(SetupError::NoTfListener.into()),
         };
         let planner =
             node.create_client::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?;
@@ -204,14 +200,13 @@ impl RosRobot {
                     ));
                 }
                 WaitKind::Other(ty) => {
-                    let s = node
-                        .subscribe_untyped(&w.topic, ty, w.kind.qos())
-                        .map_err(|e| {
-                            node_glue::Error::Setup(format!(
-                                "wait_topics: cannot subscribe to {} as {ty}: {e}",
-                                w.topic
-                            ))
-                        })?;
+                    let s =
+                        node.subscribe_untyped(&w.topic, ty, w.kind.qos())
+                            .map_err(|source| SetupError::WaitTopic {
+                                topic: w.topic.clone(),
+                                ty: ty.to_string(),
+                                source,
+                            })?;
                     tokio::spawn(forward(
                         w.topic.clone(),
                         s.map(|m| m.map_err(|e| e.to_string())),

@@ -52,7 +52,7 @@ use node_glue::r2r::{
     geometry_msgs::msg::PointStamped,
     nav_msgs::msg::Path,
 };
-use node_glue::{qos, topics, App, Error};
+use node_glue::{qos, topics, App, Error, ParameterError};
 
 use crate::LegacyTargets;
 use counters::Counters;
@@ -84,10 +84,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     };
     let params = app.parameters_checked(TrajectoryParams::default(), rules)?;
     let (config, detour, obstruction_config) = {
-        let p = params
-            .lock()
-            .map_err(|_| Error::Setup("parameter table poisoned".into()))?;
-        let bad = |e: crate::TrajectoryError| Error::Parameter(e.to_string());
+        let p = params.lock()?;
+        let bad = |e: crate::TrajectoryError| ParameterError::node(e);
         (
             p.config().map_err(bad)?,
             p.detour().map_err(bad)?,
