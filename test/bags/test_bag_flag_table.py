@@ -11,7 +11,9 @@ and /clock and serves /get_state with service introspection on):
 - `record`: publishes once the recorder subscribed, stops it with SIGINT; exit 0 and a
   bag with messages (none with `--start-paused`; with `--snapshot-mode`, after a call
   of `~/snapshot`);
-- `play`: rclpy subscribes to every topic (and the remapped one); exit 0 (SIGINT for a
+- `play`: rclpy subscribes to every topic (and the remapped one) and serves /get_state;
+  the one word the test adds is `--wait-for-subscribers` (arnie_bag's own) where a row
+  plays without it, so no message goes out before discovery matched; exit 0 (SIGINT for a
   loop or a paused start) and at least one message received (none when paused);
 - `info`, `reindex`, `rewrite`: exit 0 and what they print or write.
 
@@ -175,17 +177,24 @@ def run_play(graph, folder, args):
     got = {t: [] for t in PLAYED}
     for t, ty in PLAYED.items():
         graph.node.create_subscription(ty, t, got[t].append, RELIABLE)
+    serve_get_state(graph)  # what `--publish-service-requests` calls
+    paused = "-p" in args or "--start-paused" in args
+    if not paused and "--wait-for-subscribers" not in args:
+        # The one word added to a row: without it the player may publish before DDS has
+        # matched this test's subscriptions (the bag is 1 s long, and
+        # `--playback-until-sec` plays a quarter of it), and the test would race discovery.
+        args = [*args, "--wait-for-subscribers"]
     play = graph.start("arnie_bag", *args, cwd=folder)
     total = lambda: sum(len(v) for v in got.values())  # noqa: E731
-    paused = "-p" in args or "--start-paused" in args
+    needed = ["/replay/arm/position"] if "-m" in args else [EVENTS] if "--services" in args else []
     if paused:
         # Paused from the start: its services answer, nothing plays.
         graph.wait_for_nodes({"/rosbag2_player"})
         graph.spin_for(1.0)
         assert total() == 0
     else:
-        graph.spin_until(lambda: play.poll() is not None or total() >= 5, timeout=60.0,
-                         what="messages played")
+        graph.spin_until(lambda: play.poll() is not None or (total() >= 5 and all(got[t] for t in needed)),
+                         timeout=60.0, what="messages played")
     rc = graph.stop(play, timeout=30.0)
     out = graph.output(play)
     assert rc == 0, out
