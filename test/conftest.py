@@ -39,6 +39,18 @@ def stop_ros2_daemons():
 
 
 
+def pytest_collection_modifyitems(items):
+    """The long tests first, longest first (`@pytest.mark.long(SECONDS)`: about how long
+    the test takes alone on the 2-core CI machine), then the rest in file order. With
+    pytest-xdist's workers (`cargo xtask test`) the long ones start at once, side by
+    side, instead of one of them starting last and running on alone."""
+    def seconds(item):
+        mark = item.get_closest_marker("long")
+        return mark.args[0] if mark else 0
+
+    items.sort(key=seconds, reverse=True)  # stable: the others keep their order
+
+
 @pytest.fixture
 def graph(tmp_path):
     lock = DomainLock()

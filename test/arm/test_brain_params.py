@@ -7,6 +7,7 @@
   run uses it; `ros2 param describe` shows the range and when a change takes effect.
 """
 import json
+import pytest
 
 from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import RunTask
@@ -35,6 +36,7 @@ def test_a_tiny_tick_period_at_start_is_refused_with_the_reason(graph):
                         expect="tick_period_s must be in 0.01..=3600 [s], got 0.000000000001")
 
 
+@pytest.mark.long(50)
 def test_param_set_is_checked_and_applies_to_the_next_run(graph):
     require_ros2()
     node = graph.start("brain", params={"command_mode": "topic", "markers_rate_hz": 0.0})

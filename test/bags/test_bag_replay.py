@@ -35,6 +35,7 @@ show as a difference only if one fell exactly on a decision.
 import re
 import time
 from pathlib import Path
+import pytest
 
 from arnie_interfaces.msg import BrainState
 from rclpy.serialization import deserialize_message
@@ -92,6 +93,7 @@ def first_difference(recorded, replayed):
     return min(len(recorded), len(replayed))
 
 
+@pytest.mark.long(45)
 def test_replayed_inputs_give_the_same_decisions(graph, tmp_path):
     # ------------------------------------------------------------------ record
     stack = Stack(graph, tmp_path)

@@ -24,6 +24,9 @@ from helpers.foxglove import Client, until, when_up
 from helpers.graph import binary
 from helpers.ports import free_tcp_port
 
+# The package is built once (module fixture): its tests stay on one pytest worker.
+pytestmark = pytest.mark.xdist_group("user_package")
+
 PKG = "arnie_user_msgs"
 TYPE = f"{PKG}/msg/Reading"
 MSG = "builtin_interfaces/Time stamp\nstring sensor\nfloat64[] values\nuint8 level\n"

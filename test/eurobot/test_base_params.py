@@ -6,6 +6,8 @@ own at the same level): a bad value at start stops the node with the reason (exi
 library parameter and on a glue one; a start-only parameter says so; a valid value is
 taken; `ros2 param describe` shows the description.
 """
+import pytest
+
 from helpers.graph import require_ros2
 
 NODE = "/arnie_base"
@@ -16,6 +18,7 @@ def test_a_bad_value_at_start_is_refused_with_the_reason(graph):
                         expect="link_timeout_s: 0.000000000001 is not in 0.02..=60")
 
 
+@pytest.mark.long(60)
 def test_param_set_is_checked(graph):
     require_ros2()
     graph.start("arnie_base")

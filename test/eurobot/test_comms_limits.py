@@ -40,8 +40,10 @@ def test_requests_in_flight_are_capped_and_the_cap_is_live(graph, tmp_path):
     bridge = start_uart(graph, sim_packets=silent_ping_packets(tmp_path), max_requests_in_flight=2)
     comms = Comms(graph)
 
-    # Two requests that wait (60 s: they are still waiting when the third comes).
-    waiting = [comms.client.call_async(request("Ping", json.dumps({"seq": s}), 60.0)) for s in (1, 2)]
+    # Two requests that wait for the longest timeout there is (an hour): they are still
+    # waiting at the end however slowly a loaded machine runs the `ros2 param` calls
+    # below (60 s was once not enough: both timed out before the last count).
+    waiting = [comms.client.call_async(request("Ping", json.dumps({"seq": s}), 3600.0)) for s in (1, 2)]
     comms.counters(requests_in_flight=2, requests=2)
     answer = comms.send("Ping", {"seq": 3})
     assert answer.outcome == R.REJECTED and not answer.success, answer.message

@@ -33,6 +33,7 @@ NS = "/eurobot"
 # navigate_to_pose: the strategy drives through Nav2's NavigateToPose (the base's
 # navigate_to_pose) with its position from TF, as it would a robot running real Nav2.
 @pytest.mark.parametrize("motion", ["navigate_to", "navigate_to_pose"])
+@pytest.mark.long(50)
 def test_one_match_scores_the_expected_points_and_reselects_after_the_blocked_task(graph, tmp_path, motion):
     link = random.randrange(20000, 30000, 2)
     launcher = any_launcher()

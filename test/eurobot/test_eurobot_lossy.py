@@ -15,6 +15,7 @@ RunStrategy goal. What must hold:
   duplicates, acks_sent: printed with board_sim's), and board_sim counted corrupted bytes.
 """
 import json
+import pytest
 
 from arnie_interfaces.action import RunStrategy
 from arnie_interfaces.msg import StrategyEvent
@@ -37,6 +38,7 @@ def link_counters(diagnostics):
     return {k: int(v) for k, v in diagnostics.values(f"{NS}/comms_bridge: link").items() if v.isdigit()}
 
 
+@pytest.mark.long(50)
 def test_a_match_over_a_5_percent_corrupted_serial_link_scores_the_expected_points(graph):
     link_file = graph.tmp / "board.link"
     board = graph.start("board_sim", "--scenario", str(SCENARIO_FILE), "--packets", str(PACKETS), "pty",

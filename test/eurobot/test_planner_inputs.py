@@ -7,6 +7,8 @@
   a NaN/inf point are refused (INVALID_REQUEST with the reason), counted on /diagnostics,
   and logged rate-limited (far fewer lines than refusals, the rest counted).
 """
+import pytest
+
 from arnie_interfaces.srv import PlanPath, UpdateMap
 from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT, require_ros2
@@ -43,6 +45,7 @@ def diag_values(diagnostics, key):
     return vals[-1] if vals else None
 
 
+@pytest.mark.long(35)
 def test_a_refused_parameter_says_why_and_the_value_stays(graph):
     require_ros2()
     graph.start("planner", params={"map_file": str(DEMO)})

@@ -29,6 +29,7 @@ def parameters_status(diagnostics):
     return None if st is None else {k: int(v) for k, v in as_dict(st).items()}
 
 
+@pytest.mark.long(75)
 def test_param_set_is_checked(graph):
     require_ros2()
     diagnostics = Diagnostics(graph)

@@ -84,6 +84,7 @@ def test_an_unknown_log_level_stops_the_node_naming_it(graph):
     graph.start_refused(NODE, ros_args=["--log-level", "loud"], expect="loud")
 
 
+@pytest.mark.long(40)
 def test_describe_shows_ranges_and_read_only_and_sets_are_refused_with_the_reason(graph):
     graph.start(NODE, ros_args=["-r", "__ns:=/left"])
     graph.wait_for_nodes({"/left/trajectory_server"})
@@ -266,6 +267,7 @@ def node_setups(tmp_path):
     }
 
 
+@pytest.mark.long(70)
 def test_every_node_describes_its_ranges_and_read_only_parameters(graph, tmp_path):
     """`ros2 param describe` (the real CLI) on every node: a ranged parameter shows its
     Min/Max, a start-only one `Read only: true`; a set of the read-only one (rclpy) is

@@ -8,6 +8,7 @@ refused with the reason. Skipped, saying why, where the ros2 tools are not insta
 """
 import math
 import subprocess
+import pytest
 
 from arnie_interfaces.msg import SimTruth
 from nav_msgs.msg import Path
@@ -61,6 +62,7 @@ def move(graph, plans, x, y, z):
     return len(plan.poses), math.ceil(d_mm - 1e-6)
 
 
+@pytest.mark.long(95)
 def test_the_ros2_cli_against_the_stack(graph, tmp_path):
     require_ros2()
     config = spine_sim_config(tmp_path / "spine.json")

@@ -8,6 +8,7 @@ already has; `cargo xtask install` makes the release build the same way.)
 """
 import subprocess
 import xml.etree.ElementTree as ET
+import pytest
 
 from helpers.graph import ROOT, binary
 
@@ -20,6 +21,7 @@ def clean_shell(script, env=None, timeout=60):
     return subprocess.run(["bash", "-c", script], env=dict(base, **(env or {})), capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.long(210)
 def test_install_tree_works_from_a_clean_shell(graph, tmp_path):
     prefix = tmp_path / "install"
     r = subprocess.run([binary("xtask"), "install", "--debug", "--no-build", "--prefix", str(prefix)],

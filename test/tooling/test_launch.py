@@ -82,6 +82,7 @@ def without_namespace(value, ns):
     return json.loads(json.dumps(value).replace(ns + "/", "/NS/"))
 
 
+@pytest.mark.long(130)
 def test_ros2_launch_and_xtask_launch_bring_up_the_same_nodes(graph, tmp_path):
     require_ros2()
     config = spine_sim_config(tmp_path / "spine.json")

@@ -17,7 +17,7 @@
 //!
 //! Layout: one folder per command ([`setup`], [`install`], [`launch`], [`demo`],
 //! [`bench`], [`fuzz`], [`picture`]); `env`, `build` and `test` are here, the no-ROS
-//! half of `test` in [`noros`]. Shared by all: [`env`] knows where everything is and
+//! half of `test` in [`noros`], its Python half in [`pytest`]. Shared by all: [`env`] knows where everything is and
 //! which variables a ROS shell needs; [`setup`] makes it so (idempotent, stamp files);
 //! [`run`] runs child commands with those variables and turns failures into one clear
 //! message. The base's live bench is a second binary, `src/bin/base_bench/` (feature
@@ -31,6 +31,7 @@ mod install;
 mod launch;
 mod noros;
 mod picture;
+mod pytest;
 mod run;
 mod setup;
 
@@ -207,24 +208,22 @@ fn cmd_test(rest: &[String]) -> Result<(), run::Failure> {
         "@foxglove/ws-protocol",
         "the foxglove.websocket.v1 client of test_foxglove_subprotocols.py; without it that test skips",
     );
-    // Python: real-graph tests with rclpy as the independent client (test/).
-    let base = ["-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider"];
+    // Python: real-graph tests with rclpy as the independent client (test/), on several
+    // pytest workers ([`pytest`]).
     if rest.is_empty() {
         // test_two_hosts.py moves its ROS clients between network namespaces: it needs
         // a process whose DDS participants were all made there (a process that already
         // ran other graph tests does not discover across the virtual LAN), so it runs in
         // a pytest of its own, after the others.
-        let mut first: Vec<&str> = base.to_vec();
-        first.extend(["test", "--ignore=test/system/test_two_hosts.py"]);
-        run::python(&layout, &ros, &first)?;
-        let mut second: Vec<&str> = base.to_vec();
-        second.push("test/system/test_two_hosts.py");
-        run::python(&layout, &ros, &second)?;
+        pytest::run(
+            &layout,
+            &ros,
+            &["test", "--ignore=test/system/test_two_hosts.py"],
+            &[],
+        )?;
+        pytest::run_alone(&layout, &ros, &["test/system/test_two_hosts.py"], &[])?;
     } else {
-        let mut pytest: Vec<&str> = base.to_vec();
-        pytest.push("test");
-        pytest.extend(rest.iter().map(String::as_str));
-        run::python(&layout, &ros, &pytest)?;
+        pytest::run(&layout, &ros, &["test"], rest)?;
     }
     eprintln!(
         "xtask: every test passed in {:.0} s",
