@@ -1,20 +1,20 @@
-//! Reading MCAP files: the summary (through the footer), messages in log-time order
-//! (chunk by chunk through the chunk indexes), and a linear record scan that works on
-//! files without a summary and, in tolerant mode, on files cut off mid-write.
+//! Reading MCAP files: the summary (through the footer) and messages in log-time order
+//! (chunk by chunk through the chunk indexes, or streamed from an unchunked file). The
+//! record-by-record scan that `reindex` uses is [`super::linear`].
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::fs::File;
-use std::io::{BufReader, Read};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use super::compress::{decompress, Compression};
+use super::linear::{Item, LinearReader};
 use super::records::*;
 use crate::error::{BagError, Result};
 
 /// Largest chunk we agree to decompress (a corrupt size must not exhaust memory).
-const MAX_CHUNK: u64 = 4 << 30;
+pub(super) const MAX_CHUNK: u64 = 4 << 30;
 
 /// A message with its data, as read from a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -358,14 +358,19 @@ impl McapFile {
 }
 
 /// Items found inside a chunk.
-enum Inner {
+pub(super) enum Inner {
     Schema(Schema),
     Channel(Channel),
     Message(OwnedMessage),
 }
 
 /// Decompresses a chunk body (checking its CRC when set) and hands out its records.
-fn decode_chunk(path: &Path, at: u64, body: &[u8], mut f: impl FnMut(Inner)) -> Result<()> {
+pub(super) fn decode_chunk(
+    path: &Path,
+    at: u64,
+    body: &[u8],
+    mut f: impl FnMut(Inner),
+) -> Result<()> {
     let chunk = ChunkRef::decode(body).map_err(|m| BagError::corrupt(path, at, m.0))?;
     let compression = Compression::from_mcap_name(&chunk.compression).ok_or_else(|| {
         BagError::UnknownChunkCompression {
@@ -404,7 +409,7 @@ fn decode_chunk(path: &Path, at: u64, body: &[u8], mut f: impl FnMut(Inner)) -> 
     Ok(())
 }
 
-fn read_start(file: &File, path: &Path, len: u64) -> Result<Header> {
+pub(super) fn read_start(file: &File, path: &Path, len: u64) -> Result<Header> {
     let mut magic = [0u8; 8];
     if len < 8 {
         return Err(BagError::NotMcap {
@@ -569,163 +574,6 @@ impl Iterator for Messages<'_> {
                     return Some(Err(e));
                 }
             }
-        }
-    }
-}
-
-/// One item of a linear scan.
-#[derive(Debug)]
-pub enum Item {
-    /// A Schema record.
-    Schema(Schema),
-    /// A Channel record.
-    Channel(Channel),
-    /// A message (from a chunk or outside one).
-    Message(OwnedMessage),
-    /// A Metadata record.
-    Metadata(Metadata),
-    /// The end of a chunk's records (everything before it was complete).
-    ChunkEnd,
-    /// The DataEnd record: the data section is over.
-    DataEnd,
-}
-
-/// Reads a file record by record from the start, opening chunks as it meets them.
-/// Stops at DataEnd. A record cut off by the end of the file is
-/// [`BagError::Truncated`] with the offset of the last complete record.
-pub struct LinearReader {
-    path: PathBuf,
-    input: BufReader<File>,
-    len: u64,
-    pos: u64,
-    pending: VecDeque<Item>,
-    done: bool,
-    /// Offset just past the last record read whole.
-    pub good_until: u64,
-    /// The file's header.
-    pub header: Header,
-    /// The compression of the chunks seen so far (the last one).
-    pub chunk_compression: Option<Compression>,
-}
-
-impl LinearReader {
-    /// Opens `path` and reads its magic and Header.
-    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        let path = path.as_ref().to_path_buf();
-        let file = File::open(&path).map_err(|e| BagError::io(&path, e))?;
-        let len = file.metadata().map_err(|e| BagError::io(&path, e))?.len();
-        let header = read_start(&file, &path, len)?;
-        let mut input = BufReader::with_capacity(1 << 20, file);
-        let mut skip = vec![0u8; 8 + 9];
-        input
-            .read_exact(&mut skip)
-            .map_err(|e| BagError::io(&path, e))?;
-        let hl = u64::from_le_bytes(skip[9..17].try_into().unwrap_or([0; 8]));
-        let mut body = vec![0u8; hl as usize];
-        input
-            .read_exact(&mut body)
-            .map_err(|e| BagError::io(&path, e))?;
-        let pos = 17 + hl;
-        Ok(LinearReader {
-            path,
-            input,
-            len,
-            pos,
-            pending: VecDeque::new(),
-            done: false,
-            good_until: pos,
-            header,
-            chunk_compression: None,
-        })
-    }
-
-    /// The next item, `None` at DataEnd or at a clean end of file.
-    pub fn next_item(&mut self) -> Result<Option<Item>> {
-        loop {
-            if let Some(i) = self.pending.pop_front() {
-                return Ok(Some(i));
-            }
-            if self.done {
-                return Ok(None);
-            }
-            if self.pos == self.len {
-                self.done = true;
-                return Ok(None);
-            }
-            if self.len - self.pos < 9 {
-                self.done = true;
-                return Err(BagError::Truncated {
-                    path: self.path.clone(),
-                    at: self.good_until,
-                });
-            }
-            let mut head = [0u8; 9];
-            self.input
-                .read_exact(&mut head)
-                .map_err(|e| BagError::io(&self.path, e))?;
-            let opcode = head[0];
-            let len = u64::from_le_bytes(head[1..9].try_into().unwrap_or([0; 8]));
-            if len > self.len - self.pos - 9 {
-                self.done = true;
-                return Err(BagError::Truncated {
-                    path: self.path.clone(),
-                    at: self.good_until,
-                });
-            }
-            if len > MAX_CHUNK {
-                self.done = true;
-                return Err(BagError::corrupt(
-                    &self.path,
-                    self.pos,
-                    "record length out of range",
-                ));
-            }
-            let at = self.pos;
-            let mut body = vec![0u8; len as usize];
-            self.input
-                .read_exact(&mut body)
-                .map_err(|e| BagError::io(&self.path, e))?;
-            self.pos += 9 + len;
-            let bad = |m: Malformed| BagError::corrupt(&self.path, at, m.0);
-            match opcode {
-                op::SCHEMA => self
-                    .pending
-                    .push_back(Item::Schema(Schema::decode(&body).map_err(bad)?)),
-                op::CHANNEL => self
-                    .pending
-                    .push_back(Item::Channel(Channel::decode(&body).map_err(bad)?)),
-                op::MESSAGE => self.pending.push_back(Item::Message(
-                    MessageRef::decode(&body).map_err(bad)?.into(),
-                )),
-                op::METADATA => self
-                    .pending
-                    .push_back(Item::Metadata(Metadata::decode(&body).map_err(bad)?)),
-                op::CHUNK => {
-                    if let Ok(c) = ChunkRef::decode(&body) {
-                        self.chunk_compression = Compression::from_mcap_name(&c.compression);
-                    }
-                    let mut items = Vec::new();
-                    decode_chunk(&self.path, at, &body, |i| {
-                        items.push(match i {
-                            Inner::Schema(s) => Item::Schema(s),
-                            Inner::Channel(c) => Item::Channel(c),
-                            Inner::Message(m) => Item::Message(m),
-                        })
-                    })?;
-                    self.pending.extend(items);
-                    self.pending.push_back(Item::ChunkEnd);
-                }
-                op::DATA_END => {
-                    self.done = true;
-                    self.good_until = self.pos;
-                    return Ok(Some(Item::DataEnd));
-                }
-                op::FOOTER => {
-                    self.done = true;
-                }
-                _ => {}
-            }
-            self.good_until = self.pos;
         }
     }
 }
