@@ -35,6 +35,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use node_glue::params::SettingsError;
 use node_glue::r2r::{arnie_interfaces::action::RunStrategy, arnie_interfaces::msg::StrategyEvent};
 use node_glue::{qos, topics, App, Error};
 
@@ -134,8 +135,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     // Parameters are read again for every goal: `ros2 param set` applies to the next run.
     let live = params;
     let settings_fn: SettingsFn = Arc::new(move || {
-        let p = live.lock().map_err(|_| "parameters poisoned".to_owned())?;
-        p.settings().map_err(|e| format!("parameter {e}"))
+        let p = live.lock().map_err(|_| SettingsError::Poisoned)?;
+        Ok(p.settings()?)
     });
     let server = StrategyServer::new(
         robot,
@@ -190,7 +191,7 @@ impl Default for Settings {
 }
 
 /// Reads the current settings (from the live parameters).
-pub type SettingsFn = Arc<dyn Fn() -> Result<Settings, String> + Send + Sync>;
+pub type SettingsFn = Arc<dyn Fn() -> Result<Settings, SettingsError> + Send + Sync>;
 
 /// The message type of a topic `wait_for` may watch, and how it becomes JSON for
 /// [`crate::condition::WaitFor::matches`].
