@@ -135,8 +135,31 @@ pub enum TrajectoryError {
     /// No smooth motion along the found path passed the final clearance check, not even
     /// the stop-at-every-via-point fallback (not expected: a numerical corner case).
     DetourMotionBlocked {
-        /// What the check found, readable by a user.
-        reason: String,
+        /// What the check found.
+        reason: MotionBlocked,
+    },
+}
+
+/// What the clearance check of a detour's smooth motion found
+/// ([`TrajectoryError::DetourMotionBlocked`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MotionBlocked {
+    /// A set-point outside the workspace.
+    #[error(
+        "set-point {index} ({:.1}, {:.1}, {:.1}) mm is outside the workspace",
+        .point_mm.x, .point_mm.y, .point_mm.z
+    )]
+    OutsideWorkspace {
+        /// The set-point's index.
+        index: usize,
+        /// Where it is [mm].
+        point_mm: Point3<f64>,
+    },
+    /// A step between two set-points that enters an obstacle's clearance.
+    #[error("the step from set-point {index} enters a clearance")]
+    EntersClearance {
+        /// The first set-point's index.
+        index: usize,
     },
 }
 
