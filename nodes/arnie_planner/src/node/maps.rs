@@ -154,7 +154,9 @@ pub fn load_map_file_raw(
         })?;
         let r = scenario
             .rasterise(frame.resolution_m, true)
-            .map_err(|e| MapError::BadHeader { what: e })?;
+            .map_err(|e| MapError::BadHeader {
+                what: e.to_string(),
+            })?;
         let table = MapFrame::new(r.resolution_m, r.origin_x_m, r.origin_y_m)?;
         return Ok(Grid::from_blocked(r.width, r.height, r.blocked)?.with_frame(table));
     }
