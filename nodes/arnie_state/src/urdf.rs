@@ -230,8 +230,8 @@ impl Urdf {
             let origin = match j.children().find(|n| n.has_tag_name("origin")) {
                 None => Isometry3::identity(),
                 Some(o) => {
-                    let xyz = triple(o, "xyz", [0.0; 3]).map_err(|m| at(o, m))?;
-                    let rpy = triple(o, "rpy", [0.0; 3]).map_err(|m| at(o, m))?;
+                    let xyz = triple(o, "xyz", [0.0; 3]).map_err(|e| at(o, e.to_string()))?;
+                    let rpy = triple(o, "rpy", [0.0; 3]).map_err(|e| at(o, e.to_string()))?;
                     Isometry3::from_parts(
                         Translation3::new(xyz[0], xyz[1], xyz[2]),
                         UnitQuaternion::from_euler_angles(rpy[0], rpy[1], rpy[2]),
@@ -241,7 +241,7 @@ impl Urdf {
             let axis = match j.children().find(|n| n.has_tag_name("axis")) {
                 None => Vector3::x(),
                 Some(a) => {
-                    let v = triple(a, "xyz", [1.0, 0.0, 0.0]).map_err(|m| at(a, m))?;
+                    let v = triple(a, "xyz", [1.0, 0.0, 0.0]).map_err(|e| at(a, e.to_string()))?;
                     Vector3::new(v[0], v[1], v[2])
                 }
             };
@@ -363,8 +363,29 @@ impl Urdf {
     }
 }
 
+/// An attribute that is not three finite numbers ([`triple`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum TripleError {
+    /// A word that is not a number.
+    #[error("{key}=\"{text}\" is not three numbers")]
+    NotNumbers {
+        /// The attribute.
+        key: String,
+        /// Its text.
+        text: String,
+    },
+    /// Not three of them, or one not finite.
+    #[error("{key}=\"{text}\" is not three finite numbers")]
+    NotThreeFinite {
+        /// The attribute.
+        key: String,
+        /// Its text.
+        text: String,
+    },
+}
+
 /// Three finite numbers of attribute `key` (`"0 0.1 -2"`), or `default` when absent.
-fn triple(node: roxmltree::Node, key: &str, default: [f64; 3]) -> Result<[f64; 3], String> {
+fn triple(node: roxmltree::Node, key: &str, default: [f64; 3]) -> Result<[f64; 3], TripleError> {
     let Some(text) = node.attribute(key) else {
         return Ok(default);
     };
@@ -372,10 +393,16 @@ fn triple(node: roxmltree::Node, key: &str, default: [f64; 3]) -> Result<[f64; 3
         .split_whitespace()
         .map(|s| s.parse::<f64>())
         .collect::<Result<_, _>>()
-        .map_err(|_| format!("{key}=\"{text}\" is not three numbers"))?;
+        .map_err(|_| TripleError::NotNumbers {
+            key: key.to_string(),
+            text: text.to_string(),
+        })?;
     match values.as_slice() {
         [a, b, c] if values.iter().all(|v| v.is_finite()) => Ok([*a, *b, *c]),
-        _ => Err(format!("{key}=\"{text}\" is not three finite numbers")),
+        _ => Err(TripleError::NotThreeFinite {
+            key: key.to_string(),
+            text: text.to_string(),
+        }),
     }
 }
 

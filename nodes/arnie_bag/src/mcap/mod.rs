@@ -11,6 +11,6 @@ pub mod read;
 pub mod records;
 pub mod write;
 
-pub use compress::Compression;
+pub use compress::{Compression, UnknownCompression};
 pub use read::{Item, LinearReader, McapFile, OwnedMessage, Summary};
 pub use write::{Layout, McapWriter, WriterOptions, DEFAULT_CHUNK_SIZE};
