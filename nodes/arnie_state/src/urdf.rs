@@ -12,12 +12,12 @@
 //! supported; `floating` and `planar` (whose pose a single position cannot give) are
 //! refused. Every error names the line and column ([`UrdfError`]).
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 
 use nalgebra::{Isometry3, Translation3, Unit, UnitQuaternion, Vector3};
 
 /// Why a URDF cannot be used, and where.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("line {line}, column {column}: {message}")]
 pub struct UrdfError {
     /// 1-based line of the element (or of the XML error).
     pub line: u32,
@@ -26,18 +26,6 @@ pub struct UrdfError {
     /// What is wrong.
     pub message: String,
 }
-
-impl fmt::Display for UrdfError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "line {}, column {}: {}",
-            self.line, self.column, self.message
-        )
-    }
-}
-
-impl std::error::Error for UrdfError {}
 
 /// A joint's type (URDF `type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -31,7 +31,6 @@ mod params;
 pub mod robot;
 pub mod server;
 
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -228,18 +227,13 @@ pub struct WaitTopic {
 }
 
 /// A `wait_topics` entry that does not parse.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("wait_topics: {entry:?} {reason}")]
 pub struct WaitTopicError {
     /// The entry as written.
     pub entry: String,
     /// What is wrong with it.
     pub reason: &'static str,
-}
-
-impl fmt::Display for WaitTopicError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "wait_topics: {:?} {}", self.entry, self.reason)
-    }
 }
 
 /// `pkg/Type` → `pkg/msg/Type`; `pkg/msg/Type` unchanged; anything else `None`.
