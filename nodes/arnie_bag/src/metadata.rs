@@ -242,7 +242,7 @@ impl BagMetadata {
     /// Reads `metadata.yaml` text (with the root key) or `serialized_metadata` text
     /// (without); `source` names the file in errors.
     pub fn from_yaml(text: &str, source: &Path) -> Result<BagMetadata> {
-        let doc = yaml::parse(text).map_err(|e| BagError::bad_metadata(source, e))?;
+        let doc = yaml::parse(text).map_err(|e| BagError::bad_metadata(source, e.to_string()))?;
         let root = yaml::get(&doc, "rosbag2_bagfile_information").unwrap_or(&doc);
         if !matches!(root, Yaml::Hash(_)) {
             return Err(BagError::bad_metadata(
@@ -340,9 +340,8 @@ fn decode(root: &Yaml, src: &Path) -> Result<BagMetadata> {
         let tm = need(t, "topic_metadata")?;
         let offered = if version >= 4 {
             match yaml::get(&tm, "offered_qos_profiles") {
-                Some(q) => {
-                    qos::profiles_from_yaml(q).map_err(|e| BagError::bad_metadata(src, e))?
-                }
+                Some(q) => qos::profiles_from_yaml(q)
+                    .map_err(|e| BagError::bad_metadata(src, e.to_string()))?,
                 None => {
                     return Err(BagError::bad_metadata(
                         src,

@@ -139,13 +139,13 @@ impl RmwTime {
         ])
     }
 
-    fn parse(y: &Yaml) -> Result<Self, String> {
+    fn parse(y: &Yaml) -> Result<Self, QosError> {
         let sec = yaml::get(y, "sec")
             .and_then(yaml::as_u64)
-            .ok_or("QoS duration without sec")?;
+            .ok_or(QosError::DurationWithout("sec"))?;
         let nsec = yaml::get(y, "nsec")
             .and_then(yaml::as_u64)
-            .ok_or("QoS duration without nsec")?;
+            .ok_or(QosError::DurationWithout("nsec"))?;
         let t = RmwTime { sec, nsec };
         // Foxy-era infinities (Cyclone, Fast DDS, Connext), as rosbag2 maps them.
         let foxy = [
@@ -168,6 +168,111 @@ impl RmwTime {
             t
         })
     }
+}
+
+/// Why YAML is not a QoS profile (or a list of them, or one profile's overrides).
+#[derive(Debug, thiserror::Error)]
+pub enum QosError {
+    /// A duration without `sec` or `nsec`.
+    #[error("QoS duration without {0}")]
+    DurationWithout(&'static str),
+    /// A profile without one of its fields.
+    #[error("QoS profile without {0}")]
+    ProfileWithout(&'static str),
+    /// A v8 policy (or the depth) that is not an integer.
+    #[error("QoS {0} is not an integer")]
+    NotInteger(&'static str),
+    /// A v9 policy that is not a name.
+    #[error("QoS {0} is not a name")]
+    NotName(&'static str),
+    /// `avoid_ros_namespace_conventions` that is not a boolean.
+    #[error("QoS avoid_ros_namespace_conventions is not a boolean")]
+    NotBoolean,
+    /// Overrides that are not a map.
+    #[error("not a map of QoS fields")]
+    NotFieldMap,
+    /// An override policy number that names no policy.
+    #[error("{key}: {number} is not a policy number")]
+    PolicyNumber {
+        /// The field.
+        key: String,
+        /// The number.
+        number: i64,
+    },
+    /// An override policy that is neither a number nor a name.
+    #[error("{0}: not a policy name")]
+    NotPolicyName(String),
+    /// An override policy name that names no policy.
+    #[error("{key}: unknown policy {name:?}")]
+    UnknownPolicy {
+        /// The field.
+        key: String,
+        /// The name.
+        name: String,
+    },
+    /// An override depth that is not a non-negative integer.
+    #[error("depth: not a non-negative integer")]
+    Depth,
+    /// An override duration that is not one.
+    #[error("{field}: {reason}")]
+    Duration {
+        /// The field.
+        field: &'static str,
+        /// Why.
+        reason: Box<QosError>,
+    },
+    /// An override `avoid_ros_namespace_conventions` that is not a boolean.
+    #[error("avoid_ros_namespace_conventions: not true or false")]
+    NotTrueOrFalse,
+    /// An override of a field a profile does not have.
+    #[error("unknown QoS field {0:?}")]
+    UnknownField(String),
+    /// Profile list text that is not YAML.
+    #[error("{0}")]
+    Yaml(#[from] yaml_rust2::ScanError),
+    /// Profile list text holding a string, not a list.
+    #[error("offered_qos_profiles text is not a list")]
+    TextNotList,
+    /// A profile list that is neither a list nor text.
+    #[error("offered_qos_profiles is neither a list nor YAML text")]
+    NotList,
+}
+
+/// The error of an override duration `field`.
+fn in_field(field: &'static str) -> impl Fn(QosError) -> QosError {
+    move |e| QosError::Duration {
+        field,
+        reason: Box::new(e),
+    }
+}
+
+/// Why a QoS overrides file is refused (each names the file).
+#[derive(Debug, thiserror::Error)]
+pub enum OverridesError {
+    /// Not YAML.
+    #[error("{file}: not YAML: {reason}")]
+    NotYaml {
+        /// The file.
+        file: String,
+        /// The scanner's reason.
+        reason: yaml_rust2::ScanError,
+    },
+    /// Not a map.
+    #[error("{0}: not a map of topic names to QoS profiles")]
+    NotMap(String),
+    /// A key that is not text.
+    #[error("{0}: a topic name that is not text")]
+    TopicNotText(String),
+    /// A topic's overrides refused.
+    #[error("{file}: {topic}: {reason}")]
+    Topic {
+        /// The file.
+        file: String,
+        /// The topic.
+        topic: String,
+        /// Why.
+        reason: QosError,
+    },
 }
 
 /// One QoS profile, field for field as `rmw_qos_profile_t` (and rosbag2's YAML).
@@ -261,15 +366,15 @@ impl Qos {
 
     /// Reads one profile, detecting the v8 (integer) or v9 (name) form from `history`
     /// as rosbag2 does.
-    pub fn from_yaml(y: &Yaml) -> Result<Qos, String> {
-        let field = |k: &str| yaml::get(y, k).ok_or_else(|| format!("QoS profile without {k}"));
+    pub fn from_yaml(y: &Yaml) -> Result<Qos, QosError> {
+        let field = |k: &'static str| yaml::get(y, k).ok_or(QosError::ProfileWithout(k));
         let hist = field("history")?;
         let v8 = matches!(yaml::as_i64(hist), Some(0..=3));
-        let int = |k: &str| -> Result<i64, String> {
-            yaml::as_i64(field(k)?).ok_or_else(|| format!("QoS {k} is not an integer"))
+        let int = |k: &'static str| -> Result<i64, QosError> {
+            yaml::as_i64(field(k)?).ok_or(QosError::NotInteger(k))
         };
-        let name = |k: &str| -> Result<String, String> {
-            yaml::as_string(field(k)?).ok_or_else(|| format!("QoS {k} is not a name"))
+        let name = |k: &'static str| -> Result<String, QosError> {
+            yaml::as_string(field(k)?).ok_or(QosError::NotName(k))
         };
         let (history, reliability, durability, liveliness) = if v8 {
             (
@@ -288,7 +393,7 @@ impl Qos {
         };
         Ok(Qos {
             history,
-            depth: yaml::as_u64(field("depth")?).ok_or("QoS depth is not an integer")?,
+            depth: yaml::as_u64(field("depth")?).ok_or(QosError::NotInteger("depth"))?,
             reliability,
             durability,
             deadline: RmwTime::parse(field("deadline")?)?,
@@ -298,7 +403,7 @@ impl Qos {
             avoid_ros_namespace_conventions: yaml::as_bool(field(
                 "avoid_ros_namespace_conventions",
             )?)
-            .ok_or("QoS avoid_ros_namespace_conventions is not a boolean")?,
+            .ok_or(QosError::NotBoolean)?,
         })
     }
 
@@ -381,28 +486,31 @@ impl QosOverrides {
     /// # Errors
     /// Not YAML, not a map of topics to maps, an unknown field or policy name, a bad
     /// number: the message names the topic and the field.
-    pub fn from_yaml_text(text: &str, source: &str) -> Result<QosOverrides, String> {
-        let y = yaml::parse(text).map_err(|e| format!("{source}: not YAML: {e}"))?;
+    pub fn from_yaml_text(text: &str, source: &str) -> Result<QosOverrides, OverridesError> {
+        let y = yaml::parse(text).map_err(|e| OverridesError::NotYaml {
+            file: source.to_string(),
+            reason: e,
+        })?;
         let map = match y {
             Yaml::Hash(h) => h,
             Yaml::Null => Default::default(),
-            _ => {
-                return Err(format!(
-                    "{source}: not a map of topic names to QoS profiles"
-                ))
-            }
+            _ => return Err(OverridesError::NotMap(source.to_string())),
         };
         let mut topics = std::collections::BTreeMap::new();
         for (k, v) in map {
             let topic = yaml::as_string(&k)
-                .ok_or_else(|| format!("{source}: a topic name that is not text"))?;
+                .ok_or_else(|| OverridesError::TopicNotText(source.to_string()))?;
             let topic = if topic.starts_with('/') {
                 topic
             } else {
                 format!("/{topic}")
             };
             // Checked now, so a bad file stops the command before it starts.
-            Self::apply_one(&v, Qos::default()).map_err(|e| format!("{source}: {topic}: {e}"))?;
+            Self::apply_one(&v, Qos::default()).map_err(|reason| OverridesError::Topic {
+                file: source.to_string(),
+                topic: topic.clone(),
+                reason,
+            })?;
             topics.insert(topic, v);
         }
         Ok(QosOverrides { topics })
@@ -427,9 +535,9 @@ impl QosOverrides {
         }
     }
 
-    fn apply_one(y: &Yaml, base: Qos) -> Result<Qos, String> {
+    fn apply_one(y: &Yaml, base: Qos) -> Result<Qos, QosError> {
         let Yaml::Hash(h) = y else {
-            return Err("not a map of QoS fields".into());
+            return Err(QosError::NotFieldMap);
         };
         let mut q = base;
         for (k, v) in h {
@@ -440,14 +548,21 @@ impl QosOverrides {
                 from_int: fn(i64) -> Option<T>,
                 from_name: fn(&str) -> T,
                 unknown: T,
-            ) -> Result<T, String> {
+            ) -> Result<T, QosError> {
                 if let Some(i) = yaml::as_i64(v) {
-                    return from_int(i).ok_or_else(|| format!("{key}: {i} is not a policy number"));
+                    return from_int(i).ok_or_else(|| QosError::PolicyNumber {
+                        key: key.to_string(),
+                        number: i,
+                    });
                 }
-                let name = yaml::as_string(v).ok_or_else(|| format!("{key}: not a policy name"))?;
+                let name =
+                    yaml::as_string(v).ok_or_else(|| QosError::NotPolicyName(key.to_string()))?;
                 let p = from_name(&name.to_ascii_lowercase());
                 if p == unknown && name != "unknown" {
-                    return Err(format!("{key}: unknown policy {name:?}"));
+                    return Err(QosError::UnknownPolicy {
+                        key: key.to_string(),
+                        name,
+                    });
                 }
                 Ok(p)
             }
@@ -488,22 +603,18 @@ impl QosOverrides {
                         Liveliness::Unknown,
                     )?
                 }
-                "depth" => q.depth = yaml::as_u64(v).ok_or("depth: not a non-negative integer")?,
-                "deadline" => {
-                    q.deadline = RmwTime::parse(v).map_err(|e| format!("deadline: {e}"))?
-                }
-                "lifespan" => {
-                    q.lifespan = RmwTime::parse(v).map_err(|e| format!("lifespan: {e}"))?
-                }
+                "depth" => q.depth = yaml::as_u64(v).ok_or(QosError::Depth)?,
+                "deadline" => q.deadline = RmwTime::parse(v).map_err(in_field("deadline"))?,
+                "lifespan" => q.lifespan = RmwTime::parse(v).map_err(in_field("lifespan"))?,
                 "liveliness_lease_duration" => {
                     q.liveliness_lease_duration =
-                        RmwTime::parse(v).map_err(|e| format!("liveliness_lease_duration: {e}"))?
+                        RmwTime::parse(v).map_err(in_field("liveliness_lease_duration"))?
                 }
                 "avoid_ros_namespace_conventions" => {
-                    q.avoid_ros_namespace_conventions = yaml::as_bool(v)
-                        .ok_or("avoid_ros_namespace_conventions: not true or false")?
+                    q.avoid_ros_namespace_conventions =
+                        yaml::as_bool(v).ok_or(QosError::NotTrueOrFalse)?
                 }
-                other => return Err(format!("unknown QoS field {other:?}")),
+                other => return Err(QosError::UnknownField(other.to_string())),
             }
         }
         Ok(q)
@@ -523,25 +634,25 @@ pub fn profiles_node(profiles: &[Qos], version: u32) -> Node {
 
 /// Reads a profile list from YAML text (channel metadata, metadata v4..v8); empty text
 /// is no profiles.
-pub fn profiles_from_yaml_text(text: &str) -> Result<Vec<Qos>, String> {
+pub fn profiles_from_yaml_text(text: &str) -> Result<Vec<Qos>, QosError> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
     match yaml::parse(text)? {
         // The text holds the list itself: a string in the string is not one (and
         // following it would recurse until the stack overflows; found by fuzzing).
-        Yaml::String(_) => Err("offered_qos_profiles text is not a list".into()),
+        Yaml::String(_) => Err(QosError::TextNotList),
         y => profiles_from_yaml(&y),
     }
 }
 
 /// Reads a profile list from a YAML node: a sequence, or a string holding one.
-pub fn profiles_from_yaml(y: &Yaml) -> Result<Vec<Qos>, String> {
+pub fn profiles_from_yaml(y: &Yaml) -> Result<Vec<Qos>, QosError> {
     match y {
         Yaml::Array(items) => items.iter().map(Qos::from_yaml).collect(),
         Yaml::String(s) => profiles_from_yaml_text(s),
         Yaml::Null => Ok(Vec::new()),
-        _ => Err("offered_qos_profiles is neither a list nor YAML text".into()),
+        _ => Err(QosError::NotList),
     }
 }
 
@@ -671,7 +782,9 @@ mod tests {
             ("- /a\n", "not a map"),
             ("/a: [1\n", "not YAML"),
         ] {
-            let e = QosOverrides::from_yaml_text(text, "q.yaml").unwrap_err();
+            let e = QosOverrides::from_yaml_text(text, "q.yaml")
+                .unwrap_err()
+                .to_string();
             assert!(
                 e.starts_with("q.yaml: ") && e.contains(want),
                 "{text:?}: {e}"

@@ -177,8 +177,11 @@ fn is_plain(s: &str) -> bool {
 // ---------------------------------------------------------------- reading helpers
 
 /// Parses one YAML document.
-pub fn parse(text: &str) -> Result<Yaml, String> {
-    let mut docs = yaml_rust2::YamlLoader::load_from_str(text).map_err(|e| e.to_string())?;
+///
+/// # Errors
+/// The scanner's reason (with the line and column) when the text is not YAML.
+pub fn parse(text: &str) -> Result<Yaml, yaml_rust2::ScanError> {
+    let mut docs = yaml_rust2::YamlLoader::load_from_str(text)?;
     Ok(if docs.is_empty() {
         Yaml::Null
     } else {

@@ -36,5 +36,5 @@ pub use navigator::{
     Feedback, Finish, Goal, KnownObstacles, NavCounters, Navigator, Outcome, Output, Phase,
     PlanFailure, PlanReply, Refused,
 };
-pub use odom::{MapOdom, OdomCovariance, OdomNoise};
-pub use teleop::{Teleop, TeleopLimits, TeleopRefused};
+pub use odom::{MapOdom, OdomCovariance, OdomNoise, OdomNoiseError};
+pub use teleop::{Teleop, TeleopLimits, TeleopLimitsError, TeleopRefused};

@@ -84,12 +84,27 @@ impl Default for OdomNoise {
     }
 }
 
+/// A figure of the odometry noise model refused ([`OdomNoise::check`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "{name}: {value} must be finite and {}",
+    if *.positive { "above 0" } else { "at least 0" }
+)]
+pub struct OdomNoiseError {
+    /// The figure's parameter name.
+    pub name: &'static str,
+    /// Its value.
+    pub value: f64,
+    /// Whether it must be above zero (a floor), else at least zero.
+    pub positive: bool,
+}
+
 impl OdomNoise {
     /// Every figure finite, not negative, floors above zero.
     ///
     /// # Errors
     /// The first figure that is not, named.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), OdomNoiseError> {
         for (name, v, positive) in [
             ("odom_linear_noise", self.linear, false),
             ("odom_angular_noise", self.angular, false),
@@ -97,10 +112,11 @@ impl OdomNoise {
             ("odom_min_heading_stddev_rad", self.min_heading_rad, true),
         ] {
             if !v.is_finite() || v < 0.0 || (positive && v == 0.0) {
-                return Err(format!(
-                    "{name}: {v} must be finite and {}",
-                    if positive { "above 0" } else { "at least 0" }
-                ));
+                return Err(OdomNoiseError {
+                    name,
+                    value: v,
+                    positive,
+                });
             }
         }
         Ok(())
@@ -235,11 +251,16 @@ mod tests {
         assert!(bad
             .check()
             .unwrap_err()
+            .to_string()
             .contains("odom_min_position_stddev_m"));
         let nan = OdomNoise {
             linear: f64::NAN,
             ..OdomNoise::default()
         };
-        assert!(nan.check().unwrap_err().contains("odom_linear_noise"));
+        assert!(nan
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("odom_linear_noise"));
     }
 }

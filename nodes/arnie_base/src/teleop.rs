@@ -39,12 +39,22 @@ impl Default for TeleopLimits {
     }
 }
 
+/// A manual-driving limit that is not finite and above zero ([`TeleopLimits::check`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{name}: {value} must be finite and above 0")]
+pub struct TeleopLimitsError {
+    /// The limit's parameter name.
+    pub name: &'static str,
+    /// Its value.
+    pub value: f64,
+}
+
 impl TeleopLimits {
     /// Every limit finite and above zero.
     ///
     /// # Errors
     /// The first one that is not, by its parameter name.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), TeleopLimitsError> {
         for (name, v) in [
             ("cmd_vel_max_linear_mps", self.max_linear_mps),
             ("cmd_vel_max_angular_rps", self.max_angular_rps),
@@ -56,7 +66,7 @@ impl TeleopLimits {
             ("cmd_vel_timeout_s", self.timeout_s),
         ] {
             if !(v.is_finite() && v > 0.0) {
-                return Err(format!("{name}: {v} must be finite and above 0"));
+                return Err(TeleopLimitsError { name, value: v });
             }
         }
         Ok(())
@@ -232,6 +242,10 @@ mod tests {
             timeout_s: 0.0,
             ..TeleopLimits::default()
         };
-        assert!(bad.check().unwrap_err().contains("cmd_vel_timeout_s"));
+        assert!(bad
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("cmd_vel_timeout_s"));
     }
 }

@@ -28,13 +28,18 @@ pub enum CommandMode {
     Topic,
 }
 
+/// A `command_mode` that is neither `move_to` nor `topic`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("must be \"move_to\" or \"topic\", got {0:?}")]
+pub struct UnknownMode(pub String);
+
 impl std::str::FromStr for CommandMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownMode;
+    fn from_str(s: &str) -> Result<Self, UnknownMode> {
         match s {
             "move_to" => Ok(CommandMode::MoveTo),
             "topic" => Ok(CommandMode::Topic),
-            other => Err(format!("must be \"move_to\" or \"topic\", got {other:?}")),
+            other => Err(UnknownMode(other.to_string())),
         }
     }
 }
@@ -170,7 +175,7 @@ impl RawConfig {
             command_mode: self
                 .command_mode
                 .parse()
-                .map_err(|reason: String| ConfigError::new("command_mode", reason))?,
+                .map_err(|e: UnknownMode| ConfigError::new("command_mode", e.to_string()))?,
             markers_period: (rate > 0.0).then(|| Duration::from_secs_f64(1.0 / rate)),
         })
     }

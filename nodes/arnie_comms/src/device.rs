@@ -18,6 +18,7 @@ use crate::definition::Definitions;
 use crate::link::{Link, LinkConfig};
 use crate::transport::{open_pty, CanBus, SerialPort, UdpCan};
 use crate::Counters;
+use std::fmt::Display;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -42,6 +43,78 @@ pub enum Mode {
         bind: SocketAddr,
         /// The bridge's address, or `None` for whoever sent last.
         peer: Option<SocketAddr>,
+    },
+}
+
+/// A device program's command line refused (its `Display` names the option).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArgsError {
+    /// An option without its value.
+    #[error("{0} needs a value")]
+    NoValue(String),
+    /// `-h` / `--help`: the caller prints the usage.
+    #[error("help")]
+    Help,
+    /// An argument that is none of the options.
+    #[error("unexpected argument {0:?}")]
+    Unexpected(String),
+    /// `--baud` that is not a number.
+    #[error("--baud {0:?} is not a number")]
+    Baud(String),
+    /// `--bind` / `--peer` that is not a socket address.
+    #[error("{option} {value:?} is not an address like 127.0.0.1:5000")]
+    Address {
+        /// The option.
+        option: String,
+        /// Its value.
+        value: String,
+    },
+    /// No `--packets`.
+    #[error("--packets DIR is required")]
+    NoPackets,
+    /// `serial` without the device path.
+    #[error("serial needs the device path")]
+    NoSerialPath,
+    /// No mode given and no default.
+    #[error("a mode is required: one of {}", .0.join(", "))]
+    NoMode(&'static [&'static str]),
+}
+
+/// The device's end of the link that would not open, or its place that could not be
+/// told ([`open`], [`announce`], [`stop_signal`]).
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    /// No pseudo-terminal.
+    #[error("cannot open a pty: {0}")]
+    Pty(std::io::Error),
+    /// The port or socket refused.
+    #[error("{0}")]
+    Link(#[from] crate::Error),
+    /// The link file could not be written.
+    #[error("cannot write {}: {source}", .file.display())]
+    LinkFile {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The symlink could not be pointed at the link.
+    #[error("cannot point {} at {place}: {source}", .link.display())]
+    Symlink {
+        /// The symlink.
+        link: PathBuf,
+        /// The link's place.
+        place: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A signal handler could not be installed.
+    #[error("cannot watch {signal}: {source}")]
+    Signal {
+        /// `SIGINT` or `SIGTERM`.
+        signal: &'static str,
+        /// Why.
+        source: std::io::Error,
     },
 }
 
@@ -95,16 +168,14 @@ impl LinkArgs {
     pub fn take(
         &mut self,
         arg: &str,
-        value: &mut impl FnMut(&str) -> Result<String, String>,
-    ) -> Result<bool, String> {
+        value: &mut impl FnMut(&str) -> Result<String, ArgsError>,
+    ) -> Result<bool, ArgsError> {
         match arg {
             "--packets" => self.packets = Some(PathBuf::from(value(arg)?)),
             "--link-file" => self.link_file = Some(PathBuf::from(value(arg)?)),
             "--baud" => {
                 let v = value(arg)?;
-                self.baud = v
-                    .parse()
-                    .map_err(|_| format!("--baud {v:?} is not a number"))?;
+                self.baud = v.parse().map_err(|_| ArgsError::Baud(v))?;
             }
             "--bind" => self.bind = address(arg, &value(arg)?)?,
             "--peer" => self.peer = Some(address(arg, &value(arg)?)?),
@@ -129,15 +200,18 @@ impl LinkArgs {
         modes: &'static [&'static str],
         mut it: impl Iterator<Item = String>,
         default_mode: Option<&str>,
-    ) -> Result<LinkChoice, String> {
+    ) -> Result<LinkChoice, ArgsError> {
         let mut args = LinkArgs::new(modes);
         while let Some(arg) = it.next() {
-            let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
+            let mut value = |name: &str| {
+                it.next()
+                    .ok_or_else(|| ArgsError::NoValue(name.to_string()))
+            };
             if arg == "-h" || arg == "--help" {
-                return Err("help".into());
+                return Err(ArgsError::Help);
             }
             if !args.take(&arg, &mut value)? {
-                return Err(format!("unexpected argument {arg:?}"));
+                return Err(ArgsError::Unexpected(arg));
             }
         }
         args.finish(default_mode)
@@ -147,24 +221,19 @@ impl LinkArgs {
     ///
     /// # Errors
     /// No `--packets`, no mode, or `serial` without its path.
-    pub fn finish(self, default_mode: Option<&str>) -> Result<LinkChoice, String> {
-        let packets = self.packets.ok_or("--packets DIR is required")?;
+    pub fn finish(self, default_mode: Option<&str>) -> Result<LinkChoice, ArgsError> {
+        let packets = self.packets.ok_or(ArgsError::NoPackets)?;
         let mode = match self.mode.as_deref().or(default_mode) {
             Some("pty") => Mode::Pty,
             Some("serial") => Mode::Serial {
-                path: self.serial_path.ok_or("serial needs the device path")?,
+                path: self.serial_path.ok_or(ArgsError::NoSerialPath)?,
                 baud: self.baud,
             },
             Some("can_udp") => Mode::CanUdp {
                 bind: self.bind,
                 peer: self.peer,
             },
-            _ => {
-                return Err(format!(
-                    "a mode is required: one of {}",
-                    self.modes.join(", ")
-                ))
-            }
+            _ => return Err(ArgsError::NoMode(self.modes)),
         };
         Ok(LinkChoice {
             packets,
@@ -174,9 +243,11 @@ impl LinkArgs {
     }
 }
 
-fn address(option: &str, v: &str) -> Result<SocketAddr, String> {
-    v.parse()
-        .map_err(|_| format!("{option} {v:?} is not an address like 127.0.0.1:5000"))
+fn address(option: &str, v: &str) -> Result<SocketAddr, ArgsError> {
+    v.parse().map_err(|_| ArgsError::Address {
+        option: option.to_string(),
+        value: v.to_string(),
+    })
 }
 
 /// An open device link and where it is.
@@ -201,18 +272,20 @@ pub struct Hold {
 /// Opens the device's end of the link on `mode` (inside a tokio runtime).
 ///
 /// # Errors
-/// The pty, port or socket that would not open, as text.
-pub async fn open(mode: &Mode, defs: Arc<Definitions>, cfg: &LinkConfig) -> Result<Opened, String> {
-    let text = |e: crate::Error| e.to_string();
+/// The pty, port or socket that would not open.
+pub async fn open(
+    mode: &Mode,
+    defs: Arc<Definitions>,
+    cfg: &LinkConfig,
+) -> Result<Opened, DeviceError> {
     Ok(match mode {
         Mode::Pty => {
-            let (master, slave, path) =
-                open_pty().map_err(|e| format!("cannot open a pty: {e}"))?;
+            let (master, slave, path) = open_pty().map_err(DeviceError::Pty)?;
             // Opening the slave as a serial port puts the pty in raw mode (no echo, no
             // line editing) before the bridge opens it.
-            let hold = SerialPort::open(&path, 115_200).map_err(text)?;
+            let hold = SerialPort::open(&path, 115_200)?;
             drop(slave);
-            let master = SerialPort::from_fd(master, "pty master").map_err(text)?;
+            let master = SerialPort::from_fd(master, "pty master")?;
             Opened {
                 link: Link::uart(master, defs, cfg),
                 place: path,
@@ -220,13 +293,13 @@ pub async fn open(mode: &Mode, defs: Arc<Definitions>, cfg: &LinkConfig) -> Resu
             }
         }
         Mode::Serial { path, baud } => Opened {
-            link: Link::uart(SerialPort::open(path, *baud).map_err(text)?, defs, cfg),
+            link: Link::uart(SerialPort::open(path, *baud)?, defs, cfg),
             place: path.clone(),
             hold: Hold { _slave: None },
         },
         Mode::CanUdp { bind, peer } => {
-            let bus = UdpCan::bind(*bind, *peer).await.map_err(text)?;
-            let place = bus.local_addr().map_err(text)?.to_string();
+            let bus = UdpCan::bind(*bind, *peer).await?;
+            let place = bus.local_addr()?.to_string();
             Opened {
                 link: Link::can(CanBus::Udp(bus), defs, cfg),
                 place,
@@ -247,14 +320,19 @@ pub fn announce(
     place: &str,
     link_file: Option<&Path>,
     symlink: Option<&Path>,
-) -> Result<(), String> {
+) -> Result<(), DeviceError> {
     if let Some(file) = link_file {
-        write_atomically(file, &format!("{place}\n"))
-            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        write_atomically(file, &format!("{place}\n")).map_err(|source| DeviceError::LinkFile {
+            file: file.to_path_buf(),
+            source,
+        })?;
     }
     if let Some(link) = symlink {
-        symlink_atomically(Path::new(place), link)
-            .map_err(|e| format!("cannot point {} at {place}: {e}", link.display()))?;
+        symlink_atomically(Path::new(place), link).map_err(|source| DeviceError::Symlink {
+            link: link.to_path_buf(),
+            place: place.to_string(),
+            source,
+        })?;
     }
     println!("{name}: link {place}");
     Ok(())
@@ -275,12 +353,16 @@ pub fn counts(counters: &Counters) -> Vec<String> {
 ///
 /// # Errors
 /// A handler that could not be installed.
-pub fn stop_signal() -> Result<impl Future<Output = ()>, String> {
+pub fn stop_signal() -> Result<impl Future<Output = ()>, DeviceError> {
     use tokio::signal::unix::{signal, SignalKind};
-    let mut int =
-        signal(SignalKind::interrupt()).map_err(|e| format!("cannot watch SIGINT: {e}"))?;
-    let mut term =
-        signal(SignalKind::terminate()).map_err(|e| format!("cannot watch SIGTERM: {e}"))?;
+    let watch = |kind, name| {
+        signal(kind).map_err(|source| DeviceError::Signal {
+            signal: name,
+            source,
+        })
+    };
+    let mut int = watch(SignalKind::interrupt(), "SIGINT")?;
+    let mut term = watch(SignalKind::terminate(), "SIGTERM")?;
     Ok(async move {
         tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
     })
@@ -289,14 +371,15 @@ pub fn stop_signal() -> Result<impl Future<Output = ()>, String> {
 /// A device program's `main`: bad arguments (`parsed` is `Err`) print the reason and
 /// `usage` and exit 2; otherwise `run` runs on a current-thread runtime, and its error
 /// `(code, text)` is printed and becomes the exit code.
-pub fn main<A, F>(
+pub fn main<A, F, E>(
     name: &str,
     usage: &str,
-    parsed: Result<A, String>,
+    parsed: Result<A, impl Display>,
     run: impl FnOnce(A) -> F,
 ) -> ExitCode
 where
-    F: Future<Output = Result<(), (u8, String)>>,
+    F: Future<Output = Result<(), (u8, E)>>,
+    E: Display,
 {
     let args = match parsed {
         Ok(a) => a,
@@ -349,7 +432,7 @@ mod tests {
         modes: &'static [&'static str],
         s: &str,
         default: Option<&str>,
-    ) -> Result<LinkChoice, String> {
+    ) -> Result<LinkChoice, ArgsError> {
         LinkArgs::parse_all(modes, s.split_whitespace().map(String::from), default)
     }
 

@@ -24,7 +24,7 @@
 //! plumbing (options, opening, announcing, signals) is [`crate::device`].
 use crate::counters::Counters;
 use crate::definition::Definitions;
-use crate::device::{self, LinkArgs, LinkChoice};
+use crate::device::{self, ArgsError, DeviceError, LinkArgs, LinkChoice};
 use crate::error::Result;
 use crate::link::{Link, LinkConfig, LinkEvent};
 use crate::packet::Packet;
@@ -49,14 +49,28 @@ pub fn main() -> ExitCode {
 }
 
 /// `comms_sim`'s command line, checked (every option is a shared one).
-fn parse(it: impl Iterator<Item = String>) -> std::result::Result<LinkChoice, String> {
+fn parse(it: impl Iterator<Item = String>) -> std::result::Result<LinkChoice, ArgsError> {
     LinkArgs::parse_all(&["pty", "serial", "can_udp"], it, None)
 }
 
-async fn run_cli(args: LinkChoice) -> std::result::Result<(), String> {
+/// Why `comms_sim` stopped with exit code 1.
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    /// The link could not be opened or told.
+    #[error("{0}")]
+    Device(#[from] DeviceError),
+    /// The packet definitions do not load.
+    #[error("{0}")]
+    Definitions(crate::Error),
+    /// The link failed while running.
+    #[error("link failed: {0}")]
+    Link(crate::Error),
+}
+
+async fn run_cli(args: LinkChoice) -> std::result::Result<(), CliError> {
     // Signals are watched from here on, before anyone learns where the link is.
     let stop = device::stop_signal()?;
-    let defs = Definitions::load_dir(&args.packets).map_err(|e| e.to_string())?;
+    let defs = Definitions::load_dir(&args.packets).map_err(CliError::Definitions)?;
     let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
     println!(
         "comms_sim: {} definitions from {}: {}",
@@ -67,9 +81,7 @@ async fn run_cli(args: LinkChoice) -> std::result::Result<(), String> {
     let opened = device::open(&args.mode, Arc::new(defs), &LinkConfig::default()).await?;
     device::announce("comms_sim", &opened.place, args.link_file.as_deref(), None)?;
     let device::Opened { link, hold, .. } = opened;
-    let counters = run(link, stop)
-        .await
-        .map_err(|e| format!("link failed: {e}"))?;
+    let counters = run(link, stop).await.map_err(CliError::Link)?;
     println!(
         "comms_sim: stopped; {}",
         device::counts(&counters).join(" ")

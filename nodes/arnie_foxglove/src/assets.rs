@@ -22,39 +22,27 @@ pub const DEFAULT_ALLOWLIST: &str = r"package://(?:[-\w%]+/)*[-\w%.]+\.(?:dae|fb
 pub const MAX_ASSET_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Why an asset is not served (the text the client gets).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AssetError {
     /// The URI is not in `asset_uri_allowlist`.
+    #[error("{0}: not allowed by asset_uri_allowlist")]
     NotAllowed(String),
     /// Not `package://<pkg>/<path>`, or a path part that could leave the package.
+    #[error("{0}: not a package://<package>/<path> URI inside its package")]
     BadUri(String),
     /// No such package on `AMENT_PREFIX_PATH`.
+    #[error("no package {0:?} on AMENT_PREFIX_PATH")]
     NoPackage(String),
     /// No such file in the package (or not a regular file, or a link out of it).
+    #[error("{0}: no such file")]
     NotFound(String),
     /// Larger than [`MAX_ASSET_BYTES`].
+    #[error("{0}: {1} bytes, more than {MAX_ASSET_BYTES}")]
     TooLarge(String, u64),
     /// The file could not be read.
+    #[error("{0}: {1}")]
     Read(String, String),
 }
-
-impl std::fmt::Display for AssetError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            AssetError::NotAllowed(u) => write!(f, "{u}: not allowed by asset_uri_allowlist"),
-            AssetError::BadUri(u) => write!(
-                f,
-                "{u}: not a package://<package>/<path> URI inside its package"
-            ),
-            AssetError::NoPackage(p) => write!(f, "no package {p:?} on AMENT_PREFIX_PATH"),
-            AssetError::NotFound(u) => write!(f, "{u}: no such file"),
-            AssetError::TooLarge(u, n) => write!(f, "{u}: {n} bytes, more than {MAX_ASSET_BYTES}"),
-            AssetError::Read(u, e) => write!(f, "{u}: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for AssetError {}
 
 /// Resolves and reads assets.
 pub struct Assets {

@@ -68,23 +68,45 @@ pub fn to_foxglove(name: String, v: &RosValue) -> Parameter {
     }
 }
 
+/// Why a Foxglove parameter has no ROS value (each names the parameter).
+#[derive(Debug, thiserror::Error)]
+pub enum ValueError {
+    /// No value: ROS parameters cannot be unset from here.
+    #[error("{0}: no value (ROS parameters cannot be unset here)")]
+    NoValue(String),
+    /// A byte array that does not decode.
+    #[error("{name}: {source}")]
+    ByteArray {
+        /// The parameter.
+        name: String,
+        /// Why.
+        source: foxglove::websocket::ParameterDecodeError,
+    },
+    /// A dictionary.
+    #[error("{0}: a dictionary is not a ROS parameter value")]
+    Dict(String),
+    /// An array of mixed (or nested) values.
+    #[error("{0}: a ROS array holds one type (bool, integer, double or string)")]
+    Mixed(String),
+}
+
 /// A Foxglove parameter's value as a ROS value.
 ///
 /// # Errors
 /// No value, a dictionary, a mixed or nested array, or a byte array that is not base64.
-pub fn from_foxglove(p: &Parameter) -> Result<RosValue, String> {
+pub fn from_foxglove(p: &Parameter) -> Result<RosValue, ValueError> {
     use foxglove::websocket::ParameterType;
     let Some(value) = &p.value else {
-        return Err(format!(
-            "{}: no value (ROS parameters cannot be unset here)",
-            p.name
-        ));
+        return Err(ValueError::NoValue(p.name.clone()));
     };
     if p.r#type == Some(ParameterType::ByteArray) {
         return match p.decode_byte_array() {
             Ok(Some(b)) => Ok(RosValue::ByteArray(b)),
             Ok(None) => Ok(RosValue::ByteArray(Vec::new())),
-            Err(e) => Err(format!("{}: {e}", p.name)),
+            Err(source) => Err(ValueError::ByteArray {
+                name: p.name.clone(),
+                source,
+            }),
         };
     }
     let float =
@@ -95,18 +117,12 @@ pub fn from_foxglove(p: &Parameter) -> Result<RosValue, String> {
         ParameterValue::Integer(i) => RosValue::Integer(*i),
         ParameterValue::Float64(d) => RosValue::Double(*d),
         ParameterValue::String(s) => RosValue::String(s.clone()),
-        ParameterValue::Dict(_) => {
-            return Err(format!(
-                "{}: a dictionary is not a ROS parameter value",
-                p.name
-            ))
-        }
+        ParameterValue::Dict(_) => return Err(ValueError::Dict(p.name.clone())),
         ParameterValue::Array(items) => array(&p.name, items, float)?,
     })
 }
 
-fn array(name: &str, items: &[ParameterValue], float: bool) -> Result<RosValue, String> {
-    let mixed = || format!("{name}: a ROS array holds one type (bool, integer, double or string)");
+fn array(name: &str, items: &[ParameterValue], float: bool) -> Result<RosValue, ValueError> {
     let all = |f: fn(&ParameterValue) -> bool| items.iter().all(f);
     if items.is_empty() {
         return Ok(if float {
@@ -166,7 +182,7 @@ fn array(name: &str, items: &[ParameterValue], float: bool) -> Result<RosValue, 
                 .collect(),
         ))
     } else {
-        Err(mixed())
+        Err(ValueError::Mixed(name.to_owned()))
     }
 }
 
@@ -202,7 +218,7 @@ mod tests {
         ];
         for v in values {
             let p = to_foxglove("/n.p".into(), &v);
-            assert_eq!(from_foxglove(&p), Ok(v.clone()), "{p:?}");
+            assert_eq!(from_foxglove(&p).unwrap(), v, "{p:?}");
         }
     }
 
@@ -217,7 +233,10 @@ mod tests {
                 ParameterValue::String("s".into()),
             ])),
         };
-        assert!(from_foxglove(&mixed).unwrap_err().contains("one type"));
+        assert!(from_foxglove(&mixed)
+            .unwrap_err()
+            .to_string()
+            .contains("one type"));
         assert!(from_foxglove(&Parameter::dict("/n.p", Default::default())).is_err());
     }
 }

@@ -8,6 +8,17 @@ use arnie_bag::msgdef::{DefinitionSource, MessageDefinition};
 use foxglove::websocket::service::ServiceSchema;
 use foxglove::Schema;
 
+/// Why a type has no schema.
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    /// The type's package or `.msg`/`.idl`/`.srv` file (or a dependency) is not found.
+    #[error("{0}")]
+    Definition(#[from] arnie_bag::BagError),
+    /// The definition found is empty.
+    #[error("{0}: no definition found")]
+    Empty(String),
+}
+
 /// Builds and caches schemas.
 pub struct Schemas {
     source: DefinitionSource,
@@ -32,8 +43,8 @@ impl Schemas {
     ///
     /// # Errors
     /// The type's package or `.msg`/`.idl` file is not found (the message names it).
-    pub fn definition(&mut self, type_name: &str) -> Result<MessageDefinition, String> {
-        self.source.full_text(type_name).map_err(|e| e.to_string())
+    pub fn definition(&mut self, type_name: &str) -> Result<MessageDefinition, SchemaError> {
+        Ok(self.source.full_text(type_name)?)
     }
 
     /// The Foxglove schema of `type_name`: name `pkg/msg/Type`, encoding `ros2msg` (or
@@ -41,10 +52,10 @@ impl Schemas {
     ///
     /// # Errors
     /// As [`Schemas::definition`]; an empty definition is an error too.
-    pub fn schema(&mut self, type_name: &str) -> Result<Schema, String> {
+    pub fn schema(&mut self, type_name: &str) -> Result<Schema, SchemaError> {
         let def = self.definition(type_name)?;
         if def.encoding.is_empty() {
-            return Err(format!("{type_name}: no definition found"));
+            return Err(SchemaError::Empty(type_name.to_string()));
         }
         Ok(Schema::new(
             def.type_name,
@@ -61,11 +72,8 @@ impl Schemas {
     ///
     /// # Errors
     /// The service's `.srv` (or a dependency) is not found.
-    pub fn service(&mut self, service_type: &str) -> Result<ServiceSchema, String> {
-        let (req, resp) = self
-            .source
-            .service_parts(service_type)
-            .map_err(|e| e.to_string())?;
+    pub fn service(&mut self, service_type: &str) -> Result<ServiceSchema, SchemaError> {
+        let (req, resp) = self.source.service_parts(service_type)?;
         let schema =
             |d: MessageDefinition| Schema::new(d.type_name, d.encoding, d.text.into_bytes());
         Ok(ServiceSchema::new(service_type)

@@ -16,8 +16,6 @@
 //!
 //! Pure functions on bytes; the TCP front that uses them is `ros::front`.
 
-use std::fmt;
-
 /// The SDK's subprotocol (inline schemas).
 pub const SDK_V1: &str = "foxglove.sdk.v1";
 /// The SDK's newer subprotocol (connection-scoped schema table).
@@ -54,49 +52,39 @@ impl Plan {
 }
 
 /// Why a handshake was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     /// No `Sec-WebSocket-Protocol` header.
+    #[error(
+        "no Sec-WebSocket-Protocol offered; this server speaks {}",
+        ACCEPTED.join(", ")
+    )]
     NoSubprotocol,
     /// Only subprotocols this server does not speak were offered.
+    #[error(
+        "subprotocol {} not supported; this server speaks {}",
+        .0.join(", "),
+        ACCEPTED.join(", ")
+    )]
     Unknown(Vec<String>),
     /// Not an HTTP/1.1 GET asking for a WebSocket upgrade (the text says what).
+    #[error("not a WebSocket upgrade request: {0}")]
     NotWebSocket(String),
     /// The head does not parse as HTTP.
+    #[error("malformed HTTP request: {0}")]
     Malformed(String),
     /// The head is longer than [`MAX_HEAD`].
+    #[error("HTTP head longer than {MAX_HEAD} bytes")]
     TooLarge,
     /// The connection ended before a whole head arrived.
+    #[error("connection closed before a whole HTTP head")]
     Incomplete,
     /// No whole head within the handshake time.
+    #[error("no whole HTTP head within the handshake time")]
     Timeout,
     /// The SDK's server behind the front could not take it (the text says why).
+    #[error("the bridge could not serve it: {0}")]
     Server(String),
-}
-
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let accepted = ACCEPTED.join(", ");
-        match self {
-            Refusal::NoSubprotocol => write!(
-                f,
-                "no Sec-WebSocket-Protocol offered; this server speaks {accepted}"
-            ),
-            Refusal::Unknown(offered) => write!(
-                f,
-                "subprotocol {} not supported; this server speaks {accepted}",
-                offered.join(", ")
-            ),
-            Refusal::NotWebSocket(what) => {
-                write!(f, "not a WebSocket upgrade request: {what}")
-            }
-            Refusal::Malformed(what) => write!(f, "malformed HTTP request: {what}"),
-            Refusal::TooLarge => write!(f, "HTTP head longer than {MAX_HEAD} bytes"),
-            Refusal::Incomplete => write!(f, "connection closed before a whole HTTP head"),
-            Refusal::Timeout => write!(f, "no whole HTTP head within the handshake time"),
-            Refusal::Server(what) => write!(f, "the bridge could not serve it: {what}"),
-        }
-    }
 }
 
 impl Refusal {

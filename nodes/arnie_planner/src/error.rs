@@ -1,33 +1,38 @@
 //! The library's errors: [`PlanError`] for a query (one variant per `PlanPath.srv` error
 //! code) and [`MapError`] for loading a map (the node stays in `NO_MAP` on those).
 
-use std::fmt;
-
 use arnie_constants::srv::plan_path::response as plan_path;
 
 use crate::grid::Cell;
 
 /// Why a path query failed. Each variant is one `error_code` constant of
 /// `arnie_interfaces/srv/PlanPath` (see [`PlanError::code`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PlanError {
     /// `NO_MAP`: the planner has no map, or the map has no cells.
+    #[error("no map loaded")]
     NoMap,
     /// `START_OUTSIDE`: the start cell is not on the map.
+    #[error("start cell ({}, {}) is outside the map", .0.x, .0.y)]
     StartOutside(Cell),
     /// `GOAL_OUTSIDE`: the goal cell is not on the map.
+    #[error("goal cell ({}, {}) is outside the map", .0.x, .0.y)]
     GoalOutside(Cell),
     /// `START_BLOCKED`: the start cell is an obstacle (after inflation).
+    #[error("start cell ({}, {}) is blocked", .0.x, .0.y)]
     StartBlocked(Cell),
     /// `GOAL_BLOCKED`: the goal cell is an obstacle (after inflation).
+    #[error("goal cell ({}, {}) is blocked", .0.x, .0.y)]
     GoalBlocked(Cell),
     /// `NO_PATH`: start and goal are free but not connected.
+    #[error("no path between start and goal ({expansions} cells expanded)")]
     NoPath {
         /// Cells expanded before the search gave up.
         expansions: u64,
     },
     /// `INVALID_REQUEST`: the request itself is malformed (non-finite coordinates, an
     /// algorithm that does not support the diagonal mode, ...).
+    #[error("invalid request: {0}")]
     InvalidRequest(String),
 }
 
@@ -49,40 +54,17 @@ impl PlanError {
     }
 }
 
-impl fmt::Display for PlanError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PlanError::NoMap => write!(f, "no map loaded"),
-            PlanError::StartOutside(c) => {
-                write!(f, "start cell ({}, {}) is outside the map", c.x, c.y)
-            }
-            PlanError::GoalOutside(c) => {
-                write!(f, "goal cell ({}, {}) is outside the map", c.x, c.y)
-            }
-            PlanError::StartBlocked(c) => write!(f, "start cell ({}, {}) is blocked", c.x, c.y),
-            PlanError::GoalBlocked(c) => write!(f, "goal cell ({}, {}) is blocked", c.x, c.y),
-            PlanError::NoPath { expansions } => {
-                write!(
-                    f,
-                    "no path between start and goal ({expansions} cells expanded)"
-                )
-            }
-            PlanError::InvalidRequest(why) => write!(f, "invalid request: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for PlanError {}
-
 /// Why a map could not be built from a file or message.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MapError {
     /// The header is missing or malformed (`what` names the field).
+    #[error("bad map header: {what}")]
     BadHeader {
         /// The header field or token that is wrong.
         what: String,
     },
     /// Width or height is zero, or width × height overflows.
+    #[error("bad map size {width}x{height}")]
     BadSize {
         /// Declared width in cells.
         width: u64,
@@ -90,6 +72,7 @@ pub enum MapError {
         height: u64,
     },
     /// There are fewer (or more) cells than width × height.
+    #[error("map holds {got} cells, expected {expected}")]
     WrongCellCount {
         /// width × height.
         expected: usize,
@@ -97,6 +80,7 @@ pub enum MapError {
         got: usize,
     },
     /// A character or value that is not a known cell kind.
+    #[error("unknown cell {value:?} at row {row}, column {col}")]
     BadCell {
         /// Row (0 = first row of the data).
         row: usize,
@@ -106,37 +90,18 @@ pub enum MapError {
         value: String,
     },
     /// A resolution that is not finite and positive, or a non-finite origin.
+    #[error("bad map frame: {field} must be finite (resolution > 0)")]
     BadFrame {
         /// The field that is wrong (`resolution_m`, `origin_x_m`, ...).
         field: &'static str,
     },
     /// An option value out of range (`field` names it).
+    #[error("bad map option: {field} out of range")]
     BadOption {
         /// The option that is wrong.
         field: &'static str,
     },
 }
-
-impl fmt::Display for MapError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            MapError::BadHeader { what } => write!(f, "bad map header: {what}"),
-            MapError::BadSize { width, height } => write!(f, "bad map size {width}x{height}"),
-            MapError::WrongCellCount { expected, got } => {
-                write!(f, "map holds {got} cells, expected {expected}")
-            }
-            MapError::BadCell { row, col, value } => {
-                write!(f, "unknown cell {value:?} at row {row}, column {col}")
-            }
-            MapError::BadFrame { field } => {
-                write!(f, "bad map frame: {field} must be finite (resolution > 0)")
-            }
-            MapError::BadOption { field } => write!(f, "bad map option: {field} out of range"),
-        }
-    }
-}
-
-impl std::error::Error for MapError {}
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,6 @@
 //! within `radius`. Clearing removes marks only (never the map's own obstacles). Expiry is
 //! checked by the caller with [`MarkedMap::expire`] (the node does it before each plan);
 //! time is passed in, seconds on any monotonic clock.
-use std::fmt;
 
 use crate::grid::{Cell, Grid};
 
@@ -25,16 +24,9 @@ pub struct Mark {
 }
 
 /// A refused `UpdateMap` request (`INVALID_REQUEST`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
 pub struct MarkError(pub String);
-
-impl fmt::Display for MarkError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for MarkError {}
 
 /// `/map` value of the map's own obstacles.
 pub const OCCUPIED: i8 = 100;

@@ -10,7 +10,6 @@
 //! step. Jitter can reorder datagrams, as UDP can.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use arnie_spine::{wire, Item, Rejected};
 use serde::Serialize;
@@ -22,16 +21,19 @@ use crate::wiring::{Port, Wiring};
 use arnie_math::Rng;
 
 /// Why an arm datagram was not used. Normal flow: counted by [`TargetRejected::kind`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum TargetRejected {
     /// The bytes do not decode (see [`Rejected`]).
+    #[error("{0}")]
     Wire(Rejected),
     /// The first item has fewer than three values.
+    #[error("target has {values} values, expected 3")]
     TooShort {
         /// Values found.
         values: usize,
     },
     /// The transformed target is not finite.
+    #[error("target is not finite after the transform")]
     NotFinite,
 }
 
@@ -45,20 +47,6 @@ impl TargetRejected {
         }
     }
 }
-
-impl fmt::Display for TargetRejected {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TargetRejected::Wire(r) => write!(f, "{r}"),
-            TargetRejected::TooShort { values } => {
-                write!(f, "target has {values} values, expected 3")
-            }
-            TargetRejected::NotFinite => f.write_str("target is not finite after the transform"),
-        }
-    }
-}
-
-impl std::error::Error for TargetRejected {}
 
 /// What happened to a valid arm target datagram.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -14,8 +14,6 @@
 //! original's `kinect` matrix turns pixels and depth units into millimetres), or one
 //! with determinant −1 (a reflection: a left-handed frame, which REP 103 rules out).
 
-use std::fmt;
-
 use nalgebra::{Matrix3, Rotation3, UnitQuaternion};
 
 use crate::transform::Transform;
@@ -27,48 +25,35 @@ use crate::{Config, Scale};
 pub const TOLERANCE: f64 = 1e-4;
 
 /// Why a config matrix is not a rigid motion (and so cannot be a TF transform).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
 pub enum NotRigid {
     /// A value is NaN or infinite.
+    #[error("a value is not finite")]
     NotFinite,
     /// The last row is not `0 0 0 1` (a projective matrix).
+    #[error(
+        "the last row is {} {} {} {}, not 0 0 0 1 (projective)",
+        .last_row[0], .last_row[1], .last_row[2], .last_row[3]
+    )]
     NotAffine {
         /// The last row as written.
         last_row: [f64; 4],
     },
     /// The rotation part is singular (determinant 0).
+    #[error("the rotation part is singular")]
     Singular,
     /// The rotation part scales or shears: `max |Rᵀ·R − I|` is over [`TOLERANCE`].
+    #[error(
+        "the rotation part is not orthonormal (it scales or shears: max |R'R - I| = {error:.3e} > {TOLERANCE:e})"
+    )]
     NotOrthonormal {
         /// `max |Rᵀ·R − I|`.
         error: f64,
     },
     /// The rotation part mirrors (determinant −1): a left-handed frame.
+    #[error("the rotation part is a reflection (determinant -1)")]
     Reflection,
 }
-
-impl fmt::Display for NotRigid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            NotRigid::NotFinite => write!(f, "a value is not finite"),
-            NotRigid::NotAffine { last_row: r } => write!(
-                f,
-                "the last row is {} {} {} {}, not 0 0 0 1 (projective)",
-                r[0], r[1], r[2], r[3]
-            ),
-            NotRigid::Singular => write!(f, "the rotation part is singular"),
-            NotRigid::NotOrthonormal { error } => write!(
-                f,
-                "the rotation part is not orthonormal (it scales or shears: max |R'R - I| = {error:.3e} > {TOLERANCE:e})"
-            ),
-            NotRigid::Reflection => {
-                write!(f, "the rotation part is a reflection (determinant -1)")
-            }
-        }
-    }
-}
-
-impl std::error::Error for NotRigid {}
 
 /// A rigid motion in the config's units: `p_world = rotation · p_device + translation`.
 #[derive(Debug, Clone, Copy, PartialEq)]

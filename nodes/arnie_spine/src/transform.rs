@@ -9,21 +9,21 @@
 //! Inputs use `p_global = T · p_device`, outputs `p_device = T⁻¹ · p_global`.
 //! (Fix: the original dropped any result equal to exactly 1.0; nothing is dropped here.)
 
-use std::fmt;
-
 use nalgebra::{Matrix4, Vector4};
 
 use crate::Item;
 
 /// Why a matrix string could not be parsed (wrapped by [`crate::LoadError`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MatrixError {
     /// The string did not have 4 rows separated by `;`.
+    #[error("has {found} rows, expected 4")]
     RowCount {
         /// Rows found.
         found: usize,
     },
     /// A row did not have 4 values (`row` counts from 1).
+    #[error("row {row} has {found} values, expected 4")]
     RowLength {
         /// Row number, from 1.
         row: usize,
@@ -31,6 +31,7 @@ pub enum MatrixError {
         found: usize,
     },
     /// A value is not a number (`row`, `col` count from 1).
+    #[error("row {row} value {col} {text:?} is not a number")]
     NotANumber {
         /// Row number, from 1.
         row: usize,
@@ -40,6 +41,7 @@ pub enum MatrixError {
         text: String,
     },
     /// A value is NaN or infinite.
+    #[error("row {row} value {col} is not finite")]
     NotFinite {
         /// Row number, from 1.
         row: usize,
@@ -47,25 +49,6 @@ pub enum MatrixError {
         col: usize,
     },
 }
-
-impl fmt::Display for MatrixError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            MatrixError::RowCount { found } => write!(f, "has {found} rows, expected 4"),
-            MatrixError::RowLength { row, found } => {
-                write!(f, "row {row} has {found} values, expected 4")
-            }
-            MatrixError::NotANumber { row, col, text } => {
-                write!(f, "row {row} value {col} {text:?} is not a number")
-            }
-            MatrixError::NotFinite { row, col } => {
-                write!(f, "row {row} value {col} is not finite")
-            }
-        }
-    }
-}
-
-impl std::error::Error for MatrixError {}
 
 /// A 4x4 homogeneous transform (row-major as written in the config).
 #[derive(Debug, Clone, Copy, PartialEq)]

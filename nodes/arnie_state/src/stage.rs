@@ -9,7 +9,6 @@
 //! axes of the file. A position arrives in some frame: the root link's itself, or the
 //! parent of the root in the static tree (the spine's `world` → `arm`, learnt from
 //! `/tf_static` with [`RobotState::set_mount`]).
-use std::fmt;
 
 use nalgebra::{Isometry3, Matrix3, Point3, Vector3};
 
@@ -43,70 +42,47 @@ impl Frame {
 }
 
 /// Why the URDF cannot serve as the arm's stage.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StageError {
     /// The tool link is not one of the URDF's links.
+    #[error("tool link '{0}' is not a link of the URDF")]
     NoToolLink(String),
     /// A joint on the way to the tool neither slides nor is fixed.
+    #[error(
+        "joint '{joint}' on the way to the tool is neither prismatic nor fixed (the controller exposes a Cartesian stage)"
+    )]
     NotPrismatic {
         /// The joint.
         joint: String,
     },
     /// Not three prismatic joints on the way to the tool.
+    #[error(
+        "the way to the tool has {} prismatic joint(s) ({}), not three",
+        .found.len(),
+        .found.join(", ")
+    )]
     NotThreeAxes {
         /// The prismatic joints found.
         found: Vec<String>,
     },
     /// The three axes do not span space (two are parallel, or all in one plane).
+    #[error("the three prismatic axes do not span space")]
     DependentAxes,
 }
 
-impl fmt::Display for StageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StageError::NoToolLink(l) => write!(f, "tool link '{l}' is not a link of the URDF"),
-            StageError::NotPrismatic { joint } => write!(
-                f,
-                "joint '{joint}' on the way to the tool is neither prismatic nor fixed (the controller exposes a Cartesian stage)"
-            ),
-            StageError::NotThreeAxes { found } => write!(
-                f,
-                "the way to the tool has {} prismatic joint(s) ({}), not three",
-                found.len(),
-                found.join(", ")
-            ),
-            StageError::DependentAxes => {
-                write!(f, "the three prismatic axes do not span space")
-            }
-        }
-    }
-}
-
-impl std::error::Error for StageError {}
-
 /// Why a position was not turned into a state.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Rejected {
     /// A coordinate is NaN or infinite.
+    #[error("a coordinate is not finite")]
     NotFinite,
     /// The position's frame is neither the root link nor its parent in the static tree
     /// (not known yet, or another frame).
+    #[error("frame '{frame}' is neither the root link nor (yet) its parent on /tf_static")]
     UnknownFrame {
         /// The position's frame.
         frame: String,
     },
-}
-
-impl fmt::Display for Rejected {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Rejected::NotFinite => write!(f, "a coordinate is not finite"),
-            Rejected::UnknownFrame { frame } => write!(
-                f,
-                "frame '{frame}' is neither the root link nor (yet) its parent on /tf_static"
-            ),
-        }
-    }
 }
 
 /// Every fixed joint's transform of `urdf`, parent link → child link.

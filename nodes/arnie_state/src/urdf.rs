@@ -12,12 +12,12 @@
 //! supported; `floating` and `planar` (whose pose a single position cannot give) are
 //! refused. Every error names the line and column ([`UrdfError`]).
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 
 use nalgebra::{Isometry3, Translation3, Unit, UnitQuaternion, Vector3};
 
 /// Why a URDF cannot be used, and where.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("line {line}, column {column}: {message}")]
 pub struct UrdfError {
     /// 1-based line of the element (or of the XML error).
     pub line: u32,
@@ -26,18 +26,6 @@ pub struct UrdfError {
     /// What is wrong.
     pub message: String,
 }
-
-impl fmt::Display for UrdfError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "line {}, column {}: {}",
-            self.line, self.column, self.message
-        )
-    }
-}
-
-impl std::error::Error for UrdfError {}
 
 /// A joint's type (URDF `type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -230,8 +218,8 @@ impl Urdf {
             let origin = match j.children().find(|n| n.has_tag_name("origin")) {
                 None => Isometry3::identity(),
                 Some(o) => {
-                    let xyz = triple(o, "xyz", [0.0; 3]).map_err(|m| at(o, m))?;
-                    let rpy = triple(o, "rpy", [0.0; 3]).map_err(|m| at(o, m))?;
+                    let xyz = triple(o, "xyz", [0.0; 3]).map_err(|e| at(o, e.to_string()))?;
+                    let rpy = triple(o, "rpy", [0.0; 3]).map_err(|e| at(o, e.to_string()))?;
                     Isometry3::from_parts(
                         Translation3::new(xyz[0], xyz[1], xyz[2]),
                         UnitQuaternion::from_euler_angles(rpy[0], rpy[1], rpy[2]),
@@ -241,7 +229,7 @@ impl Urdf {
             let axis = match j.children().find(|n| n.has_tag_name("axis")) {
                 None => Vector3::x(),
                 Some(a) => {
-                    let v = triple(a, "xyz", [1.0, 0.0, 0.0]).map_err(|m| at(a, m))?;
+                    let v = triple(a, "xyz", [1.0, 0.0, 0.0]).map_err(|e| at(a, e.to_string()))?;
                     Vector3::new(v[0], v[1], v[2])
                 }
             };
@@ -363,8 +351,29 @@ impl Urdf {
     }
 }
 
+/// An attribute that is not three finite numbers ([`triple`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum TripleError {
+    /// A word that is not a number.
+    #[error("{key}=\"{text}\" is not three numbers")]
+    NotNumbers {
+        /// The attribute.
+        key: String,
+        /// Its text.
+        text: String,
+    },
+    /// Not three of them, or one not finite.
+    #[error("{key}=\"{text}\" is not three finite numbers")]
+    NotThreeFinite {
+        /// The attribute.
+        key: String,
+        /// Its text.
+        text: String,
+    },
+}
+
 /// Three finite numbers of attribute `key` (`"0 0.1 -2"`), or `default` when absent.
-fn triple(node: roxmltree::Node, key: &str, default: [f64; 3]) -> Result<[f64; 3], String> {
+fn triple(node: roxmltree::Node, key: &str, default: [f64; 3]) -> Result<[f64; 3], TripleError> {
     let Some(text) = node.attribute(key) else {
         return Ok(default);
     };
@@ -372,10 +381,16 @@ fn triple(node: roxmltree::Node, key: &str, default: [f64; 3]) -> Result<[f64; 3
         .split_whitespace()
         .map(|s| s.parse::<f64>())
         .collect::<Result<_, _>>()
-        .map_err(|_| format!("{key}=\"{text}\" is not three numbers"))?;
+        .map_err(|_| TripleError::NotNumbers {
+            key: key.to_string(),
+            text: text.to_string(),
+        })?;
     match values.as_slice() {
         [a, b, c] if values.iter().all(|v| v.is_finite()) => Ok([*a, *b, *c]),
-        _ => Err(format!("{key}=\"{text}\" is not three finite numbers")),
+        _ => Err(TripleError::NotThreeFinite {
+            key: key.to_string(),
+            text: text.to_string(),
+        }),
     }
 }
 

@@ -22,5 +22,5 @@ pub mod scenario;
 pub mod wire;
 
 pub use board::{Board, Input, Options, Output};
-pub use raster::Raster;
+pub use raster::{Raster, ResolutionError};
 pub use scenario::{Scenario, ScenarioError};

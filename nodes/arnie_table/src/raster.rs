@@ -83,6 +83,24 @@ impl Raster {
     }
 }
 
+/// A resolution [`Scenario::rasterise`] refuses.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum ResolutionError {
+    /// Not finite, or under [`MIN_RESOLUTION_M`].
+    #[error("resolution {0} m: must be finite and >= {MIN_RESOLUTION_M} m")]
+    TooFine(f64),
+    /// More than [`MAX_CELLS`] cells.
+    #[error("resolution {resolution_m} m gives {width} × {height} cells, over {MAX_CELLS}")]
+    TooManyCells {
+        /// The resolution [m].
+        resolution_m: f64,
+        /// Columns.
+        width: f64,
+        /// Rows.
+        height: f64,
+    },
+}
+
 impl Scenario {
     /// Rasterises the table at `resolution_m`: a cell is blocked when a fixed obstacle
     /// overlaps its interior, and with `walls` the outermost ring of cells is blocked too
@@ -92,18 +110,18 @@ impl Scenario {
     /// # Errors
     /// A resolution that is not finite, under [`MIN_RESOLUTION_M`], or gives more than
     /// [`MAX_CELLS`] cells.
-    pub fn rasterise(&self, resolution_m: f64, walls: bool) -> Result<Raster, String> {
+    pub fn rasterise(&self, resolution_m: f64, walls: bool) -> Result<Raster, ResolutionError> {
         if !(resolution_m.is_finite() && resolution_m >= MIN_RESOLUTION_M) {
-            return Err(format!(
-                "resolution {resolution_m} m: must be finite and >= {MIN_RESOLUTION_M} m"
-            ));
+            return Err(ResolutionError::TooFine(resolution_m));
         }
         let cells = |side: f64| (side / resolution_m - 1e-9).ceil().max(1.0);
         let (w, h) = (cells(self.table.width_m), cells(self.table.height_m));
         if w * h > MAX_CELLS as f64 {
-            return Err(format!(
-                "resolution {resolution_m} m gives {w} × {h} cells, over {MAX_CELLS}"
-            ));
+            return Err(ResolutionError::TooManyCells {
+                resolution_m,
+                width: w,
+                height: h,
+            });
         }
         let (width, height) = (w as usize, h as usize);
         let mut blocked = vec![false; width * height];

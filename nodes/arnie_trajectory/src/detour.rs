@@ -74,7 +74,7 @@ use nalgebra::{Point3, Vector3};
 use serde::{Deserialize, Serialize};
 
 use crate::config::TrajectoryConfig;
-use crate::error::TrajectoryError;
+use crate::error::{MotionBlocked, TrajectoryError};
 use crate::minjerk;
 use crate::obstructions::KnownObstruction;
 use crate::spline::SmoothPath;
@@ -615,20 +615,20 @@ impl Checker {
 
     /// Checks set-points: each inside the workspace, each step between two a free
     /// segment (plain clearances, leaving rule).
-    fn verify(&self, samples: &[Point3<f64>]) -> Result<(), String> {
+    fn verify(&self, samples: &[Point3<f64>]) -> Result<(), MotionBlocked> {
         if let Some((k, p)) = samples
             .iter()
             .enumerate()
             .find(|(_, p)| !self.workspace.contains(**p))
         {
-            return Err(format!(
-                "set-point {k} ({:.1}, {:.1}, {:.1}) mm is outside the workspace",
-                p.x, p.y, p.z
-            ));
+            return Err(MotionBlocked::OutsideWorkspace {
+                index: k,
+                point_mm: *p,
+            });
         }
         for (k, w) in samples.windows(2).enumerate() {
             if !self.segment_ok(w[0], w[1], 0.0, self.slack(w[0])) {
-                return Err(format!("the step from set-point {k} enters a clearance"));
+                return Err(MotionBlocked::EntersClearance { index: k });
             }
         }
         Ok(())

@@ -1,8 +1,6 @@
 //! The crate's one error enum: every way a config, a goal, a plan or a detour can be
 //! refused.
 
-use std::fmt;
-
 use nalgebra::Point3;
 
 /// Every failure of the library, one variant per failure.
@@ -10,10 +8,11 @@ use nalgebra::Point3;
 /// Goal rejections ([`TargetNotFinite`](Self::TargetNotFinite) …
 /// [`ArmPositionStale`](Self::ArmPositionStale)) are normal flow: the node answers the
 /// MoveTo goal with outcome `REJECTED` and this error's `Display` text as `message`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TrajectoryError {
     /// A configuration value is out of range; `field` is the parameter name as written.
+    #[error("invalid parameter `{field}`: {reason}")]
     InvalidConfig {
         /// The parameter, e.g. `"tracking_tolerance_mm"`.
         field: &'static str,
@@ -21,11 +20,16 @@ pub enum TrajectoryError {
         reason: String,
     },
     /// The target has a NaN or infinite coordinate.
+    #[error(
+        "target ({}, {}, {}) mm has a NaN or infinite coordinate",
+        .target_mm.x, .target_mm.y, .target_mm.z
+    )]
     TargetNotFinite {
         /// The target as received [mm].
         target_mm: Point3<f64>,
     },
     /// The target lies outside the configured workspace box on some axis.
+    #[error("target {axis} = {value_mm} mm is outside the workspace [{min_mm}, {max_mm}] mm")]
     TargetOutsideWorkspace {
         /// `'x'`, `'y'` or `'z'`.
         axis: char,
@@ -37,13 +41,19 @@ pub enum TrajectoryError {
         max_mm: f64,
     },
     /// No arm position has been received yet, so there is no start point.
+    #[error("no arm position received yet, so the move has no start point")]
     NoArmPosition,
     /// The last arm position has a NaN or infinite coordinate.
+    #[error(
+        "last arm position ({}, {}, {}) mm has a NaN or infinite coordinate",
+        .position_mm.x, .position_mm.y, .position_mm.z
+    )]
     ArmPositionNotFinite {
         /// The position as received [mm].
         position_mm: Point3<f64>,
     },
     /// The last arm position is older than `position_timeout_ms`.
+    #[error("last arm position is {age_ms} ms old (limit {timeout_ms} ms); is the arm streaming?")]
     ArmPositionStale {
         /// Age of the last arm position [ms].
         age_ms: u64,
@@ -52,6 +62,7 @@ pub enum TrajectoryError {
     },
     /// A path would need more samples than [`crate::minjerk::MAX_SAMPLES`]
     /// (or its length is not a finite number).
+    #[error("a path of {distance_mm} mm at {factor} samples/mm needs too many set-points")]
     TooManySamples {
         /// Distance between start and goal [mm].
         distance_mm: f64,
@@ -59,6 +70,7 @@ pub enum TrajectoryError {
         factor: u32,
     },
     /// A legacy `x,y,z` target text could not be read.
+    #[error("legacy target {text:?} rejected: {reason}")]
     LegacyParse {
         /// The text as received.
         text: String,
@@ -66,11 +78,19 @@ pub enum TrajectoryError {
         reason: &'static str,
     },
     /// An obstruction to remember has a NaN or infinite coordinate.
+    #[error(
+        "obstruction at ({}, {}, {}) mm has a NaN or infinite coordinate",
+        .centre_mm.x, .centre_mm.y, .centre_mm.z
+    )]
     ObstructionNotFinite {
         /// The centre as passed [mm].
         centre_mm: Point3<f64>,
     },
     /// A detour's start or target has a NaN or infinite coordinate.
+    #[error(
+        "detour {which} ({}, {}, {}) mm has a NaN or infinite coordinate",
+        .point_mm.x, .point_mm.y, .point_mm.z
+    )]
     DetourPointNotFinite {
         /// `"start"` or `"target"`.
         which: &'static str,
@@ -78,6 +98,9 @@ pub enum TrajectoryError {
         point_mm: Point3<f64>,
     },
     /// A detour's start or target lies outside the workspace box on some axis.
+    #[error(
+        "detour {which} {axis} = {value_mm} mm is outside the workspace [{min_mm}, {max_mm}] mm"
+    )]
     DetourPointOutsideWorkspace {
         /// `"start"` or `"target"`.
         which: &'static str,
@@ -91,6 +114,10 @@ pub enum TrajectoryError {
         max_mm: f64,
     },
     /// The detour's target lies inside the clearance of an obstruction or of a fixed box.
+    #[error(
+        "target ({:.1}, {:.1}, {:.1}) mm is inside the clearance of {by}",
+        .target_mm.x, .target_mm.y, .target_mm.z
+    )]
     TargetBlocked {
         /// The target [mm].
         target_mm: Point3<f64>,
@@ -100,6 +127,9 @@ pub enum TrajectoryError {
     /// The detour search visited every reachable cell of its grid: at this resolution no
     /// path from the start to the target keeps the clearances (e.g. a wall closes the
     /// workspace).
+    #[error(
+        "no detour exists on a {resolution_mm} mm grid (all {expanded} reachable cells searched)"
+    )]
     NoDetour {
         /// The grid's resolution [mm].
         resolution_mm: f64,
@@ -108,12 +138,17 @@ pub enum TrajectoryError {
     },
     /// The detour search stopped at its node-expansion budget without reaching the
     /// target; a path may exist (a larger budget or a coarser grid may find it).
+    #[error("no detour found within the planning budget of {budget} cells")]
     DetourBudgetExceeded {
         /// The budget: largest number of expanded cells.
         budget: usize,
     },
     /// No way to the target around the remembered obstructions and fixed obstacles: the
     /// goal is refused before moving (clear the obstructions once the way is free).
+    #[error(
+        "no way to the target around the fixed obstacles and {remembered} remembered \
+         obstruction(s) ({reason}); call trajectory/clear_obstructions once the way is free"
+    )]
     NoWayAround {
         /// Obstructions remembered when the goal came.
         remembered: usize,
@@ -122,107 +157,52 @@ pub enum TrajectoryError {
     },
     /// No new arm position arrived while the move held after an obstacle: the stream may
     /// be lost rather than the arm blocked, so nothing is remembered and no detour taken.
+    #[error(
+        "no new arm position during the {periods}-period hold: the position stream \
+         may be lost rather than the arm blocked; nothing remembered"
+    )]
     PositionNotUpdated {
         /// The hold [periods].
         periods: u32,
     },
     /// The move already planned its allowed number of detours after stops
     /// (`max_detour_replans`).
+    #[error("this move already re-planned {replans} detour(s) after stops, its limit")]
     DetourReplansUsed {
         /// Detours planned after stops in this move.
         replans: u32,
     },
     /// No smooth motion along the found path passed the final clearance check, not even
     /// the stop-at-every-via-point fallback (not expected: a numerical corner case).
+    #[error("the detour's smooth motion failed its clearance check: {reason}")]
     DetourMotionBlocked {
-        /// What the check found, readable by a user.
-        reason: String,
+        /// What the check found.
+        reason: MotionBlocked,
     },
 }
 
-impl fmt::Display for TrajectoryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::InvalidConfig { field, reason } => {
-                write!(f, "invalid parameter `{field}`: {reason}")
-            }
-            Self::TargetNotFinite { target_mm: t } => write!(
-                f,
-                "target ({}, {}, {}) mm has a NaN or infinite coordinate",
-                t.x, t.y, t.z
-            ),
-            Self::TargetOutsideWorkspace { axis, value_mm, min_mm, max_mm } => write!(
-                f,
-                "target {axis} = {value_mm} mm is outside the workspace [{min_mm}, {max_mm}] mm"
-            ),
-            Self::NoArmPosition => {
-                write!(f, "no arm position received yet, so the move has no start point")
-            }
-            Self::ArmPositionNotFinite { position_mm: p } => write!(
-                f,
-                "last arm position ({}, {}, {}) mm has a NaN or infinite coordinate",
-                p.x, p.y, p.z
-            ),
-            Self::ArmPositionStale { age_ms, timeout_ms } => write!(
-                f,
-                "last arm position is {age_ms} ms old (limit {timeout_ms} ms); is the arm streaming?"
-            ),
-            Self::TooManySamples { distance_mm, factor } => write!(
-                f,
-                "a path of {distance_mm} mm at {factor} samples/mm needs too many set-points"
-            ),
-            Self::LegacyParse { text, reason } => {
-                write!(f, "legacy target {text:?} rejected: {reason}")
-            }
-            Self::ObstructionNotFinite { centre_mm: c } => write!(
-                f,
-                "obstruction at ({}, {}, {}) mm has a NaN or infinite coordinate",
-                c.x, c.y, c.z
-            ),
-            Self::DetourPointNotFinite { which, point_mm: p } => write!(
-                f,
-                "detour {which} ({}, {}, {}) mm has a NaN or infinite coordinate",
-                p.x, p.y, p.z
-            ),
-            Self::DetourPointOutsideWorkspace { which, axis, value_mm, min_mm, max_mm } => write!(
-                f,
-                "detour {which} {axis} = {value_mm} mm is outside the workspace [{min_mm}, {max_mm}] mm"
-            ),
-            Self::TargetBlocked { target_mm: t, by } => write!(
-                f,
-                "target ({:.1}, {:.1}, {:.1}) mm is inside the clearance of {by}",
-                t.x, t.y, t.z
-            ),
-            Self::NoDetour { resolution_mm, expanded } => write!(
-                f,
-                "no detour exists on a {resolution_mm} mm grid (all {expanded} reachable cells searched)"
-            ),
-            Self::DetourBudgetExceeded { budget } => write!(
-                f,
-                "no detour found within the planning budget of {budget} cells"
-            ),
-            Self::NoWayAround { remembered, reason } => write!(
-                f,
-                "no way to the target around the fixed obstacles and {remembered} remembered \
-                 obstruction(s) ({reason}); call trajectory/clear_obstructions once the way is free"
-            ),
-            Self::PositionNotUpdated { periods } => write!(
-                f,
-                "no new arm position during the {periods}-period hold: the position stream \
-                 may be lost rather than the arm blocked; nothing remembered"
-            ),
-            Self::DetourReplansUsed { replans } => write!(
-                f,
-                "this move already re-planned {replans} detour(s) after stops, its limit"
-            ),
-            Self::DetourMotionBlocked { reason } => {
-                write!(f, "the detour's smooth motion failed its clearance check: {reason}")
-            }
-        }
-    }
+/// What the clearance check of a detour's smooth motion found
+/// ([`TrajectoryError::DetourMotionBlocked`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MotionBlocked {
+    /// A set-point outside the workspace.
+    #[error(
+        "set-point {index} ({:.1}, {:.1}, {:.1}) mm is outside the workspace",
+        .point_mm.x, .point_mm.y, .point_mm.z
+    )]
+    OutsideWorkspace {
+        /// The set-point's index.
+        index: usize,
+        /// Where it is [mm].
+        point_mm: Point3<f64>,
+    },
+    /// A step between two set-points that enters an obstacle's clearance.
+    #[error("the step from set-point {index} enters a clearance")]
+    EntersClearance {
+        /// The first set-point's index.
+        index: usize,
+    },
 }
-
-impl std::error::Error for TrajectoryError {}
 
 #[cfg(test)]
 mod tests {

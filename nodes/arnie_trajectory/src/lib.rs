@@ -71,7 +71,7 @@ pub use detour::{
     plan_motion, plan_path, DetourConfig, DetourMotion, DetourPath, FixedBox, RawDetourConfig,
     Scene, Smoothing, Workspace,
 };
-pub use error::TrajectoryError;
+pub use error::{MotionBlocked, TrajectoryError};
 pub use executor::{Action, DetourPlanning, Executor, Feedback, Step};
 pub use goal::{validate_goal, AcceptedGoal, ArmSample};
 pub use legacy::{LegacyTargets, LegacyVerdict};

@@ -34,7 +34,6 @@
 //!     Err(e) => log!("{}", client.describe(&e)),
 //! }
 //! ```
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -63,41 +62,30 @@ impl Default for Waits {
 }
 
 /// Why a goal ended without a result from the server.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GoalError {
     /// No server appeared within this wait; the goal was not sent.
+    #[error("no server within {} ms", .0.as_millis())]
     NoServer(Duration),
     /// Cancelled or superseded while waiting for the server; the goal was not sent.
+    #[error("stopped before it was sent")]
     NotSent,
     /// rcl refused to send the request (the reason).
+    #[error("could not send the goal: {0}")]
     Send(String),
     /// The server rejected the goal at the protocol level (no reason is carried).
+    #[error("the server rejected the goal")]
     Rejected,
     /// No answer to the goal request within this wait.
+    #[error("no answer to the goal within {} ms", .0.as_millis())]
     NoAnswer(Duration),
     /// Cancelled after it was accepted, and no result came within the answer wait.
+    #[error("cancelled")]
     Cancelled,
     /// The result never came (the reason, e.g. the server went away).
+    #[error("no result: {0}")]
     NoResult(String),
 }
-
-impl fmt::Display for GoalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GoalError::NoServer(w) => write!(f, "no server within {} ms", w.as_millis()),
-            GoalError::NotSent => f.write_str("stopped before it was sent"),
-            GoalError::Send(e) => write!(f, "could not send the goal: {e}"),
-            GoalError::Rejected => f.write_str("the server rejected the goal"),
-            GoalError::NoAnswer(w) => {
-                write!(f, "no answer to the goal within {} ms", w.as_millis())
-            }
-            GoalError::Cancelled => f.write_str("cancelled"),
-            GoalError::NoResult(e) => write!(f, "no result: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for GoalError {}
 
 /// A goal's end: the server's status and result, or why there is none.
 pub type GoalResult<A> = Result<(GoalStatus, <A as WrappedActionTypeSupport>::Result), GoalError>;

@@ -71,10 +71,10 @@ pub enum ParameterError {
     UseSimTime(r2r::ParameterValue),
     /// rcl's parse of the values given at start refused them (rcl's words).
     #[error("{0}")]
-    Given(String),
+    Given(#[from] crate::params::overrides::GivenError),
     /// A declaration or the node's rules refused a value at start (their words).
     #[error("{0}")]
-    Refused(String),
+    Refused(#[from] crate::params::Refusal),
     /// The node's own check of its parameters refused them (its error, shown as it is).
     #[error("{0}")]
     Node(Box<dyn std::error::Error + Send + Sync>),

@@ -146,20 +146,36 @@ pub(crate) fn detach() {
     PUBLISHER.lock().unwrap_or_else(|e| e.into_inner()).take();
 }
 
+/// Why [`set_level`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LevelError {
+    /// The logger name holds a NUL byte.
+    #[error("{0}")]
+    Name(#[from] std::ffi::NulError),
+    /// rcutils refused the level.
+    #[error("cannot set the logger level of {logger} (rcutils error {code})")]
+    Refused {
+        /// The logger.
+        logger: &'static str,
+        /// rcutils' return code.
+        code: i32,
+    },
+}
+
 /// Sets this process's logger level (what `--ros-args --log-level` sets at start), for
 /// tools whose own command line has a `--log-level` (`arnie_bag`, as `ros2 bag`).
-pub fn set_level(level: Level) -> Result<(), String> {
-    let name = std::ffi::CString::new(logger()).map_err(|e| e.to_string())?;
+pub fn set_level(level: Level) -> Result<(), LevelError> {
+    let name = std::ffi::CString::new(logger())?;
     // SAFETY: `name` is a valid C string for the call's duration.
     let ret =
         unsafe { r2r_rcl::rcutils_logging_set_logger_level(name.as_ptr(), level.code().into()) };
     if ret == 0 {
         Ok(())
     } else {
-        Err(format!(
-            "cannot set the logger level of {} (rcutils error {ret})",
-            logger()
-        ))
+        Err(LevelError::Refused {
+            logger: logger(),
+            code: ret,
+        })
     }
 }
 

@@ -27,11 +27,17 @@ use futures::Stream;
 use r2r::{QosProfile, RawMessage, TypeSupport};
 
 /// Why a type could not be loaded.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TypeError {
     /// Not of the form `pkg/msg/Type` (or `pkg/Type`), or characters a ROS name cannot hold.
+    #[error("'{0}' is not a message type name (pkg/msg/Type)")]
     BadName(String),
     /// No prefix of `AMENT_PREFIX_PATH` has the package.
+    #[error(
+        "message type {type_name} is not installed: no ament package '{}' under AMENT_PREFIX_PATH ({})",
+        .type_name.split('/').next().unwrap_or_default(),
+        .searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(":")
+    )]
     NotInstalled {
         /// The type asked for.
         type_name: String,
@@ -39,6 +45,10 @@ pub enum TypeError {
         searched: Vec<PathBuf>,
     },
     /// The package is there but its type support library did not load.
+    #[error(
+        "message type {type_name}: its type support library {} does not load: {reason}",
+        .path.display()
+    )]
     Library {
         /// The type asked for.
         type_name: String,
@@ -48,6 +58,7 @@ pub enum TypeError {
         reason: String,
     },
     /// The library has no such message.
+    #[error("message type {type_name} is not in {}", .path.display())]
     NoSymbol {
         /// The type asked for.
         type_name: String,
@@ -55,6 +66,7 @@ pub enum TypeError {
         path: PathBuf,
     },
     /// rcl refused the publisher or subscription.
+    #[error("{topic}: {reason}")]
     Rcl {
         /// The topic.
         topic: String,
@@ -62,31 +74,6 @@ pub enum TypeError {
         reason: String,
     },
 }
-
-impl std::fmt::Display for TypeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            TypeError::BadName(n) => write!(f, "'{n}' is not a message type name (pkg/msg/Type)"),
-            TypeError::NotInstalled { type_name, searched } => write!(
-                f,
-                "message type {type_name} is not installed: no ament package '{}' under AMENT_PREFIX_PATH ({})",
-                type_name.split('/').next().unwrap_or_default(),
-                searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(":")
-            ),
-            TypeError::Library { type_name, path, reason } => write!(
-                f,
-                "message type {type_name}: its type support library {} does not load: {reason}",
-                path.display()
-            ),
-            TypeError::NoSymbol { type_name, path } => {
-                write!(f, "message type {type_name} is not in {}", path.display())
-            }
-            TypeError::Rcl { topic, reason } => write!(f, "{topic}: {reason}"),
-        }
-    }
-}
-
-impl std::error::Error for TypeError {}
 
 /// A message type's parts: `("lifecycle_msgs", "msg", "TransitionEvent")`; the
 /// interface part is `msg`, `srv` or `action` (`pkg/srv/Get_Event`).

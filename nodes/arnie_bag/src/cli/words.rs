@@ -173,7 +173,7 @@ impl NodeWords {
             )
         })?;
         QosOverrides::from_yaml_text(&text, &path.display().to_string())
-            .map_err(|e| BagError::option("--qos-profile-overrides-path", e))
+            .map_err(|e| BagError::option("--qos-profile-overrides-path", e.to_string()))
     }
 }
 

@@ -37,15 +37,20 @@ impl Compression {
     }
 }
 
+/// A compression name that is not one of the CLI's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not one of none, zstd, lz4")]
+pub struct UnknownCompression(pub String);
+
 impl FromStr for Compression {
-    type Err = String;
+    type Err = UnknownCompression;
     /// The CLI spelling: `none`, `zstd`, `lz4`.
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, UnknownCompression> {
         match s {
             "none" => Ok(Compression::None),
             "zstd" => Ok(Compression::Zstd),
             "lz4" => Ok(Compression::Lz4),
-            _ => Err(format!("{s:?} is not one of none, zstd, lz4")),
+            _ => Err(UnknownCompression(s.to_string())),
         }
     }
 }

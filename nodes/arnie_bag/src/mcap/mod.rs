@@ -12,7 +12,7 @@ pub mod read;
 pub mod records;
 pub mod write;
 
-pub use compress::Compression;
+pub use compress::{Compression, UnknownCompression};
 pub use linear::{Item, LinearReader};
 pub use read::{McapFile, OwnedMessage, Summary};
 pub use write::{Layout, McapWriter, WriterOptions, DEFAULT_CHUNK_SIZE};

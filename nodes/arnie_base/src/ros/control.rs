@@ -140,7 +140,7 @@ impl Control {
         let fresh = self
             .params
             .lock()
-            .map_err(|_| "poisoned".to_string())
+            .map_err(|_| super::params::ParamsError::Poisoned)
             .and_then(|p| {
                 Ok((
                     p.config()?,

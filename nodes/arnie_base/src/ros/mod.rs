@@ -85,11 +85,11 @@ pub fn run() -> ! {
 /// Invalid parameters, or a ROS entity that could not be created.
 pub fn setup(app: &mut App) -> Result<(), Error> {
     let rules = node_glue::params::Rules {
-        check: |p: &BaseParams| p.config().map(|_| ()),
+        check: |p: &BaseParams| p.config().map(|_| ()).map_err(Into::into),
     };
     let params = app.parameters_checked(BaseParams::default(), rules)?;
     let p = params.lock()?.clone();
-    let config = p.config().map_err(ParameterError::Refused)?;
+    let config = p.config().map_err(ParameterError::node)?;
     let goals = app
         .node
         .create_action_server::<NavigateTo::Action>(NAVIGATE_TO)?;

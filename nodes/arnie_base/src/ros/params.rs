@@ -122,12 +122,60 @@ fn default_range_frames() -> node_glue::params::Strings {
     .into()
 }
 
+/// Why the parameters do not make the node's config (its `Display` is the reason the
+/// node exits with, or `ros2 param set` prints).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(crate) enum ParamsError {
+    /// `max_failures` is not a count.
+    #[error("max_failures: {0} is not in 0..=1000")]
+    MaxFailures(i64),
+    /// The navigator's config refused a value.
+    #[error("{0}")]
+    Config(#[from] glue_core::ConfigError),
+    /// An integer parameter outside its range.
+    #[error("{name}: {value} is not in {lo}..={hi}")]
+    Outside {
+        /// The parameter.
+        name: &'static str,
+        /// Its value.
+        value: i64,
+        /// The lowest allowed.
+        lo: i64,
+        /// The highest allowed.
+        hi: i64,
+    },
+    /// `planner_timeout_s` outside (0, 600].
+    #[error("planner_timeout_s: {0} is not in (0, 600]")]
+    PlannerTimeout(f64),
+    /// A frame parameter left empty.
+    #[error("{0}: must not be empty")]
+    EmptyFrame(&'static str),
+    /// `odom_frame_id` equal to `frame_id` or `child_frame_id`.
+    #[error("odom_frame_id: '{0}' must differ from frame_id and child_frame_id (REP 105: map -> odom -> base_link)")]
+    OdomFrame(String),
+    /// The odometry noise model refused a figure.
+    #[error("{0}")]
+    Noise(#[from] crate::OdomNoiseError),
+    /// A manual-driving limit refused.
+    #[error("{0}")]
+    Teleop(#[from] crate::TeleopLimitsError),
+    /// A range sensor's reach not above 0.
+    #[error("range_max_m: {0} is not a reach above 0")]
+    RangeMax(f64),
+    /// A range sensor's frame left empty.
+    #[error("range_frames: {0:?}: a frame must not be empty")]
+    RangeFrame(String),
+    /// The parameter struct's lock was poisoned (a thread panicked holding it).
+    #[error("poisoned")]
+    Poisoned,
+}
+
 impl BaseParams {
     /// The library's config, checked, and the glue's own values checked (the whole set:
     /// the declared ranges are checked before it).
-    pub(crate) fn config(&self) -> Result<BaseConfig, String> {
+    pub(crate) fn config(&self) -> Result<BaseConfig, ParamsError> {
         let max_failures = u32::try_from(self.max_failures)
-            .map_err(|_| format!("max_failures: {} is not in 0..=1000", self.max_failures))?;
+            .map_err(|_| ParamsError::MaxFailures(self.max_failures))?;
         let nav = BaseConfig {
             max_speed_mps: self.max_speed_mps,
             min_speed_mps: self.min_speed_mps,
@@ -154,12 +202,17 @@ impl BaseParams {
             feedback_period_s: self.feedback_period_s,
             settle_timeout_s: self.settle_timeout_s,
         };
-        nav.check().map_err(|e| e.to_string())?;
-        let ranged = |name: &str, v: i64, lo: i64, hi: i64| {
-            if (lo..=hi).contains(&v) {
+        nav.check()?;
+        let ranged = |name: &'static str, value: i64, lo: i64, hi: i64| {
+            if (lo..=hi).contains(&value) {
                 Ok(())
             } else {
-                Err(format!("{name}: {v} is not in {lo}..={hi}"))
+                Err(ParamsError::Outside {
+                    name,
+                    value,
+                    lo,
+                    hi,
+                })
             }
         };
         ranged("watchdog_ms", self.watchdog_ms, 0, 65_535)?;
@@ -174,10 +227,7 @@ impl BaseParams {
             && self.planner_timeout_s > 0.0
             && self.planner_timeout_s <= 600.0)
         {
-            return Err(format!(
-                "planner_timeout_s: {} is not in (0, 600]",
-                self.planner_timeout_s
-            ));
+            return Err(ParamsError::PlannerTimeout(self.planner_timeout_s));
         }
         for (name, frame) in [
             ("frame_id", &self.frame_id),
@@ -185,14 +235,11 @@ impl BaseParams {
             ("odom_frame_id", &self.odom_frame_id),
         ] {
             if frame.is_empty() {
-                return Err(format!("{name}: must not be empty"));
+                return Err(ParamsError::EmptyFrame(name));
             }
         }
         if self.odom_frame_id == self.frame_id || self.odom_frame_id == self.child_frame_id {
-            return Err(format!(
-                "odom_frame_id: '{}' must differ from frame_id and child_frame_id (REP 105: map -> odom -> base_link)",
-                self.odom_frame_id
-            ));
+            return Err(ParamsError::OdomFrame(self.odom_frame_id.clone()));
         }
         self.noise().check()?;
         self.teleop_limits().check()?;
@@ -201,10 +248,10 @@ impl BaseParams {
             .iter()
             .find(|m| !(m.is_finite() && **m > 0.0))
         {
-            return Err(format!("range_max_m: {bad} is not a reach above 0"));
+            return Err(ParamsError::RangeMax(*bad));
         }
         if let Some(bad) = self.range_frames.iter().find(|f| f.is_empty()) {
-            return Err(format!("range_frames: {bad:?}: a frame must not be empty"));
+            return Err(ParamsError::RangeFrame(bad.clone()));
         }
         Ok(nav)
     }
@@ -331,29 +378,44 @@ mod tests {
             link_timeout_s: f64::NAN,
             ..BaseParams::default()
         };
-        assert!(p.config().unwrap_err().starts_with("link_timeout_s"));
+        assert!(p
+            .config()
+            .unwrap_err()
+            .to_string()
+            .starts_with("link_timeout_s"));
         let p = BaseParams {
             min_speed_mps: 1.0,
             ..BaseParams::default()
         };
-        assert!(p.config().unwrap_err().starts_with("min_speed_mps"));
+        assert!(p
+            .config()
+            .unwrap_err()
+            .to_string()
+            .starts_with("min_speed_mps"));
         let p = BaseParams {
             tick_ms: 0,
             ..BaseParams::default()
         };
-        assert_eq!(p.config().unwrap_err(), "tick_ms: 0 is not in 1..=1000");
+        assert_eq!(
+            p.config().unwrap_err().to_string(),
+            "tick_ms: 0 is not in 1..=1000"
+        );
         let p = BaseParams {
             planner_timeout_s: 0.0,
             ..BaseParams::default()
         };
         assert_eq!(
-            p.config().unwrap_err(),
+            p.config().unwrap_err().to_string(),
             "planner_timeout_s: 0 is not in (0, 600]"
         );
         let p = BaseParams {
             max_failures: -1,
             ..BaseParams::default()
         };
-        assert!(p.config().unwrap_err().starts_with("max_failures"));
+        assert!(p
+            .config()
+            .unwrap_err()
+            .to_string()
+            .starts_with("max_failures"));
     }
 }

@@ -37,6 +37,7 @@ pub mod state;
 use std::sync::Arc;
 use std::time::Duration;
 
+use node_glue::params::SettingsError;
 use node_glue::r2r::{
     arnie_interfaces::action::RunTask, arnie_interfaces::msg::BrainState,
     arnie_interfaces::msg::Coordinates, geometry_msgs::msg::PointStamped,
@@ -60,7 +61,7 @@ pub enum SetupError {
     /// `instructions_file` does not load: the rejection a goal naming it would get
     /// (the file, the key and the reason).
     #[error("instructions_file {0}")]
-    Instructions(String),
+    Instructions(#[from] server::LoadError),
 }
 
 impl From<SetupError> for Error {
@@ -149,8 +150,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     // Parameters are read again for every run: `ros2 param set` applies to the next one.
     let live = params;
     let settings_fn: SettingsFn = Arc::new(move || {
-        let p = live.lock().map_err(|_| "parameters poisoned".to_owned())?;
-        p.settings().map_err(|e| format!("parameter {e}"))
+        let p = live.lock().map_err(|_| SettingsError::Poisoned)?;
+        Ok(p.settings()?)
     });
     let server = BrainServer::new(
         inputs.clone(),
@@ -214,7 +215,7 @@ pub struct Settings {
 
 /// Reads the current settings (the live parameters), so `ros2 param set` applies to
 /// the next run.
-pub type SettingsFn = Arc<dyn Fn() -> Result<Settings, String> + Send + Sync>;
+pub type SettingsFn = Arc<dyn Fn() -> Result<Settings, SettingsError> + Send + Sync>;
 
 #[cfg(test)]
 mod tests {

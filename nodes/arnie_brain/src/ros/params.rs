@@ -90,7 +90,7 @@ impl BrainParams {
 /// The whole-set check run at start and on every `ros2 param set` (after the ranges).
 pub(crate) fn rules() -> Rules<BrainParams> {
     Rules {
-        check: |p: &BrainParams| p.settings().map(|_| ()).map_err(|e| e.to_string()),
+        check: |p: &BrainParams| p.settings().map(|_| ()).map_err(Into::into),
     }
 }
 
@@ -121,7 +121,7 @@ mod tests {
             tick_period_s: 1e-12,
             ..BrainParams::default()
         };
-        let e = (rules().check)(&p).unwrap_err();
+        let e = (rules().check)(&p).unwrap_err().to_string();
         assert!(
             e.starts_with("tick_period_s must be in 0.01..=3600 [s]"),
             "{e}"
@@ -132,6 +132,7 @@ mod tests {
         };
         assert!((rules().check)(&p)
             .unwrap_err()
+            .to_string()
             .starts_with("observation_timeout_s"));
     }
 }

@@ -51,8 +51,53 @@ use super::inputs::Seen;
 use super::state::{aborted_msg, event_msg, outcome_code, state_msg};
 use super::{Counters, Inputs, Mover, Scale, Settings, SettingsFn};
 use crate::{Brain, Event, Observation, Outcome, Snapshot, Status};
+use node_glue::params::SettingsError;
 
 type Goal = ActionServerGoal<RunTask::Action>;
+
+/// Why a goal's task (or `instructions_file`) cannot run: its `Display` is the
+/// `REJECTED` message the client gets (it names the source and the problem).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The live parameters cannot give the run's settings.
+    #[error("{0}")]
+    Settings(#[from] SettingsError),
+    /// The task file, or an inline task, refused by the file rules or unreadable.
+    #[error("{0}")]
+    File(node_glue::files::FileError),
+    /// No task given and no `instructions_file`.
+    #[error(
+        "no task: the goal's task_file, task_json and task_english and the \
+                        instructions_file parameter are all empty"
+    )]
+    NoTask,
+    /// A task in English that does not compile: every diagnostic, one per line, each
+    /// prefixed with the source (`task_english: line 2, column 13: unknown sentence: …`).
+    #[error("{}", english_lines(.name, .diagnostics))]
+    English {
+        /// The source (file or `task_english`).
+        name: String,
+        /// The compiler's diagnostics.
+        diagnostics: Vec<arnie_english::Diagnostic>,
+    },
+    /// The instructions do not load, or the initial action is not one of them.
+    #[error("{name}: {source}")]
+    Task {
+        /// The source (file, `task_json` or `task_english`).
+        name: String,
+        /// Why.
+        source: crate::BrainError,
+    },
+}
+
+/// The diagnostics of [`LoadError::English`], one per line, each after the source.
+fn english_lines(name: &str, diagnostics: &[arnie_english::Diagnostic]) -> String {
+    diagnostics
+        .iter()
+        .map(|d| format!("{name}: {d}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
 /// A task loaded and ready to run.
 pub struct Task {
@@ -134,7 +179,7 @@ impl BrainServer {
     /// message: it names the source and the problem. A file is read by
     /// `node_glue::files` (off the runtime; `allowed_dirs`, regular files only,
     /// `max_file_bytes`); an inline task is capped at `max_file_bytes` too.
-    pub async fn load(&self, goal: &RunTask::Goal) -> Result<Task, String> {
+    pub async fn load(&self, goal: &RunTask::Goal) -> Result<Task, LoadError> {
         let settings = (self.settings)()?;
         let read = |path: String| {
             let rules = settings.files.clone();
@@ -192,22 +237,24 @@ impl BrainServer {
             let english = is_english_file(&path);
             (path, text, english)
         } else {
-            return Err(
-                "no task: the goal's task_file, task_json and task_english and the \
-                        instructions_file parameter are all empty"
-                    .into(),
-            );
+            return Err(LoadError::NoTask);
         };
         let instructions = if english {
             self.compile_english(&name, &text)?
         } else {
-            crate::load(&text).map_err(|e| format!("{name}: {e}"))?
+            crate::load(&text).map_err(|source| LoadError::Task {
+                name: name.clone(),
+                source,
+            })?
         };
         let initial = goal.initial_action.trim();
         let brain = if initial.is_empty() {
             Brain::new(instructions)
         } else {
-            Brain::starting_at(instructions, initial).map_err(|e| format!("{name}: {e}"))?
+            Brain::starting_at(instructions, initial).map_err(|source| LoadError::Task {
+                name: name.clone(),
+                source,
+            })?
         };
         let max_ticks = if goal.max_ticks > 0 {
             goal.max_ticks
@@ -225,31 +272,29 @@ impl BrainServer {
     }
 
     /// A task file or inline task refused by the file rules: counted, the reason kept.
-    fn refused(&self, e: node_glue::files::FileError) -> String {
+    fn refused(&self, e: node_glue::files::FileError) -> LoadError {
         if !matches!(e.refusal, node_glue::files::Refusal::Unreadable(_)) {
             self.counters.tasks_refused.inc();
         }
-        e.to_string()
+        LoadError::File(e)
     }
 
     /// Compiles a task in English (arnie_english). Warnings are logged; errors make the
     /// `REJECTED` message: every diagnostic, one per line, each prefixed with the source
     /// (`task_english: line 2, column 13: unknown sentence: …`).
-    fn compile_english(&self, name: &str, text: &str) -> Result<crate::Instructions, String> {
+    fn compile_english(&self, name: &str, text: &str) -> Result<crate::Instructions, LoadError> {
         let compiled = arnie_english::compile_with(text, arnie_english::Options::default());
-        let lines: Vec<String> = compiled
-            .diagnostics
-            .iter()
-            .map(|d| format!("{name}: {d}"))
-            .collect();
         match compiled.instructions {
             Some(instructions) => {
-                for line in &lines {
-                    node_glue::warn_limited!(self.limit, "english", "{line}");
+                for d in &compiled.diagnostics {
+                    node_glue::warn_limited!(self.limit, "english", "{name}: {d}");
                 }
                 Ok(instructions)
             }
-            None => Err(lines.join("\n")),
+            None => Err(LoadError::English {
+                name: name.to_owned(),
+                diagnostics: compiled.diagnostics,
+            }),
         }
     }
 
@@ -277,7 +322,7 @@ impl BrainServer {
                         self.start(Some(accepted), task).await;
                     }
                 }
-                Err(message) => self.reject(req, message),
+                Err(e) => self.reject(req, e.to_string()),
             }
         }
         self.preempt(Outcome::Aborted, "node shutting down").await;

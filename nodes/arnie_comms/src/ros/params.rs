@@ -82,11 +82,7 @@ impl CommsParams {
 /// The check run at start and on every `ros2 param set` (after the declarations').
 pub(crate) fn rules() -> Rules<CommsParams> {
     Rules {
-        check: |p: &CommsParams| {
-            Config::try_from(&p.raw())
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        },
+        check: |p: &CommsParams| Config::try_from(&p.raw()).map(|_| ()).map_err(Into::into),
     }
 }
 
@@ -96,7 +92,9 @@ mod tests {
 
     #[test]
     fn defaults_need_a_folder_and_caps_are_checked() {
-        let e = (rules().check)(&CommsParams::default()).unwrap_err();
+        let e = (rules().check)(&CommsParams::default())
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("packets_dir: is empty"), "{e}");
         let ok = CommsParams {
             packets_dir: "p".into(),
@@ -107,7 +105,8 @@ mod tests {
             max_requests_in_flight: 0,
             ..ok
         })
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             e.starts_with("max_requests_in_flight: 0 is outside 1..=4096"),
             "{e}"

@@ -50,26 +50,40 @@ pub(super) struct ParamClients {
     pub(super) set: Arc<r2r::Client<SetParameters::Service>>,
 }
 
-async fn ready<T>(client: &r2r::Client<T>) -> Result<(), String>
+/// Why a node's parameter services could not be used.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ServiceError {
+    /// r2r refused the request (its words).
+    #[error("{0}")]
+    Ros(#[from] r2r::Error),
+    /// The node's services did not appear within the timeout.
+    #[error("parameter services not available")]
+    NotAvailable,
+    /// The node did not answer within the timeout.
+    #[error("no answer")]
+    NoAnswer,
+}
+
+async fn ready<T>(client: &r2r::Client<T>) -> Result<(), ServiceError>
 where
     T: r2r::WrappedServiceTypeSupport + 'static + Send,
 {
-    let avail = r2r::Node::is_available(client).map_err(|e| e.to_string())?;
+    let avail = r2r::Node::is_available(client)?;
     match tokio::time::timeout(PARAM_TIMEOUT, avail).await {
         Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => Err("parameter services not available".into()),
+        Ok(Err(e)) => Err(e.into()),
+        Err(_) => Err(ServiceError::NotAvailable),
     }
 }
 
-pub(super) async fn call<T, F>(fut: F) -> Result<T, String>
+pub(super) async fn call<T, F>(fut: F) -> Result<T, ServiceError>
 where
     F: std::future::Future<Output = r2r::Result<T>>,
 {
     match tokio::time::timeout(PARAM_TIMEOUT, fut).await {
         Ok(Ok(r)) => Ok(r),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => Err("no answer".into()),
+        Ok(Err(e)) => Err(e.into()),
+        Err(_) => Err(ServiceError::NoAnswer),
     }
 }
 
@@ -78,21 +92,21 @@ pub(super) async fn get_params(
     name: &str,
     c: &ParamClients,
     mut names: Vec<String>,
-) -> Result<Vec<Parameter>, String> {
+) -> Result<Vec<Parameter>, ServiceError> {
     if names.is_empty() {
         ready(&c.list).await?;
         let req = ListParameters::Request {
             prefixes: vec![],
             depth: 0,
         };
-        let list = call(c.list.request(&req).map_err(|e| e.to_string())?).await?;
+        let list = call(c.list.request(&req)?).await?;
         names = list.result.names;
     }
     ready(&c.get).await?;
     let req = GetParameters::Request {
         names: names.clone(),
     };
-    let got = call(c.get.request(&req).map_err(|e| e.to_string())?).await?;
+    let got = call(c.get.request(&req)?).await?;
     Ok(names
         .into_iter()
         .zip(got.values.iter())
@@ -106,7 +120,7 @@ pub(super) async fn set_params(
     name: &str,
     c: &ParamClients,
     values: Vec<(String, RosValue)>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, ServiceError> {
     ready(&c.set).await?;
     let parameters: Vec<RosParameter> = values
         .iter()
@@ -115,12 +129,7 @@ pub(super) async fn set_params(
             value: to_msg(v),
         })
         .collect();
-    let res = call(
-        c.set
-            .request(&SetParameters::Request { parameters })
-            .map_err(|e| e.to_string())?,
-    )
-    .await?;
+    let res = call(c.set.request(&SetParameters::Request { parameters })?).await?;
     Ok(values
         .iter()
         .zip(res.results.iter())

@@ -91,7 +91,7 @@ impl FoxgloveParams {
 /// refused as read only first).
 pub(crate) fn rules() -> Rules<FoxgloveParams> {
     Rules {
-        check: |p: &FoxgloveParams| check_all(p).map_err(|e| e.to_string()),
+        check: |p: &FoxgloveParams| check_all(p).map_err(Into::into),
     }
 }
 
@@ -108,7 +108,7 @@ mod tests {
     use super::*;
     use node_glue::params::Declared;
 
-    fn check(p: FoxgloveParams) -> Result<(), String> {
+    fn check(p: FoxgloveParams) -> Result<(), node_glue::params::RuleError> {
         (rules().check)(&p)
     }
 
@@ -154,7 +154,7 @@ mod tests {
             ),
         ];
         for (p, want) in cases {
-            let err = check(p).unwrap_err();
+            let err = check(p).unwrap_err().to_string();
             assert!(err.contains(want), "{err} does not contain {want}");
         }
     }

@@ -24,7 +24,7 @@ pub(super) struct Call {
     pub(super) service: String,
     pub(super) type_name: String,
     pub(super) request: Vec<u8>,
-    pub(super) reply: oneshot::Sender<Result<Vec<u8>, String>>,
+    pub(super) reply: oneshot::Sender<Result<Vec<u8>, CallError>>,
 }
 
 /// The services the spin thread advertises and the clients it made.
@@ -147,32 +147,65 @@ impl Services {
                     c
                 }
                 Err(e) => {
-                    let _ = call.reply.send(Err(e.to_string()));
+                    let _ = call.reply.send(Err(CallError::Client(e)));
                     return;
                 }
             },
         };
         let available = r2r::Node::is_available(client.as_ref());
         rt.spawn(async move {
+            let ros = |source| CallError::Ros {
+                service: call.service.clone(),
+                source,
+            };
             let answer = async {
-                available
-                    .map_err(|e| format!("{}: {e}", call.service))?
-                    .await
-                    .map_err(|e| format!("{}: {e}", call.service))?;
+                available.map_err(ros)?.await.map_err(ros)?;
                 client
                     .request(&call.request)
-                    .map_err(|e| {
-                        format!(
-                            "{}: the request does not decode as {}: {e}",
-                            call.service, call.type_name
-                        )
+                    .map_err(|source| CallError::Decode {
+                        service: call.service.clone(),
+                        type_name: call.type_name.clone(),
+                        source,
                     })?
                     .await
-                    .map_err(|e| format!("{}: {e}", call.service))
+                    .map_err(ros)
             };
             let _ = call.reply.send(answer.await);
         });
     }
+}
+
+/// Why a client's service call failed (its `Display` goes back to the client; each
+/// names the service).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum CallError {
+    /// No client for the service's type.
+    #[error("{0}")]
+    Client(node_glue::typesupport::TypeError),
+    /// rcl refused, or the service went away.
+    #[error("{service}: {source}")]
+    Ros {
+        /// The service.
+        service: String,
+        /// rcl's reason.
+        source: r2r::Error,
+    },
+    /// The request's bytes are not the service's request type.
+    #[error("{service}: the request does not decode as {type_name}: {source}")]
+    Decode {
+        /// The service.
+        service: String,
+        /// Its type.
+        type_name: String,
+        /// The reason.
+        source: r2r::Error,
+    },
+    /// The bridge stopped before the answer came.
+    #[error("{0}: the bridge is shutting down")]
+    ShuttingDown(String),
+    /// No answer within [`CALL_TIMEOUT`].
+    #[error("{0}: no answer within {secs} s", secs = CALL_TIMEOUT.as_secs())]
+    Timeout(String),
 }
 
 /// The SDK's service: each request goes to the spin thread; the answer or the reason it
@@ -190,11 +223,8 @@ fn handler(name: String, type_name: String, schema: ServiceSchema, shared: Arc<S
             }));
             let result = match tokio::time::timeout(CALL_TIMEOUT, answer).await {
                 Ok(Ok(r)) => r,
-                Ok(Err(_)) => Err(format!("{service}: the bridge is shutting down")),
-                Err(_) => Err(format!(
-                    "{service}: no answer within {} s",
-                    CALL_TIMEOUT.as_secs()
-                )),
+                Ok(Err(_)) => Err(CallError::ShuttingDown(service)),
+                Err(_) => Err(CallError::Timeout(service)),
             };
             match &result {
                 Ok(_) => {

@@ -1,7 +1,6 @@
 //! Maps: files (PGM, PNG, Moving AI, table scenario) loaded, `nav_msgs/OccupancyGrid`
 //! fields checked (yaw 0, size, cell count) and turned into a [`Grid`].
 
-use std::fmt;
 use std::path::Path;
 
 use crate::error::MapError;
@@ -11,9 +10,10 @@ use crate::grid::{Grid, MapFrame};
 use super::MapOptions;
 
 /// Why a map was not used. The node keeps the previous map (or none) and counts it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MapRejected {
     /// The file could not be read.
+    #[error("cannot read map file {path}: {reason}")]
     Io {
         /// The file.
         path: String,
@@ -22,6 +22,10 @@ pub enum MapRejected {
     },
     /// The map's origin is rotated (only yaw 0 maps are supported: the grid is
     /// axis-aligned with the world).
+    #[error(
+        "map origin is rotated (yaw {yaw_rad:.6} rad{}): only axis-aligned maps (yaw 0) are supported",
+        if *.tilted { ", with roll/pitch" } else { "" }
+    )]
     Rotated {
         /// Yaw of the origin [rad].
         yaw_rad: f64,
@@ -29,29 +33,8 @@ pub enum MapRejected {
         tilted: bool,
     },
     /// The contents are not a valid map.
-    Invalid(MapError),
-}
-
-impl fmt::Display for MapRejected {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            MapRejected::Io { path, reason } => write!(f, "cannot read map file {path}: {reason}"),
-            MapRejected::Rotated { yaw_rad, tilted } => write!(
-                f,
-                "map origin is rotated (yaw {yaw_rad:.6} rad{}): only axis-aligned maps (yaw 0) are supported",
-                if *tilted { ", with roll/pitch" } else { "" }
-            ),
-            MapRejected::Invalid(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for MapRejected {}
-
-impl From<MapError> for MapRejected {
-    fn from(e: MapError) -> Self {
-        MapRejected::Invalid(e)
-    }
+    #[error("{0}")]
+    Invalid(#[from] MapError),
 }
 
 /// Largest rotation accepted as "not rotated" [rad] (float noise of a yaw-0 quaternion).
@@ -154,7 +137,9 @@ pub fn load_map_file_raw(
         })?;
         let r = scenario
             .rasterise(frame.resolution_m, true)
-            .map_err(|e| MapError::BadHeader { what: e })?;
+            .map_err(|e| MapError::BadHeader {
+                what: e.to_string(),
+            })?;
         let table = MapFrame::new(r.resolution_m, r.origin_x_m, r.origin_y_m)?;
         return Ok(Grid::from_blocked(r.width, r.height, r.blocked)?.with_frame(table));
     }

@@ -6,29 +6,20 @@
 //! instead for the other modes (same optimal lengths, just slower) and says so in
 //! [`Search::fell_back`], which the node logs.
 
-use std::fmt;
-
 use crate::error::MapError;
 use crate::formats::OccupancyOptions;
 use crate::grid::Grid;
 use crate::search::{Algorithm, DiagonalMode};
 
 /// A parameter value that cannot be used: `key` names the parameter.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("parameter {key}: {reason}")]
 pub struct ParamError {
     /// The parameter's name.
     pub key: &'static str,
     /// What is wrong with its value.
     pub reason: String,
 }
-
-impl fmt::Display for ParamError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "parameter {}: {}", self.key, self.reason)
-    }
-}
-
-impl std::error::Error for ParamError {}
 
 pub(crate) fn param_err(key: &'static str, reason: impl Into<String>) -> ParamError {
     ParamError {

@@ -85,7 +85,7 @@ impl PlannerParams {
 /// The check run at start and on every `ros2 param set` (after the declarations').
 pub(crate) fn rules() -> Rules<PlannerParams> {
     Rules {
-        check: |p: &PlannerParams| p.settings().map(|_| ()).map_err(|e| e.to_string()),
+        check: |p: &PlannerParams| p.settings().map(|_| ()).map_err(Into::into),
     }
 }
 

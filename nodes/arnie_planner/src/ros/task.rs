@@ -19,6 +19,17 @@ use super::params::PlannerParams;
 use crate::node::{self, MapOptions, OccupancyMap};
 use crate::Planner;
 
+/// Why the live map options cannot be read (a map received then is not used).
+#[derive(Debug, thiserror::Error)]
+enum OptionsError {
+    /// The parameter struct's lock was poisoned (a thread panicked holding it).
+    #[error("parameters poisoned")]
+    Poisoned,
+    /// A parameter refused by the node's check.
+    #[error("{0}")]
+    Params(#[from] crate::node::ParamError),
+}
+
 /// Owns the planner: every map and every request passes through [`PlannerTask::run`].
 pub(crate) struct PlannerTask {
     pub(crate) planner: Option<Planner>,
@@ -69,11 +80,9 @@ impl PlannerTask {
     }
 
     /// The live map options (`occupied_above`, `unknown_is_blocked`, `robot_radius_m`).
-    fn map_options(&self) -> Result<MapOptions, String> {
-        self.params
-            .lock()
-            .map_err(|_| "parameters poisoned".to_string())
-            .and_then(|p| p.settings().map(|s| s.map).map_err(|e| e.to_string()))
+    fn map_options(&self) -> Result<MapOptions, OptionsError> {
+        let p = self.params.lock().map_err(|_| OptionsError::Poisoned)?;
+        Ok(p.settings()?.map)
     }
 
     fn on_map(&mut self, msg: &OccupancyGrid) {

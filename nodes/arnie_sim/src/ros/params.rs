@@ -44,7 +44,7 @@ node_glue::declare_parameters! {
 
 /// The whole-set check given to [`node_glue::App::parameters_checked`] (after the ranges).
 pub(crate) const RULES: Rules<SimParams> = Rules {
-    check: |p: &SimParams| p.settings().map(|_| ()).map_err(|e| e.to_string()),
+    check: |p: &SimParams| p.settings().map(|_| ()).map_err(Into::into),
 };
 
 impl SimParams {
@@ -93,7 +93,7 @@ mod tests {
             truth_rate_hz: 1e12,
             ..SimParams::default()
         };
-        let e = (RULES.check)(&bad).unwrap_err();
+        let e = (RULES.check)(&bad).unwrap_err().to_string();
         assert!(e.contains("truth_rate_hz: must be in [0.01, 1000]"), "{e}");
         let empty = SimParams {
             spine_config: String::new(),
@@ -101,13 +101,14 @@ mod tests {
         };
         assert!((RULES.check)(&empty)
             .unwrap_err()
+            .to_string()
             .starts_with("spine_config"));
         let offset_off_loopback = SimParams {
             loopback: false,
             port_offset: 100,
             ..SimParams::default()
         };
-        let e = (RULES.check)(&offset_off_loopback).unwrap_err();
+        let e = (RULES.check)(&offset_off_loopback).unwrap_err().to_string();
         assert!(e.contains("only used with loopback:=true"), "{e}");
     }
 

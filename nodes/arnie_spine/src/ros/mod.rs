@@ -134,7 +134,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let params = app.parameters_checked(params::SpineParams::default(), params::rules())?;
     let settings = {
         let p = params.lock()?;
-        Settings::try_from(&*p).map_err(ParameterError::Refused)?
+        Settings::try_from(&*p).map_err(ParameterError::node)?
     };
     node_glue::log_info!("settings: {settings:?}");
     start(app, settings)

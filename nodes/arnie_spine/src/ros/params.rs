@@ -39,63 +39,65 @@ node_glue::declare_parameters! {
     }
 }
 
+/// Why the parameters do not make [`Settings`] (its `Display` is the reason the node
+/// exits with, or `ros2 param set` prints).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(crate) enum ParamsError {
+    /// `config_file` is the empty string.
+    #[error("config_file is empty: point it at a Spine config.json")]
+    NoConfigFile,
+    /// `port_offset` outside ±65535.
+    #[error("port_offset must be within -65535..65535, got {0}")]
+    PortOffset(i64),
+    /// A `port_offset` without `loopback`.
+    #[error("port_offset {0} is only used with loopback:=true")]
+    OffsetWithoutLoopback(i32),
+    /// `m_per_unit` not finite or not positive.
+    #[error("m_per_unit must be a finite number > 0, got {0}")]
+    Scale(f64),
+    /// `max_datagram` outside 1..=the UDP payload.
+    #[error("max_datagram must be within 1..{max}, got {0}", max = MAX_UDP_PAYLOAD)]
+    MaxDatagram(i64),
+    /// `recv_buffer_bytes` outside 0..=i32::MAX.
+    #[error("recv_buffer_bytes must be within 0..{max}, got {0}", max = i32::MAX)]
+    RecvBuffer(i64),
+    /// `diagnostics_period_ms` outside 10..=600000.
+    #[error("diagnostics_period_ms must be in 10..=600000 [ms], got {0}")]
+    DiagnosticsPeriod(i64),
+    /// `io_thread_rt_priority` outside 0..=99.
+    #[error("io_thread_rt_priority must be 0 (off) or 1..99, got {0}")]
+    RtPriority(i64),
+}
+
 impl TryFrom<&SpineParams> for Settings {
-    type Error = String;
-    fn try_from(p: &SpineParams) -> Result<Self, String> {
+    type Error = ParamsError;
+    fn try_from(p: &SpineParams) -> Result<Self, ParamsError> {
         if p.config_file.is_empty() {
-            return Err("config_file is empty: point it at a Spine config.json".into());
+            return Err(ParamsError::NoConfigFile);
         }
         let port_offset = i32::try_from(p.port_offset)
             .ok()
             .filter(|o| o.abs() <= 65_535)
-            .ok_or_else(|| {
-                format!(
-                    "port_offset must be within -65535..65535, got {}",
-                    p.port_offset
-                )
-            })?;
+            .ok_or(ParamsError::PortOffset(p.port_offset))?;
         if !p.loopback && port_offset != 0 {
-            return Err(format!(
-                "port_offset {port_offset} is only used with loopback:=true"
-            ));
+            return Err(ParamsError::OffsetWithoutLoopback(port_offset));
         }
-        let scale = Scale::new(p.m_per_unit).ok_or_else(|| {
-            format!(
-                "m_per_unit must be a finite number > 0, got {}",
-                p.m_per_unit
-            )
-        })?;
+        let scale = Scale::new(p.m_per_unit).ok_or(ParamsError::Scale(p.m_per_unit))?;
         let max = MAX_UDP_PAYLOAD as i64;
         if !(1..=max).contains(&p.max_datagram) {
-            return Err(format!(
-                "max_datagram must be within 1..{max}, got {}",
-                p.max_datagram
-            ));
+            return Err(ParamsError::MaxDatagram(p.max_datagram));
         }
         let recv_buffer_bytes = usize::try_from(p.recv_buffer_bytes)
             .ok()
             .filter(|n| *n <= i32::MAX as usize)
-            .ok_or_else(|| {
-                format!(
-                    "recv_buffer_bytes must be within 0..{}, got {}",
-                    i32::MAX,
-                    p.recv_buffer_bytes
-                )
-            })?;
+            .ok_or(ParamsError::RecvBuffer(p.recv_buffer_bytes))?;
         if !(10..=600_000).contains(&p.diagnostics_period_ms) {
-            return Err(format!(
-                "diagnostics_period_ms must be in 10..=600000 [ms], got {}",
-                p.diagnostics_period_ms
-            ));
+            return Err(ParamsError::DiagnosticsPeriod(p.diagnostics_period_ms));
         }
         let io_rt_priority = match p.io_thread_rt_priority {
             0 => None,
             n @ 1..=99 => Some(n as i32),
-            n => {
-                return Err(format!(
-                    "io_thread_rt_priority must be 0 (off) or 1..99, got {n}"
-                ))
-            }
+            n => return Err(ParamsError::RtPriority(n)),
         };
         Ok(Settings {
             config_file: PathBuf::from(&p.config_file),
@@ -115,7 +117,7 @@ impl TryFrom<&SpineParams> for Settings {
 /// The check run at start (and on a `ros2 param set`, which start-only refuses first).
 pub(crate) fn rules() -> Rules<SpineParams> {
     Rules {
-        check: |p: &SpineParams| Settings::try_from(p).map(|_| ()),
+        check: |p: &SpineParams| Settings::try_from(p).map(|_| ()).map_err(Into::into),
     }
 }
 
@@ -169,7 +171,7 @@ mod tests {
             ),
         ];
         for (p, want) in cases {
-            let err = (rules().check)(&p).unwrap_err();
+            let err = (rules().check)(&p).unwrap_err().to_string();
             assert!(err.contains(want), "{err} does not contain {want}");
         }
     }

@@ -18,17 +18,19 @@ node_glue::declare_parameters! {
 
 /// The whole-set check given to [`node_glue::App::parameters_checked`].
 pub(crate) const RULES: Rules<StateParams> = Rules {
-    check: |p: &StateParams| p.check(),
+    check: |p: &StateParams| p.check().map_err(Into::into),
 };
+
+/// Neither `robot_description` nor `robot_description_file` given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("robot_description (the URDF text) or robot_description_file (a URDF file) must be given")]
+pub(crate) struct NoDescription;
 
 impl StateParams {
     /// One description source.
-    pub(crate) fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), NoDescription> {
         if self.robot_description.is_empty() && self.robot_description_file.is_empty() {
-            return Err(
-                "robot_description (the URDF text) or robot_description_file (a URDF file) must be given"
-                    .into(),
-            );
+            return Err(NoDescription);
         }
         Ok(())
     }
@@ -46,7 +48,9 @@ mod tests {
 
     #[test]
     fn a_description_is_required_and_every_parameter_is_start_only() {
-        let e = (RULES.check)(&StateParams::default()).unwrap_err();
+        let e = (RULES.check)(&StateParams::default())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("robot_description"), "{e}");
         let p = StateParams {
             robot_description_file: "x.urdf".into(),

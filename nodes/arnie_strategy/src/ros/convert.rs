@@ -80,23 +80,39 @@ pub fn packet_msg(p: &PacketSpec) -> Packet {
     }
 }
 
+/// A packet whose `fields_json` is not a JSON object (names the packet).
+#[derive(Debug, thiserror::Error)]
+pub enum FieldsError {
+    /// Valid JSON, but not an object.
+    #[error("packet {0:?}: fields_json is not a JSON object")]
+    NotObject(String),
+    /// Not JSON.
+    #[error("packet {name:?}: fields_json: {source}")]
+    Json {
+        /// The packet's name.
+        name: String,
+        /// The parser's reason.
+        source: serde_json::Error,
+    },
+}
+
 /// A received packet as `wait_for` sees it: `{"name", "id", "device", "fields"}`.
 ///
 /// # Errors
 /// `fields_json` that is not a JSON object (the message names the packet).
-pub fn packet_json(p: &Packet) -> Result<Value, String> {
+pub fn packet_json(p: &Packet) -> Result<Value, FieldsError> {
     let fields = if p.fields_json.trim().is_empty() {
         Map::new()
     } else {
         match serde_json::from_str::<Value>(&p.fields_json) {
             Ok(Value::Object(m)) => m,
-            Ok(_) => {
-                return Err(format!(
-                    "packet {:?}: fields_json is not a JSON object",
-                    p.name
-                ))
+            Ok(_) => return Err(FieldsError::NotObject(p.name.clone())),
+            Err(source) => {
+                return Err(FieldsError::Json {
+                    name: p.name.clone(),
+                    source,
+                })
             }
-            Err(e) => return Err(format!("packet {:?}: fields_json: {e}", p.name)),
         }
     };
     Ok(json!({"name": p.name, "id": p.id, "device": p.device, "fields": fields}))
@@ -205,7 +221,10 @@ mod tests {
         p.fields_json = String::new();
         assert_eq!(packet_json(&p).unwrap()["fields"], json!({}));
         p.fields_json = "[1]".into();
-        assert!(packet_json(&p).unwrap_err().contains("not a JSON object"));
+        assert!(packet_json(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("not a JSON object"));
         p.fields_json = "{".into();
         assert!(packet_json(&p).is_err());
     }

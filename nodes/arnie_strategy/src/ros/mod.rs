@@ -31,10 +31,10 @@ mod params;
 pub mod robot;
 pub mod server;
 
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use node_glue::params::SettingsError;
 use node_glue::r2r::{arnie_interfaces::action::RunStrategy, arnie_interfaces::msg::StrategyEvent};
 use node_glue::{qos, topics, App, Error};
 
@@ -134,8 +134,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     // Parameters are read again for every goal: `ros2 param set` applies to the next run.
     let live = params;
     let settings_fn: SettingsFn = Arc::new(move || {
-        let p = live.lock().map_err(|_| "parameters poisoned".to_owned())?;
-        p.settings().map_err(|e| format!("parameter {e}"))
+        let p = live.lock().map_err(|_| SettingsError::Poisoned)?;
+        Ok(p.settings()?)
     });
     let server = StrategyServer::new(
         robot,
@@ -190,7 +190,7 @@ impl Default for Settings {
 }
 
 /// Reads the current settings (from the live parameters).
-pub type SettingsFn = Arc<dyn Fn() -> Result<Settings, String> + Send + Sync>;
+pub type SettingsFn = Arc<dyn Fn() -> Result<Settings, SettingsError> + Send + Sync>;
 
 /// The message type of a topic `wait_for` may watch, and how it becomes JSON for
 /// [`crate::condition::WaitFor::matches`].
@@ -227,18 +227,13 @@ pub struct WaitTopic {
 }
 
 /// A `wait_topics` entry that does not parse.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("wait_topics: {entry:?} {reason}")]
 pub struct WaitTopicError {
     /// The entry as written.
     pub entry: String,
     /// What is wrong with it.
     pub reason: &'static str,
-}
-
-impl fmt::Display for WaitTopicError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "wait_topics: {:?} {}", self.entry, self.reason)
-    }
 }
 
 /// `pkg/Type` → `pkg/msg/Type`; `pkg/msg/Type` unchanged; anything else `None`.

@@ -132,12 +132,7 @@ impl StrategyParams {
 /// The whole-set check run at start and on every `ros2 param set` (after the ranges).
 pub(crate) fn rules() -> Rules<StrategyParams> {
     Rules {
-        check: |p: &StrategyParams| {
-            p.settings()
-                .and(p.start())
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        },
+        check: |p: &StrategyParams| p.settings().and(p.start()).map(|_| ()).map_err(Into::into),
     }
 }
 
@@ -170,7 +165,7 @@ mod tests {
         );
     }
 
-    fn check(p: StrategyParams) -> Result<(), String> {
+    fn check(p: StrategyParams) -> Result<(), node_glue::params::RuleError> {
         (rules().check)(&p)
     }
 
@@ -237,7 +232,7 @@ mod tests {
             ),
         ];
         for (p, reason) in cases {
-            let e = check(p).unwrap_err();
+            let e = check(p).unwrap_err().to_string();
             assert!(e.starts_with(reason), "{e} / {reason}");
         }
     }

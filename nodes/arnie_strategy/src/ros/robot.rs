@@ -194,7 +194,7 @@ impl RosRobot {
                     let s = node.subscribe::<Coordinates>(&w.topic, w.kind.qos())?;
                     tokio::spawn(forward(
                         w.topic.clone(),
-                        s.map(|m| Ok(coordinates_json(&m))),
+                        s.map(|m| Ok::<_, std::convert::Infallible>(coordinates_json(&m))),
                         t,
                         c,
                     ));
@@ -207,12 +207,7 @@ impl RosRobot {
                                 ty: ty.to_string(),
                                 source,
                             })?;
-                    tokio::spawn(forward(
-                        w.topic.clone(),
-                        s.map(|m| m.map_err(|e| e.to_string())),
-                        t,
-                        c,
-                    ));
+                    tokio::spawn(forward(w.topic.clone(), s, t, c));
                 }
             }
             watched.insert(topics::resolve(&namespace, &w.topic), watch);
@@ -463,7 +458,7 @@ async fn track_position(
 /// One watched topic: every message as JSON to the `wait_for` steps listening.
 async fn forward(
     topic: String,
-    mut messages: impl Stream<Item = Result<Value, String>> + Unpin,
+    mut messages: impl Stream<Item = Result<Value, impl std::fmt::Display>> + Unpin,
     watch: Watched,
     counters: Arc<Counters>,
 ) {

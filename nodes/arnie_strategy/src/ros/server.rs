@@ -66,6 +66,65 @@ pub struct StrategyServer {
     logs: RateLimit,
 }
 
+/// Why a goal is rejected: its `Display` is the reason (after `goal rejected: ` in the
+/// result message, the event and the log).
+#[derive(Debug, thiserror::Error)]
+enum GoalError {
+    /// The live parameters cannot give the run's settings.
+    #[error("{0}")]
+    Settings(#[from] node_glue::params::SettingsError),
+    /// Neither the goal nor the parameter names a file.
+    #[error(
+        "no strategy file: the goal's strategy_file and the strategy_file parameter are both empty"
+    )]
+    NoFile,
+    /// `match_time_s` too large for a duration.
+    #[error("match_time_s {t}: {source}")]
+    MatchTime {
+        /// The goal's value.
+        t: f64,
+        /// Why.
+        source: std::time::TryFromFloatSecsError,
+    },
+    /// `match_time_s` negative or not finite.
+    #[error("match_time_s must be a finite number >= 0 (0: the parameter), got {0}")]
+    MatchTimeRange(f64),
+    /// The file refused by the file rules or unreadable.
+    #[error("{0}")]
+    File(node_glue::files::FileError),
+    /// The file is not a strategy.
+    #[error("{file}: {source}")]
+    Strategy {
+        /// The file.
+        file: String,
+        /// Why.
+        source: crate::error::Error,
+    },
+    /// A `wait_for` watches a topic the node does not subscribe.
+    #[error("{file}: {source}")]
+    Topic {
+        /// The file.
+        file: String,
+        /// Which.
+        source: Unwatched,
+    },
+}
+
+/// A `wait_for` on a topic this node does not watch (they are fixed at start).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{field}: {topic} is not watched by this node (parameter wait_topics: {})",
+    .watched.join(", ")
+)]
+struct Unwatched {
+    /// Where, e.g. `tasks[0].steps[2].wait_for.topic`.
+    field: String,
+    /// The topic.
+    topic: String,
+    /// The topics the node watches.
+    watched: Vec<String>,
+}
+
 /// A goal checked and ready to run.
 struct Checked {
     file: String,
@@ -119,6 +178,7 @@ impl StrategyServer {
             };
             let c = match self.check(&req.goal).await {
                 Err(reason) => {
+                    let reason = reason.to_string();
                     self.reject(&reason);
                     let result = RunStrategy::Result {
                         outcome: RunStrategy::Result::REJECTED as u8,
@@ -185,7 +245,7 @@ impl StrategyServer {
     /// Reads and checks the goal's file; every error names the file. The file is read by
     /// `node_glue::files` (off the runtime; `allowed_dirs`, regular files only,
     /// `max_file_bytes`).
-    async fn check(&self, goal: &RunStrategy::Goal) -> Result<Checked, String> {
+    async fn check(&self, goal: &RunStrategy::Goal) -> Result<Checked, GoalError> {
         let settings = (self.settings)()?;
         let file = if goal.strategy_file.trim().is_empty() {
             settings.strategy_file.clone()
@@ -193,17 +253,15 @@ impl StrategyServer {
             goal.strategy_file.clone()
         };
         if file.trim().is_empty() {
-            return Err("no strategy file: the goal's strategy_file and the strategy_file parameter are both empty".into());
+            return Err(GoalError::NoFile);
         }
         let t = goal.match_time_s;
         let match_time = if t == 0.0 {
             settings.match_time
         } else if t.is_finite() && t > 0.0 {
-            Duration::try_from_secs_f64(t).map_err(|e| format!("match_time_s {t}: {e}"))?
+            Duration::try_from_secs_f64(t).map_err(|source| GoalError::MatchTime { t, source })?
         } else {
-            return Err(format!(
-                "match_time_s must be a finite number >= 0 (0: the parameter), got {t}"
-            ));
+            return Err(GoalError::MatchTimeRange(t));
         };
         let text = node_glue::files::read_to_string(&file, &settings.files)
             .await
@@ -211,11 +269,17 @@ impl StrategyServer {
                 if !matches!(e.refusal, node_glue::files::Refusal::Unreadable(_)) {
                     self.counters.files_refused.inc();
                 }
-                e.to_string()
+                GoalError::File(e)
             })?;
-        let strategy = Strategy::from_json(&text).map_err(|e| format!("{file}: {e}"))?;
+        let strategy = Strategy::from_json(&text).map_err(|source| GoalError::Strategy {
+            file: file.clone(),
+            source,
+        })?;
         self.check_topics(&strategy)
-            .map_err(|e| format!("{file}: {e}"))?;
+            .map_err(|source| GoalError::Topic {
+                file: file.clone(),
+                source,
+            })?;
         Ok(Checked {
             file,
             strategy,
@@ -225,7 +289,7 @@ impl StrategyServer {
     }
 
     /// Every `wait_for` must watch a subscribed topic (they are fixed at start).
-    fn check_topics(&self, s: &Strategy) -> Result<(), String> {
+    fn check_topics(&self, s: &Strategy) -> Result<(), Unwatched> {
         let tasks = s
             .tasks
             .iter()
@@ -239,11 +303,11 @@ impl StrategyServer {
             for (j, step) in steps.iter().enumerate() {
                 if let StepSpec::WaitFor(w) = &step.spec {
                     if !self.robot.watches(&w.topic) {
-                        return Err(format!(
-                            "{field}.steps[{j}].wait_for.topic: {} is not watched by this node (parameter wait_topics: {})",
-                            w.topic,
-                            self.robot.watched_topics().join(", ")
-                        ));
+                        return Err(Unwatched {
+                            field: format!("{field}.steps[{j}].wait_for.topic"),
+                            topic: w.topic.clone(),
+                            watched: self.robot.watched_topics(),
+                        });
                     }
                 }
             }

@@ -136,7 +136,12 @@ fn main() -> ExitCode {
     // Bad arguments: clap's message and usage on stderr, exit status 2.
     let args = check(Cli::parse())
         .unwrap_or_else(|e| Cli::command().error(ErrorKind::ArgumentConflict, e).exit());
-    device::main("board_sim", "", Ok(args), run)
+    device::main(
+        "board_sim",
+        "",
+        Ok::<_, std::convert::Infallible>(args),
+        run,
+    )
 }
 
 /// What clap cannot say: --corrupt-rate is for the pty link only.
@@ -208,7 +213,7 @@ async fn send(link: &mut Link, p: &Packet) -> Result<(), Failure> {
 }
 
 async fn run(args: Args) -> Result<(), Failure> {
-    let stop = device::stop_signal().map_err(|e| (1, e))?;
+    let stop = device::stop_signal().map_err(|e| (1, e.to_string()))?;
     let scenario = Scenario::load(&args.scenario).map_err(|e| (2, e.to_string()))?;
     let packets = &args.link.packets;
     let defs = Definitions::load_dir(packets).map_err(|e| (2, e.to_string()))?;
@@ -235,7 +240,7 @@ async fn run(args: Args) -> Result<(), Failure> {
     );
     let opened = device::open(&args.link.mode, defs.clone(), &LinkConfig::default())
         .await
-        .map_err(|e| (1, e))?;
+        .map_err(|e| (1, e.to_string()))?;
     let (place, hold) = (opened.place, opened.hold);
     // Line noise on the UART, both ways (arnie_comms::link::Link::with_noise).
     let corrupted = Arc::new(AtomicU64::new(0));
@@ -276,7 +281,7 @@ async fn run(args: Args) -> Result<(), Failure> {
         _ => None,
     };
     device::announce("board_sim", &place, args.link.link_file.as_deref(), symlink)
-        .map_err(|e| (1, e))?;
+        .map_err(|e| (1, e.to_string()))?;
     let start = Instant::now();
     let mut next_truth_ms = 0u64;
     tokio::pin!(stop);

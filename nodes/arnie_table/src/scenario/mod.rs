@@ -5,12 +5,13 @@
 //! and checks a file; every error names the field (`obstacles[2].rect.x_max_m: 3.5 is
 //! outside the table (0 ..= 3 m)`).
 use serde::Deserialize;
-use std::fmt;
 use std::path::Path;
 
 #[cfg(test)]
 mod tests;
 mod validate;
+
+pub use validate::Invalid;
 
 /// Largest scenario file read [bytes].
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -30,25 +31,31 @@ pub const MAX_ACTUATORS: usize = 16;
 pub const MAX_TABLE_SIDE_M: f64 = 20.0;
 
 /// A scenario that failed to load: the file (if any) and what is wrong.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, thiserror::Error)]
+#[error("scenario{}{}: {reason}", if .file.is_empty() { "" } else { " " }, .file)]
 pub struct ScenarioError {
     /// The file's path as given; empty for text ([`Scenario::from_json`]).
     pub file: String,
     /// What is wrong, naming the field.
-    pub reason: String,
+    pub reason: Problem,
 }
 
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.file.is_empty() {
-            write!(f, "scenario: {}", self.reason)
-        } else {
-            write!(f, "scenario {}: {}", self.file, self.reason)
-        }
-    }
+/// What is wrong with a scenario ([`ScenarioError::reason`]).
+#[derive(Debug, thiserror::Error)]
+pub enum Problem {
+    /// The file cannot be read.
+    #[error("cannot read: {0}")]
+    Read(std::io::Error),
+    /// The file or text is larger than [`MAX_FILE_BYTES`].
+    #[error("{0} bytes is over the {MAX_FILE_BYTES}-byte limit")]
+    TooLarge(u64),
+    /// Not JSON of the scenario format.
+    #[error("not a scenario: {0}")]
+    Json(serde_json::Error),
+    /// A field that does not pass [`Scenario::validate`].
+    #[error("{0}")]
+    Invalid(#[from] Invalid),
 }
-
-impl std::error::Error for ScenarioError {}
 
 /// The whole scenario file.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -443,18 +450,15 @@ impl Scenario {
     /// that fails ([`Scenario::validate`]); the message names the file and the field.
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         let file = path.display().to_string();
-        let err = |reason: String| ScenarioError {
+        let err = |reason: Problem| ScenarioError {
             file: file.clone(),
             reason,
         };
-        let meta = std::fs::metadata(path).map_err(|e| err(format!("cannot read: {e}")))?;
+        let meta = std::fs::metadata(path).map_err(|e| err(Problem::Read(e)))?;
         if meta.len() > MAX_FILE_BYTES {
-            return Err(err(format!(
-                "{} bytes is over the {MAX_FILE_BYTES}-byte limit",
-                meta.len()
-            )));
+            return Err(err(Problem::TooLarge(meta.len())));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read: {e}")))?;
+        let text = std::fs::read_to_string(path).map_err(|e| err(Problem::Read(e)))?;
         Scenario::from_json(&text).map_err(|e| ScenarioError {
             file,
             reason: e.reason,
@@ -466,19 +470,15 @@ impl Scenario {
     /// # Errors
     /// As [`Scenario::load`], with an empty `file`.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let err = |reason: String| ScenarioError {
+        let err = |reason: Problem| ScenarioError {
             file: String::new(),
             reason,
         };
         if text.len() as u64 > MAX_FILE_BYTES {
-            return Err(err(format!(
-                "{} bytes is over the {MAX_FILE_BYTES}-byte limit",
-                text.len()
-            )));
+            return Err(err(Problem::TooLarge(text.len() as u64)));
         }
-        let s: Scenario =
-            serde_json::from_str(text).map_err(|e| err(format!("not a scenario: {e}")))?;
-        s.validate().map_err(err)?;
+        let s: Scenario = serde_json::from_str(text).map_err(|e| err(Problem::Json(e)))?;
+        s.validate().map_err(|e| err(e.into()))?;
         Ok(s)
     }
 

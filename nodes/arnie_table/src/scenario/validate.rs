@@ -10,7 +10,7 @@ impl Scenario {
     ///
     /// # Errors
     /// The first problem, naming the field.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), Invalid> {
         let t = self.table;
         positive("table.width_m", t.width_m, MAX_TABLE_SIDE_M)?;
         positive("table.height_m", t.height_m, MAX_TABLE_SIDE_M)?;
@@ -26,7 +26,7 @@ impl Scenario {
                     on_table_y(&format!("{p}.rect.y_min_m"), r.y_min_m)?;
                     on_table_y(&format!("{p}.rect.y_max_m"), r.y_max_m)?;
                     if r.x_min_m >= r.x_max_m || r.y_min_m >= r.y_max_m {
-                        return Err(format!("{p}.rect: min must be below max on both axes"));
+                        return Err(Invalid::RectOrder(p));
                     }
                 }
                 (None, Some(d)) => {
@@ -34,7 +34,7 @@ impl Scenario {
                     on_table_y(&format!("{p}.disc.y_m"), d.y_m)?;
                     positive(&format!("{p}.disc.radius_m"), d.radius_m, MAX_TABLE_SIDE_M)?;
                 }
-                _ => return Err(format!("{p}: give exactly one of \"rect\" and \"disc\"")),
+                _ => return Err(Invalid::Shape(p)),
             }
         }
         let r = &self.robot;
@@ -66,7 +66,7 @@ impl Scenario {
             "out of range",
         )?;
         if self.blocked_at(r.start.x, r.start.y, r.radius_m) {
-            return Err("robot.start: the robot overlaps a fixed obstacle there".into());
+            return Err(Invalid::StartBlocked);
         }
         let o = &self.odometry;
         positive("odometry.rate_hz", o.rate_hz, 1000.0)?;
@@ -86,7 +86,7 @@ impl Scenario {
         )?;
         cap("sensors", self.sensors.len(), MAX_SENSORS)?;
         if self.sensors.len() > 256 {
-            return Err("sensors: at most 256".into());
+            return Err(Invalid::Over256Sensors);
         }
         for (i, s) in self.sensors.iter().enumerate() {
             finite(&format!("sensors[{i}].bearing_rad"), s.bearing_rad)?;
@@ -99,10 +99,11 @@ impl Scenario {
                 .iter()
                 .any(|b| b.name == a.name || b.id == a.id)
             {
-                return Err(format!(
-                    "actuators[{i}]: name {:?} or id {} used twice",
-                    a.name, a.id
-                ));
+                return Err(Invalid::ActuatorTwice {
+                    index: i,
+                    name: a.name.clone(),
+                    id: a.id,
+                });
             }
             for (f, v) in [
                 ("take_ms", a.take_ms),
@@ -110,7 +111,11 @@ impl Scenario {
                 ("home_ms", a.home_ms),
             ] {
                 if v > 65_535 {
-                    return Err(format!("actuators[{i}].{f}: {v} is over 65535"));
+                    return Err(Invalid::ActuatorTime {
+                        index: i,
+                        field: f,
+                        value: v,
+                    });
                 }
             }
         }
@@ -129,7 +134,7 @@ impl Scenario {
                 "out of range",
             )?;
             if op.waypoints.is_empty() {
-                return Err("opponent.waypoints: at least one".into());
+                return Err(Invalid::NoWaypoints);
             }
             cap("opponent.waypoints", op.waypoints.len(), MAX_WAYPOINTS)?;
             for (i, w) in op.waypoints.iter().enumerate() {
@@ -152,7 +157,10 @@ impl Scenario {
         for (i, task) in self.tasks.iter().enumerate() {
             let p = format!("tasks[{i}]");
             if task.name.is_empty() || self.tasks[..i].iter().any(|u| u.name == task.name) {
-                return Err(format!("{p}.name: {:?} is empty or used twice", task.name));
+                return Err(Invalid::TaskName {
+                    task: p,
+                    name: task.name.clone(),
+                });
             }
             self.check_pose(&p, task.x_m, task.y_m, r.radius_m)?;
             if let Some(th) = task.theta_rad {
@@ -160,18 +168,19 @@ impl Scenario {
             }
             positive(&format!("{p}.reach_m"), task.reach_m, 10.0)?;
             if self.blocked_at(task.x_m, task.y_m, r.radius_m) {
-                return Err(format!(
-                    "{p}: the robot would overlap a fixed obstacle at ({}, {})",
-                    task.x_m, task.y_m
-                ));
+                return Err(Invalid::TaskBlocked {
+                    task: p,
+                    x: task.x_m,
+                    y: task.y_m,
+                });
             }
             cap(&format!("{p}.steps"), task.steps.len(), MAX_STEPS)?;
             for (j, st) in task.steps.iter().enumerate() {
                 if self.actuator(&st.actuator).is_none() {
-                    return Err(format!(
-                        "{p}.steps[{j}].actuator: no actuator named {:?}",
-                        st.actuator
-                    ));
+                    return Err(Invalid::NoActuator {
+                        field: format!("{p}.steps[{j}].actuator"),
+                        name: st.actuator.clone(),
+                    });
                 }
             }
         }
@@ -179,49 +188,196 @@ impl Scenario {
         Ok(())
     }
 
-    fn check_pose(&self, field: &str, x: f64, y: f64, radius: f64) -> Result<(), String> {
+    fn check_pose(&self, field: &str, x: f64, y: f64, radius: f64) -> Result<(), Invalid> {
         finite(&format!("{field}.x_m"), x)?;
         finite(&format!("{field}.y_m"), y)?;
         if !self.inside_table(x, y, radius) {
-            return Err(format!(
-                "{field}: ({x}, {y}) is outside the table or closer than the radius {radius} m to a wall (table {} × {} m)",
-                self.table.width_m, self.table.height_m
-            ));
+            return Err(Invalid::OffTable {
+                field: field.to_string(),
+                x,
+                y,
+                radius,
+                width: self.table.width_m,
+                height: self.table.height_m,
+            });
         }
         Ok(())
     }
 }
 
-fn finite(field: &str, v: f64) -> Result<(), String> {
-    if v.is_finite() {
+fn finite(field: &str, value: f64) -> Result<(), Invalid> {
+    if value.is_finite() {
         Ok(())
     } else {
-        Err(format!("{field}: {v} is not a finite number"))
+        Err(Invalid::NotFinite {
+            field: field.to_string(),
+            value,
+        })
     }
 }
 
-fn positive(field: &str, v: f64, max: f64) -> Result<(), String> {
-    finite(field, v)?;
-    if v > 0.0 && v <= max {
+fn positive(field: &str, value: f64, max: f64) -> Result<(), Invalid> {
+    finite(field, value)?;
+    if value > 0.0 && value <= max {
         Ok(())
     } else {
-        Err(format!("{field}: {v} must be > 0 and <= {max}"))
+        Err(Invalid::NotPositive {
+            field: field.to_string(),
+            value,
+            max,
+        })
     }
 }
 
-fn in_range(field: &str, v: f64, lo: f64, hi: f64, what: &str) -> Result<(), String> {
-    finite(field, v)?;
-    if (lo..=hi).contains(&v) {
+fn in_range(field: &str, value: f64, lo: f64, hi: f64, what: &'static str) -> Result<(), Invalid> {
+    finite(field, value)?;
+    if (lo..=hi).contains(&value) {
         Ok(())
     } else {
-        Err(format!("{field}: {v} is {what} ({lo} ..= {hi})"))
+        Err(Invalid::OutOfRange {
+            field: field.to_string(),
+            value,
+            lo,
+            hi,
+            what,
+        })
     }
 }
 
-fn cap(field: &str, n: usize, max: usize) -> Result<(), String> {
+fn cap(field: &str, n: usize, max: usize) -> Result<(), Invalid> {
     if n <= max {
         Ok(())
     } else {
-        Err(format!("{field}: {n} entries, at most {max}"))
+        Err(Invalid::TooMany {
+            field: field.to_string(),
+            n,
+            max,
+        })
     }
+}
+
+/// The first problem [`Scenario::validate`] finds, naming the field.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Invalid {
+    /// A number that is NaN or infinite.
+    #[error("{field}: {value} is not a finite number")]
+    NotFinite {
+        /// The field, e.g. `robot.start.theta_rad`.
+        field: String,
+        /// Its value.
+        value: f64,
+    },
+    /// A number not in `(0, max]`.
+    #[error("{field}: {value} must be > 0 and <= {max}")]
+    NotPositive {
+        /// The field.
+        field: String,
+        /// Its value.
+        value: f64,
+        /// The largest allowed.
+        max: f64,
+    },
+    /// A number outside `lo..=hi`.
+    #[error("{field}: {value} is {what} ({lo} ..= {hi})")]
+    OutOfRange {
+        /// The field.
+        field: String,
+        /// Its value.
+        value: f64,
+        /// The lowest allowed.
+        lo: f64,
+        /// The highest allowed.
+        hi: f64,
+        /// What being outside means (`outside the table`, `out of range`).
+        what: &'static str,
+    },
+    /// A list longer than its cap.
+    #[error("{field}: {n} entries, at most {max}")]
+    TooMany {
+        /// The list.
+        field: String,
+        /// Its length.
+        n: usize,
+        /// The cap.
+        max: usize,
+    },
+    /// A rectangle whose minimum is not below its maximum (`obstacles[i]`).
+    #[error("{0}.rect: min must be below max on both axes")]
+    RectOrder(String),
+    /// An obstacle with both or neither of `rect` and `disc` (`obstacles[i]`).
+    #[error("{0}: give exactly one of \"rect\" and \"disc\"")]
+    Shape(String),
+    /// The robot starts inside a fixed obstacle.
+    #[error("robot.start: the robot overlaps a fixed obstacle there")]
+    StartBlocked,
+    /// More than 256 sensors.
+    #[error("sensors: at most 256")]
+    Over256Sensors,
+    /// Two actuators with one name or id.
+    #[error("actuators[{index}]: name {name:?} or id {id} used twice")]
+    ActuatorTwice {
+        /// The second one's index.
+        index: usize,
+        /// Its name.
+        name: String,
+        /// Its wire id.
+        id: u8,
+    },
+    /// An actuator time over the wire's 16 bits.
+    #[error("actuators[{index}].{field}: {value} is over 65535")]
+    ActuatorTime {
+        /// The actuator's index.
+        index: usize,
+        /// `take_ms`, `release_ms` or `home_ms`.
+        field: &'static str,
+        /// Its value [ms].
+        value: u32,
+    },
+    /// An opponent without waypoints.
+    #[error("opponent.waypoints: at least one")]
+    NoWaypoints,
+    /// A task name empty or used twice.
+    #[error("{task}.name: {name:?} is empty or used twice")]
+    TaskName {
+        /// The task, `tasks[i]`.
+        task: String,
+        /// Its name.
+        name: String,
+    },
+    /// A task where the robot would overlap a fixed obstacle.
+    #[error("{task}: the robot would overlap a fixed obstacle at ({x}, {y})")]
+    TaskBlocked {
+        /// The task, `tasks[i]`.
+        task: String,
+        /// Its x [m].
+        x: f64,
+        /// Its y [m].
+        y: f64,
+    },
+    /// A step naming an actuator that does not exist.
+    #[error("{field}: no actuator named {name:?}")]
+    NoActuator {
+        /// The step's field, `tasks[i].steps[j].actuator`.
+        field: String,
+        /// The name given.
+        name: String,
+    },
+    /// A position off the table, or closer than the radius to a wall.
+    #[error(
+        "{field}: ({x}, {y}) is outside the table or closer than the radius {radius} m to a wall (table {width} × {height} m)"
+    )]
+    OffTable {
+        /// The position's field.
+        field: String,
+        /// Its x [m].
+        x: f64,
+        /// Its y [m].
+        y: f64,
+        /// The radius kept from the walls [m].
+        radius: f64,
+        /// The table's width [m].
+        width: f64,
+        /// The table's height [m].
+        height: f64,
+    },
 }

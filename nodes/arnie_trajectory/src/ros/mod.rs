@@ -80,7 +80,7 @@ pub fn run() -> ! {
 pub fn setup(app: &mut App) -> Result<(), Error> {
     // Every parameter is live (read at each goal): a change is checked as a whole first.
     let rules = node_glue::params::Rules {
-        check: |p: &TrajectoryParams| p.check().map_err(|e| e.to_string()),
+        check: |p: &TrajectoryParams| p.check().map_err(Into::into),
     };
     let params = app.parameters_checked(TrajectoryParams::default(), rules)?;
     let (config, detour, obstruction_config) = {

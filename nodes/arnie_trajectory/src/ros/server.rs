@@ -34,6 +34,40 @@ type Goal = ActionServerGoal<MoveTo::Action>;
 type GoalRequest = ActionServerGoalRequest<MoveTo::Action>;
 type ClearRequest = ServiceRequest<ClearObstructions::Service>;
 
+/// Why a `MoveTo` goal (or a clicked point) is refused: its `Display` is the result's
+/// message (and the log line's reason).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum GoalError {
+    /// The goal's `period_s` outside the allowed periods.
+    #[error(
+        "goal period_s = {0} s is not in 0.001..={max} s (0 = the server's)",
+        max = MAX_PERIOD_MS / 1000
+    )]
+    Period(f64),
+    /// A goal override the config refuses.
+    #[error("goal {field}: {reason} (0 = the server's)")]
+    Override {
+        /// The override, e.g. `sample_factor`.
+        field: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// The target cannot be planned to.
+    #[error("{0}")]
+    Plan(TrajectoryError),
+    /// The target's frame cannot be transformed into the command frame.
+    #[error(
+        "target frame \"{frame}\" cannot be transformed into \"{world}\": {source}",
+        world = topics::WORLD_FRAME
+    )]
+    Frame {
+        /// The goal's frame.
+        frame: String,
+        /// The TF buffer's reason.
+        source: node_glue::tf::TfError,
+    },
+}
+
 /// Who asked for the running move.
 pub(super) enum Source {
     Action {
@@ -196,16 +230,13 @@ impl Server {
         target_mm: Point3<f64>,
         period_s: f64,
         sample_factor: u32,
-    ) -> Result<(Executor, TrajectoryConfig), String> {
+    ) -> Result<(Executor, TrajectoryConfig), GoalError> {
         let period_ms = if period_s == 0.0 {
             None
         } else {
             let ms = (period_s * 1000.0).round();
             if !ms.is_finite() || ms < 1.0 || ms > MAX_PERIOD_MS as f64 {
-                return Err(format!(
-                    "goal period_s = {period_s} s is not in 0.001..={} s (0 = the server's)",
-                    MAX_PERIOD_MS / 1000
-                ));
+                return Err(GoalError::Period(period_s));
             }
             Some(ms as u64)
         };
@@ -214,27 +245,25 @@ impl Server {
             .with_overrides(period_ms, factor)
             .map_err(|e| match e {
                 TrajectoryError::InvalidConfig { field, reason } => {
-                    format!("goal {field}: {reason} (0 = the server's)")
+                    GoalError::Override { field, reason }
                 }
-                e => e.to_string(),
+                e => GoalError::Plan(e),
             })?;
         let plan = self.executor(target_mm, &config);
-        plan.map(|exec| (exec, config)).map_err(|e| e.to_string())
+        plan.map(|exec| (exec, config)).map_err(GoalError::Plan)
     }
 
     /// `p` (metres, in `frame`; "" = world) in the command frame `world`, millimetres.
-    fn to_world(&self, frame: &str, p: &Point) -> Result<Point3<f64>, String> {
+    fn to_world(&self, frame: &str, p: &Point) -> Result<Point3<f64>, GoalError> {
         if frame.is_empty() || frame == topics::WORLD_FRAME {
             return Ok(from_point(p));
         }
         let world_t_frame = self
             .tf
             .lookup(topics::WORLD_FRAME, frame, None)
-            .map_err(|e| {
-                format!(
-                    "target frame \"{frame}\" cannot be transformed into \"{}\": {e}",
-                    topics::WORLD_FRAME
-                )
+            .map_err(|source| GoalError::Frame {
+                frame: frame.to_owned(),
+                source,
             })?;
         let w = world_t_frame * Point3::new(p.x, p.y, p.z);
         Ok(from_point(&to_point_m(w)))
@@ -260,7 +289,7 @@ impl Server {
                 let result = MoveTo::Result {
                     outcome: Outcome::Rejected.code(),
                     final_position: position,
-                    message: reason,
+                    message: reason.to_string(),
                 };
                 action::reject(req, result);
             }
@@ -326,7 +355,7 @@ impl Server {
             .and_then(|target_mm| {
                 self.executor(target_mm, &config)
                     .map(|e| (e, target_mm))
-                    .map_err(|e| e.to_string())
+                    .map_err(GoalError::Plan)
             });
         match exec {
             Ok((exec, target_mm)) => {

@@ -134,33 +134,53 @@ impl Declaration {
     ///
     /// # Errors
     /// The reason, naming the parameter, the range and the value.
-    pub fn check(&self, value: &ParameterValue) -> Result<(), String> {
+    pub fn check(&self, value: &ParameterValue) -> Result<(), RangeError> {
         let name = self.name;
         match (&self.range, value) {
             (Range::Float { from, to, step }, ParameterValue::Double(v)) => {
-                if !v.is_finite() || v < from || v > to {
-                    return Err(format!("{name} must be in {from}..={to}, not {v}"));
+                let (from, to, step, value) = (*from, *to, *step, *v);
+                if !value.is_finite() || value < from || value > to {
+                    return Err(RangeError::Float {
+                        name,
+                        from,
+                        to,
+                        value,
+                    });
                 }
-                if *step > 0.0 && v != to {
-                    let k = ((v - from) / step).round();
+                if step > 0.0 && value != to {
+                    let k = ((value - from) / step).round();
                     let on = from + k * step;
-                    if (on - v).abs() > 1e-9 * step.max(v.abs()) {
-                        return Err(format!(
-                            "{name} must be {from} + k·{step} (in {from}..={to}), not {v}"
-                        ));
+                    if (on - value).abs() > 1e-9 * step.max(value.abs()) {
+                        return Err(RangeError::FloatStep {
+                            name,
+                            from,
+                            to,
+                            step,
+                            value,
+                        });
                     }
                 }
                 Ok(())
             }
             (Range::Integer { from, to, step }, ParameterValue::Integer(v)) => {
-                if v < from || v > to {
-                    return Err(format!("{name} must be in {from}..={to}, not {v}"));
+                let (from, to, step, value) = (*from, *to, *step, *v);
+                if value < from || value > to {
+                    return Err(RangeError::Integer {
+                        name,
+                        from,
+                        to,
+                        value,
+                    });
                 }
-                let off = v.abs_diff(*from);
-                if *step > 0 && v != to && off % step != 0 {
-                    return Err(format!(
-                        "{name} must be {from} + k·{step} (in {from}..={to}), not {v}"
-                    ));
+                let off = value.abs_diff(from);
+                if step > 0 && value != to && off % step != 0 {
+                    return Err(RangeError::IntegerStep {
+                        name,
+                        from,
+                        to,
+                        step,
+                        value,
+                    });
                 }
                 Ok(())
             }
@@ -168,20 +188,87 @@ impl Declaration {
                 if allowed.contains(&s.as_str()) {
                     Ok(())
                 } else {
-                    Err(format!(
-                        "{name} must be one of {}, not {s:?}",
-                        allowed
-                            .iter()
-                            .map(|a| format!("{a:?}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
+                    Err(RangeError::NotOneOf {
+                        name,
+                        allowed,
+                        value: s.clone(),
+                    })
                 }
             }
             // The range does not apply to this type: the type check says what is wrong.
             _ => Ok(()),
         }
     }
+}
+
+/// A value outside its parameter's declared range ([`Declaration::check`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RangeError {
+    /// A double outside `from..=to` (or not finite).
+    #[error("{name} must be in {from}..={to}, not {value}")]
+    Float {
+        /// The parameter.
+        name: &'static str,
+        /// The lowest allowed value.
+        from: f64,
+        /// The highest allowed value.
+        to: f64,
+        /// The value given.
+        value: f64,
+    },
+    /// A double within the range but not on its steps.
+    #[error("{name} must be {from} + k·{step} (in {from}..={to}), not {value}")]
+    FloatStep {
+        /// The parameter.
+        name: &'static str,
+        /// The lowest allowed value.
+        from: f64,
+        /// The highest allowed value.
+        to: f64,
+        /// The step.
+        step: f64,
+        /// The value given.
+        value: f64,
+    },
+    /// An integer outside `from..=to`.
+    #[error("{name} must be in {from}..={to}, not {value}")]
+    Integer {
+        /// The parameter.
+        name: &'static str,
+        /// The lowest allowed value.
+        from: i64,
+        /// The highest allowed value.
+        to: i64,
+        /// The value given.
+        value: i64,
+    },
+    /// An integer within the range but not on its steps.
+    #[error("{name} must be {from} + k·{step} (in {from}..={to}), not {value}")]
+    IntegerStep {
+        /// The parameter.
+        name: &'static str,
+        /// The lowest allowed value.
+        from: i64,
+        /// The highest allowed value.
+        to: i64,
+        /// The step.
+        step: u64,
+        /// The value given.
+        value: i64,
+    },
+    /// A string that is none of the allowed ones.
+    #[error(
+        "{name} must be one of {}, not {value:?}",
+        .allowed.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(", ")
+    )]
+    NotOneOf {
+        /// The parameter.
+        name: &'static str,
+        /// The allowed strings.
+        allowed: &'static [&'static str],
+        /// The string given.
+        value: String,
+    },
 }
 
 /// A node's parameter struct with its declarations ([`crate::declare_parameters!`]).
@@ -315,7 +402,10 @@ mod tests {
         assert!(d.check(&ParameterValue::Double(0.01)).is_ok());
         assert!(d.check(&ParameterValue::Double(3600.0)).is_ok());
         let e = d.check(&ParameterValue::Double(1e-12)).unwrap_err();
-        assert_eq!(e, "x must be in 0.01..=3600, not 0.000000000001");
+        assert_eq!(
+            e.to_string(),
+            "x must be in 0.01..=3600, not 0.000000000001"
+        );
         assert!(d.check(&ParameterValue::Double(f64::NAN)).is_err());
         assert!(d.check(&ParameterValue::Double(f64::INFINITY)).is_err());
         let d = decl(range::float_step(0.0, 1.0, 0.25));
@@ -340,7 +430,7 @@ mod tests {
         let d = decl(range::one_of(&["move_to", "topic"]));
         assert!(d.check(&ParameterValue::String("topic".into())).is_ok());
         let e = d.check(&ParameterValue::String("x".into())).unwrap_err();
-        assert!(e.contains("\"move_to\", \"topic\""), "{e}");
+        assert!(e.to_string().contains("\"move_to\", \"topic\""), "{e}");
         assert_eq!(d.constraints(), "one of: move_to, topic");
     }
 

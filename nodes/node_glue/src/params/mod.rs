@@ -19,7 +19,7 @@ pub mod overrides;
 pub(crate) mod server;
 
 pub use array::{Doubles, Strings};
-pub use decl::{range, Declaration, Declared, Range, START_ONLY};
+pub use decl::{range, Declaration, Declared, Range, RangeError, START_ONLY};
 
 use r2r::indexmap::IndexMap;
 use r2r::{ParameterValue, RosParams};
@@ -41,12 +41,73 @@ pub fn use_sim_time_declaration() -> Declaration {
     }
 }
 
+/// The node's own error refusing its parameter set (its enum, boxed): its `Display` is
+/// the reason shown to the user.
+pub type RuleError = Box<dyn std::error::Error + Send + Sync>;
+
 /// The node's own check of its whole parameter set.
 pub struct Rules<P> {
     /// The whole set must pass this after any change (the node's own validation: the
     /// `TryFrom` into its library config). The error is the reason shown to the user.
     /// Ranges and read-only flags come from the declarations and are checked before it.
-    pub check: fn(&P) -> Result<(), String>,
+    pub check: fn(&P) -> Result<(), RuleError>,
+}
+
+/// Why a parameter value is refused, at start or on a `ros2 param set` (its `Display` is
+/// the reason `ros2 param set` prints; the read-only and type texts are rclcpp's).
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    /// The node does not declare the parameter.
+    #[error("parameter '{0}' cannot be set because it was not declared")]
+    Undeclared(String),
+    /// The parameter is read only (after start, or `use_sim_time`).
+    #[error(
+        "parameter '{0}' cannot be set because it is read-only \
+         (read only at start; restart the node to change it)"
+    )]
+    ReadOnly(String),
+    /// A value of another type than the parameter's.
+    #[error(
+        "Wrong parameter type, parameter {{{name}}} is of type {{{current}}}, \
+         setting it to {{{given}}} is not allowed."
+    )]
+    WrongType {
+        /// The parameter.
+        name: String,
+        /// Its type.
+        current: &'static str,
+        /// The type given.
+        given: &'static str,
+    },
+    /// The node's struct refused the value (r2r's words).
+    #[error("{0}")]
+    Ros(r2r::Error),
+    /// Outside the declared range.
+    #[error("{0}")]
+    Range(#[from] RangeError),
+    /// The node's own check refused the whole set.
+    #[error("{0}")]
+    Node(RuleError),
+}
+
+/// Why a node's live parameters cannot give the settings of its next run (read again
+/// for every goal, so a `ros2 param set` applies to the next one).
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// The parameter struct's lock was poisoned (a thread panicked holding it).
+    #[error("parameters poisoned")]
+    Poisoned,
+    /// A parameter refused by the node's check.
+    #[error("parameter {0}")]
+    Config(#[from] glue_core::ConfigError),
+}
+
+/// The README does not hold the parameter table the declarations make.
+#[derive(Debug, thiserror::Error)]
+#[error("the README's parameter table is not the declarations'; it must hold:\n{table}")]
+pub struct ReadmeTableError {
+    /// The table the README must hold, to paste in.
+    pub table: String,
 }
 
 impl<P> Rules<P> {
@@ -79,14 +140,14 @@ pub fn readme_table<P: Declared + RosParams + Default>() -> String {
 ///
 /// # Errors
 /// The table the README must hold, to paste in.
-pub fn check_readme<P: Declared + RosParams + Default>(readme: &str) -> Result<(), String> {
+pub fn check_readme<P: Declared + RosParams + Default>(
+    readme: &str,
+) -> Result<(), ReadmeTableError> {
     let table = readme_table::<P>();
     if readme.contains(&table) {
         Ok(())
     } else {
-        Err(format!(
-            "the README's parameter table is not the declarations'; it must hold:\n{table}"
-        ))
+        Err(ReadmeTableError { table })
     }
 }
 
@@ -134,14 +195,6 @@ pub struct Checked<P> {
     counters: Arc<ParamCounters>,
     /// The rate limit of refusal warnings (one line per parameter per 2 s); none: not logged.
     log: Option<RateLimit>,
-}
-
-/// rclcpp's words for a set of a read-only parameter, and ours.
-fn read_only_reason(name: &str) -> String {
-    format!(
-        "parameter '{name}' cannot be set because it is read-only \
-         (read only at start; restart the node to change it)"
-    )
 }
 
 fn same_type(a: &ParameterValue, b: &ParameterValue) -> bool {
@@ -204,7 +257,7 @@ impl<P: RosParams + Clone> Checked<P> {
             .ok()
     }
 
-    fn refused<T>(&self, name: &str, result: Result<T, String>) -> Result<T, String> {
+    fn refused<T>(&self, name: &str, result: Result<T, Refusal>) -> Result<T, Refusal> {
         if let Err(e) = &result {
             self.counters.parameter_sets_refused.inc();
             if let Some(limit) = &self.log {
@@ -219,11 +272,11 @@ impl<P: RosParams + Clone> Checked<P> {
     ///
     /// # Errors
     /// The first reason, when a start-up value does not pass.
-    pub fn start(&mut self) -> Result<(), String> {
+    pub fn start(&mut self) -> Result<(), Refusal> {
         self.started = true;
         let p = self.copy();
         // The node's check first: where both refuse, its words are the more specific.
-        (self.rules.check)(&p)?;
+        (self.rules.check)(&p).map_err(Refusal::Node)?;
         for d in &self.decls {
             if let Some(v) = self.get(d.name) {
                 d.check(&v)?;
@@ -232,30 +285,27 @@ impl<P: RosParams + Clone> Checked<P> {
         Ok(())
     }
 
-    fn trial(&self, name: &str, value: &ParameterValue) -> Result<P, String> {
+    fn trial(&self, name: &str, value: &ParameterValue) -> Result<P, Refusal> {
         let Some(decl) = self.declaration(name) else {
-            return Err(format!(
-                "parameter '{name}' cannot be set because it was not declared"
-            ));
+            return Err(Refusal::Undeclared(name.to_string()));
         };
         if decl.read_only() && (self.started || name == USE_SIM_TIME) {
-            return Err(read_only_reason(name));
+            return Err(Refusal::ReadOnly(name.to_string()));
         }
         if let Some(current) = self.get(name) {
             if !same_type(&current, value) {
-                return Err(format!(
-                    "Wrong parameter type, parameter {{{name}}} is of type {{{}}}, \
-                     setting it to {{{}}} is not allowed.",
-                    current.type_name(),
-                    value.type_name()
-                ));
+                return Err(Refusal::WrongType {
+                    name: name.to_string(),
+                    current: current.type_name(),
+                    given: value.type_name(),
+                });
             }
         }
         let mut copy = self.copy();
         copy.set_parameter(name, value)
-            .map_err(|e| e.update_param_name(name).to_string())?;
+            .map_err(|e| Refusal::Ros(e.update_param_name(name)))?;
         // The node's check first: where both refuse, its words are the more specific.
-        (self.rules.check)(&copy)?;
+        (self.rules.check)(&copy).map_err(Refusal::Node)?;
         decl.check(value)?;
         Ok(copy)
     }
@@ -274,7 +324,7 @@ impl<P: RosParams + Clone> Checked<P> {
     ///
     /// # Errors
     /// The reason.
-    pub fn check(&self, name: &str, value: &ParameterValue) -> Result<(), String> {
+    pub fn check(&self, name: &str, value: &ParameterValue) -> Result<(), Refusal> {
         self.refused(name, self.trial(name, value).map(|_| ()))
     }
 
@@ -282,7 +332,7 @@ impl<P: RosParams + Clone> Checked<P> {
     ///
     /// # Errors
     /// The reason; nothing is changed then.
-    pub fn set(&mut self, name: &str, value: &ParameterValue) -> Result<(), String> {
+    pub fn set(&mut self, name: &str, value: &ParameterValue) -> Result<(), Refusal> {
         let copy = self.refused(name, self.trial(name, value))?;
         *self.shared.lock().unwrap_or_else(|e| e.into_inner()) = copy;
         self.counters.parameter_sets_applied.inc();
@@ -311,7 +361,7 @@ mod tests {
                 if p.factor >= 1 {
                     Ok(())
                 } else {
-                    Err(format!("factor must be at least 1, not {}", p.factor))
+                    Err(format!("factor must be at least 1, not {}", p.factor).into())
                 }
             },
         };
@@ -330,20 +380,30 @@ mod tests {
     #[test]
     fn an_invalid_change_is_refused_with_the_reason_and_leaves_nothing() {
         let (shared, mut c) = checked();
-        let e = c.set("factor", &ParameterValue::Integer(0)).unwrap_err();
+        let e = c
+            .set("factor", &ParameterValue::Integer(0))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("factor must be at least 1, not 0"), "{e}");
         assert_eq!(shared.lock().unwrap().factor, 1);
-        let e = c.set("factor", &ParameterValue::Integer(101)).unwrap_err();
+        let e = c
+            .set("factor", &ParameterValue::Integer(101))
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "factor must be in 0..=100, not 101");
         assert!(c.check("factor", &ParameterValue::Integer(-2)).is_err());
         let e = c
             .set("factor", &ParameterValue::String("x".into()))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("Wrong parameter type, parameter {factor} is of type {integer}"),
             "{e}"
         );
-        let e = c.set("nope", &ParameterValue::Integer(1)).unwrap_err();
+        let e = c
+            .set("nope", &ParameterValue::Integer(1))
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "parameter 'nope' cannot be set because it was not declared"
@@ -379,7 +439,8 @@ mod tests {
         let (shared, mut c) = checked();
         let e = c
             .set("file", &ParameterValue::String("b".into()))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("parameter 'file' cannot be set because it is read-only"),
             "{e}"
@@ -388,7 +449,8 @@ mod tests {
         assert_eq!(shared.lock().unwrap().file, "a");
         let e = c
             .set(USE_SIM_TIME, &ParameterValue::Bool(true))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("read-only"), "{e}");
         assert!(c.declaration(USE_SIM_TIME).unwrap().read_only());
     }
@@ -409,14 +471,14 @@ mod tests {
             },
         };
         let mut c = Checked::new(shared, rules, P::declarations());
-        assert_eq!(c.start().unwrap_err(), "factor");
+        assert_eq!(c.start().unwrap_err().to_string(), "factor");
         let shared = Arc::new(Mutex::new(P {
             factor: 1000,
             file: String::new(),
         }));
         let mut c = Checked::new(shared, Rules::none(), P::declarations());
         assert_eq!(
-            c.start().unwrap_err(),
+            c.start().unwrap_err().to_string(),
             "factor must be in 0..=100, not 1000"
         );
     }

@@ -96,24 +96,70 @@ pub fn params_files(args: impl Iterator<Item = String>) -> Vec<String> {
         .collect()
 }
 
+/// Why the values given at start (parameter files, `-p`) cannot be read; rcl's own
+/// words where it refused them.
+#[derive(Debug, thiserror::Error)]
+pub enum GivenError {
+    /// A parameter file path holding a NUL byte.
+    #[error("{0}: a NUL in the path")]
+    NulInPath(String),
+    /// rcl could not allocate the parse's structure.
+    #[error("{0}: out of memory")]
+    OutOfMemory(String),
+    /// rcl refused the file (its words).
+    #[error("{path}: {rcl}")]
+    File {
+        /// The file.
+        path: String,
+        /// rcl's error text.
+        rcl: String,
+    },
+    /// No key of a parameter file applies to the node.
+    #[error(
+        "{file}: no key of this parameter file applies to {fqn} (keys: {}); a bare                  `name:` key means `/name`: write `/**:` (any node it is given to) or                  `/**/name:` (that node in any namespace)",
+        if .keys.is_empty() {
+            "none".to_string()
+        } else {
+            .keys.join(", ")
+        }
+    )]
+    NoKeyApplies {
+        /// The file.
+        file: String,
+        /// The node's fully qualified name.
+        fqn: String,
+        /// The file's keys.
+        keys: Vec<String>,
+    },
+    /// rcl refused the command line (its words).
+    #[error("the command line does not parse: {0}")]
+    CommandLine(String),
+    /// rcl could not hand over the parameter overrides (its words).
+    #[error("the parameter overrides cannot be read: {0}")]
+    Overrides(String),
+}
+
 /// The node keys of one parameter file, in order, as rcl reads it.
 ///
 /// # Errors
 /// rcl's error text when the file does not parse.
-pub fn file_keys(path: &str) -> Result<Vec<String>, String> {
+pub fn file_keys(path: &str) -> Result<Vec<String>, GivenError> {
     use r2r_rcl::*;
-    let c = CString::new(path).map_err(|_| format!("{path}: a NUL in the path"))?;
+    let c = CString::new(path).map_err(|_| GivenError::NulInPath(path.to_string()))?;
     // SAFETY: a fresh params struct, filled by rcl and finalised on every path.
     unsafe {
         let params = rcl_yaml_node_struct_init(rcutils_get_default_allocator());
         if params.is_null() {
-            return Err(format!("{path}: out of memory"));
+            return Err(GivenError::OutOfMemory(path.to_string()));
         }
         let ok = rcl_parse_yaml_file(c.as_ptr(), params);
         let result = if ok {
             Ok(read_params(params).into_iter().map(|(k, _)| k).collect())
         } else {
-            Err(format!("{path}: {}", error_text()))
+            Err(GivenError::File {
+                path: path.to_string(),
+                rcl: error_text(),
+            })
         };
         rcl_yaml_node_struct_fini(params);
         result
@@ -127,19 +173,16 @@ pub fn file_keys(path: &str) -> Result<Vec<String>, String> {
 ///
 /// # Errors
 /// The file and its keys, and how to write a key for any namespace.
-pub fn check_files_apply(files: &[String], fqn: &str) -> Result<Vec<(String, String)>, String> {
+pub fn check_files_apply(files: &[String], fqn: &str) -> Result<Vec<(String, String)>, GivenError> {
     let mut unused = Vec::new();
     for f in files {
         let keys = file_keys(f)?;
         if !keys.iter().any(|k| key_matches(k, fqn)) {
-            return Err(format!(
-                "{f}: no key of this parameter file applies to {fqn} (keys: {}); a bare                  `name:` key means `/name`: write `/**:` (any node it is given to) or                  `/**/name:` (that node in any namespace)",
-                if keys.is_empty() {
-                    "none".to_string()
-                } else {
-                    keys.join(", ")
-                }
-            ));
+            return Err(GivenError::NoKeyApplies {
+                file: f.clone(),
+                fqn: fqn.to_string(),
+                keys,
+            });
         }
         unused.extend(
             keys.into_iter()
@@ -154,7 +197,7 @@ pub fn check_files_apply(files: &[String], fqn: &str) -> Result<Vec<(String, Str
 ///
 /// # Errors
 /// rcl's error text when the command line or a parameter file does not parse.
-pub fn from_command_line() -> Result<Keys, String> {
+pub fn from_command_line() -> Result<Keys, GivenError> {
     use r2r_rcl::*;
     let args: Vec<CString> = std::env::args()
         .filter_map(|a| CString::new(a).ok())
@@ -173,15 +216,12 @@ pub fn from_command_line() -> Result<Keys, String> {
         if ret != RCL_RET_OK as i32 {
             let e = error_text();
             rcl_arguments_fini(&mut parsed);
-            return Err(format!("the command line does not parse: {e}"));
+            return Err(GivenError::CommandLine(e));
         }
         let mut params: *mut rcl_params_t = std::ptr::null_mut();
         let ret = rcl_arguments_get_param_overrides(&parsed, &mut params);
         let result = if ret != RCL_RET_OK as i32 {
-            Err(format!(
-                "the parameter overrides cannot be read: {}",
-                error_text()
-            ))
+            Err(GivenError::Overrides(error_text()))
         } else {
             Ok(read_params(params))
         };
@@ -337,7 +377,9 @@ mod tests {
         assert_eq!(file_keys(&f).unwrap(), ["brain", "/**/planner"]);
         let unused = check_files_apply(std::slice::from_ref(&f), "/brain").unwrap();
         assert_eq!(unused, [(f.clone(), "/**/planner".to_string())]);
-        let e = check_files_apply(std::slice::from_ref(&f), "/left/brain").unwrap_err();
+        let e = check_files_apply(std::slice::from_ref(&f), "/left/brain")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("no key of this parameter file applies to /left/brain"),
             "{e}"

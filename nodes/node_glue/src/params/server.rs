@@ -200,7 +200,7 @@ impl<P: RosParams + Clone> State<P> {
             }
             Err(reason) => SetParametersResult {
                 successful: false,
-                reason,
+                reason: reason.to_string(),
             },
         }
     }
@@ -211,7 +211,7 @@ impl<P: RosParams + Clone> State<P> {
             if let Err(reason) = self.checked.check(&p.name, &from_msg(&p.value)) {
                 return SetParametersResult {
                     successful: false,
-                    reason,
+                    reason: reason.to_string(),
                 };
             }
         }
@@ -223,7 +223,7 @@ impl<P: RosParams + Clone> State<P> {
                 self.checked.restore(before);
                 return SetParametersResult {
                     successful: false,
-                    reason,
+                    reason: reason.to_string(),
                 };
             }
             changed.push((p.name.clone(), value));
