@@ -60,6 +60,13 @@ pub mod event_type {
     pub const RESPONSE_SENT: u8 = 2;
     /// A client received a response.
     pub const RESPONSE_RECEIVED: u8 = 3;
+
+    /// The `event_type` of a service event in CDR, read without decoding the event: the
+    /// first field of its first member (`info: ServiceEventInfo`), a `uint8` right after
+    /// the 4-byte encapsulation header. `None` when the bytes are too short to hold it.
+    pub fn of_cdr(cdr: &[u8]) -> Option<u8> {
+        cdr.get(4).copied()
+    }
 }
 
 /// Which recorded requests `play --publish-service-requests` sends again (rosbag2's
@@ -481,5 +488,15 @@ mod tests {
                 assert_eq!(source.sends(t), t == yes, "{source:?} {t}");
             }
         }
+    }
+
+    #[test]
+    fn the_event_type_is_the_byte_after_the_encapsulation_header() {
+        use super::event_type::{of_cdr, RESPONSE_SENT};
+        // CDR little endian, then info.event_type, then padding and info.stamp.sec.
+        let event = [0, 1, 0, 0, RESPONSE_SENT, 0, 0, 0, 7, 0, 0, 0];
+        assert_eq!(of_cdr(&event), Some(RESPONSE_SENT));
+        assert_eq!(of_cdr(&event[..4]), None);
+        assert_eq!(of_cdr(&[]), None);
     }
 }

@@ -414,6 +414,10 @@ impl RawClient_ {
         let result = unsafe { rcl_send_request(&self.rcl_handle, msg.ptr(), &mut seq_no) };
         let (sender, receiver) = oneshot::channel::<Result<Vec<u8>>>();
         if result == RCL_RET_OK as i32 {
+            // A caller that dropped its future (timed out, or never waiting) will not take
+            // the answer: its channel goes now, so a service that never answers does not
+            // keep one per request.
+            self.response_channels.retain(|(_, s)| !s.is_canceled());
             self.response_channels.push((seq_no, sender));
             Ok(receiver
                 .map_err(|_| Error::RCL_RET_CLIENT_INVALID)

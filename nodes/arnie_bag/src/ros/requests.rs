@@ -19,7 +19,7 @@ use std::pin::Pin;
 use futures::FutureExt;
 use r2r::QosProfile;
 
-use crate::filter::{service_of_event_topic, service_of_event_type, RequestSource};
+use crate::filter::{event_type, service_of_event_topic, service_of_event_type, RequestSource};
 use crate::player::PlayMessage;
 
 type Available = Pin<Box<dyn Future<Output = r2r::Result<()>>>>;
@@ -129,6 +129,12 @@ impl Requests {
         let Some(s) = services.get_mut(&*m.topic) else {
             return;
         };
+        // Responses and the other side's requests are skipped before the event is decoded
+        // (most events are not sent); the decoded type is checked again below.
+        if event_type::of_cdr(&m.data).is_some_and(|t| !self.source.sends(t)) {
+            s.counts.skipped += 1;
+            return;
+        }
         let (event_type, request) = match s.event.service_event_request(&m.data, &s.request) {
             Ok(r) => r,
             Err(e) => {
