@@ -46,7 +46,7 @@ pub enum ParameterError {
     #[error("{0}")]
     Ros(r2r::Error),
     /// `-p name:=` with nothing after `:=`.
-    #[error("`-p {0}:=` has no value (for an empty string write {0}:=''")]
+    #[error("`-p {0}:=` has no value (for an empty string write {0}:='')")]
     NoValue(String),
     /// A `-p` argument without `:=`.
     #[error("`-p {0}` is not of the form name:=value")]
