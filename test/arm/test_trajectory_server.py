@@ -40,6 +40,12 @@ from visualization_msgs.msg import MarkerArray
 from helpers import qos
 from helpers.trajectory import NODE, Rig, START, close, xyz
 
+# A result's final position is the last measured one. On a loaded machine the fake arm's
+# echo of the last set-point (a step of a few um at the end of a minimum-jerk path) can
+# still be on its way when the server settles (seen once: 3.9 um short), so results are
+# compared within 0.1 mm; a frame or unit mistake would be centimetres off.
+MEASURED = 1e-4
+
 
 def expected_setpoints(a, b, factor=1):
     return math.ceil(math.dist(a, b) * 1000.0) * factor + 1
@@ -56,7 +62,7 @@ def test_goal_reached_with_expected_setpoints_and_plan(graph):
     assert res.status == GoalStatus.STATUS_SUCCEEDED, res
     assert res.result.outcome == MoveTo.Result.REACHED
     assert "reached" in res.result.message
-    assert close(xyz(res.result.final_position), target)
+    assert close(xyz(res.result.final_position), target, MEASURED)
     graph.spin_until(lambda: len(rig.arm.commands) >= n, what=f"{n} set-points")
     graph.spin_for(0.2)  # ten periods: nothing more may come
     cmds = rig.arm.commands
@@ -90,7 +96,7 @@ def test_obstacle_reverses_to_start(graph):
     assert res.status == GoalStatus.STATUS_ABORTED, res
     assert res.result.outcome == MoveTo.Result.REVERSED_TO_START, res.result
     assert "obstacle" in res.result.message and "reversed to the start" in res.result.message
-    assert close(xyz(res.result.final_position), START, 1e-6)
+    assert close(xyz(res.result.final_position), START, MEASURED)
     phases = [f.phase for f in feedback]
     assert MoveTo.Feedback.WAITING in phases and MoveTo.Feedback.REVERSING in phases
     assert phases.index(MoveTo.Feedback.WAITING) < phases.index(MoveTo.Feedback.REVERSING)
@@ -150,7 +156,7 @@ def test_preempt_starts_new_goal_from_measured_position(graph):
     assert r1.result.outcome == MoveTo.Result.PREEMPTED and "preempted" in r1.result.message
     r2 = rig.result(second)
     assert r2.result.outcome == MoveTo.Result.REACHED, r2.result
-    assert close(xyz(r2.result.final_position), target)
+    assert close(xyz(r2.result.final_position), target, MEASURED)
     graph.spin_until(lambda: len(rig.plans) >= 2, what="the second plan")
     plan = [xyz(p.pose.position) for p in rig.plans[-1].poses]
     assert rig.arm.was_at(plan[0])  # started from a measured position
@@ -275,7 +281,7 @@ def test_a_box_on_the_line_is_passed_by_a_detour_and_remembered(graph):
     assert res.status == GoalStatus.STATUS_SUCCEEDED, res
     assert res.result.outcome == MoveTo.Result.REACHED_BY_DETOUR, res.result
     assert "detour" in res.result.message
-    assert close(xyz(res.result.final_position), TARGET, 1e-6)
+    assert close(xyz(res.result.final_position), TARGET, MEASURED)
     assert not any(rig.arm.inside_box(p) for p in rig.arm.published), "the arm entered the box"
     phases = [f.phase for f in feedback]
     assert MoveTo.Feedback.WAITING in phases and MoveTo.Feedback.DETOUR in phases
@@ -342,7 +348,7 @@ def test_a_wall_across_the_workspace_ends_in_the_reverse_with_the_reason(graph):
     res = rig.result(rig.send(TARGET), timeout=60.0)
     assert res.result.outcome == MoveTo.Result.REVERSED_TO_START, res.result
     assert "no detour" in res.result.message, res.result.message
-    assert close(xyz(res.result.final_position), START, 1e-6)
+    assert close(xyz(res.result.final_position), START, MEASURED)
     assert max(c[1] for c in rig.arm.commands) <= 0.05 + 0.025 + 0.003
 
 
@@ -373,8 +379,9 @@ def test_targets_and_clicked_points_in_other_frames(graph):
         assert "does not exist" in res.result.message, res.result.message
         graph.spin_for(0.1)
     assert res.result.outcome == MoveTo.Result.REACHED, res.result
-    assert close(xyz(res.result.final_position), lab_to_world((0.05, 0.0, 0.2)), 1e-6)
-    assert close(rig.arm.position, (0.1, 0.05, 0.2), 1e-6)
+    # The result within MEASURED; the arm itself ends exactly at the target.
+    assert close(xyz(res.result.final_position), lab_to_world((0.05, 0.0, 0.2)), MEASURED)
+    graph.spin_until(lambda: close(rig.arm.position, (0.1, 0.05, 0.2), 1e-6), what="the arm at the target")
 
     message = rig.rejection((0.1, 0.0, 0.2), frame_id="kitchen")
     assert '"kitchen"' in message and '"world"' in message, message
