@@ -150,7 +150,8 @@ def test_link_lost_mid_move_then_a_new_board(graph):
 def test_the_opponent_in_the_alcove_mouth_gives_blocked(graph):
     s = Stack(graph, base_params=dict(max_failures=3, mark_ttl_s=20.0))
     replans = []
-    # The opponent reaches the mouth at about 5.3 s of board time and stays 25 s.
+    # The opponent starts with the robot's first motion, reaches the mouth about 2.8 s
+    # later and stays 22 s.
     status, r = s.navigate(2.5, 1.65, on_feedback=lambda fb: replans.append(fb.feedback.replans), timeout=120.0)
     assert r.outcome in (NavigateTo.Result.BLOCKED, NavigateTo.Result.NO_PATH), r.message
     assert r.outcome == NavigateTo.Result.BLOCKED, r.message

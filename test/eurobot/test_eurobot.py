@@ -5,7 +5,8 @@ motion navigate_to, board_sim on loopback CAN-over-UDP), rclpy as the RunStrateg
 - the match runs to the end with every task of params/eurobot/strategy.json done and the
   scenario's expected points scored;
 - the opponent plugs the alcove mouth on the way to tower_far (the first task, by file
-  order): its approach fails (NavigateTo BLOCKED / NO_PATH), the strategy re-selects by
+  order; its script starts with the robot's first motion, so the start-up time does not
+  move it): its approach fails (NavigateTo BLOCKED / NO_PATH), the strategy re-selects by
   points per distance from where the robot stands (another task is finished first), and
   tower_far is done later: read from /strategy/events;
 - the same with `motion:=navigate_to_pose` (Nav2's NavigateToPose, position from TF);
@@ -61,22 +62,25 @@ def test_one_match_scores_the_expected_points_and_reselects_after_the_blocked_ta
     tasks = {t["name"]: t["points"] for t in STRATEGY["tasks"]}
     expected = SCENARIO["match"]["expected_points"]
     assert sum(tasks.values()) == expected, "the strategy's tasks no longer add up to the scenario's points"
-    log = "\n".join(f"{e.kind} {e.task} / {e.step}: {e.message}" for e in events)
-    assert r.outcome in (RunStrategy.Result.FINISHED, RunStrategy.Result.MATCH_OVER), (r.message, log)
-    assert sorted(r.done) == sorted(tasks), (r.done, r.failed, r.message, log)
-    assert r.points == expected, (r.points, r.message, log)
+    log = "\n".join(f"{e.stamp.sec}.{e.stamp.nanosec:09d} {e.kind} {e.task} / {e.step}: {e.message}"
+                    for e in events)
+    # A plain string, so that pytest prints the whole event log rather than a shortened repr.
+    why = f"done {r.done}, dropped {r.failed}, {r.points} points: {r.message}\nevents:\n{log}"
+    assert r.outcome in (RunStrategy.Result.FINISHED, RunStrategy.Result.MATCH_OVER), why
+    assert sorted(r.done) == sorted(tasks), why
+    assert r.points == expected, why
 
     # Order of events: tower_far first (file order), its approach fails, another task is
     # selected and finished, and tower_far is finished after that one.
     selected = [e.task for e in events if e.kind == StrategyEvent.TASK_SELECTED]
     finished = [e.task for e in events if e.kind == StrategyEvent.FINISHED and e.task in tasks]
-    assert selected and selected[0] == "tower_far", (selected, log)
+    assert selected and selected[0] == "tower_far", f"selected {selected}\n{log}"
     first_error = next((i for i, e in enumerate(events) if e.kind == StrategyEvent.ERROR and e.task == "tower_far"), None)
-    assert first_error is not None, ("tower_far's approach never failed: the opponent did not block it", log)
+    assert first_error is not None, f"tower_far's approach never failed: the opponent did not block it\n{log}"
     after = [e for e in list(events)[first_error:] if e.kind == StrategyEvent.TASK_SELECTED]
-    assert after and after[0].task != "tower_far", ([e.task for e in after], log)
-    assert "points/cost" in after[0].message, (after[0].message, log)
-    assert finished.index(after[0].task) < finished.index("tower_far"), (finished, log)
+    assert after and after[0].task != "tower_far", f"selected after the error {[e.task for e in after]}\n{log}"
+    assert "points/cost" in after[0].message, f"{after[0].message}\n{log}"
+    assert finished.index(after[0].task) < finished.index("tower_far"), f"finished {finished}\n{log}"
 
     # A second, short match on the same stack: the match timer ends it mid-task, the
     # running NavigateTo / actuator step is stopped and the end-of-match task runs (its

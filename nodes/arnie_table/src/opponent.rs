@@ -134,6 +134,7 @@ mod tests {
             speed_m_s: 0.5,
             r#loop: looping,
             start_delay_s: delay,
+            start_on: Default::default(),
             waypoints: vec![
                 Waypoint {
                     x_m: 0.0,

@@ -15,11 +15,14 @@
 //!   `angular_noise`·√(|Δθ| / 1 rad) radians.
 //! - **Sensors**: each at its rate casts its ray; a hit within `range_m` of the robot's
 //!   edge (walls, fixed obstacles, the opponent) gives an `ObstacleReport`.
+//! - **Opponent**: its scripted path starts with our robot's first motion command (a
+//!   `DriveSpeed` with a non-zero speed, logged as `opponent_starts`), or at board time
+//!   0 with `start_on: "board_start"`; until it starts it stands at its first waypoint.
 //! - **Actuators**: a command is acknowledged at once (busy / invalid refused) and done
 //!   after its duration (`ActuatorDone`).
 use crate::geometry::{cast, shape_distance, Hit};
 use crate::opponent::Script;
-use crate::scenario::{Action, Disc, Scenario};
+use crate::scenario::{Action, Disc, OpponentStart, Scenario};
 use arnie_comms::typed::{
     Ack, Actuator, ActuatorDone, DriveSpeed, ObstacleReport, Odometry, SetPose, Stop,
 };
@@ -84,6 +87,8 @@ struct Move {
 pub struct Board {
     s: Scenario,
     opponent: Option<Script>,
+    /// Board time of the opponent's script time 0; `None` until it starts.
+    opponent_t0_ms: Option<u64>,
     now_ms: u64,
     truth: Pose,
     odom: Pose,
@@ -119,6 +124,10 @@ impl Board {
             ..s.robot.start
         };
         let opponent = s.opponent.as_ref().map(Script::new);
+        let opponent_t0_ms = match s.opponent.as_ref().map(|o| o.start_on) {
+            Some(OpponentStart::BoardStart) => Some(0),
+            _ => None,
+        };
         let scale = if opts.noise_scale.is_finite() {
             opts.noise_scale.max(0.0)
         } else {
@@ -134,6 +143,7 @@ impl Board {
         Board {
             in_range: vec![false; s.sensors.len()],
             opponent,
+            opponent_t0_ms,
             now_ms: 0,
             truth: start,
             odom: start,
@@ -191,7 +201,13 @@ impl Board {
     pub fn opponent(&self) -> Option<(f64, f64, f64)> {
         self.opponent
             .as_ref()
-            .map(|o| o.pose_at(self.now_ms as f64 / 1000.0))
+            .map(|o| o.pose_at(self.opponent_time_s(self.now_ms)))
+    }
+
+    /// The opponent's script time at board time `t_ms` [s] (0 until it starts).
+    fn opponent_time_s(&self, t_ms: u64) -> f64 {
+        self.opponent_t0_ms
+            .map_or(0.0, |t0| t_ms.saturating_sub(t0) as f64 / 1000.0)
     }
 
     /// Elements taken so far.
@@ -243,6 +259,16 @@ impl Board {
                         .clamp(-r.max_angular_rad_s, r.max_angular_rad_s);
                     self.cmd_seq = seq;
                     self.any_drive = true;
+                    if self.opponent.is_some()
+                        && self.opponent_t0_ms.is_none()
+                        && (linear_mm_s != 0 || angular_mrad_s != 0)
+                    {
+                        self.opponent_t0_ms = Some(self.now_ms);
+                        self.event(
+                            "opponent_starts",
+                            format!("with our robot's first motion (DriveSpeed seq {seq})"),
+                        );
+                    }
                     self.last_cmd_ms = self.now_ms;
                     self.watchdog_ms = if watchdog_ms == 0 {
                         self.default_watchdog_ms
@@ -463,7 +489,7 @@ impl Board {
 
     fn opponent_disc(&self, t_ms: u64) -> Option<Disc> {
         self.opponent.as_ref().map(|o| {
-            let (x, y, _) = o.pose_at(t_ms as f64 / 1000.0);
+            let (x, y, _) = o.pose_at(self.opponent_time_s(t_ms));
             Disc {
                 x_m: x,
                 y_m: y,

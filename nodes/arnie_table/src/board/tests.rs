@@ -246,7 +246,8 @@ fn sensors_see_walls_obstacles_and_the_opponent() {
     );
     // The opponent drives in front of us at t ≈ 2 s.
     let mut b = board(
-        r#"{"opponent":{"radius_m":0.1,"speed_m_s":0.5,"waypoints":[{"x_m":0.9,"y_m":0.2},{"x_m":0.9,"y_m":1.8}]}}"#,
+        r#"{"opponent":{"radius_m":0.1,"speed_m_s":0.5,"start_on":"board_start",
+            "waypoints":[{"x_m":0.9,"y_m":0.2},{"x_m":0.9,"y_m":1.8}]}}"#,
     );
     let seen_at = |b: &mut Board, t: u64| {
         b.advance(t)
@@ -258,6 +259,51 @@ fn sensors_see_walls_obstacles_and_the_opponent() {
     assert!(b.take_events().iter().any(|e| e.kind == "sees_opponent"));
     b.advance(3400);
     assert!(!seen_at(&mut b, 3500), "gone past");
+}
+
+#[test]
+fn the_opponent_starts_with_our_first_motion() {
+    let op = r#"{"opponent":{"radius_m":0.1,"speed_m_s":0.5,"start_delay_s":1.0,
+        "waypoints":[{"x_m":2.5,"y_m":0.3},{"x_m":2.5,"y_m":1.7}]}}"#;
+    let mut b = board(op);
+    // Standing at its first waypoint however long the stack takes to come up; a
+    // command to stand still is no start either.
+    b.advance(20_000);
+    b.input(20_000, drive(1, 0, 0));
+    b.advance(30_000);
+    assert_eq!(b.opponent(), Some((2.5, 0.3, 0.0)));
+    assert!(!b.take_events().iter().any(|e| e.kind == "opponent_starts"));
+    // Our robot moves at 30 s: its script runs from there (1 s delay, then 0.5 m/s).
+    b.input(30_000, drive(2, 100, 0));
+    let started: Vec<Event> = b
+        .take_events()
+        .into_iter()
+        .filter(|e| e.kind == "opponent_starts")
+        .collect();
+    assert_eq!(started.len(), 1, "{started:?}");
+    assert_eq!(started[0].time_ms, 30_000);
+    b.advance(31_000);
+    assert_eq!(b.opponent().map(|(x, y, _)| (x, y)), Some((2.5, 0.3)));
+    b.input(31_000, drive(3, 100, 0));
+    b.advance(33_000);
+    let (x, y, heading) = b.opponent().expect("an opponent");
+    assert!(
+        (x - 2.5).abs() < 1e-9 && (y - 1.3).abs() < 1e-9,
+        "({x}, {y})"
+    );
+    assert!((heading - std::f64::consts::FRAC_PI_2).abs() < 1e-9);
+    // Later motion commands do not restart it.
+    b.input(33_000, drive(4, 0, 500));
+    assert!(!b.take_events().iter().any(|e| e.kind == "opponent_starts"));
+
+    // "board_start": the script runs from board time 0 without any command.
+    let mut b = board(&op.replace(
+        "\"start_delay_s\"",
+        "\"start_on\":\"board_start\",\"start_delay_s\"",
+    ));
+    b.advance(3_000);
+    let (_, y, _) = b.opponent().expect("an opponent");
+    assert!((y - 1.3).abs() < 1e-9, "{y}");
 }
 
 #[test]

@@ -324,11 +324,29 @@ pub struct Opponent {
     /// After the last waypoint: back to the first (true) or stay (false).
     #[serde(default)]
     pub r#loop: bool,
-    /// Time at the first waypoint before moving [s].
+    /// Time at the first waypoint before moving [s], counted from its start.
     #[serde(default)]
     pub start_delay_s: f64,
+    /// When its script starts: with our robot's first motion (default), or when the
+    /// board starts.
+    #[serde(default)]
+    pub start_on: OpponentStart,
     /// Where it drives, in order (at least one; at most [`MAX_WAYPOINTS`]).
     pub waypoints: Vec<Waypoint>,
+}
+
+/// When the opponent's script starts (its time 0).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum OpponentStart {
+    /// With the first `DriveSpeed` that asks our robot to move: a real match starts both
+    /// robots at one signal, and the board has no start cord, so our robot's first
+    /// motion stands for it. Until then the opponent stands at its first waypoint. The
+    /// script's timing is then the same however long the stack took to come up.
+    #[default]
+    FirstMotion,
+    /// When the board starts (time 0 of the board).
+    BoardStart,
 }
 
 /// One opponent waypoint; it waits `wait_s` on arrival.
