@@ -7,8 +7,8 @@
 //!   `fn main() { <crate>::ros::run() }` (comments aside); no other binary starts the
 //!   node itself (`main_with`, `ros::setup`);
 //! - `src/ros/mod.rs`: `NODE`, `run` (`node_glue::main_with(NODE, setup)`, or
-//!   `node_glue::main_with_loop(NODE, serve)` for a node that runs its own loop) and
-//!   that `setup` (`serve`), defined nowhere else in `src/ros/`; it declares the
+//!   `node_glue::main_with_loop(NODE, setup)` for a node that runs its own loop) and
+//!   that `setup`, defined nowhere else in `src/ros/`; it declares the
 //!   `params` and `counters` modules;
 //! - `src/ros/params.rs`: the parameters, in one `node_glue::declare_parameters!`;
 //! - `src/ros/counters.rs`: the counters, in `node_glue::counters!` (or a re-export of
@@ -95,7 +95,7 @@ fn problems(pkg: &str) -> Vec<String> {
             .to_string();
         if text == canonical {
             node_bins.push(shown);
-        } else if ["main_with", "ros::setup", "ros::run", "ros::serve"]
+        } else if ["main_with", "ros::setup", "ros::run"]
             .iter()
             .any(|s| text.contains(s))
         {
@@ -122,34 +122,29 @@ fn problems(pkg: &str) -> Vec<String> {
     if !module.contains("pub const NODE: &str =") {
         bad.push("src/ros/mod.rs does not define `pub const NODE: &str`".into());
     }
-    let entry = if module.contains("node_glue::main_with(NODE, setup)") {
-        "setup"
-    } else if module.contains("node_glue::main_with_loop(NODE, serve)") {
-        "serve"
-    } else {
+    if !module.contains("node_glue::main_with(NODE, setup)")
+        && !module.contains("node_glue::main_with_loop(NODE, setup)")
+    {
         bad.push(
             "src/ros/mod.rs's `run` calls neither `node_glue::main_with(NODE, setup)` nor \
-             `node_glue::main_with_loop(NODE, serve)`"
+             `node_glue::main_with_loop(NODE, setup)`"
                 .into(),
         );
-        "setup"
-    };
+    }
     if !module.contains("pub fn run() -> ! {") {
         bad.push("src/ros/mod.rs does not define `pub fn run() -> !`".into());
     }
-    if !module.contains(&format!("pub fn {entry}(app: &mut App)")) {
-        bad.push(format!(
-            "src/ros/mod.rs does not define `pub fn {entry}(app: &mut App)`"
-        ));
+    if !module.contains("pub fn setup(app: &mut App)") {
+        bad.push("src/ros/mod.rs does not define `pub fn setup(app: &mut App)`".into());
     }
     for other in rust_files(&ros) {
         if other.file_name().is_some_and(|n| n == "mod.rs") {
             continue;
         }
         let text = code(&read(&other).unwrap_or_default());
-        if text.contains(&format!("fn {entry}(")) || text.contains("fn run() -> !") {
+        if text.contains("fn setup(") || text.contains("fn run() -> !") {
             bad.push(format!(
-                "{} defines `{entry}` or `run` (they live in src/ros/mod.rs)",
+                "{} defines `setup` or `run` (they live in src/ros/mod.rs)",
                 other.strip_prefix(&root).unwrap_or(&other).display()
             ));
         }

@@ -350,7 +350,7 @@ fn send_graph(
 /// Runs the node until SIGINT/SIGTERM, then exits the process (exit 2 when it cannot
 /// start, naming the reason). All the binary calls.
 pub fn run() -> ! {
-    node_glue::main_with_loop(NODE, serve)
+    node_glue::main_with_loop(NODE, setup)
 }
 
 /// Sets the node up and runs its loop until shutdown: one thread owns the node and
@@ -359,7 +359,7 @@ pub fn run() -> ! {
 /// # Errors
 /// Invalid parameters (the reason names the parameter), a port that cannot be bound,
 /// or a ROS entity that could not be created.
-pub fn serve(app: &mut App) -> Result<(), node_glue::Error> {
+pub fn setup(app: &mut App) -> Result<(), node_glue::Error> {
     let (config, poll, publish_allow, assets) = {
         let live = app.parameters_checked(FoxgloveParams::default(), params::rules())?;
         let p = lock(&live);
