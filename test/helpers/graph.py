@@ -149,9 +149,21 @@ class Graph:
         return subprocess.run([ROS2, *args], env=self.env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
     def param(self, *args):
-        """`ros2 param ARGS`, repeated while the CLI's own discovery has not found the node."""
+        """`ros2 param ARGS`, repeated while the CLI's own discovery has not found the node.
+
+        The CLI calls the parameter service with no timeout of its own (ros2param spins
+        until the answer comes), so a request or answer lost on the way hangs it; one such
+        hang (60 s) is retried once, and said on stderr."""
+        hung = 0
         for _ in range(20):
-            r = self.ros2("param", *args[:1], "--no-daemon", *args[1:])
+            try:
+                r = self.ros2("param", *args[:1], "--no-daemon", *args[1:])
+            except subprocess.TimeoutExpired:
+                hung += 1
+                if hung > 1:
+                    raise
+                print(f"ros2 param {' '.join(args)}: the CLI hung for 60 s; trying once more", file=sys.stderr)
+                continue
             if "Node not found" not in r.stdout + r.stderr:
                 return r
             self.spin_for(0.5)
