@@ -59,6 +59,53 @@ def binary(name):
 USED_DOMAINS = set()
 
 
+def _session_members(sid):
+    """The live processes of session `sid` (zombies aside)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # After the command's closing parenthesis: state, ppid, pgrp, session, ...
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[3]) == sid and fields[0] != "Z":
+            pids.append(int(entry))
+    return pids
+
+
+def _end_session(sid, timeout):
+    """Every process a test started runs in a session of its own (start_new_session), and
+    so does whatever it starts, even in process groups of their own (`cargo xtask launch`
+    puts each node in one) or orphaned when their launcher was killed. The domain is only
+    handed to the next test once all of them are gone: a node still shutting down (slow
+    under load) would otherwise appear in the next test's graph. SIGINT, then SIGKILL
+    after `timeout`."""
+    members = _session_members(sid)
+    if not members:
+        return
+    for pid in members:
+        try:
+            os.kill(pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + timeout
+    while members and time.monotonic() < deadline:
+        time.sleep(0.05)
+        members = _session_members(sid)
+    for pid in members:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + 10.0
+    while _session_members(sid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 class DomainLock:
     """Holds one ROS_DOMAIN_ID for the life of a test."""
 
@@ -234,6 +281,7 @@ class Graph:
                 os.killpg(proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        _end_session(proc.pid, timeout)
         return proc.returncode
 
     def close(self):
