@@ -31,6 +31,12 @@ STRATEGY = json.loads(STRATEGY_FILE.read_text())
 NS = "/eurobot"
 
 
+def event_log(events):
+    """One line per strategy event, stamped: printed whole when an assertion fails."""
+    return "\n".join(f"{e.stamp.sec}.{e.stamp.nanosec:09d} {e.kind} {e.task} / {e.step}: {e.message}"
+                     for e in events)
+
+
 # navigate_to_pose: the strategy drives through Nav2's NavigateToPose (the base's
 # navigate_to_pose) with its position from TF, as it would a robot running real Nav2.
 @pytest.mark.parametrize("motion", ["navigate_to", "navigate_to_pose"])
@@ -62,8 +68,7 @@ def test_one_match_scores_the_expected_points_and_reselects_after_the_blocked_ta
     tasks = {t["name"]: t["points"] for t in STRATEGY["tasks"]}
     expected = SCENARIO["match"]["expected_points"]
     assert sum(tasks.values()) == expected, "the strategy's tasks no longer add up to the scenario's points"
-    log = "\n".join(f"{e.stamp.sec}.{e.stamp.nanosec:09d} {e.kind} {e.task} / {e.step}: {e.message}"
-                    for e in events)
+    log = event_log(events)
     # A plain string, so that pytest prints the whole event log rather than a shortened repr.
     why = f"done {r.done}, dropped {r.failed}, {r.points} points: {r.message}\nevents:\n{log}"
     assert r.outcome in (RunStrategy.Result.FINISHED, RunStrategy.Result.MATCH_OVER), why
@@ -90,8 +95,8 @@ def test_one_match_scores_the_expected_points_and_reselects_after_the_blocked_ta
     handle = graph.wait_future(client.send_goal_async(goal), timeout=30.0, what="the short match's acceptance")
     assert handle.accepted
     r = graph.wait_future(handle.get_result_async(), timeout=60.0, what="the short match's result").result
-    log = "\n".join(f"{e.kind} {e.task} / {e.step}: {e.message}" for e in list(events)[n:])
-    assert r.outcome == RunStrategy.Result.MATCH_OVER, (r.outcome, r.message, log)
-    assert STRATEGY["end_of_match"]["name"] in r.done, (r.done, r.message, log)
+    why = f"outcome {r.outcome}, done {r.done}: {r.message}\nevents:\n{event_log(list(events)[n:])}"
+    assert r.outcome == RunStrategy.Result.MATCH_OVER, why
+    assert STRATEGY["end_of_match"]["name"] in r.done, why
     graph.spin_until(lambda: any(e.kind == StrategyEvent.STOPPED and "match timer" in e.message
                                  for e in list(events)[n:]), 20.0, "the match timer's STOPPED event")

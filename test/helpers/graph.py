@@ -261,7 +261,8 @@ class Graph:
         what Ctrl-C in its terminal sends: SIGINT to its whole process group (the launcher
         and its nodes). A SIGINT to `ros2 launch` alone is sometimes never handled when
         it runs under Popen (ros2/launch#495: seen here twice in full runs, the launch log
-        without its "user interrupted" line after 60 s). The group is SIGKILLed at the end."""
+        without its "user interrupted" line after 60 s). What is left of its session is
+        then stopped (`_end_session`)."""
         proc.must_live = False
         if proc.poll() is None:
             if getattr(proc, "group", False):
@@ -276,11 +277,7 @@ class Graph:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        if getattr(proc, "group", False):
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        # The group is part of the session: what is left of either ends there.
         _end_session(proc.pid, timeout)
         return proc.returncode
 
