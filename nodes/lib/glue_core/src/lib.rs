@@ -6,6 +6,9 @@
 //!
 //! - [`config`]: [`ConfigError`], the one shape of a refused setting (name and why).
 //! - [`counter`]: [`Counter`], one monotonic counter shared between tasks.
+//! - [`range`]: [`Range`], the allowed values of a setting, written once: a node's
+//!   parameter declaration and a library's own check use the same constant and refuse
+//!   with the same words ([`RangeError`]).
 //! - [`ratelimit`]: [`RateLimit`], at most `burst` lines per key per period, the rest
 //!   counted and reported on the next line (`" (K more suppressed)"`).
 //! - [`topics`]: the names of the shared topics, services and actions, one place for
@@ -14,9 +17,11 @@
 
 pub mod config;
 pub mod counter;
+pub mod range;
 pub mod ratelimit;
 pub mod topics;
 
 pub use config::ConfigError;
 pub use counter::Counter;
+pub use range::{Range, RangeError};
 pub use ratelimit::RateLimit;
