@@ -220,14 +220,20 @@ fn cmd_test(rest: &[String]) -> Result<(), run::Failure> {
         // test_two_hosts.py moves its ROS clients between network namespaces: it needs
         // a process whose DDS participants were all made there (a process that already
         // ran other graph tests does not discover across the virtual LAN), so it runs in
-        // a pytest of its own, after the others.
+        // a pytest of its own, after the others; test_two_hosts_tls.py too, in a third
+        // (Fast DDS reads its XML profile once per process: TLS there, UDP here).
         pytest::run(
             &layout,
             &ros,
-            &["test", "--ignore=test/system/test_two_hosts.py"],
+            &[
+                "test",
+                "--ignore=test/system/test_two_hosts.py",
+                "--ignore=test/system/test_two_hosts_tls.py",
+            ],
             &[],
         )?;
         pytest::run_alone(&layout, &ros, &["test/system/test_two_hosts.py"], &[])?;
+        pytest::run_alone(&layout, &ros, &["test/system/test_two_hosts_tls.py"], &[])?;
     } else {
         pytest::run(&layout, &ros, &["test"], rest)?;
     }
