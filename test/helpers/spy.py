@@ -4,7 +4,8 @@ namespace with a host's (or an intruder's) environment:
     python spy.py SECONDS [--publish] [--marker TEXT]
 
 It subscribes to the robot's topics (types known in advance: an intruder discovers
-nothing) and counts what arrives, optionally publishes on /arm/target and /cmd_vel at
+nothing) and counts what arrives (on /rosout and /parameter_events, what the robot's
+nodes sent), optionally publishes on /arm/target and /cmd_vel at
 20 Hz (frame_id / angular.z carry the marker), and prints one JSON line at the end:
 {"received": {topic: n}, "marked": {topic: n}, "nodes": [...], "published": n}.
 "marked" counts messages carrying `--count-marker` (the robot's-side check).
@@ -22,6 +23,8 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from arnie_interfaces.msg import BrainState, Coordinates, SimTruth
 
 BEST_EFFORT = QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT)
+# /rosout and /parameter_events are everyone's: only the robot's nodes' messages count.
+ROBOT_NODES = {"sim", "spine_bridge", "trajectory_server", "brain"}
 TOPICS = {
     "/arm/position": PointStamped,
     "/arm/command": PointStamped,
@@ -51,6 +54,10 @@ def main():
 
     def on(topic):
         def cb(msg):
+            if topic == "/rosout" and msg.name.split(".")[-1] not in ROBOT_NODES:
+                return
+            if topic == "/parameter_events" and msg.node.rsplit("/", 1)[-1] not in ROBOT_NODES:
+                return
             received[topic] += 1
             if topic == "/arm/target" and msg.header.frame_id == args.count_marker:
                 marked[topic] += 1

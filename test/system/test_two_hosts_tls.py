@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 import pytest
+from rosbags.typesys import Stores, get_typestore
 
 from helpers.bags import read_bag, stop_recorder
 from helpers.graph import Graph, binary
@@ -43,6 +44,8 @@ DS_PORT = 61400
 ROBOT_TOPICS = ["/arm/position", "/arm/command", "/eyes/observations", "/sim/truth", "/brain/state",
                 "/diagnostics", "/rosout", "/parameter_events"]
 ROBOT_NODES = {"/sim", "/spine_bridge", "/trajectory_server", "/brain"}
+ROBOT_NAMES = {n.lstrip("/") for n in ROBOT_NODES}
+TYPES = get_typestore(Stores.ROS2_JAZZY)
 PROFILE_VARS = ("FASTDDS_DEFAULT_PROFILES_FILE", "FASTRTPS_DEFAULT_PROFILES_FILE", "OPENSSL_CONF")
 
 
@@ -173,6 +176,16 @@ def report(g, proc):
     return json.loads(lines[-1]), out
 
 
+def from_robot(topic, raw):
+    """A recorded message of the robot's (/rosout and /parameter_events are everyone's:
+    there, only what the robot's nodes sent)."""
+    if topic == "/rosout":
+        return TYPES.deserialize_cdr(raw, "rcl_interfaces/msg/Log").name.split(".")[-1] in ROBOT_NAMES
+    if topic == "/parameter_events":
+        return TYPES.deserialize_cdr(raw, "rcl_interfaces/msg/ParameterEvent").node.rsplit("/", 1)[-1] in ROBOT_NAMES
+    return True
+
+
 class Knocker:
     """Raw TCP connections from the intruder to rt's discovery server: some send garbage,
     some a TLS ClientHello's first bytes and then nothing (a handshake that never ends);
@@ -219,6 +232,23 @@ def test_flame_over_tls_with_an_intruder_on_the_link(lan, labs, tmp_path):
         try:
             tx0, _ = lan.counters(lan.rt)
             stack.ready()
+            # The legacy UDP too: datagrams from the intruder to the spine's inputs and to
+            # the simulated xPC Target are dropped and counted (allowedSources; the sim
+            # takes targets from the spine's address only).
+            spine_config = json.loads(stack.spine_config.read_text())
+            inputs = spine_config["interfaces"]["input"]
+            target_port = spine_config["interfaces"]["output"]["arm"]["port"]
+            with inside(lan.intruder):
+                udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                for _ in range(5):
+                    for name in ("arm", "eyes"):
+                        udp.sendto(b"1,2,3,4,5,6", (RT_IP, inputs[name]["port"]))
+                    udp.sendto(b"\x00" * 24, (RT_IP, target_port))
+                udp.close()
+            g.spin_until(lambda: stack.count("/spine_bridge: input.arm", "unauthorised") >= 5
+                         and stack.count("/spine_bridge: input.eyes", "unauthorised") >= 5
+                         and stack.count("/sim: sim", "foreign_sources") >= 5, 30.0,
+                         "the intruder's datagrams counted by the spine (unauthorised) and the sim (foreign_sources)")
             stack.run_task()
             stack.wait_lit("candle")
             stack.assert_flame_passed_taper_first()
@@ -244,13 +274,12 @@ def test_flame_over_tls_with_an_intruder_on_the_link(lan, labs, tmp_path):
         # The robot's side: nothing of the intruder, station's control came across.
         assert guard_report["marked"] == {"/arm/target": 0, "/cmd_vel": 0}, guard_report
         assert guard_report["received"]["/cmd_vel"] > 0, f"station's /cmd_vel never reached rt: {guard_out}"
-        assert guard_report["received"]["/arm/command"] > 0, "station's set-points never reached rt"
         assert control_report["published"] > 0
         assert ROBOT_NODES <= set(guard_report["nodes"]), guard_report["nodes"]
         # The intruder's own recorder (the project's node) got nothing of the robot.
         out = stop_recorder(g, recorder)
         msgs, _ = read_bag(bag)
-        robot = [t for t, _, _ in msgs if t in ROBOT_TOPICS]
+        robot = [t for t, _, raw in msgs if t in ROBOT_TOPICS and from_robot(t, raw)]
         assert not robot, f"the intruder's recorder got {len(robot)} messages of the robot's topics\n{out}"
         # Every trusted process is still up (no crash on any knock), the servers too.
         for p in g.procs:
@@ -263,7 +292,8 @@ def test_flame_over_tls_with_an_intruder_on_the_link(lan, labs, tmp_path):
             r = subprocess.run(["ip", "netns", "exec", ns, "ss", "-Hlunp"], capture_output=True, text=True, timeout=30)
             ports = [int(m) for m in re.findall(r":(\d+)\s", r.stdout)]
             base = 7400 + 250 * g.domain_id
-            dds = [p for p in ports if base <= p < base + 250]
+            # (Ephemeral ports, 32768 and up, are the legacy UDP's own sockets.)
+            dds = [p for p in ports if base <= p < min(base + 250, 32768)]
             assert not dds, f"UDP sockets in the DDS port range on {ns}: {dds}\n{r.stdout}"
 
 

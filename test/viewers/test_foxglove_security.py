@@ -107,7 +107,7 @@ def matrix(lab):
 
 @pytest.mark.parametrize("tls", [True, False], ids=["wss", "ws"])
 def test_the_401_matrix_with_a_python_client(graph, lab, tls):
-    _, url, _ = start_bridge(graph, lab, tls)
+    proc, url, _ = start_bridge(graph, lab, tls)
     diag = Diagnostics(graph)
 
     async def run():
@@ -125,13 +125,13 @@ def test_the_401_matrix_with_a_python_client(graph, lab, tls):
     refused = sum(1 for (status, _), _ in results.values() if status == 401)
     graph.spin_until(lambda: diag.counter(STATUS, "auth_refused", 0) == refused, TIMEOUT,
                      f"auth_refused = {refused} on /diagnostics")
-    log = graph.logs()
+    log = graph.output(proc)
     assert "refused (HTTP 401): a wrong access token (counted as auth_refused)" in log, log[-3000:]
     assert ("TLS: wss:// only" if tls else "no TLS (tls_cert, tls_key): plain ws://") in log
 
 
 def test_roles_viewer_reads_only_operator_publishes(graph, lab):
-    _, url, _ = start_bridge(graph, lab, True)
+    proc, url, _ = start_bridge(graph, lab, True)
     commands = graph.collect(Point, "/fx/cmd")
     pub = graph.node.create_publisher(Point, "/fx/point", 10)
     diag = Diagnostics(graph)
@@ -188,13 +188,13 @@ def test_roles_viewer_reads_only_operator_publishes(graph, lab):
             await op.close()
 
     asyncio.run(run())
-    log = graph.logs()
+    log = graph.output(proc)
     assert "a viewer token is read only" in log, log[-3000:]
     graph.spin_until(lambda: diag.counter(STATUS, "viewer_clients", 0) >= 1, TIMEOUT, "viewer_clients counted")
 
 
 def test_ten_thousand_guesses_are_rate_limited(graph, lab):
-    _, url, port = start_bridge(graph, lab, False)
+    proc, url, port = start_bridge(graph, lab, False)
     diag = Diagnostics(graph)
 
     async def guess(sem, source, token, counts):
@@ -228,7 +228,7 @@ def test_ten_thousand_guesses_are_rate_limited(graph, lab):
     graph.spin_until(lambda: diag.counter(STATUS, "auth_rate_limited", 0) == 9990
                      and diag.counter(STATUS, "auth_refused", 0) == 11, TIMEOUT,
                      "9990 rate-limited and 11 refused on /diagnostics")
-    assert "too many failed attempts from this address" in graph.logs()
+    assert "too many failed attempts from this address" in graph.output(proc)
 
 
 def test_tls_knocks_are_closed_and_counted(graph, lab):
@@ -257,7 +257,7 @@ def test_tls_knocks_are_closed_and_counted(graph, lab):
 
     asyncio.run(run())
     graph.spin_until(lambda: diag.counter(STATUS, "tls_refused", 0) >= 4, TIMEOUT, "4 TLS refusals counted")
-    log = graph.logs()
+    log = graph.output(proc)
     assert "TLS handshake failed" in log and "no TLS handshake within 10 s" in log, log[-3000:]
     assert proc.poll() is None
 

@@ -553,8 +553,8 @@ pub fn setup(app: &mut App) -> Result<(), node_glue::Error> {
                     .filter(|t| t.active.load(Ordering::Relaxed))
                     .count()
             });
+            let clients: usize = hs.iter().map(|h| h.client_count()).sum();
             vec![
-                let clients: usize = hs.iter().map(|h| h.client_count()).sum();
                 DiagStatus::ok("clients", format!("{clients} connected"))
                     .with("clients", clients)
                     .with("channels_advertised", channels)
