@@ -12,6 +12,7 @@ nodes sent), optionally publishes on /arm/target and /cmd_vel at
 """
 import argparse
 import json
+import os
 import time
 
 import rclpy
@@ -93,8 +94,9 @@ def main():
             nodes.update(f"{ns.rstrip('/')}/{n}" for n, ns in node.get_node_names_and_namespaces())
     print(json.dumps({"received": received, "marked": marked, "nodes": sorted(nodes), "published": published}),
           flush=True)
-    node.destroy_node()
-    rclpy.shutdown()
+    # No teardown: Fast DDS can take long to close TCP channels whose TLS handshakes keep
+    # failing (it sleeps 5 s per failure in its I/O thread); the report is out.
+    os._exit(0)
 
 
 def hash_marker(text):
