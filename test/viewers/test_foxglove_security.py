@@ -34,7 +34,7 @@ from helpers.ports import free_tcp_port
 
 WS_PROTOCOL = Path(__file__).parent / "foxglove_ws_protocol"
 SUB = "foxglove.sdk.v1"
-STATUS = "/arnie_foxglove: clients"
+STATUS = "/foxglove_bridge: clients"
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,7 @@ def start_bridge(g, lab, tls, **extra):
               "token_file": str(lab["token_file"]), **extra}
     if tls:
         params.update(tls_cert=str(lab["cert"]), tls_key=str(lab["key"]))
-    proc = g.start("arnie_foxglove", params=params)
+    proc = g.start("foxglove_bridge", params=params)
     scheme = "wss" if tls else "ws"
     return proc, f"{scheme}://127.0.0.1:{port}", port
 
@@ -167,7 +167,7 @@ def test_roles_viewer_reads_only_operator_publishes(graph, lab):
                 {"id": 7, "topic": "/fx/cmd", "encoding": "cdr", "schemaName": "geometry_msgs/msg/Point"}]})
             await viewer.send(bytes([0x01]) + (7).to_bytes(4, "little") + cdr)
             await viewer.send({"op": "setParameters", "id": "v1",
-                               "parameters": [{"name": "/arnie_foxglove.discovery_ms", "value": 300}]})
+                               "parameters": [{"name": "/foxglove_bridge.discovery_ms", "value": 300}]})
             await until(graph, lambda: diag.counter(STATUS, "read_only_refused", 0) >= 1,
                         "the viewer's refusals counted")
             # The operator publishes: rclpy receives it.
@@ -309,19 +309,19 @@ def test_the_ws_protocol_js_client_with_tls_and_a_token(graph, lab):
 
 def test_exposed_bind_needs_tls_and_tokens(graph, lab):
     base = {"port": free_tcp_port(), "address": "0.0.0.0"}
-    out = graph.start_refused("arnie_foxglove", params=base,
+    out = graph.start_refused("foxglove_bridge", params=base,
                               expect="address: 0.0.0.0 is reachable from other machines: it needs TLS (tls_cert, tls_key) "
                                      "and access tokens (token_file) (or insecure:=true to serve it unprotected anyway)")
     assert "panicked" not in out
-    graph.start_refused("arnie_foxglove", params=dict(base, tls_cert=str(lab["cert"]), tls_key=str(lab["key"])),
+    graph.start_refused("foxglove_bridge", params=dict(base, tls_cert=str(lab["cert"]), tls_key=str(lab["key"])),
                         expect="it needs access tokens (token_file)")
-    graph.start_refused("arnie_foxglove", params=dict(base, token_file=str(lab["token_file"])),
+    graph.start_refused("foxglove_bridge", params=dict(base, token_file=str(lab["token_file"])),
                         expect="it needs TLS (tls_cert, tls_key)")
-    graph.start_refused("arnie_foxglove", params=dict(base, token_file="/nonexistent/tokens"),
+    graph.start_refused("foxglove_bridge", params=dict(base, token_file="/nonexistent/tokens"),
                         expect="token_file")
-    graph.start_refused("arnie_foxglove", params=dict(base, tls_cert=str(lab["token_file"]), tls_key=str(lab["key"]),
+    graph.start_refused("foxglove_bridge", params=dict(base, tls_cert=str(lab["token_file"]), tls_key=str(lab["key"]),
                                                       token_file=str(lab["token_file"])), expect="tls_cert")
-    proc = graph.start("arnie_foxglove", params=dict(base, insecure=True))
+    proc = graph.start("foxglove_bridge", params=dict(base, insecure=True))
     graph.spin_until(lambda: "insecure:=true: serving on 0.0.0.0 without" in graph.output(proc), TIMEOUT,
                      "the insecure warning")
     assert proc.poll() is None
