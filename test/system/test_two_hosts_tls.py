@@ -232,23 +232,6 @@ def test_flame_over_tls_with_an_intruder_on_the_link(lan, labs, tmp_path):
         try:
             tx0, _ = lan.counters(lan.rt)
             stack.ready()
-            # The legacy UDP too: datagrams from the intruder to the spine's inputs and to
-            # the simulated xPC Target are dropped and counted (allowedSources; the sim
-            # takes targets from the spine's address only).
-            spine_config = json.loads(stack.spine_config.read_text())
-            inputs = spine_config["interfaces"]["input"]
-            target_port = spine_config["interfaces"]["output"]["arm"]["port"]
-            with inside(lan.intruder):
-                udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-                for _ in range(5):
-                    for name in ("arm", "eyes"):
-                        udp.sendto(b"1,2,3,4,5,6", (RT_IP, inputs[name]["port"]))
-                    udp.sendto(b"\x00" * 24, (RT_IP, target_port))
-                udp.close()
-            g.spin_until(lambda: stack.count("/spine_bridge: input.arm", "unauthorised") >= 5
-                         and stack.count("/spine_bridge: input.eyes", "unauthorised") >= 5
-                         and stack.count("/sim: sim", "foreign_sources") >= 5, 30.0,
-                         "the intruder's datagrams counted by the spine (unauthorised) and the sim (foreign_sources)")
             stack.run_task()
             stack.wait_lit("candle")
             stack.assert_flame_passed_taper_first()
