@@ -94,6 +94,18 @@ pub fn error_code(f: &Finish) -> u16 {
     }
 }
 
+/// `FollowPath`'s code for a finished given-path goal: reached or cancelled 0, blocked
+/// 105, link lost 106, a path refused 103 `INVALID_PATH`, preempted 100 `UNKNOWN`.
+pub fn follow_path_code(f: &Finish) -> u16 {
+    match f.outcome {
+        Outcome::Reached | Outcome::Cancelled => NONE,
+        Outcome::Blocked => FAILED_TO_MAKE_PROGRESS,
+        Outcome::LinkLost => NO_VALID_CONTROL,
+        Outcome::Rejected | Outcome::NoPath => INVALID_PATH,
+        Outcome::Preempted => n2::follow_path::result::UNKNOWN,
+    }
+}
+
 /// The planner's failure as `ComputePathToPose`'s code.
 pub fn plan_code(p: PlanFailure) -> u16 {
     match p {
@@ -161,5 +173,8 @@ mod tests {
         );
         assert_eq!(through_poses_code(&finish(Outcome::Blocked, None)), 105);
         assert_eq!(codes::spin::TIMEOUT, 701);
+        assert_eq!(follow_path_code(&finish(Outcome::Rejected, None)), 103);
+        assert_eq!(follow_path_code(&finish(Outcome::Blocked, None)), 105);
+        assert_eq!(follow_path_code(&finish(Outcome::Preempted, None)), 100);
     }
 }
