@@ -12,9 +12,10 @@ goals, feedback callbacks and cancels that `nav2_simple_commander`'s `BasicNavig
   driveOnHeading with their feedback; wait; cancelTask mid-way (CANCELED, the base
   stopped); clearGlobalCostmap / clearLocalCostmap; global_costmap/costmap latched with
   the inflation as 99;
-- setInitialPose before the stack is up (a latched publisher, published before the base
-  and the board start): the pose is applied with the board's first odometry, and
-  amcl_pose (transient local, AMCL's QoS) says where the robot is;
+- an initial pose before the stack is up (the launch argument's way, AMCL's
+  set_initial_pose, with the board started later): applied with the board's first
+  odometry, amcl_pose (transient local, AMCL's QoS) says where the robot is; then
+  setInitialPose as BasicNavigator sends it, twice: applied once;
 - teleop's way: plain Twist at 10 Hz (the default) moves the base; a TwistStamped
   publisher beside it is named in one warning with the parameter to set, and counted.
 """
@@ -258,26 +259,46 @@ def test_basic_navigator_calls_on_every_server(graph):
 
 
 def test_an_initial_pose_sent_before_the_stack_is_up(graph):
-    # setInitialPose, latched, before any node of the stack runs.
+    # Before the stack: the launch argument's way (AMCL's set_initial_pose). The base runs
+    # without its board for a while, then the board comes: the pose lands with its first
+    # odometry.
     latched = qos.latched(1)
-    pub = graph.node.create_publisher(PoseWithCovarianceStamped, "/initialpose", latched)
-    est = PoseWithCovarianceStamped()
-    est.header.frame_id = "map"
-    est.pose.pose = pose(0.4, 1.1, 0.3).pose
-    pub.publish(est)
-    s = Stack(graph, start_board=False)
+    s = Stack(graph, start_board=False, base_params=dict(set_initial_pose=True, initial_pose_x=0.4,
+                                                         initial_pose_y=1.1, initial_pose_yaw=0.3))
     amcl = graph.collect(PoseWithCovarianceStamped, "/amcl_pose", latched)
-    graph.spin_for(3.0)  # the base is up and has the estimate; no board yet
+    graph.wait_for_publisher("/amcl_pose")
+    graph.spin_for(2.0)
+    assert not amcl, "no pose before any odometry"
     s.start_board()
-    graph.spin_until(lambda: amcl and math.hypot(amcl[-1].pose.pose.position.x - 0.4,
-                                                 amcl[-1].pose.pose.position.y - 1.1) < 0.01,
-                     timeout=30.0, what="amcl_pose at the estimate")
+
+    def at(x, y, yaw):
+        def ok():
+            if not amcl:
+                return False
+            p = amcl[-1].pose.pose
+            return math.hypot(p.position.x - x, p.position.y - y) < 0.01 and abs(yaw_of(p.orientation) - yaw) < 0.01
+        return ok
+
+    graph.spin_until(at(0.4, 1.1, 0.3), timeout=30.0, what="amcl_pose at the initial pose")
     a = amcl[-1]
-    assert a.header.frame_id == "map" and abs(yaw_of(a.pose.pose.orientation) - 0.3) < 0.01
+    assert a.header.frame_id == "map"
     assert a.pose.covariance[0] > 0 and a.pose.covariance[35] > 0
-    # The board's odometry is unchanged (odom -> base_link); map -> odom moved.
+    # The board's odometry is unchanged (odom -> base_link): map -> odom moved.
     o = s.odom[-1].pose.pose.position
     assert math.hypot(o.x - 0.3, o.y - 1.0) < 0.02, (o.x, o.y)
+    # setInitialPose as BasicNavigator sends it (volatile, depth 10), twice: applied once.
+    pub = graph.node.create_publisher(PoseWithCovarianceStamped, "/initialpose", 10)
+    graph.wait_for_subscriber("/initialpose")
+    est = PoseWithCovarianceStamped()
+    est.header.frame_id = "map"
+    est.pose.pose = pose(0.6, 0.9, -0.5).pose
+    pub.publish(est)
+    graph.spin_until(at(0.6, 0.9, -0.5), timeout=30.0, what="amcl_pose at setInitialPose's pose")
+    pub.publish(est)
+    diagnostics = Diagnostics(graph)
+    graph.spin_until(lambda: (diagnostics.counter_in("arnie_base", "pose_estimates_repeated") or 0) >= 1,
+                     timeout=30.0, what="the repeated estimate counted")
+    assert diagnostics.counter_in("arnie_base", "pose_estimates") == 1
     # A late subscriber (BasicNavigator's amcl_pose QoS) gets the pose at once.
     late = graph.collect(PoseWithCovarianceStamped, "/amcl_pose", latched)
     graph.spin_until(lambda: late, what="amcl_pose for a late subscriber")

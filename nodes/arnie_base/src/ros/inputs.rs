@@ -88,8 +88,8 @@ impl Control {
         let q = &p.orientation;
         let theta = 2.0 * q.z.atan2(q.w);
         let pose = Pose2::new(p.position.x, p.position.y, theta);
-        // The same message twice (a latched publisher reaches both subscriptions; a
-        // client repeating its estimate) moves nothing twice.
+        // The same message twice (BasicNavigator repeats its estimate until amcl_pose
+        // answers) moves nothing twice.
         let key = format!("{:?}", (&e.header, &e.pose.pose));
         if self.last_estimate.as_deref() == Some(key.as_str()) {
             self.counters.pose_estimates_repeated.inc();

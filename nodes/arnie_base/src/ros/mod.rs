@@ -5,8 +5,8 @@
 //!   actions where the base can do the job: `navigate_to_pose`, `navigate_through_poses`,
 //!   `follow_waypoints`, `follow_path`, `spin`, `backup`, `drive_on_heading`, `wait`;
 //! - publishes the localizer's pose as AMCL does (`amcl_pose`) and takes pose estimates
-//!   on `initialpose` (volatile and latched subscriptions; one before the first odometry
-//!   is kept and applied with it);
+//!   on `initialpose` (one before the first odometry is kept and applied with it;
+//!   `set_initial_pose` sets one at start);
 //! - subscribes `comms/rx` (`arnie_interfaces/Packet`: Odometry, ObstacleReport, Ack from
 //!   the motor board through `comms_bridge`) and `map` (`nav_msgs/OccupancyGrid`,
 //!   latched: the planner's map; cells of value 100 are the map's own obstacles, whose
@@ -188,12 +188,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     // rviz's "2D Pose Estimate" publishes here (reliable, volatile, depth 10), and so does
     // Nav2's BasicNavigator.setInitialPose.
     let estimates = app.subscribe::<PoseWithCovarianceStamped>(INITIAL_POSE, qos::commands())?;
-    // A latched publisher (`ros2 topic pub --qos-durability transient_local`, a launch
-    // file's) that published before the base started: its estimate is not lost. Not
-    // QoS-watched: volatile publishers (rviz) are served by the subscription above.
-    let latched_estimates = app
-        .node
-        .subscribe::<PoseWithCovarianceStamped>(INITIAL_POSE, qos::latched())?;
     let tx = app
         .node
         .create_publisher::<Packet>(topics::COMMS_TX, qos::commands())?;
@@ -259,13 +253,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         rx,
         // The map and pose estimates, one stream of steps (either order is fine).
         futures::stream::select(
-            futures::stream::select(
-                maps.map(Step::Map),
-                futures::stream::select(
-                    estimates.map(Step::Estimate),
-                    latched_estimates.map(Step::Estimate),
-                ),
-            ),
+            futures::stream::select(maps.map(Step::Map), estimates.map(Step::Estimate)),
             futures::stream::select(goal_poses.map(Step::GoalPose), commands),
         ),
         events,
