@@ -617,6 +617,22 @@ fn a_given_path_blocked_for_good_ends_blocked_and_bad_paths_are_refused() {
     let (_, f, _) = w.log.done.clone().unwrap();
     assert_eq!(f.outcome, Outcome::Blocked, "{f:?}");
     assert_eq!(w.planner.plans, 0);
+    // A path whose end is where the robot stands: REACHED at the next step, never in
+    // start_path's own answer (the glue makes the goal the running one first).
+    let here = (w.robot.pose.x, w.robot.pose.y);
+    w.log.done = None;
+    let outs = w
+        .nav
+        .start_path(9, vec![here, here], Some(w.robot.pose.theta), w.t)
+        .unwrap();
+    assert!(
+        outs.iter().all(|o| !matches!(o, Output::Done { .. })),
+        "{outs:?}"
+    );
+    w.apply(outs);
+    w.steps(60);
+    let (id, f, _) = w.log.done.clone().unwrap();
+    assert_eq!((id, f.outcome), (9, Outcome::Reached), "{f:?}");
     let r = w.nav.start_path(8, vec![], None, w.t).unwrap_err();
     assert_eq!(r.outcome, Outcome::Rejected);
     let r = w

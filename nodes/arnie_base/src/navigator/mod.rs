@@ -296,8 +296,9 @@ impl Navigator {
             last_feedback: None,
             reapproaches: 0,
         });
+        // The first step comes with the next odometry packet: a path already done ends
+        // then, after the caller has made this goal the running one.
         self.feedback(&mut out, now, true);
-        self.control(&mut out, now);
         Ok(out)
     }
 
