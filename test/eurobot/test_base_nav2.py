@@ -1,5 +1,5 @@
 """Nav2's interfaces on the Eurobot stack (planner on the table, comms_bridge over a pty to
-board_sim, arnie_base), used as Nav2's own client does: the test's `Navigator` sends the
+board_sim, base), used as Nav2's own client does: the test's `Navigator` sends the
 goals, feedback callbacks and cancels that `nav2_simple_commander`'s `BasicNavigator`
 (Jazzy) sends, on the same action and service names and types.
 
@@ -39,7 +39,7 @@ import pytest
 import rclpy
 from rclpy.action import ActionClient
 
-PACKETS = ROOT / "nodes" / "arnie_comms" / "packets"
+PACKETS = ROOT / "nodes" / "lib" / "arnie_packets" / "packets"
 TABLE = ROOT / "params" / "eurobot" / "table.json"
 SCENARIO = json.loads(TABLE.read_text())
 RADIUS = SCENARIO["robot"]["radius_m"]
@@ -106,7 +106,7 @@ class Stack:
         self.graph = graph
         graph.start("planner", params=dict(map_file=str(TABLE), resolution_m=0.02, robot_radius_m=RADIUS,
                                            frame_id="map"))
-        self.base = graph.start("arnie_base", params=dict(robot_radius_m=RADIUS, **(base_params or {})))
+        self.base = graph.start("base", params=dict(robot_radius_m=RADIUS, **(base_params or {})))
         self.odom = graph.collect(Odometry, "/odom")
         self.tx = graph.collect(Packet, "/comms/tx")
         if start_board:
@@ -296,9 +296,9 @@ def test_an_initial_pose_sent_before_the_stack_is_up(graph):
     graph.spin_until(at(0.6, 0.9, -0.5), timeout=30.0, what="amcl_pose at setInitialPose's pose")
     pub.publish(est)
     diagnostics = Diagnostics(graph)
-    graph.spin_until(lambda: (diagnostics.counter_in("arnie_base", "pose_estimates_repeated") or 0) >= 1,
+    graph.spin_until(lambda: (diagnostics.counter_in("base", "pose_estimates_repeated") or 0) >= 1,
                      timeout=30.0, what="the repeated estimate counted")
-    assert diagnostics.counter_in("arnie_base", "pose_estimates") == 1
+    assert diagnostics.counter_in("base", "pose_estimates") == 1
     # A late subscriber (BasicNavigator's amcl_pose QoS) gets the pose at once.
     late = graph.collect(PoseWithCovarianceStamped, "/amcl_pose", latched)
     graph.spin_until(lambda: late, what="amcl_pose for a late subscriber")
@@ -326,7 +326,7 @@ def test_plain_twist_at_10hz_moves_the_base_and_a_stamped_publisher_is_named(gra
                      timeout=30.0, what="the warning naming the TwistStamped publisher")
     line = next(l for l in graph.output(s.base).splitlines() if "/stamped_teleop" in l)
     assert "geometry_msgs/msg/TwistStamped" in line and "WARN" in line.upper(), line
-    graph.spin_until(lambda: (diagnostics.counter_in("arnie_base", "wrong_type_peers") or 0) >= 1, timeout=30.0,
+    graph.spin_until(lambda: (diagnostics.counter_in("base", "wrong_type_peers") or 0) >= 1, timeout=30.0,
                      what="wrong_type_peers on /diagnostics")
     graph.spin_for(2.5)
     lines = [l for l in graph.output(s.base).splitlines() if "/stamped_teleop" in l]

@@ -2,7 +2,7 @@
 """`cargo xtask bench nav2`: Nav2's actions on the simulated Eurobot board, timed from an
 rclpy client as BasicNavigator uses them.
 
-Starts board_sim (pty, the shipped table) + comms_bridge + planner + arnie_base from
+Starts board_sim (pty, the shipped table) + comms_bridge + planner + base from
 `--bin-dir` (release by default) on their own ROS domain, then for each action sends
 `--runs` goals (back and forth so the robot stays on the free part of the table) and
 records, per goal, the time from send_goal_async to the goal's first feedback message and
@@ -57,7 +57,7 @@ def main():
     out = ROOT / "out" / "bench_nav2"
     out.mkdir(parents=True, exist_ok=True)
     table = ROOT / "params" / "eurobot" / "table.json"
-    packets = ROOT / "nodes" / "arnie_comms" / "packets"
+    packets = ROOT / "nodes" / "lib" / "arnie_packets" / "packets"
     bins = pathlib.Path(a.bin_dir)
     procs = []
 
@@ -80,7 +80,7 @@ def main():
         time.sleep(0.05)
     start("comms_bridge", params=dict(packets_dir=packets, transport="uart", serial_port=link.read_text().strip()))
     start("planner", params=dict(map_file=table, resolution_m=0.02, robot_radius_m=0.2, frame_id="map"))
-    start("arnie_base", params=dict(robot_radius_m=0.2, known_obstacle_margin_m=0.12))
+    start("base", params=dict(robot_radius_m=0.2, known_obstacle_margin_m=0.12))
 
     rclpy.init()
     node = rclpy.create_node("nav2_bench")
