@@ -44,16 +44,6 @@ def main():
     os.environ["ROS_DOMAIN_ID"] = str(a.domain)
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 
-    import rclpy
-    from action_msgs.msg import GoalStatus
-    from arnie_interfaces.srv import PlanPath
-    from builtin_interfaces.msg import Duration
-    from geometry_msgs.msg import Point, PoseStamped
-    from nav2_msgs.action import (BackUp, ComputePathThroughPoses, ComputePathToPose, DriveOnHeading,
-                                  FollowPath, FollowWaypoints, NavigateThroughPoses, NavigateToPose, Spin, Wait)
-    from rclpy.action import ActionClient
-    from rclpy.executors import SingleThreadedExecutor
-
     out = ROOT / "out" / "bench_nav2"
     out.mkdir(parents=True, exist_ok=True)
     table = ROOT / "params" / "eurobot" / "table.json"
@@ -81,6 +71,32 @@ def main():
     start("comms_bridge", params=dict(packets_dir=packets, transport="uart", serial_port=link.read_text().strip()))
     start("planner", params=dict(map_file=table, resolution_m=0.02, robot_radius_m=0.2, frame_id="map"))
     start("base", params=dict(robot_radius_m=0.2, known_obstacle_margin_m=0.12))
+
+    try:
+        run(a, start, out, table)
+    finally:
+        for p in procs:
+            try:
+                os.killpg(p.pid, 2)
+            except ProcessLookupError:
+                pass
+        for p in procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, 9)
+
+
+def run(a, start, out, table):
+    import rclpy
+    from action_msgs.msg import GoalStatus
+    from arnie_interfaces.srv import PlanPath
+    from builtin_interfaces.msg import Duration
+    from geometry_msgs.msg import Point, PoseStamped
+    from nav2_msgs.action import (BackUp, ComputePathThroughPoses, ComputePathToPose, DriveOnHeading,
+                                  FollowPath, FollowWaypoints, NavigateThroughPoses, NavigateToPose, Spin, Wait)
+    from rclpy.action import ActionClient
+    from rclpy.executors import SingleThreadedExecutor
 
     rclpy.init()
     node = rclpy.create_node("nav2_bench")
@@ -201,16 +217,6 @@ def main():
 
     node.destroy_node()
     rclpy.shutdown()
-    for p in procs:
-        try:
-            os.killpg(p.pid, 2)
-        except ProcessLookupError:
-            pass
-    for p in procs:
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, 9)
 
 
 if __name__ == "__main__":
