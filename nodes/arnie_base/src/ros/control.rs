@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use super::behaviors::{BehaviorDoor, RunningWait};
 use super::doors::{Door, Pending};
-use super::planner::{mark, plan, plan_route};
+use super::planner::{mark, plan_route};
 use super::{Control, Event, Step, CMD_VEL, GOAL_POSE, NODE};
 use crate::board;
 use crate::{Outcome, Output};
@@ -206,30 +206,9 @@ impl Control {
                     }
                 }
                 Output::Stop => self.send_stop(),
-                Output::Plan { id, start, goal } => {
-                    self.counters.plan_requests.inc();
-                    let (client, tx, timeout) = (
-                        self.planner.clone(),
-                        self.events_tx.clone(),
-                        self.planner_timeout,
-                    );
-                    tokio::spawn(async move {
-                        let reply = plan(&client, start, goal, timeout).await;
-                        let _ = tx.send(Event::Plan(id, reply));
-                    });
-                }
-                Output::PlanRoute { id, points } => {
-                    self.counters.plan_requests.inc();
-                    let (client, tx, timeout) = (
-                        self.planner.clone(),
-                        self.events_tx.clone(),
-                        self.planner_timeout,
-                    );
-                    tokio::spawn(async move {
-                        let reply = plan_route(&client, &points, timeout).await;
-                        let _ = tx.send(Event::Plan(id, reply));
-                    });
-                }
+                // One leg or a route: the planner is asked leg by leg either way.
+                Output::Plan { id, start, goal } => self.spawn_plan(id, vec![start, goal]),
+                Output::PlanRoute { id, points } => self.spawn_plan(id, points),
                 Output::Mark {
                     id,
                     centers,
@@ -294,6 +273,21 @@ impl Control {
                 }
             }
         }
+    }
+
+    /// Asks the planner for the path through `points` in a helper task; the answer comes
+    /// back as an [`Event::Plan`].
+    fn spawn_plan(&self, id: u64, points: Vec<(f64, f64)>) {
+        self.counters.plan_requests.inc();
+        let (client, tx, timeout) = (
+            self.planner.clone(),
+            self.events_tx.clone(),
+            self.planner_timeout,
+        );
+        tokio::spawn(async move {
+            let reply = plan_route(&client, &points, timeout).await;
+            let _ = tx.send(Event::Plan(id, reply));
+        });
     }
 
     fn send_stop(&mut self) {

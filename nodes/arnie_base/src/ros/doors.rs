@@ -158,12 +158,7 @@ impl Pending {
 }
 
 pub(super) fn duration(secs: f64) -> RosDuration {
-    let secs = if secs.is_finite() { secs.max(0.0) } else { 0.0 };
-    let whole = secs.floor();
-    RosDuration {
-        sec: whole.min(f64::from(i32::MAX)) as i32,
-        nanosec: ((secs - whole) * 1e9) as u32,
-    }
+    node_glue::time::duration_msg(secs)
 }
 
 /// A finish's message, `preempted: ...` first when it was preempted (Nav2 has no code

@@ -66,7 +66,7 @@ pub(super) async fn plan(
 
 /// A path through `points` (the start, then each pose in order): one `plan_path` call
 /// per leg, in turn, within `timeout` each; the first failed leg's failure, its message
-/// naming the leg.
+/// naming the leg when there are several.
 pub(super) async fn plan_route(
     client: &r2r::Client<PlanPath::Service>,
     points: &[(f64, f64)],
@@ -76,6 +76,7 @@ pub(super) async fn plan_route(
     for (i, leg) in points.windows(2).enumerate() {
         match plan(client, leg[0], leg[1], timeout).await {
             PlanReply::Path(p) => legs.push(p),
+            PlanReply::Failed(why, msg) if points.len() == 2 => return PlanReply::Failed(why, msg),
             PlanReply::Failed(why, msg) => {
                 return PlanReply::Failed(
                     why,

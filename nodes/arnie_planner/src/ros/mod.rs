@@ -32,7 +32,6 @@ use std::sync::Arc;
 use futures::{Stream, StreamExt};
 use node_glue::r2r::{
     arnie_interfaces::srv::{PlanPath, UpdateMap},
-    builtin_interfaces::msg::Duration as RosDuration,
     nav2_msgs::{
         action::{ComputePathThroughPoses, ComputePathToPose},
         srv::ClearEntireCostmap,
@@ -76,16 +75,6 @@ pub enum SetupError {
 impl From<SetupError> for Error {
     fn from(e: SetupError) -> Self {
         Error::node(e)
-    }
-}
-
-/// A time span [s] as a `builtin_interfaces/Duration` (0 for a negative or non-finite one).
-pub(crate) fn duration(secs: f64) -> RosDuration {
-    let secs = if secs.is_finite() { secs.max(0.0) } else { 0.0 };
-    let whole = secs.floor();
-    RosDuration {
-        sec: whole.min(f64::from(i32::MAX)) as i32,
-        nanosec: ((secs - whole) * 1e9) as u32,
     }
 }
 

@@ -236,7 +236,7 @@ impl PlannerTask {
             let points = self.plan_legs(&g.planner_id, (s.0, s.1), &[(goal.0, goal.1)])?;
             Ok(oriented(points, (s.0, s.1), (goal.0, goal.1), goal.2))
         });
-        let planning_time = super::duration(t0.elapsed().as_secs_f64());
+        let planning_time = node_glue::time::duration_msg(t0.elapsed().as_secs_f64());
         let Some(mut run) = action::accept(req) else {
             return;
         };
@@ -300,7 +300,7 @@ impl PlannerTask {
                 })
                 .map_err(|(code, msg)| (through_poses_code(code), msg))
         };
-        let planning_time = super::duration(t0.elapsed().as_secs_f64());
+        let planning_time = node_glue::time::duration_msg(t0.elapsed().as_secs_f64());
         let Some(mut run) = action::accept(req) else {
             return;
         };
