@@ -77,10 +77,11 @@
 //!   `unconfigured` and waits for `~/change_state`; a failed configure leaves it
 //!   unconfigured with the reason, and a second configure may succeed.
 //!
-//! On SIGINT/SIGTERM a node that is not finalized takes the shutdown transition
-//! (`on_shutdown` runs, one event) before it stops; a node shut down through
-//! `~/change_state` stays up in `finalized` (answering `get_state`) until it is stopped,
-//! as rclcpp's and rclpy's do.
+//! SIGINT/SIGTERM stop a node as they always did, in whatever state it is (its tasks'
+//! own shutdown branches run: the trajectory server holds the arm, the base sends
+//! `Stop`); no lifecycle transition is taken then, so nothing is silenced on the way out.
+//! A node shut down through `~/change_state` stays up in `finalized` (answering
+//! `get_state`) until it is stopped, as rclcpp's and rclpy's do.
 //!
 //! # Upstream
 //! Written to be offered to r2r: `glue_core::lifecycle` (no dependency) would become
@@ -785,7 +786,6 @@ pub fn serve(app: &mut App, lc: &Lifecycle, callbacks: Box<dyn Managed>) -> Resu
     {
         let runner = runner.clone();
         let shutdown = shutdown.clone();
-        let finishing = app.finishing();
         let mut change = change;
         handle.spawn(async move {
             loop {
@@ -806,12 +806,6 @@ pub fn serve(app: &mut App, lc: &Lifecycle, callbacks: Box<dyn Managed>) -> Resu
                     }
                 }
             }
-            // Stopping (SIGINT, SIGTERM): a node not finalized shuts down first.
-            let state = runner.lc.state();
-            if state.is_primary() && state != State::Finalized && state != State::Unknown {
-                let _ = runner.change(Request::Label(labels::SHUTDOWN)).await;
-            }
-            drop(finishing);
         });
     }
     {

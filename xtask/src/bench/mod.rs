@@ -21,6 +21,7 @@ const BENCHES: &[(&str, &str, &[&str])] = &[
     ("base", "arnie_base: control step (odometry packet in -> DriveSpeed out) and the planner's re-plan after a mark on the table map: library calls, then live through planner + comms_bridge + arnie_base with the bench as the motor board", &["bench", "-p", "arnie_base", "--no-default-features", "--bench", "base"]),
     ("state", "arnie_state on a real graph: /arm/position -> /joint_states + /tf at the demo's 50 Hz, 1 kHz and 2 kHz (kept up, CPU, latency)", &["build", "--release", "-p", "arnie_state", "--bins"]),
     ("two-hosts", "the spine's /arm/position to the trajectory server's host across a virtual LAN (two network namespaces, root only) beside the same path on one host", &["build", "--release", "-p", "arnie_sim", "-p", "arnie_spine", "--bins"]),
+    ("lifecycle", "managed nodes: the lifecycle check per message on the spine's message (goal: under 1 µs), and launch to all active for both stacks", &["build", "--release", "-p", "arnie_lifecycle_manager", "--bins"]),
     ("bag", "arnie_bag on a real graph: recording 1 kHz + the demo's topics without loss (60 s), recorder CPU, playback timing error at -r 1 / -r 4", &["build", "--release", "-p", "arnie_bag", "--bins"]),
 ];
 
@@ -51,6 +52,14 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             result = run::status(
                 run::command(layout, ros, &bench.to_string_lossy()),
                 "spine_bench",
+            );
+        }
+        if result.is_ok() && *name == "lifecycle" {
+            // The launches run the dev tree's nodes (what `cargo xtask launch` runs).
+            let bench = layout.target.join("release/lifecycle_bench");
+            result = run::status(
+                run::command(layout, ros, &bench.to_string_lossy()),
+                "lifecycle_bench",
             );
         }
         if result.is_ok() && *name == "bag" {

@@ -13,6 +13,7 @@
 //! - `map` (`nav_msgs/OccupancyGrid`, reliable + transient-local, so rviz draws it): with
 //!   a map FILE only (a map received on `map` is not echoed back onto it): 100 = the
 //!   file's obstacles, 99 = marks, 0 = free; frame `frame_id`.
+use node_glue::lifecycle::LifecyclePublisher;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -39,7 +40,7 @@ pub(crate) use node_glue::topics::UPDATE_MAP;
 /// The map with its marks, and where it is republished.
 pub(crate) struct MapState {
     map: Option<MarkedMap>,
-    publisher: Option<r2r::Publisher<OccupancyGrid>>,
+    publisher: Option<LifecyclePublisher<OccupancyGrid>>,
     frame_id: String,
     t0: Instant,
     counters: Arc<Counters>,
@@ -48,7 +49,7 @@ pub(crate) struct MapState {
 impl MapState {
     /// No map yet; `publisher` = republish on `map` (file maps), in `frame_id`.
     pub fn new(
-        publisher: Option<r2r::Publisher<OccupancyGrid>>,
+        publisher: Option<LifecyclePublisher<OccupancyGrid>>,
         frame_id: &str,
         counters: Arc<Counters>,
     ) -> Self {

@@ -11,6 +11,7 @@ use node_glue::r2r::{
     nav_msgs::msg::{OccupancyGrid, Path},
     ServiceRequest,
 };
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::Shutdown;
 
 use super::counters::{Counters, Gates, Line};
@@ -40,9 +41,11 @@ pub(crate) struct PlannerTask {
     pub(crate) counters: Arc<Counters>,
     /// Rate limits of the input-driven log lines.
     pub(crate) gates: Gates,
-    pub(crate) path_pub: r2r::Publisher<Path>,
+    pub(crate) path_pub: LifecyclePublisher<Path>,
     /// The JPS → A* fallback was logged for the current settings (log once per change).
     pub(crate) fallback_logged: bool,
+    /// The node's lifecycle: requests are served only while active.
+    pub(crate) lc: Lifecycle,
 }
 
 impl PlannerTask {
@@ -66,9 +69,11 @@ impl PlannerTask {
                 _ = shutdown.wait() => break,
                 Some(map) = next_map => self.on_map(&map),
                 req = requests.next() => match req {
+                    Some(req) if !self.lc.is_active() => self.refuse_plan(req),
                     Some(req) => self.on_request(req),
                     None => break,
                 },
+                Some(req) = updates.next(), if !self.lc.is_active() => self.refuse_update(req),
                 Some(req) = updates.next() => {
                     let (state, gates) = (&mut self.map_state, &self.gates);
                     if let Some(p) = tokio::task::block_in_place(|| state.on_update(req, gates)) {
@@ -76,6 +81,34 @@ impl PlannerTask {
                     }
                 }
             }
+        }
+    }
+
+    /// A `PlanPath` request while the node is not active: `INVALID_REQUEST`, the reason.
+    fn refuse_plan(&mut self, req: ServiceRequest<PlanPath::Service>) {
+        self.counters.inactive_refused.inc();
+        let reason = self.lc.inactive_reason();
+        self.counters.count_code(arnie_constants::srv::plan_path::response::INVALID_REQUEST);
+        let resp = PlanPath::Response {
+            error_code: arnie_constants::srv::plan_path::response::INVALID_REQUEST,
+            error_msg: reason,
+            ..Default::default()
+        };
+        if req.respond(resp).is_err() {
+            self.counters.answers_lost.inc();
+        }
+    }
+
+    /// An `UpdateMap` request while the node is not active: `INVALID_REQUEST`, the reason.
+    fn refuse_update(&mut self, req: ServiceRequest<UpdateMap::Service>) {
+        self.counters.inactive_refused.inc();
+        let resp = UpdateMap::Response {
+            outcome: arnie_constants::srv::update_map::response::INVALID_REQUEST,
+            message: self.lc.inactive_reason(),
+            cells_changed: 0,
+        };
+        if req.respond(resp).is_err() {
+            self.counters.answers_lost.inc();
         }
     }
 
