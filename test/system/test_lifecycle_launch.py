@@ -49,6 +49,15 @@ def lifecycle(graph, *args):
     pytest.fail(f"ros2 lifecycle {' '.join(args)}: {r.stdout}{r.stderr}\n" + graph.logs())
 
 
+def lifecycle_nodes(graph, expected):
+    """`ros2 lifecycle nodes` once the CLI's own discovery sees every expected node."""
+    for _ in range(15):
+        out = graph.ros2("lifecycle", "nodes", "--no-daemon", "--spin-time", "2", timeout=60.0).stdout
+        if all(n in out.split() for n in expected):
+            return out.split()
+    pytest.fail(f"ros2 lifecycle nodes never listed {expected}: {out}\n" + graph.logs())
+
+
 def is_active(graph, name):
     client = graph.node.create_client(Trigger, f"{name}/is_active")
     graph.wait_for_service(client, f"{name}/is_active", STARTUP_S)
@@ -63,10 +72,8 @@ def test_the_arm_comes_up_managed_and_an_inactive_spine_is_silent(graph, tmp_pat
                  name=launcher)
     active = is_active(graph, "/lifecycle_manager")
     graph.spin_until(active, STARTUP_S, "lifecycle_manager: every node active")
-    nodes = lifecycle(graph, "nodes")
-    for n in ARM_MANAGED:
-        assert f"/{n}" in nodes.split(), nodes
-    assert "/state_publisher" not in nodes.split(), nodes
+    nodes = lifecycle_nodes(graph, [f"/{n}" for n in ARM_MANAGED])
+    assert "/state_publisher" not in nodes and "/lifecycle_manager" not in nodes, nodes
     assert lifecycle(graph, "get", "/spine_bridge").strip() == "active [3]"
     listed = lifecycle(graph, "list", "/spine_bridge")
     assert "- deactivate [4]" in listed and "- shutdown [7]" in listed, listed

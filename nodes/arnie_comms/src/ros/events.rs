@@ -6,7 +6,7 @@ use node_glue::lifecycle::LifecyclePublisher;
 use std::sync::Arc;
 use std::time::Duration;
 
-use node_glue::r2r::{self, arnie_interfaces::msg::Packet as PacketMsg};
+use node_glue::r2r::arnie_interfaces::msg::Packet as PacketMsg;
 use node_glue::ratelimit::{suffix, RateLimit};
 use node_glue::{topics, warn_limited};
 

@@ -11,7 +11,6 @@
 //!
 //! Options: `--messages N` (per round, default 200000), `--rounds N` (default 5),
 //! `--runs N` (launches per stack, default 3), `--no-launch`.
-use std::future::Future;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 

@@ -102,12 +102,15 @@ impl NodeClient {
         &self.name
     }
 
-    async fn available(
+    async fn available<S>(
         &self,
-        client: &dyn r2r::IsAvailablePollable,
+        client: &r2r::Client<S>,
         service: &str,
         wait: Duration,
-    ) -> Result<(), CallError> {
+    ) -> Result<(), CallError>
+    where
+        S: r2r::WrappedServiceTypeSupport + 'static,
+    {
         let rcl = |error| CallError::Rcl {
             service: service.to_string(),
             error,

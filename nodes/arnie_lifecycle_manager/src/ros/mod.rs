@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use node_glue::diagnostics::{Level, Status};
+use node_glue::diagnostics::Level;
 use node_glue::r2r::{self, nav2_msgs::srv::ManageLifecycleNodes, std_srvs::srv::Trigger};
 use node_glue::{App, Error, ParameterError};
 use tokio::sync::mpsc;

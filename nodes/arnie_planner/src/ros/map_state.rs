@@ -19,7 +19,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use node_glue::r2r::{
-    self,
     arnie_interfaces::srv::UpdateMap,
     geometry_msgs::msg::{Point, Pose, Quaternion},
     nav_msgs::msg::{MapMetaData, OccupancyGrid},

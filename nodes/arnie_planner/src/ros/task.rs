@@ -6,7 +6,6 @@ use std::sync::{Arc, Mutex};
 
 use futures::{Stream, StreamExt};
 use node_glue::r2r::{
-    self,
     arnie_interfaces::srv::{PlanPath, UpdateMap},
     nav_msgs::msg::{OccupancyGrid, Path},
     ServiceRequest,
@@ -73,8 +72,11 @@ impl PlannerTask {
                     Some(req) => self.on_request(req),
                     None => break,
                 },
-                Some(req) = updates.next(), if !self.lc.is_active() => self.refuse_update(req),
                 Some(req) = updates.next() => {
+                    if !self.lc.is_active() {
+                        self.refuse_update(req);
+                        continue;
+                    }
                     let (state, gates) = (&mut self.map_state, &self.gates);
                     if let Some(p) = tokio::task::block_in_place(|| state.on_update(req, gates)) {
                         self.planner = Some(p);

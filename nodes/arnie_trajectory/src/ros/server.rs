@@ -9,7 +9,7 @@ use futures::{Stream, StreamExt};
 use nalgebra::Point3;
 use node_glue::action::{self, Accepted, CancelStream};
 use node_glue::r2r::{
-    self, arnie_interfaces::action::MoveTo, arnie_interfaces::srv::ClearObstructions,
+    arnie_interfaces::action::MoveTo, arnie_interfaces::srv::ClearObstructions,
     geometry_msgs::msg::PointStamped, nav_msgs::msg::Path, ActionServerCancelRequest,
     ActionServerGoal, ActionServerGoalRequest, ServiceRequest,
 };
