@@ -316,10 +316,7 @@ mod tests {
             assert!(!cmd.steps().is_empty());
         }
         assert_eq!(Command::from_u8(7), None);
-        assert_eq!(
-            Command::Startup.steps(),
-            &[Step::Configure, Step::Activate]
-        );
+        assert_eq!(Command::Startup.steps(), &[Step::Configure, Step::Activate]);
         assert_eq!(
             Command::Shutdown.steps(),
             &[Step::Deactivate, Step::Cleanup, Step::Shutdown]
@@ -344,10 +341,16 @@ mod tests {
     #[test]
     fn a_node_already_there_is_skipped_and_an_impossible_step_fails() {
         use State::*;
-        assert_eq!(Step::Configure.action(Unconfigured), Action::Take("configure"));
+        assert_eq!(
+            Step::Configure.action(Unconfigured),
+            Action::Take("configure")
+        );
         assert_eq!(Step::Configure.action(Active), Action::Skip);
         assert_eq!(Step::Activate.action(Inactive), Action::Take("activate"));
-        assert!(matches!(Step::Activate.action(Unconfigured), Action::Fail(_)));
+        assert!(matches!(
+            Step::Activate.action(Unconfigured),
+            Action::Fail(_)
+        ));
         assert_eq!(Step::Deactivate.action(Unconfigured), Action::Skip);
         assert_eq!(Step::Cleanup.action(Inactive), Action::Take("cleanup"));
         assert!(matches!(Step::Cleanup.action(Active), Action::Fail(_)));
@@ -361,7 +364,13 @@ mod tests {
             Action::Fail(r) => assert_eq!(r, "cannot configure from state finalized"),
             a => panic!("{a:?}"),
         }
-        for step in [Step::Configure, Step::Activate, Step::Deactivate, Step::Cleanup, Step::Shutdown] {
+        for step in [
+            Step::Configure,
+            Step::Activate,
+            Step::Deactivate,
+            Step::Cleanup,
+            Step::Shutdown,
+        ] {
             // Where a step takes its transition, the goal is where the machine leads.
             for s in State::ALL {
                 if let Action::Take(label) = step.action(s) {

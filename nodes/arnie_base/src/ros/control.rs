@@ -140,7 +140,12 @@ impl Control {
         let reason = self.lc.inactive_reason();
         match step {
             Step::Goal(pending) => {
-                node_glue::warn_limited!(self.logs, "inactive", "refusing {}: {reason}", pending.name());
+                node_glue::warn_limited!(
+                    self.logs,
+                    "inactive",
+                    "refusing {}: {reason}",
+                    pending.name()
+                );
                 let pose = self.nav.pose().unwrap_or_default();
                 pending.reject(
                     super::doors::Refusal {
@@ -151,7 +156,11 @@ impl Control {
                     &pose,
                 );
             }
-            _ => node_glue::warn_limited!(self.logs, "inactive", "{GOAL_POSE}/{CMD_VEL} ignored: {reason}"),
+            _ => node_glue::warn_limited!(
+                self.logs,
+                "inactive",
+                "{GOAL_POSE}/{CMD_VEL} ignored: {reason}"
+            ),
         }
     }
 
@@ -163,7 +172,8 @@ impl Control {
             let outs = self.nav.cancel(now);
             // The navigator's own end of the cancelled goal is not the client's answer.
             drop(outs);
-            a.door.end(self.ended_here(format!("{NODE} {why}: motors stopped")));
+            a.door
+                .end(self.ended_here(format!("{NODE} {why}: motors stopped")));
         }
         if self.teleop.active() {
             self.teleop.release();

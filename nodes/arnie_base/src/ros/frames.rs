@@ -14,6 +14,7 @@
 //!   sensor's ray): `range` = the distance from the edge. The board reports hits only, so
 //!   a silent sensor publishes nothing. A report from a sensor without a frame is
 //!   dropped and counted (`ranges_unknown_sensor`).
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::r2r::{
     self,
     geometry_msgs::msg::{Point, Pose, PoseStamped, Quaternion},
@@ -21,7 +22,6 @@ use node_glue::r2r::{
     sensor_msgs::msg::Range,
     tf2_msgs::msg::TFMessage,
 };
-use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::{qos, time, App, Error};
 
 use super::params::BaseParams;

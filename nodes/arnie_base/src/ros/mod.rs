@@ -41,6 +41,7 @@ use std::time::{Duration, Instant};
 use counters::Counters;
 use doors::{Door, Pending};
 use futures::{Stream, StreamExt};
+use node_glue::lifecycle::{Failed, LifecyclePublisher, Managed, Outcome, State};
 use node_glue::r2r::{
     self,
     arnie_interfaces::{action::NavigateTo, msg::Packet, srv::PlanPath, srv::UpdateMap},
@@ -50,7 +51,6 @@ use node_glue::r2r::{
     ActionServerCancelRequest,
 };
 use node_glue::ratelimit::RateLimit;
-use node_glue::lifecycle::{Failed, LifecyclePublisher, Managed, Outcome, State};
 use node_glue::{qos, topics, App, Error, ParameterError};
 use tokio::sync::mpsc;
 
@@ -134,7 +134,10 @@ impl Managed for Lifecycle {
 ///
 /// # Errors
 /// Invalid parameters, or a ROS entity that could not be created.
-pub fn setup(app: &mut App, lc: &node_glue::lifecycle::Lifecycle) -> Result<Box<dyn Managed>, Error> {
+pub fn setup(
+    app: &mut App,
+    lc: &node_glue::lifecycle::Lifecycle,
+) -> Result<Box<dyn Managed>, Error> {
     let rules = node_glue::params::Rules {
         check: |p: &BaseParams| p.config().map(|_| ()).map_err(Into::into),
     };

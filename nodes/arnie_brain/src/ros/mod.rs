@@ -37,12 +37,12 @@ pub mod state;
 use std::sync::Arc;
 use std::time::Duration;
 
+use node_glue::lifecycle::{Failed, Managed, Outcome, State};
 use node_glue::params::SettingsError;
 use node_glue::r2r::{
     arnie_interfaces::action::RunTask, arnie_interfaces::msg::BrainState,
     arnie_interfaces::msg::Coordinates, geometry_msgs::msg::PointStamped,
 };
-use node_glue::lifecycle::{Failed, Managed, Outcome, State};
 use node_glue::{qos, topics, App, Error, ParameterError};
 
 pub use crate::config::CommandMode;
@@ -147,7 +147,10 @@ impl Managed for Lifecycle {
 /// # Errors
 /// Invalid parameters (the reason names the parameter, its range and the value), or a
 /// ROS entity that could not be created.
-pub fn setup(app: &mut App, lc: &node_glue::lifecycle::Lifecycle) -> Result<Box<dyn Managed>, Error> {
+pub fn setup(
+    app: &mut App,
+    lc: &node_glue::lifecycle::Lifecycle,
+) -> Result<Box<dyn Managed>, Error> {
     let params = app.parameters_checked(BrainParams::default(), rules())?;
     let (settings, mode, autostart, markers_period) = {
         let p = params.lock()?;

@@ -5,10 +5,10 @@
 use std::sync::{Arc, Mutex};
 
 use futures::{Stream, StreamExt};
+use node_glue::lifecycle::Lifecycle;
 use node_glue::r2r::{
     self, arnie_interfaces::msg::Packet as PacketMsg, arnie_interfaces::srv::SendPacket,
 };
-use node_glue::lifecycle::Lifecycle;
 use node_glue::ratelimit::RateLimit;
 use node_glue::{topics, warn_limited};
 

@@ -34,15 +34,15 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use node_glue::lifecycle::{Failed, Lifecycle, LifecyclePublisher, Managed, Outcome, State};
 use node_glue::r2r::{
     arnie_interfaces::msg::Packet as PacketMsg, arnie_interfaces::srv::SendPacket,
 };
 use node_glue::ratelimit::RateLimit;
-use node_glue::lifecycle::{Failed, Lifecycle, LifecyclePublisher, Managed, Outcome, State};
 use node_glue::{qos, topics, App, Error};
+use tokio::sync::mpsc;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use tokio::sync::mpsc;
 
 use crate::bridge::{self, Command, Stats};
 use crate::config::Config;
@@ -121,7 +121,11 @@ impl Comms {
     fn open(&mut self) -> Result<(), SetupError> {
         let link = self
             .handle
-            .block_on(self.config.transport.open(self.defs.clone(), &self.config.link))
+            .block_on(
+                self.config
+                    .transport
+                    .open(self.defs.clone(), &self.config.link),
+            )
             .map_err(|source| SetupError::Link {
                 transport: self.config.transport.clone(),
                 source,
@@ -171,7 +175,9 @@ impl Managed for Comms {
     fn on_configure(&mut self, _: State) -> Outcome {
         self.close();
         if self.commands.is_none() {
-            return Err(Failed::error("the link loop of the last configure never stopped"));
+            return Err(Failed::error(
+                "the link loop of the last configure never stopped",
+            ));
         }
         self.open().map_err(Failed::failure)
     }

@@ -108,13 +108,20 @@ fn per_message(app: &mut App) -> Result<(), node_glue::Error> {
     println!("| --- | ---: |");
     println!("| `r2r::Publisher::publish` | {r:.0} |");
     println!("| `LifecyclePublisher::publish`, active | {g:.0} |");
-    println!("| added by the lifecycle check (difference) | {:.1} |", g - r);
+    println!(
+        "| added by the lifecycle check (difference) | {:.1} |",
+        g - r
+    );
     println!("| the check alone (`Lifecycle::is_active`) | {c:.2} |");
     println!("| `LifecyclePublisher::publish`, inactive (held back, counted) | {h:.1} |");
     println!();
     println!(
         "goal: the check under 1 µs per message: {}",
-        if (g - r).max(c) < 1000.0 { "met" } else { "NOT met" }
+        if (g - r).max(c) < 1000.0 {
+            "met"
+        } else {
+            "NOT met"
+        }
     );
     println!();
     Ok(())
@@ -231,7 +238,11 @@ fn spin_for(app: &mut App, d: Duration) {
 }
 
 /// Spins `app` until `fut` resolves (its output) or `limit` passes (`None`).
-fn spin_until<F: std::future::Future + Unpin>(app: &mut App, fut: &mut F, limit: Duration) -> Option<F::Output> {
+fn spin_until<F: std::future::Future + Unpin>(
+    app: &mut App,
+    fut: &mut F,
+    limit: Duration,
+) -> Option<F::Output> {
     let t = Instant::now();
     let mut cx = std::task::Context::from_waker(futures::task::noop_waker_ref());
     while t.elapsed() < limit {

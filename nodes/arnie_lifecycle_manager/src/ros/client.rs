@@ -67,7 +67,8 @@ impl NodeClient {
         handle: &tokio::runtime::Handle,
     ) -> r2r::Result<NodeClient> {
         let qos = r2r::QosProfile::services_default();
-        let get = node.create_client::<GetState::Service>(&format!("{name}/get_state"), qos.clone())?;
+        let get =
+            node.create_client::<GetState::Service>(&format!("{name}/get_state"), qos.clone())?;
         let change =
             node.create_client::<ChangeState::Service>(&format!("{name}/change_state"), qos)?;
         let mut events = node.subscribe::<TransitionEvent>(
@@ -78,7 +79,8 @@ impl NodeClient {
         handle.spawn(async move {
             while let Some(e) = events.next().await {
                 let label = &e.transition.label;
-                if label.starts_with("transition_failure") || label.starts_with("transition_error") {
+                if label.starts_with("transition_failure") || label.starts_with("transition_error")
+                {
                     tx.send_modify(|(n, last)| {
                         *n += 1;
                         *last = format!(

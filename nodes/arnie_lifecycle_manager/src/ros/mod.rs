@@ -106,7 +106,10 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let diagnostics = app.diagnostics()?;
     let shared = Arc::new(Mutex::new(Shared {
         managed: Managed::Unconfigured,
-        seen: names.iter().map(|n| (n.clone(), "unknown".into())).collect(),
+        seen: names
+            .iter()
+            .map(|n| (n.clone(), "unknown".into()))
+            .collect(),
         last_failure: String::new(),
         left_active: None,
         busy: false,
@@ -225,7 +228,10 @@ impl Manager {
             .map_err(|e| e.to_string())?;
         if !ok {
             let why = node.failure_since(since, Duration::from_millis(500)).await;
-            if let Ok(s) = node.state(self.service_timeout, self.transition_timeout).await {
+            if let Ok(s) = node
+                .state(self.service_timeout, self.transition_timeout)
+                .await
+            {
                 self.seen(index, s.label());
             }
             return Err(match why {
@@ -317,7 +323,11 @@ impl Manager {
                 node_glue::log_error!("{command} aborted: {f}");
                 self.counters.commands_failed.inc();
                 self.set(|s| {
-                    s.managed = if hard { command.reaches() } else { Managed::Unknown };
+                    s.managed = if hard {
+                        command.reaches()
+                    } else {
+                        Managed::Unknown
+                    };
                     s.last_failure = f.to_string();
                     s.busy = false;
                 });
@@ -383,9 +393,13 @@ async fn respawn(manager: &Manager, p: &ManagerParams, shutdown: &node_glue::Shu
         limit.as_secs_f64()
     );
     while started.elapsed() < limit && !shutdown.is_set() {
-        let answers =
-            futures::future::join_all(manager.nodes.iter().map(|n| n.probe(Duration::from_secs(1))))
-                .await;
+        let answers = futures::future::join_all(
+            manager
+                .nodes
+                .iter()
+                .map(|n| n.probe(Duration::from_secs(1))),
+        )
+        .await;
         if answers.iter().all(Option::is_some) {
             node_glue::log_info!("every managed node answers again: starting them up");
             manager.run(Command::Startup, false).await;
@@ -463,12 +477,20 @@ async fn heartbeat(
             manager.set(|s| {
                 s.managed = Managed::Unknown;
                 s.left_active = None;
-                s.last_failure = format!("{name} is down (no heartbeat within {:.1} s)", timeout.as_secs_f64());
+                s.last_failure = format!(
+                    "{name} is down (no heartbeat within {:.1} s)",
+                    timeout.as_secs_f64()
+                );
             });
             let _ = down.send(name).await;
             continue;
         }
-        let report = manager.shared.lock().unwrap_or_else(|e| e.into_inner()).left_active.clone();
+        let report = manager
+            .shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .left_active
+            .clone();
         match (left, report) {
             (Some((name, state)), None) => {
                 manager.counters.nodes_left_active.inc();

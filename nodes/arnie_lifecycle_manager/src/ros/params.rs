@@ -28,7 +28,9 @@ node_glue::declare_parameters! {
 impl ManagerParams {
     /// The checks beyond the ranges: the node names.
     pub(crate) fn check(&self) -> Result<(), ConfigError> {
-        self.names().map(|_| ()).map_err(|e| ConfigError::new("node_names", e.to_string()))
+        self.names()
+            .map(|_| ())
+            .map_err(|e| ConfigError::new("node_names", e.to_string()))
     }
 
     /// The node names, checked (a ROS name: not empty, no spaces, not twice).
@@ -38,9 +40,12 @@ impl ManagerParams {
             let n = n.trim().to_string();
             let ok = !n.is_empty()
                 && !n.ends_with('/')
-                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/')
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/')
                 && !n.contains("//")
-                && !n.trim_start_matches('/').starts_with(|c: char| c.is_ascii_digit());
+                && !n
+                    .trim_start_matches('/')
+                    .starts_with(|c: char| c.is_ascii_digit());
             if !ok {
                 return Err(super::SetupError::BadName(n));
             }

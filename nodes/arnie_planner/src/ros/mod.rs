@@ -28,11 +28,11 @@ mod task;
 use std::path::Path as FsPath;
 use std::sync::Arc;
 
+use node_glue::lifecycle::{Lifecycle, Managed};
 use node_glue::r2r::{
     arnie_interfaces::srv::{PlanPath, UpdateMap},
     nav_msgs::msg::{OccupancyGrid, Path},
 };
-use node_glue::lifecycle::{Lifecycle, Managed};
 use node_glue::{qos, topics, App, Error, ParameterError};
 
 use crate::node;
@@ -116,7 +116,8 @@ pub fn setup(app: &mut App, lc: &Lifecycle) -> Result<Box<dyn Managed>, Error> {
                 file: map_file.clone(),
                 source,
             })?;
-        let map_pub = lc.latched_publisher::<OccupancyGrid>(&mut app.node, topics::MAP, qos::latched())?;
+        let map_pub =
+            lc.latched_publisher::<OccupancyGrid>(&mut app.node, topics::MAP, qos::latched())?;
         let mut state = MapState::new(Some(map_pub), &settings.frame_id, counters.clone());
         state.set_map(raw, grid.clone(), opts.robot_radius_m);
         node_glue::log_info!(

@@ -5,12 +5,12 @@
 use std::sync::{Arc, Mutex};
 
 use futures::{Stream, StreamExt};
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::r2r::{
     arnie_interfaces::srv::{PlanPath, UpdateMap},
     nav_msgs::msg::{OccupancyGrid, Path},
     ServiceRequest,
 };
-use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::Shutdown;
 
 use super::counters::{Counters, Gates, Line};
@@ -90,7 +90,8 @@ impl PlannerTask {
     fn refuse_plan(&mut self, req: ServiceRequest<PlanPath::Service>) {
         self.counters.inactive_refused.inc();
         let reason = self.lc.inactive_reason();
-        self.counters.count_code(arnie_constants::srv::plan_path::response::INVALID_REQUEST);
+        self.counters
+            .count_code(arnie_constants::srv::plan_path::response::INVALID_REQUEST);
         let resp = PlanPath::Response {
             error_code: arnie_constants::srv::plan_path::response::INVALID_REQUEST,
             error_msg: reason,

@@ -4,8 +4,8 @@
 //! once at start (they go out when the node is first active). The markers on `sim/markers` stay in `world` (rviz's fixed frame); these
 //! frames let a tool place, follow or measure from each object. The taper rides on the
 //! arm's tool link (`taper_holder` of the arm's URDF).
-use node_glue::r2r::tf2_msgs::msg::TFMessage;
 use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
+use node_glue::r2r::tf2_msgs::msg::TFMessage;
 use node_glue::{App, Error};
 
 use crate::Scenario;

@@ -8,15 +8,18 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use node_glue::r2r::{self, visualization_msgs::msg::MarkerArray};
 use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
+use node_glue::r2r::{self, visualization_msgs::msg::MarkerArray};
 use node_glue::{topics, Shutdown};
 
 use crate::markers::SceneMarkers;
 use crate::World;
 
 /// Creates the `sim/markers` publisher (before the node spins; silent unless active).
-pub fn publisher(node: &mut r2r::Node, lc: &Lifecycle) -> r2r::Result<LifecyclePublisher<MarkerArray>> {
+pub fn publisher(
+    node: &mut r2r::Node,
+    lc: &Lifecycle,
+) -> r2r::Result<LifecyclePublisher<MarkerArray>> {
     arnie_markers::ros::publisher(node, lc, topics::SIM_MARKERS)
 }
 

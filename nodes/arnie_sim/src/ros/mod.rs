@@ -34,8 +34,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use arnie_xpc::{Config, LoopbackMap};
-use node_glue::r2r::arnie_interfaces::msg::SimTruth;
 use node_glue::lifecycle::{Failed, Lifecycle, Managed, Outcome, State};
+use node_glue::r2r::arnie_interfaces::msg::SimTruth;
 use node_glue::{qos, topics, App, Error, ParameterError, Shutdown};
 use tokio::net::UdpSocket;
 
@@ -206,7 +206,10 @@ impl Sim {
             .block_on(tokio::time::timeout(STOP_WAIT, all))
             .is_err()
         {
-            node_glue::log_warn!("the simulated controllers did not stop within {} s", STOP_WAIT.as_secs());
+            node_glue::log_warn!(
+                "the simulated controllers did not stop within {} s",
+                STOP_WAIT.as_secs()
+            );
         } else {
             node_glue::log_info!("the simulated controllers stopped; sockets released");
         }
@@ -328,10 +331,14 @@ pub fn setup(app: &mut App, lc: &Lifecycle) -> Result<Box<dyn Managed>, Error> {
         keep.wait().await;
     });
     let (world, counters) = (ctx.world.clone(), ctx.counters.clone());
-    diagnostics.spawn_periodic(Duration::from_millis(500), ctx.shutdown.clone(), move || {
-        let w = world.lock().unwrap_or_else(|p| p.into_inner());
-        vec![status::status(&w, &counters, log_counts.as_ref())]
-    });
+    diagnostics.spawn_periodic(
+        Duration::from_millis(500),
+        ctx.shutdown.clone(),
+        move || {
+            let w = world.lock().unwrap_or_else(|p| p.into_inner());
+            vec![status::status(&w, &counters, log_counts.as_ref())]
+        },
+    );
     Ok(Box::new(Sim {
         wiring,
         step: settings.step,

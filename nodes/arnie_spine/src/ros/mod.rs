@@ -155,7 +155,10 @@ pub struct Spine {
     publishers: Vec<Option<bridge::TopicPublisher>>,
     shutdown: node_glue::Shutdown,
     /// The I/O thread of the bound inputs (configured), and its stop.
-    io: Option<(tokio::sync::watch::Sender<bool>, std::thread::JoinHandle<()>)>,
+    io: Option<(
+        tokio::sync::watch::Sender<bool>,
+        std::thread::JoinHandle<()>,
+    )>,
 }
 
 /// Loads the config, creates the publishers and subscriptions and spawns the topic

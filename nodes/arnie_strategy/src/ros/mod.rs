@@ -34,9 +34,9 @@ pub mod server;
 use std::sync::Arc;
 use std::time::Duration;
 
+use node_glue::lifecycle::{Managed, Outcome, State};
 use node_glue::params::SettingsError;
 use node_glue::r2r::{arnie_interfaces::action::RunStrategy, arnie_interfaces::msg::StrategyEvent};
-use node_glue::lifecycle::{Managed, Outcome, State};
 use node_glue::{qos, topics, App, Error};
 
 pub use counters::Counters;
@@ -105,7 +105,10 @@ impl Managed for Lifecycle {
 /// # Errors
 /// Invalid parameters (the reason names the parameter, its range and the value), or a
 /// ROS entity that could not be created.
-pub fn setup(app: &mut App, lc: &node_glue::lifecycle::Lifecycle) -> Result<Box<dyn Managed>, Error> {
+pub fn setup(
+    app: &mut App,
+    lc: &node_glue::lifecycle::Lifecycle,
+) -> Result<Box<dyn Managed>, Error> {
     let params = app.parameters_checked(StrategyParams::default(), rules())?;
     let (settings, start) = {
         let p = params.lock()?;

@@ -47,13 +47,13 @@ mod server;
 use std::sync::Arc;
 use std::time::Duration;
 
+use node_glue::lifecycle::{Failed, Managed, Outcome, State};
 use node_glue::r2r::{
     arnie_interfaces::{action::MoveTo, msg::KnownObstructions, srv::ClearObstructions},
     geometry_msgs::msg::PointStamped,
     nav_msgs::msg::Path,
     visualization_msgs::msg::MarkerArray,
 };
-use node_glue::lifecycle::{Failed, Managed, Outcome, State};
 use node_glue::{qos, topics, App, Error, ParameterError};
 
 use crate::LegacyTargets;
@@ -110,7 +110,10 @@ impl Managed for Lifecycle {
 ///
 /// # Errors
 /// Invalid parameters, or a ROS entity that could not be created.
-pub fn setup(app: &mut App, lc: &node_glue::lifecycle::Lifecycle) -> Result<Box<dyn Managed>, Error> {
+pub fn setup(
+    app: &mut App,
+    lc: &node_glue::lifecycle::Lifecycle,
+) -> Result<Box<dyn Managed>, Error> {
     // Every parameter is live (read at each goal): a change is checked as a whole first.
     let rules = node_glue::params::Rules {
         check: |p: &TrajectoryParams| p.check().map_err(Into::into),
@@ -132,8 +135,10 @@ pub fn setup(app: &mut App, lc: &node_glue::lifecycle::Lifecycle) -> Result<Box<
     // Best effort: matches reliable and best-effort publishers alike (the spine's legacy
     // inputs, rclpy scripts, `ros2 topic pub`), so a legacy target is never lost to QoS.
     let targets = app.subscribe::<PointStamped>(topics::ARM_TARGET, qos::legacy_commands())?;
-    let command = lc.publisher::<PointStamped>(&mut app.node, topics::ARM_COMMAND, qos::commands())?;
-    let plan = lc.latched_publisher::<Path>(&mut app.node, topics::TRAJECTORY_PLAN, qos::latched())?;
+    let command =
+        lc.publisher::<PointStamped>(&mut app.node, topics::ARM_COMMAND, qos::commands())?;
+    let plan =
+        lc.latched_publisher::<Path>(&mut app.node, topics::TRAJECTORY_PLAN, qos::latched())?;
     let obstruction_topic = lc.latched_publisher::<KnownObstructions>(
         &mut app.node,
         obstructions::OBSTRUCTIONS,

@@ -3,9 +3,9 @@
 //! (`arnie_interfaces/KnownObstructions`) and `trajectory/obstruction_markers`
 //! (`visualization_msgs/MarkerArray`), both latched, whenever the set changes; forgotten
 //! by `trajectory/clear_obstructions` (`arnie_interfaces/srv/ClearObstructions`).
-use node_glue::lifecycle::LifecyclePublisher;
 use arnie_markers::{Marker, Rgba, Tracker};
 use nalgebra::Point3;
+use node_glue::lifecycle::LifecyclePublisher;
 use node_glue::r2r::{
     self,
     arnie_interfaces::msg::{KnownObstruction as ObstructionMsg, KnownObstructions},

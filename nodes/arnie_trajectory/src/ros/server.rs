@@ -8,12 +8,12 @@ use std::time::Duration;
 use futures::{Stream, StreamExt};
 use nalgebra::Point3;
 use node_glue::action::{self, Accepted, CancelStream};
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::r2r::{
     arnie_interfaces::action::MoveTo, arnie_interfaces::srv::ClearObstructions,
     geometry_msgs::msg::PointStamped, nav_msgs::msg::Path, ActionServerCancelRequest,
     ActionServerGoal, ActionServerGoalRequest, ServiceRequest,
 };
-use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::ratelimit::RateLimit;
 use node_glue::time::Interval;
 use node_glue::{topics, Shutdown};
