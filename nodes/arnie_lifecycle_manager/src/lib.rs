@@ -191,7 +191,7 @@ impl Step {
     }
 
     /// The nodes of `names` in the order this step takes them.
-    pub fn order<'a>(self, names: &'a [String]) -> Vec<&'a str> {
+    pub fn order(self, names: &[String]) -> Vec<&str> {
         let mut v: Vec<&str> = names.iter().map(String::as_str).collect();
         if !self.in_order() {
             v.reverse();

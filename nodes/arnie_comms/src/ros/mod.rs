@@ -118,7 +118,7 @@ pub struct Comms {
 const STOP_WAIT: Duration = Duration::from_secs(3);
 
 impl Comms {
-    fn open(&mut self) -> Result<(), SetupError> {
+    fn open(&mut self) -> Result<(), Box<SetupError>> {
         let link = self
             .handle
             .block_on(
@@ -126,9 +126,11 @@ impl Comms {
                     .transport
                     .open(self.defs.clone(), &self.config.link),
             )
-            .map_err(|source| SetupError::Link {
-                transport: self.config.transport.clone(),
-                source,
+            .map_err(|source| {
+                Box::new(SetupError::Link {
+                    transport: self.config.transport.clone(),
+                    source,
+                })
             })?;
         node_glue::log_info!("link open: {}", self.config.transport);
         let Some(mut commands) = self.commands.take() else {
@@ -137,7 +139,7 @@ impl Comms {
         let on_event = events::handler(self.rx_pub.clone(), self.counters.clone());
         let (stop, stopped) = oneshot::channel::<()>();
         let down = self.shutdown.clone();
-        let (settings, stats) = (self.config.settings.clone(), self.stats.clone());
+        let (settings, stats) = (self.config.settings, self.stats.clone());
         let task = self.handle.spawn(async move {
             let end = async move {
                 tokio::select! {

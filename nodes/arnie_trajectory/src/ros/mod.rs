@@ -178,6 +178,7 @@ pub fn setup(
         command,
         plan,
         lc: lc.clone(),
+        deactivations: lifecycle_rx,
         counters: counters.clone(),
         logs: node_glue::ratelimit::RateLimit::default(),
         legacy: LegacyTargets::new(),
@@ -189,7 +190,6 @@ pub fn setup(
         targets,
         clears,
         clicked,
-        lifecycle_rx,
         shutdown.clone(),
         app.finishing(),
     ));

@@ -109,6 +109,8 @@ pub(crate) struct Server {
     pub(super) plan: LifecyclePublisher<Path>,
     /// The node's lifecycle: goals and targets only while active.
     pub(super) lc: Lifecycle,
+    /// Deactivations (the lifecycle callback waits on the sender it gives).
+    pub(super) deactivations: tokio::sync::mpsc::UnboundedReceiver<std::sync::mpsc::Sender<()>>,
     pub(super) counters: Arc<Counters>,
     /// Input-driven warnings (rejected goals and targets), rate-limited.
     pub(super) logs: RateLimit,
@@ -449,7 +451,6 @@ pub(crate) async fn control(
     mut targets: impl Stream<Item = PointStamped> + Unpin,
     mut clears: impl Stream<Item = ClearRequest> + Unpin,
     mut clicked: impl Stream<Item = PointStamped> + Unpin,
-    mut lifecycle: tokio::sync::mpsc::UnboundedReceiver<std::sync::mpsc::Sender<()>>,
     shutdown: Shutdown,
     _finishing: node_glue::Finishing,
 ) {
@@ -475,7 +476,7 @@ pub(crate) async fn control(
             Some(req) = clears.next() => server.obstructions.on_clear(req, &server.counters),
             Some(msg) = clicked.next() => server.on_clicked_point(msg),
             // Deactivation: the running move stops where the arm is, its goal ends.
-            Some(done) = lifecycle.recv() => {
+            Some(done) = server.deactivations.recv() => {
                 server.stop_move("was deactivated");
                 let _ = done.send(());
             }

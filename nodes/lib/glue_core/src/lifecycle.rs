@@ -596,20 +596,18 @@ mod tests {
         assert!(at(State::Unknown).is_empty());
     }
 
-    /// Runs `request` from `state` with the callback returning `ret` and on_error
-    /// returning `err`: the answer, the end state, the events' (start, goal) and the
-    /// callbacks that ran.
-    fn run(
-        state: State,
-        request: Request<'_>,
-        ret: CallbackReturn,
-        err: CallbackReturn,
-    ) -> (
+    /// What [`run`] saw: the answer, the end state, the events and the callbacks.
+    type Ran = (
         Result<bool, Refusal>,
         State,
         Vec<(State, State)>,
         Vec<Callback>,
-    ) {
+    );
+
+    /// Runs `request` from `state` with the callback returning `ret` and on_error
+    /// returning `err`: the answer, the end state, the events' (start, goal) and the
+    /// callbacks that ran.
+    fn run(state: State, request: Request<'_>, ret: CallbackReturn, err: CallbackReturn) -> Ran {
         let mut m = Machine { state };
         let mut events = vec![];
         let mut calls = vec![];
