@@ -13,7 +13,11 @@ from rclpy, with `ros2 launch` and with `cargo xtask launch`.
   refused with the reason; activate: they flow again.
 - the flame task passes after a PAUSE and a RESUME of the whole arm in the middle of it
   (lifecycle_manager's manage_nodes, as Nav2's clients call it).
+- the spine's configure fails while its arm port is in use (the reason on the transition
+  event and in the log, the node unconfigured) and succeeds once the port is free.
 """
+import json
+import socket
 import random
 
 import pytest
@@ -32,7 +36,7 @@ from helpers.graph import ROS2
 from helpers.launch import STARTUP_S, launcher_cmd
 from helpers.lifecycle import LifecycleClient
 from helpers.ports import spine_sim_config
-from helpers.stack import Stack
+from helpers.stack import PARAMS, Stack
 
 ARM_MANAGED = ["sim", "spine_bridge", "trajectory_server", "brain"]
 EUROBOT_MANAGED = ["planner", "comms_bridge", "base", "strategy"]
@@ -178,3 +182,32 @@ def test_the_flame_task_passes_after_a_pause_and_resume_in_the_middle(graph, tmp
     assert resumed.success, graph.output(manager)
     stack.wait_lit("candle")
     stack.assert_flame_passed_taper_first()
+
+
+def test_the_spine_configure_fails_on_a_port_in_use_then_succeeds(graph, tmp_path):
+    config = spine_sim_config(tmp_path / "spine.json")
+    arm_in = json.loads(config.read_text())["interfaces"]["input"]["arm"]["port"]
+    holder = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    holder.bind(("127.0.0.1", arm_in))
+    spine = graph.start("spine_bridge", params_file=PARAMS / "spine_bridge.yaml",
+                        params={"config_file": str(config), "managed": True})
+    lc = LifecycleClient(graph, "/spine_bridge")
+    lc.wait_ready()
+    assert lc.change(label="configure") is False
+    assert lc.state() == (1, "unconfigured")
+    events = lc.wait_events(2)
+    reason = f'input "arm": cannot bind 127.0.0.1:{arm_in}'
+    assert events[-1].goal_state.label == "unconfigured"
+    assert events[-1].transition.label.startswith("transition_failure: " + reason), events[-1].transition
+    graph.spin_until(lambda: reason in graph.output(spine), 5.0, "the reason in the spine's log")
+    holder.close()
+    assert lc.change(label="configure") is True
+    assert lc.change(label="activate") is True
+    assert lc.state() == (3, "active")
+    # The spine holds its port now; cleanup (after deactivate) gives it back.
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    with pytest.raises(OSError):
+        probe.bind(("127.0.0.1", arm_in))
+    assert lc.change(label="deactivate") is True and lc.change(label="cleanup") is True
+    probe.bind(("127.0.0.1", arm_in))
+    probe.close()
