@@ -57,14 +57,21 @@
 use nalgebra::Point3;
 
 use crate::config::TrajectoryConfig;
-use crate::detour::{self, DetourConfig, Scene};
+use crate::detour::{self, DetourConfig, PlanOptions, Scene};
 use crate::error::TrajectoryError;
 use crate::minjerk;
-use crate::obstructions::KnownObstruction;
-use crate::outcome::{End, Obstruction, Phase};
+use crate::obstructions::{Contact, ContactModel, KnownObstruction, PassEffect, Region};
+use crate::outcome::{Approached, End, Obstruction, Phase};
 
 /// Holds per move that may turn out to be no obstacle ([`Executor::resumes`]).
 pub const MAX_RESUMES: u32 = 10;
+/// Fresh positions kept for the approach speed: a stop is confirmed some periods after the
+/// arm was stopped (the set-points must first run the tolerance ahead, then the hold),
+/// so the speed before it is looked for this far back.
+const SPEED_HISTORY: usize = 96;
+/// The approach speed is measured over this many periods (the arm's positions may arrive
+/// less often than once a period).
+const SPEED_SPAN: usize = 3;
 
 /// What a move with detours plans in ([`Executor::with_detours`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -73,10 +80,23 @@ pub struct DetourPlanning {
     pub scene: Scene,
     /// The planner's parameters.
     pub config: DetourConfig,
-    /// Clearance radius of an obstruction learned during the move [mm].
-    pub obstruction_radius_mm: f64,
+    /// How a stop becomes a region learned during the move.
+    pub contact: ContactModel,
     /// Detours planned after stops, at most, in one move (0: never re-plan after a stop).
     pub max_replans: u32,
+    /// The plan from the start may probe through learned regions when there is no way
+    /// around them ([`PlanOptions::probe`]); re-plans after a stop never do.
+    pub probe: bool,
+}
+
+/// A stop confirmed on the way to the target ([`Step::stopped`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stop {
+    /// Where the arm failed the check.
+    pub obstruction: Obstruction,
+    /// The region learned from it, or why nothing was (a stop while the set-points were
+    /// not moving, a NaN, the arm outside the workspace).
+    pub learned: Result<Region, TrajectoryError>,
 }
 
 /// What the node must do this period.
@@ -118,9 +138,14 @@ pub struct Step {
     pub action: Action,
     /// What to publish as feedback.
     pub feedback: Feedback,
-    /// An obstacle detected on this step on the way to the target (reported once per
-    /// detection): the node remembers it around [`Obstruction::expected_mm`].
-    pub obstructed: Option<Obstruction>,
+    /// A stop confirmed on this step on the way to the target (reported once per stop):
+    /// the node remembers [`Stop::learned`] (and tells the executor its id,
+    /// [`Executor::name_learned`]).
+    pub stopped: Option<Stop>,
+    /// The arm moved from the first point to the second since the last step without
+    /// being stopped: evidence that the way is free (the node clears its memory with it,
+    /// [`crate::ObstructionMemory::free_pass`]; the executor has cleared its own scene).
+    pub passed: Option<(Point3<f64>, Point3<f64>)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,7 +202,17 @@ pub struct Executor {
     /// Why the last attempt at a detour failed.
     no_detour: Option<TrajectoryError>,
     /// Set by the step that confirms an obstacle on the way there.
-    just_obstructed: Option<Obstruction>,
+    just_stopped: Option<Stop>,
+    /// The way the arm went this step without being stopped.
+    just_passed: Option<(Point3<f64>, Point3<f64>)>,
+    /// The last fresh positions (newest last), for the approach speed.
+    recent: std::collections::VecDeque<Point3<f64>>,
+    /// Period between two steps [ms].
+    period_ms: u64,
+    /// Index (in the scene) of the region learned at the last stop, until the node names it.
+    unnamed: Option<usize>,
+    /// Why the last stop taught nothing.
+    contact_refused: Option<TrajectoryError>,
     /// Arm positions received so far (the caller's count, [`Executor::step_counted`]).
     samples: u64,
     /// `samples` when the hold began.
@@ -187,6 +222,10 @@ pub struct Executor {
     obstacle_before_hold: Option<Obstruction>,
     /// Holds that turned out to be no obstacle (the arm moved or caught up).
     resumes: u32,
+    /// The path being run enters learned regions from another side.
+    approach: Option<Approached>,
+    /// The path being run probes these learned regions.
+    probed: Vec<u64>,
     /// Bumped each time the path is replaced (the node republishes the plan).
     generation: u32,
 }
@@ -245,12 +284,15 @@ impl Executor {
         planning: DetourPlanning,
     ) -> Result<Self, TrajectoryError> {
         check_inputs(start_mm, goal_mm)?;
-        let motion = detour::plan_motion(
+        let motion = detour::plan_motion_with(
             &planning.scene,
             &planning.config,
             start_mm,
             goal_mm,
             config.sample_factor(),
+            PlanOptions {
+                probe: planning.probe,
+            },
         )?;
         let straight = motion.path.is_straight();
         let via_points = motion.path.via_points().len();
@@ -259,6 +301,11 @@ impl Executor {
             exec.leg = Leg::Detour;
             exec.via_points = via_points;
         }
+        exec.approach = motion.path.approach.map(|a| Approached {
+            side: a.side,
+            into: a.into,
+        });
+        exec.probed = motion.path.probe;
         exec.planning = Some(planning);
         Ok(exec)
     }
@@ -291,11 +338,18 @@ impl Executor {
             replans: 0,
             via_points: 0,
             no_detour: None,
-            just_obstructed: None,
+            just_stopped: None,
+            just_passed: None,
+            recent: std::collections::VecDeque::with_capacity(SPEED_HISTORY),
+            period_ms: config.period_ms(),
+            unnamed: None,
+            contact_refused: None,
             samples: 0,
             hold_samples: 0,
             obstacle_before_hold: None,
             resumes: 0,
+            approach: None,
+            probed: Vec::new(),
             generation: 0,
         }
     }
@@ -365,12 +419,92 @@ impl Executor {
     /// unchanged) from a lost stream (the same old position, still within its timeout).
     pub fn step_counted(&mut self, measured_mm: Option<Point3<f64>>, received: u64) -> Step {
         self.samples = self.samples.max(received);
+        let previous = self.recent.back().copied();
         let action = self.advance(measured_mm);
+        self.evidence(previous, measured_mm);
         Step {
             action,
             feedback: self.feedback(),
-            obstructed: self.just_obstructed.take(),
+            stopped: self.just_stopped.take(),
+            passed: self.just_passed.take(),
         }
+    }
+
+    /// After a step with a fresh position: the approach speed, and the way the arm went
+    /// without being stopped (clears what it passed through in the scene).
+    fn evidence(&mut self, previous: Option<Point3<f64>>, measured: Option<Point3<f64>>) {
+        let Some(m) = measured.filter(finite) else {
+            return;
+        };
+        self.recent.push_back(m);
+        while self.recent.len() > SPEED_HISTORY {
+            self.recent.pop_front();
+        }
+        let (Some(a), true) = (previous, self.free_step()) else {
+            return;
+        };
+        if a == m {
+            return;
+        }
+        self.just_passed = Some((a, m));
+        let Some(p) = self.planning.as_mut() else {
+            return;
+        };
+        let (rho, min) = (p.contact.tool_radius_mm(), p.contact.min_size_mm());
+        let mut k = 0;
+        while k < p.scene.obstructions.len() {
+            if p.scene.obstructions[k].free_pass(a, m, rho, min) == PassEffect::Cleared {
+                p.scene.obstructions.remove(k);
+                self.unnamed = self.unnamed.and_then(|u| match u.cmp(&k) {
+                    std::cmp::Ordering::Less => Some(u),
+                    std::cmp::Ordering::Equal => None,
+                    std::cmp::Ordering::Greater => Some(u - 1),
+                });
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    /// This step's check passed (the arm is following its path, not held or stopped).
+    fn free_step(&self) -> bool {
+        self.just_stopped.is_none()
+            && self.stale_periods == 0
+            && matches!(
+                self.stage,
+                Stage::Running { .. }
+                    | Stage::Settling { .. }
+                    | Stage::Finished(
+                        End::Reached | End::ReachedByDetour { .. } | End::ReversedToStart { .. }
+                    )
+            )
+    }
+
+    /// The node remembered the region learned at the last stop under `id` (a new id, or
+    /// the region it merged into): the executor's scene names it so (messages name
+    /// regions by the node's ids).
+    pub fn name_learned(&mut self, id: u64) {
+        if let (Some(k), Some(p)) = (self.unnamed.take(), self.planning.as_mut()) {
+            if let Some(o) = p.scene.obstructions.get_mut(k) {
+                o.id = id;
+            }
+        }
+    }
+
+    /// Why the last stop taught nothing (a stop while the set-points were not moving, a
+    /// NaN, the arm outside the workspace).
+    pub fn contact_refused(&self) -> Option<&TrajectoryError> {
+        self.contact_refused.as_ref()
+    }
+
+    /// The arm's speed before it stopped: the fastest it moved over [`SPEED_SPAN`]
+    /// periods among the last [`SPEED_HISTORY`] fresh positions [mm/s].
+    pub fn approach_speed_mm_s(&self) -> f64 {
+        let span = SPEED_SPAN.min(self.recent.len().saturating_sub(1)).max(1);
+        let seconds = span as f64 * self.period_ms as f64 / 1000.0;
+        (span..self.recent.len())
+            .map(|k| (self.recent[k] - self.recent[k - span]).norm() / seconds)
+            .fold(0.0, f64::max)
     }
 
     /// Ends the move at once with [`End::Cancelled`] (the node holds the measured
@@ -395,7 +529,8 @@ impl Executor {
         Step {
             action: Action::Done(end),
             feedback: self.feedback(),
-            obstructed: None,
+            stopped: None,
+            passed: None,
         }
     }
 
@@ -470,6 +605,8 @@ impl Executor {
                                 obstacle,
                                 replans: self.replans,
                                 via_points: self.via_points,
+                                approach: self.approach.clone(),
+                                probed: self.probed.clone(),
                             },
                             _ => End::Reached,
                         };
@@ -591,16 +728,39 @@ impl Executor {
             };
             return self.advance_running(m);
         }
-        self.just_obstructed = Some(obstacle);
+        // What the stop teaches: a small region ahead of the arm (obstructions module).
+        let moving = self.path.windows(2).any(|w| w[0] != w[1]);
+        let contact = Contact {
+            measured_mm: m,
+            expected_mm: obstacle.expected_mm,
+            moving,
+            speed_mm_s: self.approach_speed_mm_s(),
+            period_ms: self.period_ms,
+        };
         let Some(p) = self.planning.as_mut() else {
             return self.start_reverse(obstacle, m);
         };
-        let id = p.scene.obstructions.len() as u64 + 1;
-        p.scene.obstructions.push(KnownObstruction::permanent(
-            id,
-            obstacle.expected_mm,
-            p.obstruction_radius_mm,
-        ));
+        let learned = contact.region(&p.contact, &p.scene.workspace);
+        self.just_stopped = Some(Stop {
+            obstruction: obstacle,
+            learned: learned.clone(),
+        });
+        match learned {
+            Ok(region) => {
+                let id = p.scene.obstructions.iter().map(|o| o.id).max().unwrap_or(0) + 1;
+                p.scene
+                    .obstructions
+                    .push(KnownObstruction::learned(id, &region, 0, u64::MAX));
+                self.unnamed = Some(p.scene.obstructions.len() - 1);
+                self.contact_refused = None;
+            }
+            Err(e) => {
+                // Nothing learned: planning again would run into the same stop.
+                self.contact_refused = Some(e.clone());
+                self.no_detour = Some(e);
+                return self.start_reverse(obstacle, m);
+            }
+        }
         let p = &*p;
         if self.replans >= p.max_replans {
             self.no_detour = Some(TrajectoryError::DetourReplansUsed {
@@ -608,10 +768,23 @@ impl Executor {
             });
             return self.start_reverse(obstacle, m);
         }
-        match detour::plan_motion(&p.scene, &p.config, m, self.goal, self.sample_factor) {
+        let planned = detour::plan_motion_with(
+            &p.scene,
+            &p.config,
+            m,
+            self.goal,
+            self.sample_factor,
+            PlanOptions { probe: false },
+        );
+        match planned {
             Ok(motion) => {
                 self.replans += 1;
                 self.via_points = motion.path.via_points().len();
+                self.approach = motion.path.approach.map(|a| Approached {
+                    side: a.side,
+                    into: a.into,
+                });
+                self.probed = Vec::new();
                 self.new_path(motion.samples, Leg::Detour);
                 self.send(0)
             }
