@@ -24,7 +24,8 @@
 //!
 //! # Detours ([`Executor::with_detours`])
 //! With a [`DetourPlanning`] (the scene: workspace, fixed boxes, remembered obstructions):
-//! - The move is planned with [`detour::plan_motion`] from the start: nothing in the way
+//! - The move is planned with [`detour::plan_motion_with`] from the start (a probe
+//!   through learned regions allowed when [`DetourPlanning::probe`]): nothing in the way
 //!   gives exactly today's straight min-jerk path (phase `FORWARD`); otherwise the move
 //!   is a detour from its first set-point (phase `DETOUR`, [`End::ReachedByDetour`]).
 //! - The hold after a detection is unchanged. At its end, an arm that moved during the
@@ -37,14 +38,23 @@
 //!   `position_timeout_ms`) looks the same as a blocked arm until then, and must not
 //!   leave a phantom obstacle behind. Unconfirmed: nothing is remembered and the move goes
 //!   back as without detours ([`TrajectoryError::PositionNotUpdated`] in the result).
-//! - A confirmed stop is reported once in [`Step::obstructed`] (the node records it) and
-//!   added to the executor's own scene as a sphere of
-//!   [`DetourPlanning::obstruction_radius_mm`] around the obstructed set-point. Then,
-//!   while fewer than
+//! - A confirmed stop is a [`Contact`]: where the arm stands, the set-point it could not
+//!   follow, its approach speed (the fastest it moved over a few periods among the last
+//!   [`SPEED_HISTORY`] positions) and the period. It teaches a small region just beyond
+//!   the arm ([`Contact::region`], [`DetourPlanning::contact`]), reported once in
+//!   [`Step::stopped`] (the node remembers it and names it back,
+//!   [`Executor::name_learned`]) and added to the executor's own scene. A stop that
+//!   teaches nothing (the set-points did not move, a NaN, the arm outside the workspace)
+//!   sends the arm back (planning again would meet the same stop). Then, while fewer than
 //!   [`DetourPlanning::max_replans`] detours were planned after a stop, a detour from the
-//!   measured position to the target is planned and run (phase `DETOUR`); when none is
-//!   found (no path, budget, motion blocked) or the replans are used up, the move goes
-//!   back to its start as without detours, and [`End::ReversedToStart`] carries why.
+//!   measured position to the target is planned (never a probe) and run (phase
+//!   `DETOUR`); when none is found (no path, no approach, budget, motion blocked) or the
+//!   replans are used up, the move goes back to its start as without detours, and
+//!   [`End::ReversedToStart`] carries why.
+//! - Every step the arm followed its path (a fresh position, the check passed, not
+//!   holding) is evidence: the way from the previous position is reported in
+//!   [`Step::passed`] and clears the executor's own scene
+//!   ([`KnownObstruction::free_pass`]); the node clears its memory with it.
 //! - The way back is planned around the scene too (the straight line may cross an
 //!   obstruction learned on the way); if that fails, the straight min-jerk way back.
 //!
@@ -489,6 +499,16 @@ impl Executor {
                 o.id = id;
             }
         }
+    }
+
+    /// The path being run reaches a target inside learned regions from another side.
+    pub fn approach(&self) -> Option<&Approached> {
+        self.approach.as_ref()
+    }
+
+    /// The learned regions the path being run goes through (a probe: no way around them).
+    pub fn probed(&self) -> &[u64] {
+        &self.probed
     }
 
     /// Why the last stop taught nothing (a stop while the set-points were not moving, a

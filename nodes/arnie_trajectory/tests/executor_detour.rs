@@ -443,3 +443,35 @@ fn a_wrong_guess_is_probed_and_cleared_by_the_pass() {
     assert_eq!(on_the_line, 0, "the guess on the way was not cleared");
     assert!(r.steps.iter().any(|s| s.passed.is_some()));
 }
+
+/// A "contact" while the set-points were not moving (a zero-length goal, the arm pushed
+/// off it): no direction, nothing learned; the reason is reported and the arm goes back.
+#[test]
+fn a_stop_while_the_set_points_stand_still_teaches_nothing() {
+    let start = Point3::new(0.0, 30.0, 0.0);
+    let mut exec = Executor::with_detours(start, start, &config(), planning(scene())).unwrap();
+    let mut pos = start;
+    let mut stops = Vec::new();
+    let mut end = None;
+    for k in 0..200 {
+        // Someone pushes the arm 30 mm along +y and holds it there.
+        if k == 1 {
+            pos.y += 30.0;
+        }
+        let step = exec.step(Some(pos));
+        stops.extend(step.stopped);
+        if let Action::Done(e) = step.action {
+            end = Some(e);
+            break;
+        }
+    }
+    assert_eq!(stops.len(), 1, "{stops:?}");
+    assert!(
+        matches!(stops[0].learned, Err(TrajectoryError::ContactNotMoving { .. })),
+        "{stops:?}"
+    );
+    assert!(exec.contact_refused().is_some());
+    assert!(exec.obstructions().is_empty());
+    let end = end.expect("the move ended");
+    assert!(end.to_string().contains("not moving"), "{end}");
+}

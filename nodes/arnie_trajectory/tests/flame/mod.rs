@@ -34,6 +34,8 @@ pub struct SceneRun {
     pub entered_box: bool,
     /// The set-points ever left the workspace.
     pub left_workspace: bool,
+    /// A set-point came within the table's clearance (a fixed obstacle).
+    pub entered_fixed: bool,
     /// Path the arm travelled over the move the box stands across (all its goals) [mm].
     pub across_travelled_mm: f64,
     /// That move's straight length [mm].
@@ -44,6 +46,8 @@ pub struct SceneRun {
     pub periods: u64,
     /// Time of every planning call (a goal's plan, a re-plan after a stop) [µs].
     pub plan_us: Vec<f64>,
+    /// Of those, the plans that had to search (a detour, an approach, a probe) [µs].
+    pub search_us: Vec<f64>,
 }
 
 /// The trajectory server's config as the demo runs it (`params/trajectory_server.yaml`,
@@ -100,7 +104,11 @@ pub fn run_box(obstacle: Option<BoxSpec>, across: Option<arnie_scenes::Move>) ->
             };
             let t = Instant::now();
             let planned = Executor::with_detours(arm.position(), target, &config, planning);
-            run.plan_us.push(t.elapsed().as_secs_f64() * 1e6);
+            let us = t.elapsed().as_secs_f64() * 1e6;
+            run.plan_us.push(us);
+            if planned.as_ref().is_ok_and(|e| e.is_detour()) {
+                run.search_us.push(us);
+            }
             let mut exec = match planned {
                 Ok(e) => e,
                 Err(e) => {
@@ -119,7 +127,11 @@ pub fn run_box(obstacle: Option<BoxSpec>, across: Option<arnie_scenes::Move>) ->
                 let t = Instant::now();
                 let step = exec.step(Some(before));
                 if exec.generation() != generation {
-                    run.plan_us.push(t.elapsed().as_secs_f64() * 1e6);
+                    let us = t.elapsed().as_secs_f64() * 1e6;
+                    run.plan_us.push(us);
+                    if exec.is_detour() {
+                        run.search_us.push(us);
+                    }
                 }
                 now_ms += PERIOD_MS;
                 run.periods += 1;
@@ -141,6 +153,10 @@ pub fn run_box(obstacle: Option<BoxSpec>, across: Option<arnie_scenes::Move>) ->
                     Action::Send(p) => {
                         if !workspace.contains(*p) {
                             run.left_workspace = true;
+                        }
+                        // The table's top is z = −20 mm, its clearance 10 mm.
+                        if p.z < arnie_scenes::TABLE_TOP_MM + DetourConfig::default().box_clearance_mm() - 1e-6 {
+                            run.entered_fixed = true;
                         }
                         Some(*p)
                     }
