@@ -145,7 +145,7 @@ def test_flame_passes_across_two_hosts(lan, tmp_path):
         rec = g.start("arnie_bag", "record", "--all", "-o", str(bag), netns=lan.station)
         from helpers.foxglove import Client, until
         port = 8765  # station's own loopback: nothing else there
-        g.start("arnie_foxglove", params={"port": port, "address": "127.0.0.1"}, netns=lan.station)
+        g.start("foxglove_bridge", params={"port": port, "address": "127.0.0.1"}, netns=lan.station)
         stack = split_stack(g, tmp_path, lan)
         stack.ready()
         rt_topics = ["/arm/position", "/eyes/observations", "/sim/truth"]

@@ -5,8 +5,8 @@ use arnie_base::{
     BaseConfig, Goal, KnownObstacles, Navigator, Outcome, Output, Phase, PlanFailure, PlanReply,
     Pose2,
 };
-use arnie_planner::node::{answer, Query, Search};
-use arnie_planner::{Grid, MapFrame, MarkedMap, Planner};
+use arnie_grid::node::{answer, Query, Search};
+use arnie_grid::{Grid, MapFrame, MarkedMap, Planner};
 
 const DT: f64 = 0.02;
 

@@ -4,7 +4,7 @@
 //!
 //! Every topic of the graph (allowlist and denylist by regex) is advertised with its
 //! `ros2msg` schema, the full concatenated definition built by the bag recorder's code
-//! ([`arnie_bag::msgdef`]: one implementation for bags and the live bridge), message
+//! ([`ros_model::msgdef`]: one implementation for bags and the live bridge), message
 //! encoding `cdr`. Raw CDR flows only while some client subscribes; latched topics are
 //! replayed to a client that subscribes late; parameters are read and set through the
 //! nodes' own parameter services; clients publish only on an allowlist of topics.

@@ -15,12 +15,12 @@ const BENCHES: &[(&str, &str, &[&str])] = &[
     ("detour-scenes", "the flame task on generated box scenes: 100 in the library with simulated contacts (success, contacts, detour length, planning p50/p99), then 20 on the real graph (success, task time vs no box)", &["bench", "-p", "arnie_trajectory", "--no-default-features", "--bench", "detour_scenes"]),
     ("spine-wire", "spine: decode + route one datagram (library, no sockets)", &["bench", "-p", "arnie_spine", "--no-default-features", "--bench", "wire"]),
     ("spine", "spine on a real graph: UDP -> topic latency vs r2r baseline, max rate, UDP -> UDP route", &["build", "--release", "-p", "arnie_spine", "--bins"]),
-    ("planner", "planner: JPS and A* vs the pathfinding crate and PathFinding.js", &["bench", "-p", "arnie_planner", "--no-default-features", "--bench", "compare"]),
-    ("comms", "comms: frames encoded / decoded per second", &["bench", "-p", "arnie_comms", "--no-default-features", "--bench", "codec"]),
+    ("planner", "planner: JPS and A* vs the pathfinding crate and PathFinding.js", &["bench", "-p", "arnie_grid", "--bench", "compare"]),
+    ("comms", "comms: frames encoded / decoded per second", &["bench", "-p", "arnie_packets", "--bench", "codec"]),
     ("brain", "brain: instructions loading and ticks", &["bench", "-p", "arnie_brain", "--no-default-features", "--bench", "tick"]),
-    ("foxglove", "arnie_foxglove on a real graph: added latency publish -> WebSocket client at 1 kHz, messages/s to 1 and 4 clients", &["build", "--release", "-p", "arnie_foxglove", "--bins"]),
-    ("base", "arnie_base: control step (odometry packet in -> DriveSpeed out) and the planner's re-plan after a mark on the table map: library calls, then live through planner + comms_bridge + arnie_base with the bench as the motor board", &["bench", "-p", "arnie_base", "--no-default-features", "--bench", "base"]),
-    ("state", "arnie_state on a real graph: /arm/position -> /joint_states + /tf at the demo's 50 Hz, 1 kHz and 2 kHz (kept up, CPU, latency)", &["build", "--release", "-p", "arnie_state", "--bins"]),
+    ("foxglove", "foxglove_bridge on a real graph: added latency publish -> WebSocket client at 1 kHz, messages/s to 1 and 4 clients", &["build", "--release", "-p", "arnie_foxglove", "--bins"]),
+    ("base", "base: control step (odometry packet in -> DriveSpeed out) and the planner's re-plan after a mark on the table map: library calls, then live through planner + comms_bridge + base with the bench as the motor board", &["bench", "-p", "arnie_base", "--no-default-features", "--bench", "base"]),
+    ("state", "state_publisher on a real graph: /arm/position -> /joint_states + /tf at the demo's 50 Hz, 1 kHz and 2 kHz (kept up, CPU, latency)", &["build", "--release", "-p", "arnie_state", "--bins"]),
     ("two-hosts", "the spine's /arm/position to the trajectory server's host across a virtual LAN (two network namespaces, root only) beside the same path on one host", &["build", "--release", "-p", "arnie_sim", "-p", "arnie_spine", "--bins"]),
     ("bag", "arnie_bag on a real graph: recording 1 kHz + the demo's topics without loss (60 s), recorder CPU, playback timing error at -r 1 / -r 4", &["build", "--release", "-p", "arnie_bag", "--bins"]),
 ];
@@ -64,7 +64,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             );
         }
         if result.is_ok() && *name == "foxglove" {
-            // foxglove_bench starts the release arnie_foxglove itself (own domain, free port).
+            // foxglove_bench starts the release foxglove_bridge itself (own domain, free port).
             let bench = layout.target.join("release/foxglove_bench");
             result = run::status(
                 run::command(layout, ros, &bench.to_string_lossy()),
@@ -72,7 +72,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             );
         }
         if result.is_ok() && *name == "state" {
-            // state_bench starts the release arnie_state itself (own domain).
+            // state_bench starts the release state_publisher itself (own domain).
             let bench = layout.target.join("release/state_bench");
             result = run::status(
                 run::command(layout, ros, &bench.to_string_lossy()),
@@ -119,11 +119,11 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     }
 }
 
-/// PathFinding.js (npm `pathfinding`, pinned in nodes/arnie_planner/bench/package.json) for
+/// PathFinding.js (npm `pathfinding`, pinned in nodes/lib/arnie_grid/bench/package.json) for
 /// the planner comparison; without node/npm that column says "skipped".
 fn prepare_pathfinding_js(layout: &Layout) {
     crate::setup::npm_deps(
-        &layout.root.join("nodes/arnie_planner/bench"),
+        &layout.root.join("nodes/lib/arnie_grid/bench"),
         "pathfinding",
         "bench: PathFinding.js for the planner comparison; without it that column is skipped",
     );

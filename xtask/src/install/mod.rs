@@ -42,12 +42,22 @@ pub struct Package {
     pub executables: Vec<String>,
 }
 
-/// Every ROS package under `nodes/`, sorted by name, with the binaries cargo builds for it.
+/// The folders that hold packages: the nodes, the libraries (one of which, arnie_english,
+/// ships its command line as a package) and the tools that are not nodes.
+pub const PACKAGE_FOLDERS: [&str; 3] = ["nodes", "nodes/lib", "nodes/tools"];
+
+/// Every ROS package under [`PACKAGE_FOLDERS`], sorted by name, with the binaries cargo
+/// builds for it.
 pub fn packages(layout: &Layout) -> Result<Vec<Package>, Failure> {
     let bins = cargo_binaries(layout)?;
     let mut out = Vec::new();
-    for entry in fs::read_dir(layout.root.join("nodes"))? {
-        let dir = entry?.path();
+    let mut dirs = Vec::new();
+    for folder in PACKAGE_FOLDERS {
+        for entry in fs::read_dir(layout.root.join(folder))? {
+            dirs.push(entry?.path());
+        }
+    }
+    for dir in dirs {
         let xml = dir.join("package.xml");
         if !xml.exists() {
             continue; // a plain crate (node_glue), not a ROS package
@@ -278,26 +288,31 @@ fn install_package(
     Ok(())
 }
 
-/// Data folders of a node package that go to `share/<pkg>/` too (the comms packet
-/// definitions).
-pub const SHARE_FOLDERS: &[&str] = &["packets"];
+/// Data folders a package installs into `share/<pkg>/` from elsewhere in the tree:
+/// `(package, folder in share, source folder from the repository root)`. The comms
+/// bridge's packet definitions are its library's (`arnie_packets`), the one copy both
+/// ends of the link build their types from.
+pub const SHARE_DATA: &[(&str, &str, &str)] =
+    &[("arnie_comms", "packets", "nodes/lib/arnie_packets/packets")];
 
-/// `share/<pkg>/package.xml`, README.md and the [`SHARE_FOLDERS`] the package has.
+/// `share/<pkg>/package.xml`, README.md and the package's [`SHARE_DATA`].
 fn share_package(p: &Package, prefix: &Path, mode: Mode) -> Result<PathBuf, Failure> {
     let share = prefix.join("share").join(&p.name);
     fs::create_dir_all(&share)?;
-    for file in ["package.xml", "README.md"]
-        .iter()
-        .chain(if p.name == BRINGUP {
-            &[][..]
-        } else {
-            SHARE_FOLDERS
-        })
-    {
+    for file in ["package.xml", "README.md"] {
         let from = p.dir.join(file);
         if from.exists() {
             place(&from, &share.join(file), mode)?;
         }
+    }
+    // The repository root: packages sit one or two folders below `nodes/`.
+    let root = p
+        .dir
+        .ancestors()
+        .find(|d| d.join("Cargo.lock").is_file())
+        .unwrap_or(&p.dir);
+    for (_, folder, source) in SHARE_DATA.iter().filter(|(pkg, _, _)| *pkg == p.name) {
+        place(&root.join(source), &share.join(folder), mode)?;
     }
     Ok(share)
 }

@@ -57,7 +57,7 @@ use crate::{Navigator, PlanReply, Teleop};
 use params::BaseParams;
 
 /// The node's default name.
-pub const NODE: &str = "arnie_base";
+pub const NODE: &str = "base";
 pub use frames::{BASE_POSE, BASE_RANGE, ODOM};
 /// The action, and the planner's map update service (names shared with the strategy
 /// and the planner: one place).

@@ -1,6 +1,6 @@
 //! `cargo xtask bench foxglove`: the bridge's overhead on a real graph.
 //!
-//! Starts the release `arnie_foxglove` beside this binary (its own ROS domain, localhost
+//! Starts the release `foxglove_bridge` beside this binary (its own ROS domain, localhost
 //! only, a free port), publishes `geometry_msgs/PointStamped` stamped with the wall
 //! clock from an r2r node, and reads it back with WebSocket clients (foxglove.sdk.v1,
 //! tokio-tungstenite) and, as the baseline, with an r2r subscription in this process.
@@ -163,7 +163,7 @@ fn main() {
         .unwrap_or(18765);
     let exe = std::env::current_exe()
         .expect("current exe")
-        .with_file_name("arnie_foxglove");
+        .with_file_name("foxglove_bridge");
     let mut child = Command::new(&exe)
         .args([
             "--ros-args",
@@ -300,7 +300,7 @@ fn main() {
     println!("|---|---:|---:|---:|");
     let mut rows = Vec::new();
     for (what, u) in [
-        ("arnie_foxglove (front → SDK)", &url),
+        ("foxglove_bridge (front → SDK)", &url),
         ("the SDK's own port (no front)", &sdk_url),
     ] {
         let (n, seen, _) = run(u, 1, 1000.0, 5.0);

@@ -14,7 +14,6 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::{Duration, Instant};
 
-use arnie_bag::qos::{Durability, Qos, Reliability};
 use foxglove::websocket::{
     AnyClient, Capability, ChannelView, Client, ClientChannel, ClientChannelId, ClientId,
     GetParametersResponder, Parameter, ServerListener, SetParametersResponder, Status,
@@ -26,6 +25,7 @@ use node_glue::App;
 use r2r::qos::{DurabilityPolicy, ReliabilityPolicy};
 use r2r::rcl_interfaces::srv::{GetParameters, ListParameters, SetParameters};
 use r2r::QosProfile;
+use ros_model::qos::{Durability, Qos, Reliability};
 
 use crate::assets::Assets;
 use crate::config::{ros_type_name, Config};
@@ -48,7 +48,7 @@ use param_services::{get_params, set_params, ParamClients, ParamHandler};
 use params::FoxgloveParams;
 
 /// The node's name.
-pub const NODE: &str = "arnie_foxglove";
+pub const NODE: &str = "foxglove_bridge";
 
 /// Client messages kept for a publisher that is still being created.
 const PENDING_LIMIT: usize = 64;

@@ -1,0 +1,111 @@
+use super::*;
+
+const MIN: &str =
+    r#"{"table":{"width_m":3,"height_m":2},"robot":{"start":{"x_m":0.3,"y_m":1},"radius_m":0.15}}"#;
+
+fn with(patch: &str) -> Result<Scenario, ScenarioError> {
+    let mut v: serde_json::Value = serde_json::from_str(MIN).expect("json");
+    let p: serde_json::Value = serde_json::from_str(patch).expect("patch json");
+    for (k, x) in p.as_object().expect("object") {
+        v[k] = x.clone();
+    }
+    Scenario::from_json(&v.to_string())
+}
+
+#[test]
+fn the_shipped_scenario_loads() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../params/eurobot/table.json");
+    let s = Scenario::load(&path).expect("params/eurobot/table.json loads");
+    assert_eq!((s.table.width_m, s.table.height_m), (3.0, 2.0));
+    assert!(s.opponent.is_some() && s.tasks.len() >= 3 && !s.sensors.is_empty());
+    assert!(s.r#match.expected_points > 0);
+}
+
+#[test]
+fn minimal_defaults() {
+    let s = with("{}").expect("minimal");
+    assert_eq!(s.frame_id, "map");
+    assert_eq!(s.odometry.rate_hz, 50.0);
+    assert_eq!(s.robot.watchdog_ms, 300);
+}
+
+#[test]
+fn bad_scenarios_name_the_field() {
+    let cases = [
+        (r#"{"table":{"width_m":0,"height_m":2}}"#, "table.width_m"),
+        (
+            r#"{"table":{"width_m":3,"height_m":2,"depth":1}}"#,
+            "unknown field",
+        ),
+        (
+            r#"{"obstacles":[{"rect":{"x_min_m":1,"y_min_m":0,"x_max_m":3.5,"y_max_m":1}}]}"#,
+            "obstacles[0].rect.x_max_m",
+        ),
+        (r#"{"obstacles":[{"name":"a"}]}"#, "exactly one"),
+        (
+            r#"{"obstacles":[{"disc":{"x_m":0.3,"y_m":1,"radius_m":0.1}}]}"#,
+            "robot.start",
+        ),
+        (
+            r#"{"robot":{"start":{"x_m":0.1,"y_m":1},"radius_m":0.15}}"#,
+            "robot.start",
+        ),
+        (
+            r#"{"robot":{"start":{"x_m":0.5,"y_m":1},"radius_m":-1}}"#,
+            "robot.radius_m",
+        ),
+        (
+            r#"{"opponent":{"radius_m":0.1,"speed_m_s":0.3,"waypoints":[]}}"#,
+            "opponent.waypoints",
+        ),
+        (
+            r#"{"opponent":{"radius_m":0.1,"speed_m_s":0.3,"waypoints":[{"x_m":4,"y_m":1}]}}"#,
+            "opponent.waypoints[0]",
+        ),
+        (
+            r#"{"tasks":[{"name":"a","points":1,"x_m":1,"y_m":1,"steps":[{"actuator":"claw","action":"take"}]}]}"#,
+            "no actuator",
+        ),
+        (
+            r#"{"tasks":[{"name":"a","points":1,"x_m":1,"y_m":1,"steps":[{"actuator":"claw","action":"eat"}]}]}"#,
+            "unknown variant",
+        ),
+        (
+            r#"{"tasks":[{"name":"a","points":1,"x_m":1,"y_m":1},{"name":"a","points":1,"x_m":1,"y_m":1}]}"#,
+            "used twice",
+        ),
+        (r#"{"match":{"duration_s":-1}}"#, "match.duration_s"),
+    ];
+    for (patch, want) in cases {
+        let e = with(patch).expect_err(patch).to_string();
+        assert!(e.contains(want), "{patch}: {e}");
+    }
+    let many: Vec<String> = (0..300)
+        .map(|_| r#"{"disc":{"x_m":2,"y_m":1,"radius_m":0.1}}"#.to_string())
+        .collect();
+    let e = with(&format!(r#"{{"obstacles":[{}]}}"#, many.join(","))).expect_err("too many");
+    assert!(e.reason.to_string().contains("at most 256"), "{e}");
+    let e = Scenario::from_json(&MIN.replace("0.15}", "1e400}")).expect_err("inf");
+    assert!(e.reason.to_string().contains("not a scenario"), "{e}");
+    let e = Scenario::load(Path::new("/nonexistent/table.json")).expect_err("missing");
+    assert!(e.to_string().contains("/nonexistent/table.json"), "{e}");
+}
+
+#[test]
+fn pose_problems() {
+    let s = with(r#"{"obstacles":[{"name":"rock","disc":{"x_m":1.5,"y_m":1,"radius_m":0.1}}]}"#)
+        .expect("ok");
+    assert!(s.pose_problem(1.0, 1.0, 0.15).is_none());
+    assert!(s
+        .pose_problem(f64::NAN, 1.0, 0.15)
+        .expect("nan")
+        .contains("finite"));
+    assert!(s
+        .pose_problem(3.5, 1.0, 0.15)
+        .expect("off")
+        .contains("outside"));
+    assert!(s
+        .pose_problem(1.6, 1.0, 0.15)
+        .expect("rock")
+        .contains("rock"));
+}
