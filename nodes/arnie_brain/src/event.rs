@@ -293,7 +293,10 @@ impl fmt::Display for Event {
                 target_mm,
                 ticks,
             } => {
-                write!(f, "{action}: step {step} waits for its move around an obstacle, arm ")?;
+                write!(
+                    f,
+                    "{action}: step {step} waits for its move around an obstacle, arm "
+                )?;
                 fmt_point(f, arm_mm)?;
                 f.write_str(" target ")?;
                 fmt_point(f, target_mm)?;

@@ -1,9 +1,7 @@
 //! Golden traces of the flame-passing task (the reference instructions.json, read by path),
 //! tick by tick, with a scripted arm and scripted observations.
 
-use arnie_brain::{
-    Brain, Event, Observation, ResetCause, Status, TickOutput, MAX_MOVE_WAIT_TICKS,
-};
+use arnie_brain::{Brain, Event, Observation, ResetCause, Status, TickOutput, MAX_MOVE_WAIT_TICKS};
 use nalgebra::Point3;
 
 const INSTRUCTIONS: &str = concat!(
@@ -305,10 +303,20 @@ fn verification_waits_for_a_move_working_around_an_obstacle() {
     }
     // The detour arrived: verified, step 1 sent.
     let out = run.brain.tick_with(Some(target), &[], false);
-    assert!(out.events.iter().any(|e| matches!(e, Event::StepSent { step: 1, retry: false, .. })));
+    assert!(out.events.iter().any(|e| matches!(
+        e,
+        Event::StepSent {
+            step: 1,
+            retry: false,
+            ..
+        }
+    )));
     // A move that is over and short: a failure, as before.
     let out = run.brain.tick_with(Some(p(0.0, 0.0, 0.0)), &[], false);
-    assert!(out.events.iter().any(|e| matches!(e, Event::VerificationFailed { retries: 1, .. })));
+    assert!(out
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::VerificationFailed { retries: 1, .. })));
 }
 
 /// A move that works around forever does not hold the task for ever.
@@ -321,11 +329,16 @@ fn waiting_for_a_move_is_bounded() {
     let short = Some(p(0.0, 10.0, 40.0));
     for _ in 0..MAX_MOVE_WAIT_TICKS {
         let out = run.brain.tick_with(short, &[], true);
-        assert!(out.events.iter().any(|e| matches!(e, Event::WaitingForMove { .. })));
+        assert!(out
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::WaitingForMove { .. })));
     }
     let out = run.brain.tick_with(short, &[], true);
     assert!(
-        out.events.iter().any(|e| matches!(e, Event::VerificationFailed { retries: 1, .. })),
+        out.events
+            .iter()
+            .any(|e| matches!(e, Event::VerificationFailed { retries: 1, .. })),
         "{:?}",
         texts(&out)
     );

@@ -32,7 +32,10 @@ fn main() {
         let scene = arnie_scenes::generate(seed);
         let r = flame::run_scene(&scene);
         assert!(!r.entered_box, "seed {seed}: the arm entered the box");
-        assert!(!r.left_workspace, "seed {seed}: a set-point left the workspace");
+        assert!(
+            !r.left_workspace,
+            "seed {seed}: a set-point left the workspace"
+        );
         if r.reached {
             ok += 1;
             periods.push(r.periods as f64);
@@ -48,7 +51,13 @@ fn main() {
         searches.extend(r.search_us);
     }
     let wall = started.elapsed().as_secs_f64();
-    for v in [&mut contacts, &mut ratios, &mut plans, &mut searches, &mut periods] {
+    for v in [
+        &mut contacts,
+        &mut ratios,
+        &mut plans,
+        &mut searches,
+        &mut periods,
+    ] {
         v.sort_by(f64::total_cmp);
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;

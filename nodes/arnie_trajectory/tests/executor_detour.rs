@@ -467,7 +467,10 @@ fn a_stop_while_the_set_points_stand_still_teaches_nothing() {
     }
     assert_eq!(stops.len(), 1, "{stops:?}");
     assert!(
-        matches!(stops[0].learned, Err(TrajectoryError::ContactNotMoving { .. })),
+        matches!(
+            stops[0].learned,
+            Err(TrajectoryError::ContactNotMoving { .. })
+        ),
         "{stops:?}"
     );
     assert!(exec.contact_refused().is_some());

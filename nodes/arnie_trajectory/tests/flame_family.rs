@@ -19,7 +19,10 @@ fn the_issue_s_box_is_passed() {
     let r = flame::run_box(Some(b), Some(([0.0, 30.0, 0.0], [-95.0, 30.0, 0.0])));
     assert!(r.reached, "{r:?}");
     assert!(r.contacts >= 1, "never stopped by the box: {r:?}");
-    assert!(!r.entered_box && !r.left_workspace && !r.entered_fixed, "{r:?}");
+    assert!(
+        !r.entered_box && !r.left_workspace && !r.entered_fixed,
+        "{r:?}"
+    );
     println!(
         "the issue's box: {} contacts, {} goals, {} periods, across {:.0} / {:.0} mm",
         r.contacts, r.goals, r.periods, r.across_travelled_mm, r.across_straight_mm

@@ -84,7 +84,21 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             result = run::cargo(
                 layout,
                 ros,
-                &["build", "--release", "-p", "arnie_sim", "-p", "arnie_spine", "-p", "arnie_trajectory", "-p", "arnie_brain", "-p", "arnie_scenes", "--bins"],
+                &[
+                    "build",
+                    "--release",
+                    "-p",
+                    "arnie_sim",
+                    "-p",
+                    "arnie_spine",
+                    "-p",
+                    "arnie_trajectory",
+                    "-p",
+                    "arnie_brain",
+                    "-p",
+                    "arnie_scenes",
+                    "--bins",
+                ],
             );
             if result.is_ok() {
                 let script = layout.root.join("xtask/scripts/detour_bench.py");

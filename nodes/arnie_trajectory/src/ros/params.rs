@@ -7,8 +7,8 @@ use crate::config::{MAX_PERIOD_MS, MAX_SAMPLE_FACTOR};
 use crate::detour::{MAX_EXPANSIONS, MAX_RESOLUTION_MM, MIN_RESOLUTION_MM};
 use crate::obstructions::{MAX_OBSTRUCTIONS, MAX_SIZE_MM};
 use crate::{
-    ContactModel, DetourConfig, FixedBox, ObstructionConfig, RawDetourConfig,
-    RawTrajectoryConfig, TrajectoryConfig, TrajectoryError,
+    ContactModel, DetourConfig, FixedBox, ObstructionConfig, RawDetourConfig, RawTrajectoryConfig,
+    TrajectoryConfig, TrajectoryError,
 };
 
 node_glue::declare_parameters! {

@@ -155,7 +155,11 @@ pub fn run_box(obstacle: Option<BoxSpec>, across: Option<arnie_scenes::Move>) ->
                             run.left_workspace = true;
                         }
                         // The table's top is z = −20 mm, its clearance 10 mm.
-                        if p.z < arnie_scenes::TABLE_TOP_MM + DetourConfig::default().box_clearance_mm() - 1e-6 {
+                        if p.z
+                            < arnie_scenes::TABLE_TOP_MM
+                                + DetourConfig::default().box_clearance_mm()
+                                - 1e-6
+                        {
                             run.entered_fixed = true;
                         }
                         Some(*p)
