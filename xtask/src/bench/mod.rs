@@ -18,10 +18,11 @@ const BENCHES: &[(&str, &str, &[&str])] = &[
     ("planner", "planner: JPS and A* vs the pathfinding crate and PathFinding.js", &["bench", "-p", "arnie_grid", "--bench", "compare"]),
     ("comms", "comms: frames encoded / decoded per second", &["bench", "-p", "arnie_packets", "--bench", "codec"]),
     ("brain", "brain: instructions loading and ticks", &["bench", "-p", "arnie_brain", "--no-default-features", "--bench", "tick"]),
-    ("foxglove", "foxglove_bridge on a real graph: added latency publish -> WebSocket client at 1 kHz, messages/s to 1 and 4 clients", &["build", "--release", "-p", "arnie_foxglove", "--bins"]),
+    ("foxglove", "foxglove_bridge on a real graph: added latency publish -> WebSocket client at 1 kHz (ws and wss + token), messages/s to 1 and 4 clients", &["build", "--release", "-p", "arnie_foxglove", "-p", "arnie_secure", "--bins"]),
     ("base", "base: control step (odometry packet in -> DriveSpeed out) and the planner's re-plan after a mark on the table map: library calls, then live through planner + comms_bridge + base with the bench as the motor board", &["bench", "-p", "arnie_base", "--no-default-features", "--bench", "base"]),
+    ("nav2", "Nav2's actions on the simulated board as BasicNavigator uses them (goal -> first feedback, -> result), and compute_path_to_pose against the PlanPath service (p50/p99)", &["build", "--release", "-p", "arnie_base", "-p", "arnie_planner", "-p", "arnie_comms", "-p", "arnie_table", "--bins"]),
     ("state", "state_publisher on a real graph: /arm/position -> /joint_states + /tf at the demo's 50 Hz, 1 kHz and 2 kHz (kept up, CPU, latency)", &["build", "--release", "-p", "arnie_state", "--bins"]),
-    ("two-hosts", "the spine's /arm/position to the trajectory server's host across a virtual LAN (two network namespaces, root only) beside the same path on one host", &["build", "--release", "-p", "arnie_sim", "-p", "arnie_spine", "--bins"]),
+    ("two-hosts", "the spine's /arm/position to the trajectory server's host across a virtual LAN (two network namespaces, root only) beside the same path on one host, and throughput; plain UDP DDS and TLS (docs/SECURITY.md) in the same run", &["build", "--release", "-p", "arnie_sim", "-p", "arnie_spine", "-p", "arnie_secure", "--bins"]),
     ("bag", "arnie_bag on a real graph: recording 1 kHz + the demo's topics without loss (60 s), recorder CPU, playback timing error at -r 1 / -r 4", &["build", "--release", "-p", "arnie_bag", "--bins"]),
 ];
 
@@ -112,6 +113,19 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             // The script makes the namespaces and starts the release sim and spine there.
             let script = layout.root.join("xtask/scripts/two_hosts_bench.py");
             result = run::python(layout, ros, &[&script.to_string_lossy()]);
+        }
+        if result.is_ok() && *name == "nav2" {
+            let script = layout.root.join("xtask/scripts/nav2_bench.py");
+            let bins = layout.target.join("release");
+            result = run::python(
+                layout,
+                ros,
+                &[
+                    &script.to_string_lossy(),
+                    "--bin-dir",
+                    &bins.to_string_lossy(),
+                ],
+            );
         }
         if result.is_ok() && *name == "base" {
             // The library figures above; now the same loop through the real stack.
