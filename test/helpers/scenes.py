@@ -26,9 +26,15 @@ def scene_box(seed):
     return json.loads(out.stdout)
 
 
+# The simulator stops the arm on a face; metres -> mm puts it there within rounding
+# (-32.35900000000001 for a face at -32.359 mm). One nanometre is still the face.
+FACE_MM = 1e-6
+
+
 def inside(box, p_mm):
-    """`p_mm` strictly inside the box (its faces do not count, as in the simulator)."""
-    return all(lo < v < hi for v, lo, hi in zip(p_mm, box["min_mm"], box["max_mm"]))
+    """`p_mm` strictly inside the box, by more than FACE_MM (its faces do not count, as
+    in the simulator)."""
+    return all(lo + FACE_MM < v < hi - FACE_MM for v, lo, hi in zip(p_mm, box["min_mm"], box["max_mm"]))
 
 
 def truth_log_arm(path):

@@ -453,16 +453,21 @@ fn a_stop_while_the_set_points_stand_still_teaches_nothing() {
     let mut pos = start;
     let mut stops = Vec::new();
     let mut end = None;
-    for k in 0..200 {
-        // Someone pushes the arm 30 mm along +y and holds it there.
+    for k in 0..400 {
+        // Someone pushes the arm 30 mm along +y and holds it there until the stop is
+        // reported, then lets go: the arm follows the way back.
         if k == 1 {
             pos.y += 30.0;
         }
         let step = exec.step(Some(pos));
         stops.extend(step.stopped);
-        if let Action::Done(e) = step.action {
-            end = Some(e);
-            break;
+        match step.action {
+            Action::Done(e) => {
+                end = Some(e);
+                break;
+            }
+            Action::Send(p) if !stops.is_empty() => pos = p,
+            Action::Send(_) | Action::Wait => {}
         }
     }
     assert_eq!(stops.len(), 1, "{stops:?}");
