@@ -9,9 +9,11 @@
 //! - `src/bin/`: exactly one binary is the node, and it is the one form,
 //!   `fn main() { <crate>::ros::run() }` (comments aside); no other binary starts the
 //!   node itself (`main_with`, `ros::setup`);
-//! - `src/ros/mod.rs`: `NODE`, `run` (`node_glue::main_with(NODE, setup)`, or
+//! - `src/ros/mod.rs`: `NODE`, `run` (`node_glue::main_with(NODE, setup)`,
+//!   `node_glue::lifecycle::main_with(NODE, setup)` for a managed node, or
 //!   `node_glue::main_with_loop(NODE, setup)` for a node that runs its own loop) and
-//!   that `setup`, defined nowhere else in `src/ros/`; it declares the
+//!   that `setup` (`setup(app: &mut App)`, a managed node's with its lifecycle after),
+//!   defined nowhere else in `src/ros/`; it declares the
 //!   `params` and `counters` modules;
 //! - `src/ros/params.rs`: the parameters, in one `node_glue::declare_parameters!`;
 //! - `src/ros/counters.rs`: the counters, in `node_glue::counters!` (or a re-export of
@@ -165,10 +167,12 @@ fn problems(pkg: &str) -> Vec<String> {
         bad.push("src/ros/mod.rs does not define `pub const NODE: &str`".into());
     }
     if !module.contains("node_glue::main_with(NODE, setup)")
+        && !module.contains("node_glue::lifecycle::main_with(NODE, setup)")
         && !module.contains("node_glue::main_with_loop(NODE, setup)")
     {
         bad.push(
-            "src/ros/mod.rs's `run` calls neither `node_glue::main_with(NODE, setup)` nor \
+            "src/ros/mod.rs's `run` calls none of `node_glue::main_with(NODE, setup)`, \
+             `node_glue::lifecycle::main_with(NODE, setup)` and \
              `node_glue::main_with_loop(NODE, setup)`"
                 .into(),
         );
@@ -176,8 +180,17 @@ fn problems(pkg: &str) -> Vec<String> {
     if !module.contains("pub fn run() -> ! {") {
         bad.push("src/ros/mod.rs does not define `pub fn run() -> !`".into());
     }
-    if !module.contains("pub fn setup(app: &mut App)") {
-        bad.push("src/ros/mod.rs does not define `pub fn setup(app: &mut App)`".into());
+    // `setup(app)`, or a managed node's `setup(app, lc)`, however rustfmt wraps it.
+    let flat: String = module.split_whitespace().collect();
+    if !(flat.contains("pubfnsetup(app:&mutApp)")
+        || flat.contains("pubfnsetup(app:&mutApp,lc:&Lifecycle")
+        || flat.contains("pubfnsetup(app:&mutApp,lc:&node_glue::lifecycle::Lifecycle"))
+    {
+        bad.push(
+            "src/ros/mod.rs does not define `pub fn setup(app: &mut App)` (or, managed, \
+             `pub fn setup(app: &mut App, lc: &Lifecycle)`)"
+                .into(),
+        );
     }
     for other in rust_files(&ros) {
         if other.file_name().is_some_and(|n| n == "mod.rs") {

@@ -12,15 +12,18 @@ mod live;
 /// (name, what it measures, cargo arguments).
 const BENCHES: &[(&str, &str, &[&str])] = &[
     ("trajectory", "minimum-jerk planning (target: 300 mm under 20 µs)", &["bench", "-p", "arnie_trajectory", "--no-default-features", "--bench", "minjerk"]),
+    ("detour-scenes", "the flame task on generated box scenes: 100 in the library with simulated contacts (success, contacts, detour length, planning p50/p99), then 20 on the real graph (success, task time vs no box)", &["bench", "-p", "arnie_trajectory", "--no-default-features", "--bench", "detour_scenes"]),
     ("spine-wire", "spine: decode + route one datagram (library, no sockets)", &["bench", "-p", "arnie_spine", "--no-default-features", "--bench", "wire"]),
     ("spine", "spine on a real graph: UDP -> topic latency vs r2r baseline, max rate, UDP -> UDP route", &["build", "--release", "-p", "arnie_spine", "--bins"]),
     ("planner", "planner: JPS and A* vs the pathfinding crate and PathFinding.js", &["bench", "-p", "arnie_grid", "--bench", "compare"]),
     ("comms", "comms: frames encoded / decoded per second", &["bench", "-p", "arnie_packets", "--bench", "codec"]),
     ("brain", "brain: instructions loading and ticks", &["bench", "-p", "arnie_brain", "--no-default-features", "--bench", "tick"]),
-    ("foxglove", "foxglove_bridge on a real graph: added latency publish -> WebSocket client at 1 kHz, messages/s to 1 and 4 clients", &["build", "--release", "-p", "arnie_foxglove", "--bins"]),
+    ("foxglove", "foxglove_bridge on a real graph: added latency publish -> WebSocket client at 1 kHz (ws and wss + token), messages/s to 1 and 4 clients", &["build", "--release", "-p", "arnie_foxglove", "-p", "arnie_secure", "--bins"]),
     ("base", "base: control step (odometry packet in -> DriveSpeed out) and the planner's re-plan after a mark on the table map: library calls, then live through planner + comms_bridge + base with the bench as the motor board", &["bench", "-p", "arnie_base", "--no-default-features", "--bench", "base"]),
+    ("nav2", "Nav2's actions on the simulated board as BasicNavigator uses them (goal -> first feedback, -> result), and compute_path_to_pose against the PlanPath service (p50/p99)", &["build", "--release", "-p", "arnie_base", "-p", "arnie_planner", "-p", "arnie_comms", "-p", "arnie_table", "--bins"]),
     ("state", "state_publisher on a real graph: /arm/position -> /joint_states + /tf at the demo's 50 Hz, 1 kHz and 2 kHz (kept up, CPU, latency)", &["build", "--release", "-p", "arnie_state", "--bins"]),
-    ("two-hosts", "the spine's /arm/position to the trajectory server's host across a virtual LAN (two network namespaces, root only) beside the same path on one host", &["build", "--release", "-p", "arnie_sim", "-p", "arnie_spine", "--bins"]),
+    ("two-hosts", "the spine's /arm/position to the trajectory server's host across a virtual LAN (two network namespaces, root only) beside the same path on one host, and throughput; plain UDP DDS and TLS (docs/SECURITY.md) in the same run", &["build", "--release", "-p", "arnie_sim", "-p", "arnie_spine", "-p", "arnie_secure", "--bins"]),
+    ("lifecycle", "managed nodes: the lifecycle check per message on the spine's message (goal: under 1 µs), and launch to all active for both stacks", &["build", "--release", "-p", "arnie_lifecycle_manager", "--bins"]),
     ("bag", "arnie_bag on a real graph: recording 1 kHz + the demo's topics without loss (60 s), recorder CPU, playback timing error at -r 1 / -r 4", &["build", "--release", "-p", "arnie_bag", "--bins"]),
 ];
 
@@ -53,6 +56,14 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
                 "spine_bench",
             );
         }
+        if result.is_ok() && *name == "lifecycle" {
+            // The launches run the dev tree's nodes (what `cargo xtask launch` runs).
+            let bench = layout.target.join("release/lifecycle_bench");
+            result = run::status(
+                run::command(layout, ros, &bench.to_string_lossy()),
+                "lifecycle_bench",
+            );
+        }
         if result.is_ok() && *name == "bag" {
             // bag_bench starts the release arnie_bag itself (record, then play); options:
             // target/release/bag_bench --duration S --demo-duration S --rate HZ.
@@ -78,10 +89,52 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
                 "state_bench",
             );
         }
+        if result.is_ok() && *name == "detour-scenes" {
+            // The graph part: release nodes, 20 scenes and runs without a box.
+            result = run::cargo(
+                layout,
+                ros,
+                &[
+                    "build",
+                    "--release",
+                    "-p",
+                    "arnie_sim",
+                    "-p",
+                    "arnie_spine",
+                    "-p",
+                    "arnie_trajectory",
+                    "-p",
+                    "arnie_brain",
+                    "-p",
+                    "arnie_scenes",
+                    "--bins",
+                ],
+            );
+            if result.is_ok() {
+                let script = layout.root.join("xtask/scripts/detour_bench.py");
+                let mut c = run::command(layout, ros, &ros.python.to_string_lossy());
+                c.arg(&script)
+                    .env("ARNIE_BIN_DIR", layout.target.join("release"));
+                result = run::status(c, "detour_bench.py");
+            }
+        }
         if result.is_ok() && *name == "two-hosts" {
             // The script makes the namespaces and starts the release sim and spine there.
             let script = layout.root.join("xtask/scripts/two_hosts_bench.py");
             result = run::python(layout, ros, &[&script.to_string_lossy()]);
+        }
+        if result.is_ok() && *name == "nav2" {
+            let script = layout.root.join("xtask/scripts/nav2_bench.py");
+            let bins = layout.target.join("release");
+            result = run::python(
+                layout,
+                ros,
+                &[
+                    &script.to_string_lossy(),
+                    "--bin-dir",
+                    &bins.to_string_lossy(),
+                ],
+            );
         }
         if result.is_ok() && *name == "base" {
             // The library figures above; now the same loop through the real stack.

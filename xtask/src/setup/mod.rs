@@ -9,8 +9,9 @@
 //!    linker script, the `*rosidl_generator_pyExport.cmake` include paths rewritten for
 //!    this Python, and (at link time, `nodes/lib/node_glue/build.rs`) libpython.
 //! 3. The interface packages of `msg/` ([`INTERFACE_PACKAGES`]) built with CMake + rosidl
-//!    into `.ros/install`: `arnie_interfaces`, and `tf2_msgs` / `nav2_msgs` (NavigateToPose) /
-//!    `rosbag2_interfaces` (arnie_bag's player services)
+//!    into `.ros/install`: `arnie_interfaces`, and `tf2_msgs` / `geographic_msgs` /
+//!    `nav2_msgs` (all of Nav2's interfaces) / `rosbag2_interfaces` (arnie_bag's player
+//!    services)
 //!    when the ROS install lacks them.
 use crate::env::{Kind, Layout, Ros};
 use crate::run::{self, Failure};
@@ -186,6 +187,13 @@ fn wheels(layout: &Layout) -> Result<Ros, Failure> {
         && fs::read_to_string(&stamp_file).ok().as_deref() == Some(stamp.as_str()))
     {
         let python = python_for_wheels()?;
+        if venv_python.exists() && !has_pip(&venv_python) {
+            // A venv whose creation was cut short (the process stopped between `venv`
+            // and its `ensurepip`): start it again rather than fail on "No module named
+            // pip" at every run.
+            say("recreating .ros/venv (an earlier set-up left it without pip)");
+            fs::remove_dir_all(&layout.venv)?;
+        }
         if !venv_python.exists() {
             say("creating .ros/venv");
             let mut c = Command::new(&python);
@@ -226,6 +234,17 @@ fn wheels(layout: &Layout) -> Result<Ros, Failure> {
         libpython_dir: Some(libpython_dir.into()),
         libclang_dir: None,
     })
+}
+
+/// Whether `python` can run pip (a complete venv).
+fn has_pip(python: &Path) -> bool {
+    Command::new(python)
+        .args(["-m", "pip", "--version"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
 }
 
 fn python_query(python: &Path, code: &str) -> Result<String, Failure> {
@@ -340,7 +359,13 @@ pub const INTERFACE_PACKAGES: &[InterfacePackage] = &[
         name: "tf2_msgs",
         only_if_missing: true,
     },
-    // navigation2 1.3.13 (Jazzy), NavigateToPose only: the wheels have no Nav2.
+    // geographic_info 1.0.6 (Jazzy): nav2_msgs needs it (GeoPose in FollowGPSWaypoints,
+    // ComputeRoute ...); the wheels have none. Before nav2_msgs.
+    InterfacePackage {
+        name: "geographic_msgs",
+        only_if_missing: true,
+    },
+    // navigation2 1.3.13 (Jazzy), every interface: the wheels have no Nav2.
     InterfacePackage {
         name: "nav2_msgs",
         only_if_missing: true,

@@ -29,8 +29,12 @@ node_glue::counters! {
             maps,
             pose_estimates,
             pose_estimates_refused,
+            pose_estimates_pending,
+            pose_estimates_repeated,
             plan_requests,
             mark_requests,
+            /// Goals, goal poses and cmd_vel refused while the node was not active.
+            inactive_refused,
         }
         ;
         pub(super) nav: Mutex<crate::NavCounters>,

@@ -16,6 +16,8 @@ node_glue::counters! {
         run {
             /// Runs started (goals that loaded, and the autostart run).
             runs_started,
+            /// Goals refused while the node was not active (REJECTED, with the reason).
+            inactive_refused,
             /// Goals whose task did not load (outcome REJECTED).
             runs_rejected,
             /// Of those: a task file refused by the file rules (`allowed_dirs`, regular
@@ -33,6 +35,9 @@ node_glue::counters! {
             ticks,
             /// Ticks on which an action held because the arm position was stale.
             paused_ticks,
+            /// Verifications that waited for a move still working around an obstacle
+            /// (`WAITING_FOR_MOVE`).
+            verification_waits,
             /// `/brain/state` messages that could not be published.
             publish_errors,
         }

@@ -22,6 +22,7 @@ use nalgebra::Point3;
 use node_glue::action_client::{
     move_to_goal, move_to_outcome_name, Goal, GoalError, GoalResult, MoveToClient, Waits,
 };
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::ratelimit::RateLimit;
 use node_glue::{time, topics};
 use r2r::arnie_interfaces::action::MoveTo;
@@ -45,7 +46,7 @@ enum Way {
     },
     /// The legacy topic, with the last target published on it (metres).
     Topic {
-        publisher: r2r::Publisher<PointStamped>,
+        publisher: LifecyclePublisher<PointStamped>,
         last: Option<Point3<f64>>,
     },
 }
@@ -127,9 +128,13 @@ impl Mover {
     ///
     /// # Errors
     /// rcl refusing the publisher.
-    pub fn topic(node: &mut r2r::Node, counters: Arc<Counters>) -> Result<Self, node_glue::Error> {
+    pub fn topic(
+        node: &mut r2r::Node,
+        lc: &Lifecycle,
+        counters: Arc<Counters>,
+    ) -> Result<Self, node_glue::Error> {
         let publisher =
-            node.create_publisher::<PointStamped>(topics::ARM_TARGET, node_glue::qos::commands())?;
+            lc.publisher::<PointStamped>(node, topics::ARM_TARGET, node_glue::qos::commands())?;
         let way = Way::Topic {
             publisher,
             last: None,
@@ -165,6 +170,26 @@ impl Mover {
         }
     }
 
+    /// The `MoveTo` goal sent last is still running and working around an obstacle: its
+    /// latest feedback phase is `WAITING` (holding after a stop, before a detour or the
+    /// way back is planned) or `DETOUR` (driving a detour or an approach). Always false on
+    /// the legacy topic (no feedback).
+    pub fn working_around(&self) -> bool {
+        match &self.way {
+            Way::MoveTo {
+                current: Some((_, goal)),
+                ..
+            } => {
+                !goal.is_finished()
+                    && goal.feedback().is_some_and(|f| {
+                        f.phase == MoveTo::Feedback::WAITING as u8
+                            || f.phase == MoveTo::Feedback::DETOUR as u8
+                    })
+            }
+            _ => false,
+        }
+    }
+
     /// Stop the running move: cancel the `MoveTo` goal, or (topic) command `arm_m`, the
     /// last measured position, when there is a fresh one.
     pub fn stop(&mut self, arm_m: Option<Point3<f64>>) {
@@ -194,7 +219,7 @@ impl Mover {
     }
 }
 
-fn publish(publisher: &r2r::Publisher<PointStamped>, p: Point3<f64>, counters: &Counters) {
+fn publish(publisher: &LifecyclePublisher<PointStamped>, p: Point3<f64>, counters: &Counters) {
     let msg = PointStamped {
         header: time::header(topics::WORLD_FRAME),
         point: point(p),

@@ -32,6 +32,8 @@ node_glue::counters! {
             goal_blocked,
             no_path,
             invalid_request,
+            /// `PlanPath` and `UpdateMap` requests refused while the node was not active.
+            inactive_refused,
             /// Maps received on /map.
             maps_received,
             /// Maps in use (file or /map).
@@ -48,6 +50,12 @@ node_glue::counters! {
             marks_expired,
             /// Log lines left out by the rate limits.
             log_lines_suppressed,
+            /// Nav2's compute_path_to_pose / compute_path_through_poses goals, and those
+            /// that failed (ABORTED with Nav2's code).
+            compute_path_requests,
+            compute_path_failed,
+            /// clear_entirely_global_costmap / clear_entirely_local_costmap calls.
+            costmap_clears,
             /// Answers (PlanPath or UpdateMap) the middleware could not send: the client
             /// left, or rmw_fastrtps had not matched its reader within 100 ms.
             answers_lost,

@@ -62,9 +62,24 @@ impl Server {
                 "the arm moved or caught up during the hold: late, not blocked; going on along the path"
             );
         }
-        if let Some(ob) = step.obstructed {
-            node_glue::log_warn!("obstacle: {ob}; holding");
-            self.obstructions.record(ob.expected_mm, &self.counters);
+        if let Some(stop) = &step.stopped {
+            node_glue::log_warn!("obstacle: {}; holding", stop.obstruction);
+            match &stop.learned {
+                Ok(region) => {
+                    if let Some(id) = self.obstructions.learn(region, &self.counters) {
+                        if let Some(a) = self.active.as_mut() {
+                            a.exec.name_learned(id);
+                        }
+                    }
+                }
+                Err(why) => {
+                    self.counters.contacts_refused.inc();
+                    node_glue::log_warn!("the stop teaches nothing: {why}");
+                }
+            }
+        }
+        if let Some((a, b)) = step.passed {
+            self.obstructions.free_pass(a, b, &self.counters);
         }
         if let Some(path) = new_plan {
             if detour {
@@ -135,6 +150,12 @@ impl Server {
 
     /// Shutdown: stop the running move where the arm is.
     pub(super) fn on_shutdown(&mut self) {
+        self.stop_move("is shutting down");
+    }
+
+    /// Stops the running move where the arm is (holds it: one set-point, the measured
+    /// position) and aborts its goal (outcome CANCELLED) with "<node> <why>; ...".
+    pub(super) fn stop_move(&mut self, why: &str) {
         let Some(mut a) = self.active.take() else {
             return;
         };
@@ -144,17 +165,17 @@ impl Server {
             Some(hold) => {
                 self.send_command(hold);
                 node_glue::log_warn!(
-                    "shutting down during a move; arm holds at {:?} mm",
+                    "{NODE} {why} during a move; arm holds at {:?} mm",
                     hold.coords.as_slice()
                 );
             }
-            None => self.hold_skipped("shutting down during a move", a.position_timeout),
+            None => self.hold_skipped(&format!("{NODE} {why} during a move"), a.position_timeout),
         }
         if let Source::Action { mut goal, .. } = a.source {
             let message = match hold {
-                Some(_) => format!("{NODE} is shutting down; arm holds its position"),
+                Some(_) => format!("{NODE} {why}; arm holds its position"),
                 None => format!(
-                    "{NODE} is shutting down; no fresh arm position: nothing commanded, \
+                    "{NODE} {why}; no fresh arm position: nothing commanded, \
                      the arm keeps its last set-point"
                 ),
             };

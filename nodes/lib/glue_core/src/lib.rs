@@ -6,6 +6,8 @@
 //!
 //! - [`config`]: [`ConfigError`], the one shape of a refused setting (name and why).
 //! - [`counter`]: [`Counter`], one monotonic counter shared between tasks.
+//! - [`lifecycle`]: the managed-node (lifecycle) state machine of ROS 2 (rcl's states,
+//!   transitions and rules), which `node_glue::lifecycle` serves on a node.
 //! - [`range`]: [`Range`], the allowed values of a setting, written once: a node's
 //!   parameter declaration and a library's own check use the same constant and refuse
 //!   with the same words ([`RangeError`]).
@@ -17,6 +19,7 @@
 
 pub mod config;
 pub mod counter;
+pub mod lifecycle;
 pub mod range;
 pub mod ratelimit;
 pub mod topics;
