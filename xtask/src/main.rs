@@ -14,6 +14,8 @@
 //! - `bench`  runs the benchmarks and prints their tables.
 //! - `fuzz`   coverage-guided fuzzing of the decoders of outside input ([`fuzz`]).
 //! - `picture` redraws the demo's picture from its run record ([`picture`]).
+//! - `r2r-patch` checks (or refreshes) the carried r2r patch against the release
+//!   ([`r2r_patch`]); `test` runs the check first.
 //!
 //! Layout: one folder per command ([`setup`], [`install`], [`launch`], [`demo`],
 //! [`bench`], [`fuzz`], [`picture`]); `env`, `build` and `test` are here, the no-ROS
@@ -32,6 +34,7 @@ mod launch;
 mod noros;
 mod picture;
 mod pytest;
+mod r2r_patch;
 mod run;
 mod setup;
 
@@ -94,6 +97,10 @@ enum Command {
         /// The scenario [default: params/scenario_flame.json]
         scenario: Option<String>,
     },
+    /// Check that third_party/r2r/arnie.patch applies to the registry's r2r and is the
+    /// whole difference (ARGS: check, the default, or refresh: write the patch anew)
+    #[command(name = "r2r-patch", disable_help_flag = true)]
+    R2rPatch(Rest),
 }
 
 /// A command's arguments, as typed, for the tool underneath.
@@ -148,6 +155,7 @@ fn main() -> ExitCode {
         }),
         Command::Secure(r) => cmd_secure(&r.args),
         Command::Fuzz(r) => env::Layout::discover().and_then(|l| fuzz::cmd(&l, &r.args)),
+        Command::R2rPatch(r) => env::Layout::discover().and_then(|l| r2r_patch::cmd(&l, &r.args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -181,6 +189,9 @@ fn cmd_test(rest: &[String]) -> Result<(), run::Failure> {
     let started = std::time::Instant::now();
     // The tree is rustfmt-formatted: a file that is not fails the run first.
     run::cargo(&layout, &ros, &["fmt", "--all", "--check"])?;
+    // The carried r2r patch still applies to the release it is made against, and is the
+    // whole difference; its drop guide names every user (a few seconds).
+    r2r_patch::check(&layout)?;
     // Clippy over every crate, target and feature: any warning fails the run.
     run::cargo(
         &layout,

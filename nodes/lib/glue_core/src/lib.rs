@@ -8,6 +8,9 @@
 //! - [`counter`]: [`Counter`], one monotonic counter shared between tasks.
 //! - [`lifecycle`]: the managed-node (lifecycle) state machine of ROS 2 (rcl's states,
 //!   transitions and rules), which `node_glue::lifecycle` serves on a node.
+//! - [`range`]: [`Range`], the allowed values of a setting, written once: a node's
+//!   parameter declaration and a library's own check use the same constant and refuse
+//!   with the same words ([`RangeError`]).
 //! - [`ratelimit`]: [`RateLimit`], at most `burst` lines per key per period, the rest
 //!   counted and reported on the next line (`" (K more suppressed)"`).
 //! - [`topics`]: the names of the shared topics, services and actions, one place for
@@ -17,9 +20,11 @@
 pub mod config;
 pub mod counter;
 pub mod lifecycle;
+pub mod range;
 pub mod ratelimit;
 pub mod topics;
 
 pub use config::ConfigError;
 pub use counter::Counter;
+pub use range::{Range, RangeError};
 pub use ratelimit::RateLimit;
