@@ -1,4 +1,4 @@
-//! The shape of a node (README, "The shape of a node") and the layout's rules, checked on
+//! The shape of a node (docs/ARCHITECTURE.md, "The shape of a node") and the layout's rules, checked on
 //! the files: every node package under `nodes/` has the same files with the same roles,
 //! the names follow one rule, and packages depend on libraries only.
 //!
@@ -233,7 +233,7 @@ fn every_node_has_the_one_shape() {
         .collect();
     assert!(
         report.is_empty(),
-        "nodes that differ from the shape of a node (README):\n{}",
+        "nodes that differ from the shape of a node (docs/ARCHITECTURE.md):\n{}",
         report.join("\n")
     );
 }
