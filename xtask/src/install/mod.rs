@@ -288,26 +288,31 @@ fn install_package(
     Ok(())
 }
 
-/// Data folders of a node package that go to `share/<pkg>/` too (the comms packet
-/// definitions).
-pub const SHARE_FOLDERS: &[&str] = &["packets"];
+/// Data folders a package installs into `share/<pkg>/` from elsewhere in the tree:
+/// `(package, folder in share, source folder from the repository root)`. The comms
+/// bridge's packet definitions are its library's (`arnie_packets`), the one copy both
+/// ends of the link build their types from.
+pub const SHARE_DATA: &[(&str, &str, &str)] =
+    &[("arnie_comms", "packets", "nodes/lib/arnie_packets/packets")];
 
-/// `share/<pkg>/package.xml`, README.md and the [`SHARE_FOLDERS`] the package has.
+/// `share/<pkg>/package.xml`, README.md and the package's [`SHARE_DATA`].
 fn share_package(p: &Package, prefix: &Path, mode: Mode) -> Result<PathBuf, Failure> {
     let share = prefix.join("share").join(&p.name);
     fs::create_dir_all(&share)?;
-    for file in ["package.xml", "README.md"]
-        .iter()
-        .chain(if p.name == BRINGUP {
-            &[][..]
-        } else {
-            SHARE_FOLDERS
-        })
-    {
+    for file in ["package.xml", "README.md"] {
         let from = p.dir.join(file);
         if from.exists() {
             place(&from, &share.join(file), mode)?;
         }
+    }
+    // The repository root: packages sit one or two folders below `nodes/`.
+    let root = p
+        .dir
+        .ancestors()
+        .find(|d| d.join("Cargo.lock").is_file())
+        .unwrap_or(&p.dir);
+    for (_, folder, source) in SHARE_DATA.iter().filter(|(pkg, _, _)| *pkg == p.name) {
+        place(&root.join(source), &share.join(folder), mode)?;
     }
     Ok(share)
 }

@@ -186,6 +186,13 @@ fn wheels(layout: &Layout) -> Result<Ros, Failure> {
         && fs::read_to_string(&stamp_file).ok().as_deref() == Some(stamp.as_str()))
     {
         let python = python_for_wheels()?;
+        if venv_python.exists() && !has_pip(&venv_python) {
+            // A venv whose creation was cut short (the process stopped between `venv`
+            // and its `ensurepip`): start it again rather than fail on "No module named
+            // pip" at every run.
+            say("recreating .ros/venv (an earlier set-up left it without pip)");
+            fs::remove_dir_all(&layout.venv)?;
+        }
         if !venv_python.exists() {
             say("creating .ros/venv");
             let mut c = Command::new(&python);
@@ -226,6 +233,17 @@ fn wheels(layout: &Layout) -> Result<Ros, Failure> {
         libpython_dir: Some(libpython_dir.into()),
         libclang_dir: None,
     })
+}
+
+/// Whether `python` can run pip (a complete venv).
+fn has_pip(python: &Path) -> bool {
+    Command::new(python)
+        .args(["-m", "pip", "--version"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
 }
 
 fn python_query(python: &Path, code: &str) -> Result<String, Failure> {
