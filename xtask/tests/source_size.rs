@@ -27,7 +27,6 @@ nodes/arnie_foxglove/src/bin/foxglove_bench.rs main: over before this check; bei
 nodes/arnie_foxglove/src/ros/mod.rs setup: over before this check; being split (issue 44)
 nodes/arnie_strategy/src/runner.rs run: over before this check; being split (issue 44)
 nodes/lib/arnie_field/src/scenario/validate.rs validate: over before this check; being split (issue 44)
-nodes/lib/arnie_xpc/src/resolve.rs resolve: over before this check; being split (issue 44)
 nodes/tools/arnie_bag/src/bin/bag_bench.rs: over before this check; being split (issue 44)
 nodes/tools/arnie_bag/src/ros/play.rs run: over before this check; being split (issue 44)
 nodes/tools/arnie_table/src/bin/board_sim.rs run: over before this check; being split (issue 44)
