@@ -25,7 +25,6 @@ const ALLOWED: &str = "
 nodes/arnie_comms/src/bridge/mod.rs run: over before this check; being split (issue 44)
 nodes/arnie_foxglove/src/bin/foxglove_bench.rs main: over before this check; being split (issue 44)
 nodes/arnie_foxglove/src/ros/mod.rs setup: over before this check; being split (issue 44)
-nodes/arnie_strategy/src/runner.rs run: over before this check; being split (issue 44)
 nodes/lib/arnie_field/src/scenario/validate.rs validate: over before this check; being split (issue 44)
 nodes/tools/arnie_bag/src/bin/bag_bench.rs: over before this check; being split (issue 44)
 nodes/tools/arnie_bag/src/ros/play.rs run: over before this check; being split (issue 44)
