@@ -29,9 +29,6 @@ nodes/lib/arnie_field/src/scenario/validate.rs validate: over before this check;
 nodes/tools/arnie_bag/src/bin/bag_bench.rs: over before this check; being split (issue 44)
 nodes/tools/arnie_bag/src/ros/play.rs run: over before this check; being split (issue 44)
 nodes/tools/arnie_table/src/bin/board_sim.rs run: over before this check; being split (issue 44)
-xtask/src/demo/eurobot.rs cmd: over before this check; being split (issue 44)
-xtask/src/demo/eurobot.rs draw: over before this check; being split (issue 44)
-xtask/src/picture/mod.rs view: over before this check; being split (issue 44)
 ";
 
 /// [`ALLOWED`] as `(file, function or "", why)`.
