@@ -11,7 +11,7 @@ columns differ by the link (veth, the station's UDP socket, Fast DDS over UDP in
 shared memory or loopback); both include rclpy's own cost. Needs root (namespaces);
 prints why not otherwise.
 
-    python3 xtask/scripts/two_hosts_bench.py [--seconds S] [--bin-dir DIR]
+    python3 nodes/arnie_spine/benches/two_hosts.py [--seconds S] [--bin-dir DIR]
 """
 import argparse
 import json
@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]  # nodes/arnie_spine/benches/two_hosts.py
 sys.path.insert(0, str(ROOT / "test"))
 from helpers.netns import RT_IP, Lan, netns_unavailable  # noqa: E402
 

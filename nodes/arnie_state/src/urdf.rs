@@ -193,8 +193,6 @@ enum TripleError {
     },
 }
 
-/// Three finite numbers of attribute `key` (`"0 0.1 -2"`), or `default` when absent.
-
 /// The error at `node` of `doc`: its line and column.
 fn error_at(doc: &roxmltree::Document, node: roxmltree::Node, message: String) -> UrdfError {
     let p = doc.text_pos_at(node.range().start);
@@ -418,6 +416,7 @@ fn find_root(
     Ok(root)
 }
 
+/// Three finite numbers of attribute `key` (`"0 0.1 -2"`), or `default` when absent.
 fn triple(node: roxmltree::Node, key: &str, default: [f64; 3]) -> Result<[f64; 3], TripleError> {
     let Some(text) = node.attribute(key) else {
         return Ok(default);
