@@ -17,7 +17,7 @@ a pty to the simulated motor board (board_sim), arnie_base; rclpy as the action 
   frame is in the tree; a pose estimate on /initialpose moves map -> odom (and
   base/pose), odometry goes on unchanged; an estimate in another frame is refused and
   counted;
-- cmd_vel (TwistStamped at 20 Hz) drives the board, silence stops it (one Stop, no
+- cmd_vel (TwistStamped at 20 Hz, `cmd_vel_stamped: true`) drives the board, silence stops it (one Stop, no
   DriveSpeed after it); a manual command during a goal preempts the goal; NaN and
   foreign-frame commands are counted, never sent;
 - nav2_msgs/NavigateToPose from an rclpy ActionClient: a goal in `map` is reached with a
@@ -300,7 +300,9 @@ def odom_xy(s):
 
 
 def test_cmd_vel_drives_silence_stops_and_a_manual_command_preempts_a_goal(graph):
-    s = Stack(graph, base_params=dict(cmd_vel_timeout_s=0.4))
+    # TwistStamped (cmd_vel_stamped: true; plain Twist, the default, in test_base_nav2.py):
+    # the stamped form is the one whose frame is checked.
+    s = Stack(graph, base_params=dict(cmd_vel_timeout_s=0.4, cmd_vel_stamped=True))
     pub = graph.node.create_publisher(TwistStamped, "/cmd_vel", 10)
     graph.wait_for_subscriber("/cmd_vel")
 

@@ -8,8 +8,10 @@
 //! Prints two markdown tables: latency publish → client (and publish → r2r subscriber)
 //! at 1 kHz, through the public port (the front that accepts foxglove.websocket.v1 too)
 //! and straight to the SDK's own loopback port, so the front's cost shows; and
-//! messages/s delivered to 1 and 4 clients at rising publish rates (both ports).
-//! Nothing is asserted: a bench prints.
+//! messages/s delivered to 1 and 4 clients at rising publish rates (both ports). A second
+//! bridge serves `wss://` with an access token (a lab made by the `arnie_secure` binary
+//! beside this one): its row at 1 kHz against the plain `ws://` one shows what TLS and the
+//! token check add. Nothing is asserted: a bench prints.
 
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -44,20 +46,66 @@ struct Seen {
     latencies_us: Mutex<Vec<f64>>,
 }
 
+/// `wss://` with a token: the CA to trust and the token to present.
+#[derive(Clone)]
+struct Secure {
+    connector: tokio_rustls::TlsConnector,
+    token: String,
+}
+
 async fn client(
     url: String,
+    secure: Option<Secure>,
     seen: Arc<Seen>,
     ready: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
 ) -> Result<(), String> {
-    let mut req = url.into_client_request().map_err(|e| e.to_string())?;
+    let mut req = url
+        .clone()
+        .into_client_request()
+        .map_err(|e| e.to_string())?;
     req.headers_mut().insert(
         "Sec-WebSocket-Protocol",
         "foxglove.sdk.v1".parse().map_err(|_| "header")?,
     );
-    let (mut ws, _) = tokio_tungstenite::connect_async(req)
+    let Some(secure) = secure else {
+        let (ws, _) = tokio_tungstenite::connect_async(req)
+            .await
+            .map_err(|e| e.to_string())?;
+        return read(ws, seen, ready, stop).await;
+    };
+    req.headers_mut().insert(
+        "Authorization",
+        format!("Bearer {}", secure.token)
+            .parse()
+            .map_err(|_| "header")?,
+    );
+    let addr = url.trim_start_matches("wss://").to_owned();
+    let tcp = tokio::net::TcpStream::connect(&addr)
         .await
         .map_err(|e| e.to_string())?;
+    let _ = tcp.set_nodelay(true);
+    let name = rustls_pki_types::ServerName::try_from("127.0.0.1").map_err(|e| e.to_string())?;
+    let tls = secure
+        .connector
+        .connect(name, tcp)
+        .await
+        .map_err(|e| e.to_string())?;
+    let (ws, _) = tokio_tungstenite::client_async(req, tls)
+        .await
+        .map_err(|e| e.to_string())?;
+    read(ws, seen, ready, stop).await
+}
+
+async fn read<S>(
+    mut ws: tokio_tungstenite::WebSocketStream<S>,
+    seen: Arc<Seen>,
+    ready: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+) -> Result<(), String>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
     let mut subscribed = false;
     while !stop.load(Ordering::Relaxed) {
         let next = tokio::time::timeout(Duration::from_millis(200), ws.next()).await;
@@ -154,22 +202,27 @@ impl Drop for Bridge {
     }
 }
 
-/// Starts the release `foxglove_bridge` on `port` (its own domain, set by `main`) and
-/// waits for the log line naming the SDK's own port behind the front.
-fn start_bridge(port: u16) -> (Bridge, u16) {
+/// Starts the release `foxglove_bridge` (built with the bench) on `port` with `extra`
+/// parameters (its own domain, set by `main`) and waits for the log line naming the
+/// SDK's own port behind the front.
+fn start_bridge(port: u16, extra: &[String]) -> (Bridge, u16) {
     let exe = env!("CARGO_BIN_EXE_foxglove_bridge");
+    let mut args: Vec<String> = vec![
+        "--ros-args".into(),
+        "-p".into(),
+        format!("port:={port}"),
+        "-p".into(),
+        "topic_allow:=/bench/.*".into(),
+        "-p".into(),
+        "discovery_ms:=100".into(),
+    ];
+    for e in extra {
+        args.push("-p".into());
+        args.push(e.clone());
+    }
+    args.extend(["--log-level".into(), "info".into()]);
     let mut child = Command::new(exe)
-        .args([
-            "--ros-args",
-            "-p",
-            &format!("port:={port}"),
-            "-p",
-            "topic_allow:=/bench/.*",
-            "-p",
-            "discovery_ms:=100",
-            "--log-level",
-            "info",
-        ])
+        .args(&args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -203,12 +256,15 @@ struct Bench {
     rt: tokio::runtime::Runtime,
     publisher: r2r::Publisher<PointStamped>,
     direct_lat: Arc<Mutex<Vec<f64>>>,
+    /// What a `wss://` client presents.
+    secure: Secure,
 }
 
 impl Bench {
     /// `clients` WebSocket clients on `url`, subscribed and receiving, then `rate` Hz
     /// published for `secs`: (published, what each client saw, the measured seconds).
     fn run(&self, url: &str, clients: usize, rate: f64, secs: f64) -> (u64, Vec<Arc<Seen>>, f64) {
+        let secure = url.starts_with("wss://").then(|| self.secure.clone());
         let stop = Arc::new(AtomicBool::new(false));
         let ready = Arc::new(AtomicU64::new(0));
         let seen: Vec<Arc<Seen>> = (0..clients).map(|_| Arc::default()).collect();
@@ -217,9 +273,18 @@ impl Bench {
             .map(|s| {
                 let (url, s, ready, stop) =
                     (url.to_owned(), s.clone(), ready.clone(), stop.clone());
+                let secure = secure.clone();
                 self.rt.spawn(async move {
                     loop {
-                        match client(url.clone(), s.clone(), ready.clone(), stop.clone()).await {
+                        match client(
+                            url.clone(),
+                            secure.clone(),
+                            s.clone(),
+                            ready.clone(),
+                            stop.clone(),
+                        )
+                        .await
+                        {
                             Err(_)
                                 if !stop.load(Ordering::Relaxed)
                                     && ready.load(Ordering::SeqCst) == 0 =>
@@ -266,15 +331,17 @@ impl Bench {
         (n, seen, elapsed)
     }
 
-    /// The latency table: publish → client through the front and straight to the SDK,
-    /// each beside publish → r2r subscriber, at 1 kHz.
-    fn latency_table(&self, url: &str, sdk_url: &str) {
+    /// The latency table: publish → client through the front, straight to the SDK and
+    /// through the `wss://` bridge with a token, each beside publish → r2r subscriber, at
+    /// 1 kHz.
+    fn latency_table(&self, url: &str, sdk_url: &str, tls_url: &str) {
         println!("| path (1 kHz, 5 s, 1 client) | messages | p50 [µs] | p99 [µs] |");
         println!("|---|---:|---:|---:|");
         let mut rows = Vec::new();
         for (what, u) in [
             ("foxglove_bridge (front → SDK)", url),
             ("the SDK's own port (no front)", sdk_url),
+            ("arnie_foxglove wss:// + token (front → SDK)", tls_url),
         ] {
             let (n, seen, _) = self.run(u, 1, 1000.0, 5.0);
             let mut ws_lat = seen[0].latencies_us.lock().unwrap().clone();
@@ -303,6 +370,11 @@ impl Bench {
             "| added by the front (front row − no-front row) | | {:.0} | {:.0} |",
             rows[0].0 - rows[1].0,
             rows[0].1 - rows[1].1
+        );
+        println!(
+            "| added by wss:// + token (wss row − ws row) | | {:.0} | {:.0} |",
+            rows[2].0 - rows[0].0,
+            rows[2].1 - rows[0].1
         );
     }
 
@@ -335,16 +407,69 @@ impl Bench {
     }
 }
 
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or(18765)
+}
+
+/// A lab on loopback and an operator token: the `wss://` bridge's parameters and the
+/// client's side. The lab is made by the release `arnie_secure` (`cargo xtask bench
+/// foxglove` builds it first; a tool, so not a dependency of this package): in the
+/// profile's folder above this bench's `deps/`, or `ARNIE_SECURE`.
+fn lab() -> (Vec<String>, Secure) {
+    let dir = std::env::temp_dir().join(format!("foxglove_bench_lab_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let sec = std::env::var_os("ARNIE_SECURE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            let exe = std::env::current_exe().expect("current exe");
+            let deps = exe.parent().expect("the bench's folder");
+            deps.parent().unwrap_or(deps).join("arnie_secure")
+        });
+    let run = |args: &[&str]| -> String {
+        let out = Command::new(&sec)
+            .arg("--dir")
+            .arg(&dir)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot run {}: {e} (cargo build --release -p arnie_secure)",
+                    sec.display()
+                )
+            });
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    run(&["init"]);
+    run(&["add-host", "bench", "--address", "127.0.0.1"]);
+    let token = run(&["token", "bench", "--role", "operator"]);
+    let host = dir.join("hosts/bench");
+    let params = vec![
+        format!("tls_cert:={}", host.join("cert.pem").display()),
+        format!("tls_key:={}", host.join("key.pem").display()),
+        format!("token_file:={}", dir.join("foxglove_tokens").display()),
+    ];
+    let connector = arnie_foxglove::ros::tls_connector(&dir.join("ca.pem")).expect("the lab's CA");
+    (params, Secure { connector, token })
+}
+
 fn main() {
     // Options: none (`cargo bench` passes `--bench`, ignored).
     let domain = (std::process::id() % 80 + 110).to_string();
     std::env::set_var("ROS_DOMAIN_ID", &domain);
     std::env::set_var("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or(18765);
-    let (_bridge, sdk) = start_bridge(port);
+    let port = free_port();
+    let (_bridge, sdk) = start_bridge(port, &[]);
+    let (secure_params, secure) = lab();
+    let tls_port = free_port();
+    let (_tls_bridge, _) = start_bridge(tls_port, &secure_params);
     // node_glue's App: the rcl context and node (and libpython kept linked for the wheels).
     let mut app = node_glue::App::new("foxglove_bench").expect("node");
     let node = &mut app.node;
@@ -382,10 +507,12 @@ fn main() {
         rt,
         publisher,
         direct_lat,
+        secure,
     };
     let url = format!("ws://127.0.0.1:{port}");
     let sdk_url = format!("ws://127.0.0.1:{sdk}");
-    bench.latency_table(&url, &sdk_url);
+    let tls_url = format!("wss://127.0.0.1:{tls_port}");
+    bench.latency_table(&url, &sdk_url, &tls_url);
     println!();
     bench.rate_table(&url, &sdk_url);
     done.store(true, Ordering::Relaxed);

@@ -28,6 +28,8 @@
 //!   services.
 //! - [`subprotocol`]: which WebSocket subprotocols are accepted, and the handshake
 //!   rewrite that serves a `foxglove.websocket.v1` client with the SDK.
+//! - [`auth`]: access tokens (`viewer`, `operator`), the 401/429 answers, the limit on
+//!   guesses per address, and the rule that keeps an unprotected bridge on loopback.
 //! - `ros` (feature `ros`): discovery, raw subscriptions, publishers, parameter clients.
 //!
 //! # Errors
@@ -36,6 +38,7 @@
 #![deny(missing_docs)]
 
 pub mod assets;
+pub mod auth;
 pub mod config;
 pub mod demand;
 pub mod graph;

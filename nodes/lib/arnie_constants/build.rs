@@ -1,6 +1,7 @@
-//! Reads the constants of `msg/arnie_interfaces` (`.msg`, `.srv`, `.action`) and writes
-//! them as Rust consts (`constants.rs`) and, for the `ros` feature's test, one comparison
-//! per constant against r2r's generated constant (`r2r_check.rs`). Both in `OUT_DIR`.
+//! Reads the constants of `msg/arnie_interfaces` and `msg/nav2_msgs` (`.msg`, `.srv`,
+//! `.action`) and writes them as Rust consts (`constants.rs`; Nav2's under `nav2::`) and,
+//! for the `ros` feature's test, one comparison per constant against r2r's generated
+//! constant (`r2r_check.rs`). Both in `OUT_DIR`.
 //!
 //! A constant line is `TYPE NAME=VALUE` (ROS 2 interface definition); the `#` comment
 //! lines right above it become its doc. A file this parser cannot read fails the build
@@ -25,16 +26,45 @@ struct Section {
 }
 
 struct Interface {
+    /// The ROS package (`arnie_interfaces`, `nav2_msgs`).
+    package: &'static str,
     kind: &'static str,
     /// `MoveTo`.
     name: String,
     sections: Vec<Section>,
 }
 
+/// The packages read, and the module each one's constants go in (`""`: the top level).
+const PACKAGES: [(&str, &str); 2] = [("arnie_interfaces", ""), ("nav2_msgs", "nav2")];
+
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../msg/arnie_interfaces");
-    println!("cargo:rerun-if-changed={}", dir.display());
     let mut interfaces = Vec::new();
+    for (package, _) in PACKAGES {
+        read_package(package, &mut interfaces);
+    }
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
+    let mut constants = String::new();
+    for (package, module) in PACKAGES {
+        let own: Vec<&Interface> = interfaces.iter().filter(|i| i.package == package).collect();
+        if module.is_empty() {
+            constants.push_str(&constants_rs(&own));
+        } else {
+            let _ = writeln!(
+                constants,
+                "/// The constants of `msg/{package}` (the vendored copy of the real package).\npub mod {module} {{\n{}}}",
+                constants_rs(&own)
+            );
+        }
+    }
+    std::fs::write(out.join("constants.rs"), constants).expect("write");
+    std::fs::write(out.join("r2r_check.rs"), r2r_check_rs(&interfaces)).expect("write");
+}
+
+fn read_package(package: &'static str, interfaces: &mut Vec<Interface>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../msg")
+        .join(package);
+    println!("cargo:rerun-if-changed={}", dir.display());
     for (kind, ext, sections) in [
         ("msg", "msg", &[""][..]),
         ("srv", "srv", &["request", "response"][..]),
@@ -58,15 +88,13 @@ fn main() {
                 .unwrap_or_else(|| panic!("{}: bad file name", file.display()))
                 .to_owned();
             interfaces.push(Interface {
+                package,
                 kind,
                 name,
                 sections: parse(&file, &text, sections),
             });
         }
     }
-    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
-    std::fs::write(out.join("constants.rs"), constants_rs(&interfaces)).expect("write");
-    std::fs::write(out.join("r2r_check.rs"), r2r_check_rs(&interfaces)).expect("write");
 }
 
 fn parse(file: &Path, text: &str, names: &[&'static str]) -> Vec<Section> {
@@ -151,12 +179,18 @@ fn rust_type(ros: &str) -> Option<&'static str> {
     })
 }
 
-/// `MoveTo` -> `move_to`.
+/// `MoveTo` -> `move_to`, `FollowGPSWaypoints` -> `follow_gps_waypoints` (an
+/// acronym is one word).
 fn snake(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
     let mut s = String::new();
-    for (i, c) in name.chars().enumerate() {
+    for (i, &c) in chars.iter().enumerate() {
         if c.is_ascii_uppercase() {
-            if i > 0 {
+            let prev_lower = i > 0 && !chars[i - 1].is_ascii_uppercase();
+            let acronym_end = i > 0
+                && chars[i - 1].is_ascii_uppercase()
+                && chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            if prev_lower || acronym_end {
                 s.push('_');
             }
             s.push(c.to_ascii_lowercase());
@@ -175,7 +209,7 @@ fn title(section: &str) -> String {
     }
 }
 
-fn constants_rs(interfaces: &[Interface]) -> String {
+fn constants_rs(interfaces: &[&Interface]) -> String {
     let mut s = String::new();
     for kind in ["msg", "srv", "action"] {
         let what = match kind {
@@ -185,7 +219,8 @@ fn constants_rs(interfaces: &[Interface]) -> String {
         };
         let _ = writeln!(
             s,
-            "/// {what}: `msg/arnie_interfaces/{kind}/*.{kind}`.\npub mod {kind} {{"
+            "/// {what}: `msg/{package}/{kind}/*.{kind}`.\npub mod {kind} {{",
+            package = interfaces.first().map_or("", |i| i.package)
         );
         for i in interfaces.iter().filter(|i| i.kind == kind) {
             if i.sections.iter().all(|s| s.constants.is_empty()) {
@@ -194,7 +229,8 @@ fn constants_rs(interfaces: &[Interface]) -> String {
             let file = format!("{}.{}", i.name, i.kind);
             let _ = writeln!(
                 s,
-                "/// The constants of `arnie_interfaces/{kind}/{}` (`{file}`).\npub mod {} {{",
+                "/// The constants of `{}/{kind}/{}` (`{file}`).\npub mod {} {{",
+                i.package,
                 i.name,
                 snake(&i.name)
             );
@@ -273,18 +309,29 @@ fn r2r_check_rs(interfaces: &[Interface]) -> String {
          fn compare(failures: &mut Vec<String>) -> usize {\n    let mut n = 0;\n",
     );
     for i in interfaces {
+        let module =
+            PACKAGES
+                .iter()
+                .find(|(p, _)| *p == i.package)
+                .map_or(String::new(), |(_, m)| {
+                    if m.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{m}::")
+                    }
+                });
         for sec in &i.sections {
             for c in &sec.constants {
                 let ours = if sec.name.is_empty() {
                     format!(
-                        "arnie_constants::{}::{}::{}",
+                        "arnie_constants::{module}{}::{}::{}",
                         i.kind,
                         snake(&i.name),
                         c.name
                     )
                 } else {
                     format!(
-                        "arnie_constants::{}::{}::{}::{}",
+                        "arnie_constants::{module}{}::{}::{}::{}",
                         i.kind,
                         snake(&i.name),
                         sec.name,
@@ -292,10 +339,11 @@ fn r2r_check_rs(interfaces: &[Interface]) -> String {
                     )
                 };
                 let theirs = if sec.name.is_empty() {
-                    format!("r2r::arnie_interfaces::{}::{}::{}", i.kind, i.name, c.name)
+                    format!("r2r::{}::{}::{}::{}", i.package, i.kind, i.name, c.name)
                 } else {
                     format!(
-                        "r2r::arnie_interfaces::{}::{}::{}::{}",
+                        "r2r::{}::{}::{}::{}::{}",
+                        i.package,
                         i.kind,
                         i.name,
                         title(sec.name),

@@ -28,13 +28,16 @@ enum Build {
     Default,
 }
 
-/// One benchmark: its `cargo xtask bench` name, what it measures, its crate and `[[bench]]`.
+/// One benchmark: its `cargo xtask bench` name, what it measures, its crate and `[[bench]]`
+/// (or script in that crate's `benches/`), and the packages whose release binaries it
+/// starts beside its own crate's (built first).
 struct Bench {
     name: &'static str,
     what: &'static str,
     krate: &'static str,
     bench: &'static str,
     build: Build,
+    needs: &'static [&'static str],
 }
 
 const fn bench(
@@ -43,6 +46,7 @@ const fn bench(
     krate: &'static str,
     bench: &'static str,
     build: Build,
+    needs: &'static [&'static str],
 ) -> Bench {
     Bench {
         name,
@@ -50,6 +54,7 @@ const fn bench(
         krate,
         bench,
         build,
+        needs,
     }
 }
 
@@ -57,19 +62,20 @@ const fn bench(
 /// reads them). A name may select several (`base`: the library's, then the live one).
 #[rustfmt::skip]
 const BENCHES: &[Bench] = &[
-    bench("trajectory", "minimum-jerk planning (target: 300 mm under 20 µs)", "arnie_trajectory", "minjerk", Build::NoRos),
-    bench("detour", "the trajectory server's detour planning on two scenes (target: p50 under 5 ms)", "arnie_trajectory", "detour", Build::NoRos),
-    bench("spine-wire", "spine: decode + route one datagram (library, no sockets)", "arnie_spine", "wire", Build::NoRos),
-    bench("spine", "spine on a real graph: UDP -> topic latency vs r2r baseline, max rate, UDP -> UDP route", "arnie_spine", "live", Build::Default),
-    bench("planner", "planner: JPS and A* vs the pathfinding crate and PathFinding.js", "arnie_grid", "compare", Build::Default),
-    bench("comms", "comms: frames encoded / decoded per second", "arnie_packets", "codec", Build::Default),
-    bench("brain", "brain: instructions loading and ticks", "arnie_brain", "tick", Build::NoRos),
-    bench("foxglove", "foxglove_bridge on a real graph: added latency publish -> WebSocket client at 1 kHz, messages/s to 1 and 4 clients", "arnie_foxglove", "live", Build::Default),
-    bench("base", "base: control step (odometry packet in -> DriveSpeed out) and the planner's re-plan after a mark on the table map (library calls)", "arnie_base", "base", Build::NoRos),
-    bench("base", "base, live: odometry packet in -> motion packet out and the re-plan, through planner + comms_bridge + base with the bench as the motor board", "arnie_base", "live", Build::Default),
-    bench("state", "state_publisher on a real graph: /arm/position -> /joint_states + /tf at the demo's 50 Hz, 1 kHz and 2 kHz (kept up, CPU, latency)", "arnie_state", "live", Build::Default),
-    bench("two-hosts", "the spine's /arm/position to the trajectory server's host across a virtual LAN (two network namespaces, root only) beside the same path on one host", "arnie_spine", "two_hosts.py", Build::Default),
-    bench("bag", "arnie_bag on a real graph: recording 1 kHz + the demo's topics without loss (60 s), recorder CPU, playback timing error at -r 1 / -r 4", "arnie_bag", "live", Build::Default),
+    bench("trajectory", "minimum-jerk planning (target: 300 mm under 20 µs)", "arnie_trajectory", "minjerk", Build::NoRos, &[]),
+    bench("detour", "the trajectory server's detour planning on two scenes (target: p50 under 5 ms)", "arnie_trajectory", "detour", Build::NoRos, &[]),
+    bench("spine-wire", "spine: decode + route one datagram (library, no sockets)", "arnie_spine", "wire", Build::NoRos, &[]),
+    bench("spine", "spine on a real graph: UDP -> topic latency vs r2r baseline, max rate, UDP -> UDP route", "arnie_spine", "live", Build::Default, &[]),
+    bench("planner", "planner: JPS and A* vs the pathfinding crate and PathFinding.js", "arnie_grid", "compare", Build::Default, &[]),
+    bench("comms", "comms: frames encoded / decoded per second", "arnie_packets", "codec", Build::Default, &[]),
+    bench("brain", "brain: instructions loading and ticks", "arnie_brain", "tick", Build::NoRos, &[]),
+    bench("foxglove", "foxglove_bridge on a real graph: added latency publish -> WebSocket client at 1 kHz (ws and wss + token), messages/s to 1 and 4 clients", "arnie_foxglove", "live", Build::Default, &["arnie_secure"]),
+    bench("base", "base: control step (odometry packet in -> DriveSpeed out) and the planner's re-plan after a mark on the table map (library calls)", "arnie_base", "base", Build::NoRos, &[]),
+    bench("base", "base, live: odometry packet in -> motion packet out and the re-plan, through planner + comms_bridge + base with the bench as the motor board", "arnie_base", "live", Build::Default, &[]),
+    bench("nav2", "Nav2's actions on the simulated board as BasicNavigator uses them (goal -> first feedback, -> result), and compute_path_to_pose against the PlanPath service (p50/p99)", "arnie_base", "nav2.py", Build::Default, &["arnie_base", "arnie_planner", "arnie_comms", "arnie_table"]),
+    bench("state", "state_publisher on a real graph: /arm/position -> /joint_states + /tf at the demo's 50 Hz, 1 kHz and 2 kHz (kept up, CPU, latency)", "arnie_state", "live", Build::Default, &[]),
+    bench("two-hosts", "the spine's /arm/position to the trajectory server's host across a virtual LAN (two network namespaces, root only) beside the same path on one host, and throughput; plain UDP DDS and TLS (docs/SECURITY.md) in the same run", "arnie_spine", "two_hosts.py", Build::Default, &["arnie_sim", "arnie_spine", "arnie_secure"]),
+    bench("bag", "arnie_bag on a real graph: recording 1 kHz + the demo's topics without loss (60 s), recorder CPU, playback timing error at -r 1 / -r 4", "arnie_bag", "live", Build::Default, &[]),
 ];
 
 /// The arguments of `cargo bench` for a bench.
@@ -80,6 +86,19 @@ fn cargo_bench_args(b: &Bench) -> Vec<&str> {
     }
     args.extend(["--bench", b.bench]);
     args
+}
+
+/// The release binaries of the packages a bench starts beside its own crate's.
+fn needs(layout: &Layout, ros: &Ros, b: &Bench) -> Result<(), Failure> {
+    if b.needs.is_empty() {
+        return Ok(());
+    }
+    let mut args = vec!["build", "--release"];
+    for p in b.needs {
+        args.extend(["-p", p]);
+    }
+    args.push("--bins");
+    run::cargo(layout, ros, &args)
 }
 
 pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
@@ -102,35 +121,39 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     let mut failed = Vec::new();
     for b in chosen {
         println!("\n## bench `{}`: {}\n", b.name, b.what);
-        let result = match (b.krate, b.bench) {
-            ("arnie_spine", "two_hosts.py") => {
-                // A script (network namespaces, rclpy): it builds and starts the release
-                // sim and spine itself.
-                let script = layout
-                    .root
-                    .join("nodes")
-                    .join(b.krate)
-                    .join("benches")
-                    .join(b.bench);
-                run::cargo(
+        let result = needs(layout, ros, b).and_then(|()| match (b.krate, b.bench) {
+            // The nodes it measures run beside it (live.rs).
+            ("arnie_base", "live") => live::base(layout, ros),
+            // A script (rclpy, network namespaces) in the crate's benches/: it starts the
+            // release binaries built above.
+            (_, script) if script.ends_with(".py") => {
+                let path = ["nodes", "nodes/lib", "nodes/tools"]
+                    .iter()
+                    .map(|d| {
+                        layout
+                            .root
+                            .join(d)
+                            .join(b.krate)
+                            .join("benches")
+                            .join(script)
+                    })
+                    .find(|p| p.is_file())
+                    .ok_or_else(|| {
+                        Failure::new(format!("{}'s benches/{script} is missing", b.krate))
+                    })?;
+                let bins = layout.target.join("release");
+                run::python(
                     layout,
                     ros,
                     &[
-                        "build",
-                        "--release",
-                        "-p",
-                        "arnie_sim",
-                        "-p",
-                        "arnie_spine",
-                        "--bins",
+                        &path.to_string_lossy(),
+                        "--bin-dir",
+                        &bins.to_string_lossy(),
                     ],
                 )
-                .and_then(|()| run::python(layout, ros, &[&script.to_string_lossy()]))
             }
-            // The nodes it measures run beside it (live.rs).
-            ("arnie_base", "live") => live::base(layout, ros),
             _ => run::cargo(layout, ros, &cargo_bench_args(b)),
-        };
+        });
         if let Err(f) = result {
             eprintln!("xtask: bench {}: {}", b.name, f.message);
             failed.push(b.name);

@@ -8,7 +8,8 @@
 //! DIR/share/ament_index/resource_index/packages/<pkg>   the ament index markers
 //! DIR/share/arnie_interfaces/...                    the interfaces (CMake + rosidl), with
 //! DIR/share/tf2_msgs/...                            (only when the ROS install lacks it)
-//! DIR/share/nav2_msgs/...                           (NavigateToPose; only when the ROS install lacks it)
+//! DIR/share/geographic_msgs/...                     (nav2_msgs needs it; only when the ROS install lacks it)
+//! DIR/share/nav2_msgs/...                           (all of Nav2's interfaces; only when the ROS install lacks it)
 //! DIR/share/rosbag2_interfaces/...                  (arnie_bag play's services; only when the ROS install lacks it)
 //! DIR/lib/..., DIR/lib/python3.11/site-packages/... their libraries and Python modules
 //! DIR/share/arnie_bringup/{launch,params,...}       launch files, parameters, viewer configs
@@ -211,7 +212,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     fs::write(o.prefix.join("COLCON_IGNORE"), "")?;
     eprintln!(
         "xtask: install: {} packages ({profile} build) into {} in {:.0} s\n  source {}/setup.bash\n  ros2 launch {BRINGUP} arnie.launch.xml",
-        pkgs.len() + interfaces, // and arnie_interfaces (and tf2_msgs, nav2_msgs, rosbag2_interfaces)
+        pkgs.len() + interfaces, // and arnie_interfaces (and tf2_msgs, geographic_msgs, nav2_msgs, rosbag2_interfaces)
         o.prefix.display(),
         started.elapsed().as_secs_f64(),
         o.prefix.display()

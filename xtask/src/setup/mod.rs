@@ -9,8 +9,9 @@
 //!    linker script, the `*rosidl_generator_pyExport.cmake` include paths rewritten for
 //!    this Python, and (at link time, `nodes/lib/node_glue/build.rs`) libpython.
 //! 3. The interface packages of `msg/` ([`INTERFACE_PACKAGES`]) built with CMake + rosidl
-//!    into `.ros/install`: `arnie_interfaces`, and `tf2_msgs` / `nav2_msgs` (NavigateToPose) /
-//!    `rosbag2_interfaces` (arnie_bag's player services)
+//!    into `.ros/install`: `arnie_interfaces`, and `tf2_msgs` / `geographic_msgs` /
+//!    `nav2_msgs` (all of Nav2's interfaces) / `rosbag2_interfaces` (arnie_bag's player
+//!    services)
 //!    when the ROS install lacks them.
 use crate::env::{Kind, Layout, Ros};
 use crate::run::{self, Failure};
@@ -358,7 +359,13 @@ pub const INTERFACE_PACKAGES: &[InterfacePackage] = &[
         name: "tf2_msgs",
         only_if_missing: true,
     },
-    // navigation2 1.3.13 (Jazzy), NavigateToPose only: the wheels have no Nav2.
+    // geographic_info 1.0.6 (Jazzy): nav2_msgs needs it (GeoPose in FollowGPSWaypoints,
+    // ComputeRoute ...); the wheels have none. Before nav2_msgs.
+    InterfacePackage {
+        name: "geographic_msgs",
+        only_if_missing: true,
+    },
+    // navigation2 1.3.13 (Jazzy), every interface: the wheels have no Nav2.
     InterfacePackage {
         name: "nav2_msgs",
         only_if_missing: true,

@@ -227,7 +227,13 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
             let _ = tokio::task::spawn_blocking(move || writer.join()).await;
         });
     }
-    tokio::spawn(link::receive_targets(arm_sock.clone(), ctx.clone()));
+    // Targets only from the spine: the address its inputs listen on (its host).
+    let spine_ip = wiring.arm_positions.addr.ip();
+    tokio::spawn(link::receive_targets(
+        arm_sock.clone(),
+        spine_ip,
+        ctx.clone(),
+    ));
     let sockets = link::Sockets {
         arm: arm_sock,
         eyes: eyes_sock,

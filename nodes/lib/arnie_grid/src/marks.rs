@@ -184,6 +184,11 @@ impl MarkedMap {
         Ok(changed(&before, &self.grid()))
     }
 
+    /// Forgets every mark (Nav2's `clear_entirely_*_costmap`); returns how many there were.
+    pub fn clear_all(&mut self) -> usize {
+        std::mem::take(&mut self.marks).len()
+    }
+
     /// Forgets the marks whose time is up. Returns whether any was removed.
     pub fn expire(&mut self, now: f64) -> bool {
         let n = self.marks.len();

@@ -424,6 +424,17 @@ impl App {
         self.qos_watch.watch(resolved, qos.clone());
     }
 
+    /// Checks, every second while the node spins, that each publisher of `topic` sends
+    /// `type_name` (`geometry_msgs/msg/Twist`): one of another type is logged once with
+    /// `hint` (what the user can change) and counted in `wrong_type_peers` of the node's
+    /// `/diagnostics` ([`crate::qos_check::QosWatch::watch_type`]).
+    pub fn watch_subscription_type(&mut self, topic: &str, type_name: &str, hint: &str) {
+        let namespace = self.node.namespace().unwrap_or_default();
+        let resolved = crate::qos_check::resolve(&namespace, &self.name, topic);
+        self.qos_watch
+            .watch_type(resolved, type_name.to_string(), hint.to_string());
+    }
+
     /// Ends the node with its teardown bounded: from now on the process has
     /// [`crate::exit::TEARDOWN_LIMIT`] to end, else it ends with `code` ([`crate::exit`]).
     /// For a program that runs its own loop and still has work after the stop (the bag

@@ -12,6 +12,12 @@
 //!   once (per topic and publisher gid) at WARN with both profiles, and counted in
 //!   `incompatible_qos_peers` of the node's `/diagnostics` status `<node>: qos`.
 //!
+//! - A subscription can also name the message type it takes ([`QosWatch::watch_type`]):
+//!   a publisher of another type on the same topic (DDS never matches them: nothing
+//!   arrives, and nothing says so) is logged once per publisher gid at WARN, naming it,
+//!   its type and the subscriber's hint (what to change), and counted in
+//!   `wrong_type_peers` of the same status.
+//!
 //! Only the subscriber side can be checked: r2r 0.9.7 has no subscriptions-info query and
 //! no QoS events, and its rcl node handle is private. A publisher of ours is therefore
 //! checked by its subscribers: our nodes by this module, rclpy/rclcpp nodes by their own
@@ -261,6 +267,9 @@ pub struct Peer {
 pub struct QosCounters {
     /// Incompatible publishers found (each topic + publisher gid counted once).
     pub incompatible_qos_peers: Counter,
+    /// Publishers of another type on a topic watched with [`QosWatch::watch_type`]
+    /// (each topic + publisher gid counted once).
+    pub wrong_type_peers: Counter,
     /// Subscriptions checked.
     pub watched_subscriptions: Counter,
     /// Graph queries that failed (logged once).
@@ -271,10 +280,16 @@ impl QosCounters {
     /// The `<node>: qos` status: WARN once an incompatible publisher was found.
     pub fn status(&self) -> Status {
         let n = self.incompatible_qos_peers.get();
+        let wrong = self.wrong_type_peers.get();
         let (level, message) = if n > 0 {
             (
                 Level::Warn,
                 format!("{n} incompatible QoS publisher(s) found (see the log)"),
+            )
+        } else if wrong > 0 {
+            (
+                Level::Warn,
+                format!("{wrong} publisher(s) of another message type found (see the log)"),
             )
         } else {
             (Level::Ok, "no incompatible QoS publisher".to_string())
@@ -286,6 +301,7 @@ impl QosCounters {
             values: vec![],
         }
         .with("incompatible_qos_peers", n)
+        .with("wrong_type_peers", wrong)
         .with("watched_subscriptions", self.watched_subscriptions.get())
         .with("graph_query_errors", self.graph_query_errors.get())
     }
@@ -296,11 +312,19 @@ struct Watched {
     qos: QosProfile,
 }
 
+struct TypeWatched {
+    topic: String,
+    type_name: String,
+    hint: String,
+}
+
 /// The subscriptions of one node, checked against the publishers on the graph (see the
 /// module doc). [`crate::App`] owns one and polls it from its spin loop.
 pub struct QosWatch {
     watched: Vec<Watched>,
+    typed: Vec<TypeWatched>,
     reported: HashSet<(String, Vec<u8>)>,
+    reported_types: HashSet<(String, Vec<u8>)>,
     counters: Arc<QosCounters>,
     next: Option<Instant>,
     query_error_logged: bool,
@@ -318,7 +342,9 @@ impl Default for QosWatch {
     fn default() -> Self {
         QosWatch {
             watched: Vec::new(),
+            typed: Vec::new(),
             reported: HashSet::new(),
+            reported_types: HashSet::new(),
             counters: Arc::new(QosCounters::default()),
             next: None,
             query_error_logged: false,
@@ -338,6 +364,41 @@ impl QosWatch {
     pub fn watch(&mut self, topic: String, qos: QosProfile) {
         self.counters.watched_subscriptions.inc();
         self.watched.push(Watched { topic, qos });
+    }
+
+    /// Checks the publishers of `topic` (resolved, absolute) for their message type: one
+    /// of another type than `type_name` (`geometry_msgs/msg/Twist`) is logged once with
+    /// `hint` (what the user can change) and counted in `wrong_type_peers`.
+    pub fn watch_type(&mut self, topic: String, type_name: String, hint: String) {
+        self.typed.push(TypeWatched {
+            topic,
+            type_name,
+            hint,
+        });
+    }
+
+    /// Judges the type of one publisher of typed watch `index`: `Some(log line)` the
+    /// first time a publisher (topic + gid) of another type is seen, which is counted.
+    pub fn judge_type(
+        &mut self,
+        index: usize,
+        node: &str,
+        gid: &[u8],
+        type_name: &str,
+    ) -> Option<String> {
+        let w = self.typed.get(index)?;
+        if type_name == w.type_name || !self.reported_types.insert((w.topic.clone(), gid.to_vec()))
+        {
+            return None;
+        }
+        self.counters.wrong_type_peers.inc();
+        Some(format!(
+            "{}: publisher {node} (gid {}) publishes {type_name}, but this node subscribes {}: nothing it publishes reaches this node; {}",
+            w.topic,
+            hex(gid),
+            w.type_name,
+            w.hint
+        ))
     }
 
     /// Judges one publisher of watched subscription `index`: `Some(log line)` the first
@@ -365,10 +426,31 @@ impl QosWatch {
     /// panics: a failing query is counted and logged once; a panic inside r2r's query
     /// (a value it cannot convert) turns the check off with one error line.
     pub fn poll(&mut self, node: &r2r::Node, now: Instant) {
-        if self.disabled || self.watched.is_empty() || self.next.is_some_and(|t| now < t) {
+        if self.disabled
+            || (self.watched.is_empty() && self.typed.is_empty())
+            || self.next.is_some_and(|t| now < t)
+        {
             return;
         }
         self.next = Some(now + CHECK_PERIOD);
+        for index in 0..self.typed.len() {
+            let topic = self.typed[index].topic.clone();
+            let query = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                node.get_publishers_info_by_topic(&topic, false)
+            }));
+            let Ok(Ok(infos)) = query else {
+                self.counters.graph_query_errors.inc();
+                continue;
+            };
+            for info in infos {
+                let peer = resolve(&info.node_namespace, &info.node_name, "~");
+                if let Some(line) =
+                    self.judge_type(index, &peer, &info.endpoint_gid, &info.topic_type)
+                {
+                    crate::log_warn!("{line}");
+                }
+            }
+        }
         for index in 0..self.watched.len() {
             let topic = self.watched[index].topic.clone();
             let query = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -420,6 +502,30 @@ mod tests {
             .iter()
             .map(|m| m.policy)
             .collect()
+    }
+
+    #[test]
+    fn a_publisher_of_another_type_is_reported_once_with_the_hint() {
+        let mut w = QosWatch::new();
+        w.watch_type(
+            "/cmd_vel".into(),
+            "geometry_msgs/msg/Twist".into(),
+            "set cmd_vel_stamped".into(),
+        );
+        assert_eq!(
+            w.judge_type(0, "/teleop", &[1, 2], "geometry_msgs/msg/Twist"),
+            None
+        );
+        let line = w
+            .judge_type(0, "/nav", &[3, 0], "geometry_msgs/msg/TwistStamped")
+            .unwrap();
+        assert_eq!(line, "/cmd_vel: publisher /nav (gid 03) publishes geometry_msgs/msg/TwistStamped, but this node subscribes geometry_msgs/msg/Twist: nothing it publishes reaches this node; set cmd_vel_stamped");
+        assert_eq!(
+            w.judge_type(0, "/nav", &[3, 0], "geometry_msgs/msg/TwistStamped"),
+            None
+        );
+        assert_eq!(w.counters().wrong_type_peers.get(), 1);
+        assert_eq!(w.counters().status().level, Level::Warn);
     }
 
     #[test]

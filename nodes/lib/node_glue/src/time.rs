@@ -123,6 +123,18 @@ pub fn stamp(d: Duration) -> Time {
     }
 }
 
+/// A time span [s] as a `builtin_interfaces/Duration` (action feedback and results:
+/// Nav2's `navigation_time`, `total_elapsed_time` ...): 0 for a negative or non-finite
+/// span, saturated at `i32::MAX` seconds.
+pub fn duration_msg(secs: f64) -> r2r::builtin_interfaces::msg::Duration {
+    let secs = if secs.is_finite() { secs.max(0.0) } else { 0.0 };
+    let whole = secs.floor();
+    r2r::builtin_interfaces::msg::Duration {
+        sec: whole.min(f64::from(i32::MAX)) as i32,
+        nanosec: ((secs - whole) * 1e9) as u32,
+    }
+}
+
 /// A header stamped now (ROS clock) in `frame_id`.
 pub fn header(frame_id: &str) -> Header {
     Header {

@@ -5,6 +5,8 @@
 //! - [`config`]: the parameter values ([`PlannerConfig`]) checked as a whole into
 //!   [`Settings`]: the [`Search`], the [`MapOptions`], the map file's frame.
 //! - [`settings`]: each setting parsed and checked: [`Search`], [`MapOptions`].
+//! - [`nav2`]: Nav2's planner server in this planner's terms (planner ids, codes,
+//!   paths through poses, the costmap).
 //! - [`maps`]: map files loaded, `nav_msgs/OccupancyGrid` fields checked and turned into
 //!   a [`Grid`].
 //! - here: one `PlanPath` [`Query`] checked ([`Query::check`]) and answered in metres
@@ -12,6 +14,7 @@
 
 pub mod config;
 pub mod maps;
+pub mod nav2;
 pub mod settings;
 
 pub use config::{PlannerConfig, Settings};
