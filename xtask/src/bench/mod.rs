@@ -75,6 +75,7 @@ const BENCHES: &[Bench] = &[
     bench("nav2", "Nav2's actions on the simulated board as BasicNavigator uses them (goal -> first feedback, -> result), and compute_path_to_pose against the PlanPath service (p50/p99)", "arnie_base", "nav2.py", Build::Default, &["arnie_base", "arnie_planner", "arnie_comms", "arnie_table"]),
     bench("state", "state_publisher on a real graph: /arm/position -> /joint_states + /tf at the demo's 50 Hz, 1 kHz and 2 kHz (kept up, CPU, latency)", "arnie_state", "live", Build::Default, &[]),
     bench("two-hosts", "the spine's /arm/position to the trajectory server's host across a virtual LAN (two network namespaces, root only) beside the same path on one host, and throughput; plain UDP DDS and TLS (docs/SECURITY.md) in the same run", "arnie_spine", "two_hosts.py", Build::Default, &["arnie_sim", "arnie_spine", "arnie_secure"]),
+    bench("lifecycle", "managed nodes: the lifecycle check per message on the spine's message (goal: under 1 µs), and launch to all active for both stacks (the launches run the dev tree's nodes, as cargo xtask launch does)", "arnie_lifecycle_manager", "live", Build::Default, &[]),
     bench("bag", "arnie_bag on a real graph: recording 1 kHz + the demo's topics without loss (60 s), recorder CPU, playback timing error at -r 1 / -r 4", "arnie_bag", "live", Build::Default, &[]),
 ];
 

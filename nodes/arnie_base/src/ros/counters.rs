@@ -33,6 +33,8 @@ node_glue::counters! {
             pose_estimates_repeated,
             plan_requests,
             mark_requests,
+            /// Goals, goal poses and cmd_vel refused while the node was not active.
+            inactive_refused,
         }
         ;
         pub(super) nav: Mutex<crate::NavCounters>,
