@@ -184,7 +184,9 @@ fn problems(pkg: &str) -> Vec<String> {
     if !module.contains("pub fn run() -> ! {") {
         bad.push("src/ros/mod.rs does not define `pub fn run() -> !`".into());
     }
-    if !module.contains("pub fn setup(app: &mut App)") {
+    // Spaces and line breaks aside: rustfmt wraps a managed node's longer signature.
+    let squeezed: String = module.split_whitespace().collect();
+    if !squeezed.contains("pubfnsetup(app:&mutApp") {
         bad.push("src/ros/mod.rs does not define `pub fn setup(app: &mut App)`".into());
     }
     for other in rust_files(&ros) {
