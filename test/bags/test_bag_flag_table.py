@@ -1,5 +1,6 @@
 """Every row of the bag flag tables, run as written: README.md's ("arnie_bag | ros2 bag
-equivalent") and nodes/tools/arnie_bag/README.md's ("arnie_bag | ros2 bag | notes").
+equivalent", under "Recording, replaying and looking at a run") and
+nodes/tools/arnie_bag/README.md's ("arnie_bag | ros2 bag | notes").
 
 The rows are read from the READMEs, so a row added there is run here (and a row whose
 command does not work fails). Each command runs in a folder of its own holding what its

@@ -66,7 +66,7 @@ def lan():
 
 
 def discovery(range_="SUBNET", static_peers=""):
-    """The discovery variables of a lab host (README "Across machines")."""
+    """The discovery variables of a lab host (docs/RUNNING.md, "Across machines")."""
     return {"ROS_AUTOMATIC_DISCOVERY_RANGE": range_, "ROS_STATIC_PEERS": static_peers}
 
 

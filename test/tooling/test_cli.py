@@ -19,7 +19,7 @@ from helpers import qos
 
 NODES = ["/sim", "/spine_bridge", "/trajectory_server", "/brain"]
 LATCHED = qos.latched(100)
-# (topic, type, QoS options as published: see the README's QoS table)
+# (topic, type, QoS options as published: see docs/ARCHITECTURE.md, "QoS of every topic")
 TOPICS = [
     ("/arm/position", "geometry_msgs/msg/PointStamped", ["--qos-reliability", "best_effort"]),
     ("/eyes/observations", "arnie_interfaces/msg/Coordinates", ["--qos-reliability", "best_effort"]),

@@ -22,8 +22,7 @@
 //! half of `test` in [`noros`], its Python half in [`pytest`]. Shared by all: [`env`] knows where everything is and
 //! which variables a ROS shell needs; [`setup`] makes it so (idempotent, stamp files);
 //! [`run`] runs child commands with those variables and turns failures into one clear
-//! message. The base's live bench is a second binary, `src/bin/base_bench/` (feature
-//! `live-bench`).
+//! message.
 
 mod bench;
 mod demo;

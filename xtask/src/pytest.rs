@@ -15,7 +15,7 @@ use crate::env::{Layout, Ros};
 use crate::run::{self, Failure};
 
 /// Workers when `ARNIE_TEST_JOBS` does not say: measured on the 2-core CI machine, where
-/// the suite took 1866 s in one process (see the README's "Tests").
+/// the suite took 1866 s in one process (see docs/TESTS.md).
 const DEFAULT_JOBS: usize = 4;
 
 /// pytest's options common to every run: quiet, skips reported with their reason, no

@@ -1,4 +1,4 @@
-//! The shape of a node (README, "The shape of a node") and the layout's rules, checked on
+//! The shape of a node (docs/ARCHITECTURE.md, "The shape of a node") and the layout's rules, checked on
 //! the files: every node package under `nodes/` has the same files with the same roles,
 //! the names follow one rule, and packages depend on libraries only.
 //!
@@ -26,6 +26,10 @@
 //! And for every crate of the workspace under `nodes/`: its path dependencies (normal,
 //! dev and build) are libraries of `nodes/lib/`: a node never depends on another node's
 //! package or on a tool, a library never on a node or a tool.
+//!
+//! And one place for benchmarks: every benchmark of the workspace is a `[[bench]]`
+//! (`harness = false`) in its crate's `benches/`, a live one requires the `ros` feature,
+//! no binary is one, and `cargo xtask bench` runs each of them.
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -246,7 +250,7 @@ fn every_node_has_the_one_shape() {
         .collect();
     assert!(
         report.is_empty(),
-        "nodes that differ from the shape of a node (README):\n{}",
+        "nodes that differ from the shape of a node (docs/ARCHITECTURE.md):\n{}",
         report.join("\n")
     );
 }
@@ -318,4 +322,174 @@ fn the_check_sees_a_wrong_shape() {
     assert!(problems("no_such_package")
         .iter()
         .any(|p| p.contains("src/ros/counters.rs is missing")));
+}
+
+/// The workspace's packages (`cargo metadata --no-deps`), as JSON.
+fn workspace_packages() -> Vec<serde_json::Value> {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata is JSON");
+    meta["packages"].as_array().cloned().unwrap_or_default()
+}
+
+/// The `[[bench]]` block of a manifest for the bench `name` (empty: none).
+fn bench_block(manifest: &str, name: &str) -> String {
+    manifest
+        .split("[[bench]]")
+        .skip(1)
+        .map(|b| b.split("\n[").next().unwrap_or_default())
+        .find(|b| {
+            b.lines()
+                .any(|l| l.trim().replace(' ', "") == format!("name=\"{name}\""))
+        })
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// What breaks the one rule for benchmarks (docs/ARCHITECTURE.md, "Benchmarks"): every
+/// benchmark is a `[[bench]]` target with `harness = false` in the `benches/` folder of
+/// its crate; one on a real graph (it uses `node_glue` or `r2r`) requires the `ros`
+/// feature; no binary is a benchmark; `cargo xtask bench` (`xtask/src/bench/mod.rs`) runs
+/// every one of them and names no other; and nothing bench-like lives outside a
+/// `benches/` folder.
+fn benchmark_problems() -> Vec<String> {
+    let root = fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("..")).expect("root");
+    let runner = fs::read_to_string(root.join("xtask/src/bench/mod.rs")).expect("the runner");
+    let mut bad = Vec::new();
+    let mut benches = Vec::new();
+    for p in workspace_packages() {
+        let name = p["name"].as_str().unwrap_or_default().to_string();
+        let manifest_path = PathBuf::from(p["manifest_path"].as_str().unwrap_or_default());
+        let dir = manifest_path
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
+        let manifest = fs::read_to_string(&manifest_path).unwrap_or_default();
+        for t in p["targets"].as_array().into_iter().flatten() {
+            let kinds: Vec<&str> = t["kind"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|k| k.as_str())
+                .collect();
+            let target = t["name"].as_str().unwrap_or_default();
+            if kinds.contains(&"bin") && target.contains("bench") {
+                bad.push(format!(
+                    "{name}: the binary {target} is a benchmark: make it a [[bench]] in benches/"
+                ));
+            }
+            if !kinds.contains(&"bench") {
+                continue;
+            }
+            let src = PathBuf::from(t["src_path"].as_str().unwrap_or_default());
+            if !src.starts_with(dir.join("benches")) {
+                bad.push(format!("{name}: the bench {target} is not in benches/"));
+            }
+            if !bench_block(&manifest, target)
+                .lines()
+                .any(|l| l.trim().replace(' ', "") == "harness=false")
+            {
+                bad.push(format!(
+                    "{name}: the bench {target} has no [[bench]] with `harness = false`"
+                ));
+            }
+            // A live bench: its source (every file of its folder) speaks ROS.
+            let files = if src.file_name().is_some_and(|f| f == "main.rs") {
+                rust_files(src.parent().unwrap_or(&src))
+            } else {
+                vec![src.clone()]
+            };
+            let live = files.iter().any(|f| {
+                let c = code(&read(f).unwrap_or_default());
+                c.contains("node_glue") || c.contains("r2r::")
+            });
+            let required: Vec<&str> = t["required-features"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|f| f.as_str())
+                .collect();
+            if live && !required.contains(&"ros") {
+                bad.push(format!(
+                    "{name}: the bench {target} runs on a real graph but lacks required-features = [\"ros\"]"
+                ));
+            }
+            if !runner.contains(&format!("\"{name}\", \"{target}\"")) {
+                bad.push(format!(
+                    "{name}: the bench {target} is not run by cargo xtask bench (xtask/src/bench/mod.rs)"
+                ));
+            }
+            benches.push((name.clone(), target.to_string()));
+        }
+    }
+    // Each bench the runner names is a [[bench]] target, or a script in that crate's benches/.
+    for line in runner
+        .lines()
+        .filter(|l| l.trim_start().starts_with("bench(\""))
+    {
+        let words: Vec<&str> = line.split('"').skip(1).step_by(2).collect();
+        let [_, _, krate, bench, ..] = words[..] else {
+            bad.push(format!("xtask/src/bench/mod.rs: cannot read {line:?}"));
+            continue;
+        };
+        let is_target = benches.iter().any(|(c, b)| c == krate && b == bench);
+        let is_script = ["nodes", "nodes/lib", "nodes/tools"].iter().any(|d| {
+            root.join(d)
+                .join(krate)
+                .join("benches")
+                .join(bench)
+                .is_file()
+        });
+        if !is_target && !is_script {
+            bad.push(format!(
+                "xtask/src/bench/mod.rs runs {krate}'s bench {bench}, which does not exist"
+            ));
+        }
+    }
+    // Nothing bench-like outside benches/ (the runner, xtask/src/bench/, aside).
+    let mut stack = vec![root.join("nodes"), root.join("xtask")];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            let n = e.file_name().to_string_lossy().into_owned();
+            if p.is_dir() && (n == "benches" || n == "target" || n == "node_modules") {
+                continue;
+            }
+            if n.contains("bench") && p != root.join("xtask/src/bench") {
+                bad.push(format!(
+                    "{}: a benchmark outside a crate's benches/",
+                    p.strip_prefix(&root).unwrap_or(&p).display()
+                ));
+            } else if p.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn every_benchmark_is_a_bench_target_run_by_xtask() {
+    let bad = benchmark_problems();
+    assert!(
+        bad.is_empty(),
+        "benchmarks outside the one rule (docs/ARCHITECTURE.md, \"Benchmarks\"):\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_bench_check_reads_a_manifest() {
+    let manifest = "[package]\nname = \"x\"\n\n[[bench]]\nname = \"wire\"\nharness = false\n\n[[bench]]\nname = \"live\"\npath = \"benches/live/main.rs\"\nrequired-features = [\"ros\"]\n\n[[bin]]\nname = \"x\"\n";
+    assert!(bench_block(manifest, "wire").contains("harness = false"));
+    assert!(!bench_block(manifest, "live").contains("harness"));
+    assert_eq!(bench_block(manifest, "none"), "");
 }

@@ -124,14 +124,7 @@ impl Urdf {
                 message: format!("not well-formed XML: {e}"),
             }
         })?;
-        let at = |node: roxmltree::Node, message: String| {
-            let p = doc.text_pos_at(node.range().start);
-            UrdfError {
-                line: p.row,
-                column: p.col,
-                message,
-            }
-        };
+        let at = |node: roxmltree::Node, message: String| error_at(&doc, node, message);
         let robot = doc.root_element();
         if !robot.has_tag_name("robot") {
             return Err(at(
@@ -146,187 +139,15 @@ impl Urdf {
             Some(n) if !n.is_empty() => n.to_string(),
             _ => return Err(at(robot, "<robot> has no name".into())),
         };
-        let mut links = Vec::new();
-        let mut link_names = BTreeSet::new();
-        for link in robot.children().filter(|n| n.has_tag_name("link")) {
-            let n = match link.attribute("name") {
-                Some(n) if !n.is_empty() => n,
-                _ => return Err(at(link, "a <link> has no name".into())),
-            };
-            if !link_names.insert(n.to_string()) {
-                return Err(at(link, format!("link '{n}' is defined twice")));
-            }
-            links.push(n.to_string());
-        }
-        if links.is_empty() {
-            return Err(at(robot, "the robot has no <link>".into()));
-        }
+        let links = read_links(&doc, robot)?;
+        let link_names: BTreeSet<&str> = links.iter().map(String::as_str).collect();
         let mut joints: Vec<Joint> = Vec::new();
         let mut parent_of: BTreeMap<String, String> = BTreeMap::new();
         for j in robot.children().filter(|n| n.has_tag_name("joint")) {
-            let jname = match j.attribute("name") {
-                Some(n) if !n.is_empty() => n.to_string(),
-                _ => return Err(at(j, "a <joint> has no name".into())),
-            };
-            if joints.iter().any(|o| o.name == jname) {
-                return Err(at(j, format!("joint '{jname}' is defined twice")));
-            }
-            let kind = match j.attribute("type") {
-                Some("fixed") => JointKind::Fixed,
-                Some("prismatic") => JointKind::Prismatic,
-                Some("revolute") => JointKind::Revolute,
-                Some("continuous") => JointKind::Continuous,
-                Some(t @ ("floating" | "planar")) => {
-                    return Err(at(
-                        j,
-                        format!("joint '{jname}': type '{t}' is not supported (fixed, prismatic, revolute, continuous)"),
-                    ))
-                }
-                Some(t) => {
-                    return Err(at(j, format!("joint '{jname}': unknown type '{t}'")))
-                }
-                None => return Err(at(j, format!("joint '{jname}' has no type"))),
-            };
-            let link_of = |tag: &str| -> Result<String, UrdfError> {
-                let e = j
-                    .children()
-                    .find(|n| n.has_tag_name(tag))
-                    .ok_or_else(|| at(j, format!("joint '{jname}' has no <{tag}>")))?;
-                let l = e.attribute("link").unwrap_or_default();
-                if !link_names.contains(l) {
-                    return Err(at(
-                        e,
-                        format!("joint '{jname}': {tag} link '{l}' is not defined"),
-                    ));
-                }
-                Ok(l.to_string())
-            };
-            let parent = link_of("parent")?;
-            let child = link_of("child")?;
-            if parent == child {
-                return Err(at(
-                    j,
-                    format!("joint '{jname}': link '{child}' is its own parent"),
-                ));
-            }
-            if let Some(other) = parent_of.insert(child.clone(), jname.clone()) {
-                return Err(at(
-                    j,
-                    format!("link '{child}' is the child of two joints ('{other}' and '{jname}')"),
-                ));
-            }
-            let origin = match j.children().find(|n| n.has_tag_name("origin")) {
-                None => Isometry3::identity(),
-                Some(o) => {
-                    let xyz = triple(o, "xyz", [0.0; 3]).map_err(|e| at(o, e.to_string()))?;
-                    let rpy = triple(o, "rpy", [0.0; 3]).map_err(|e| at(o, e.to_string()))?;
-                    Isometry3::from_parts(
-                        Translation3::new(xyz[0], xyz[1], xyz[2]),
-                        UnitQuaternion::from_euler_angles(rpy[0], rpy[1], rpy[2]),
-                    )
-                }
-            };
-            let axis = match j.children().find(|n| n.has_tag_name("axis")) {
-                None => Vector3::x(),
-                Some(a) => {
-                    let v = triple(a, "xyz", [1.0, 0.0, 0.0]).map_err(|e| at(a, e.to_string()))?;
-                    Vector3::new(v[0], v[1], v[2])
-                }
-            };
-            let axis = match Unit::try_new(axis, 1e-12) {
-                Some(a) => a,
-                None => return Err(at(j, format!("joint '{jname}': the axis is zero"))),
-            };
-            let limit = match j.children().find(|n| n.has_tag_name("limit")) {
-                None if matches!(kind, JointKind::Prismatic | JointKind::Revolute) => {
-                    return Err(at(
-                        j,
-                        format!(
-                            "joint '{jname}': a {} joint needs a <limit>",
-                            j.attribute("type").unwrap_or_default()
-                        ),
-                    ))
-                }
-                None => None,
-                Some(l) => {
-                    let num = |key: &str, default: Option<f64>| -> Result<f64, UrdfError> {
-                        match (l.attribute(key), default) {
-                            (None, Some(d)) => Ok(d),
-                            (None, None) => Err(at(
-                                l,
-                                format!("joint '{jname}': <limit> has no {key}"),
-                            )),
-                            (Some(s), _) => match s.trim().parse::<f64>() {
-                                Ok(v) if v.is_finite() => Ok(v),
-                                _ => Err(at(
-                                    l,
-                                    format!("joint '{jname}': <limit> {key}=\"{s}\" is not a finite number"),
-                                )),
-                            },
-                        }
-                    };
-                    let lower = num("lower", Some(0.0))?;
-                    let upper = num("upper", Some(0.0))?;
-                    let velocity = num("velocity", None)?;
-                    num("effort", None)?;
-                    if lower > upper {
-                        return Err(at(
-                            l,
-                            format!("joint '{jname}': lower {lower} is above upper {upper}"),
-                        ));
-                    }
-                    Some(Limit {
-                        lower,
-                        upper,
-                        velocity,
-                    })
-                }
-            };
-            joints.push(Joint {
-                name: jname,
-                kind,
-                parent,
-                child,
-                origin,
-                axis,
-                limit,
-            });
+            let joint = read_joint(&doc, j, &link_names, &joints, &mut parent_of)?;
+            joints.push(joint);
         }
-        let roots: Vec<&String> = links
-            .iter()
-            .filter(|l| !parent_of.contains_key(*l))
-            .collect();
-        let root = match roots.as_slice() {
-            [r] => (*r).clone(),
-            [] => return Err(at(robot, "no root link: the joints form a cycle".into())),
-            many => {
-                let names: Vec<&str> = many.iter().map(|s| s.as_str()).collect();
-                return Err(at(
-                    robot,
-                    format!(
-                        "more than one root link ({}): every link but one must be a joint's child",
-                        names.join(", ")
-                    ),
-                ));
-            }
-        };
-        // Every link reached from the root: otherwise a cycle hangs apart from the tree.
-        let mut reached = BTreeSet::from([root.clone()]);
-        let mut grew = true;
-        while grew {
-            grew = false;
-            for j in &joints {
-                if reached.contains(&j.parent) && reached.insert(j.child.clone()) {
-                    grew = true;
-                }
-            }
-        }
-        if let Some(lost) = links.iter().find(|l| !reached.contains(*l)) {
-            return Err(at(
-                robot,
-                format!("link '{lost}' is not reached from the root link '{root}' (a cycle)"),
-            ));
-        }
+        let root = find_root(&doc, robot, &links, &joints, &parent_of)?;
         Ok(Urdf {
             name,
             links,
@@ -370,6 +191,229 @@ enum TripleError {
         /// Its text.
         text: String,
     },
+}
+
+/// The error at `node` of `doc`: its line and column.
+fn error_at(doc: &roxmltree::Document, node: roxmltree::Node, message: String) -> UrdfError {
+    let p = doc.text_pos_at(node.range().start);
+    UrdfError {
+        line: p.row,
+        column: p.col,
+        message,
+    }
+}
+
+/// The robot's links, in file order: each named, no name twice, at least one.
+fn read_links(doc: &roxmltree::Document, robot: roxmltree::Node) -> Result<Vec<String>, UrdfError> {
+    let at = |node: roxmltree::Node, message: String| error_at(doc, node, message);
+    let mut links = Vec::new();
+    let mut link_names = BTreeSet::new();
+    for link in robot.children().filter(|n| n.has_tag_name("link")) {
+        let n = match link.attribute("name") {
+            Some(n) if !n.is_empty() => n,
+            _ => return Err(at(link, "a <link> has no name".into())),
+        };
+        if !link_names.insert(n.to_string()) {
+            return Err(at(link, format!("link '{n}' is defined twice")));
+        }
+        links.push(n.to_string());
+    }
+    if links.is_empty() {
+        return Err(at(robot, "the robot has no <link>".into()));
+    }
+    Ok(links)
+}
+
+/// One `<joint>`: named once (`before`: the joints read so far), a supported type,
+/// parent and child among `links`, a child no other joint has (`parent_of`: child →
+/// joint, so far; this one added), its origin, axis and limit.
+fn read_joint(
+    doc: &roxmltree::Document,
+    j: roxmltree::Node,
+    links: &BTreeSet<&str>,
+    before: &[Joint],
+    parent_of: &mut BTreeMap<String, String>,
+) -> Result<Joint, UrdfError> {
+    let at = |node: roxmltree::Node, message: String| error_at(doc, node, message);
+    let jname = match j.attribute("name") {
+        Some(n) if !n.is_empty() => n.to_string(),
+        _ => return Err(at(j, "a <joint> has no name".into())),
+    };
+    if before.iter().any(|o| o.name == jname) {
+        return Err(at(j, format!("joint '{jname}' is defined twice")));
+    }
+    let kind = match j.attribute("type") {
+        Some("fixed") => JointKind::Fixed,
+        Some("prismatic") => JointKind::Prismatic,
+        Some("revolute") => JointKind::Revolute,
+        Some("continuous") => JointKind::Continuous,
+        Some(t @ ("floating" | "planar")) => {
+            return Err(at(
+                j,
+                format!("joint '{jname}': type '{t}' is not supported (fixed, prismatic, revolute, continuous)"),
+            ))
+        }
+        Some(t) => return Err(at(j, format!("joint '{jname}': unknown type '{t}'"))),
+        None => return Err(at(j, format!("joint '{jname}' has no type"))),
+    };
+    let link_of = |tag: &str| -> Result<String, UrdfError> {
+        let e = j
+            .children()
+            .find(|n| n.has_tag_name(tag))
+            .ok_or_else(|| at(j, format!("joint '{jname}' has no <{tag}>")))?;
+        let l = e.attribute("link").unwrap_or_default();
+        if !links.contains(l) {
+            return Err(at(
+                e,
+                format!("joint '{jname}': {tag} link '{l}' is not defined"),
+            ));
+        }
+        Ok(l.to_string())
+    };
+    let parent = link_of("parent")?;
+    let child = link_of("child")?;
+    if parent == child {
+        return Err(at(
+            j,
+            format!("joint '{jname}': link '{child}' is its own parent"),
+        ));
+    }
+    if let Some(other) = parent_of.insert(child.clone(), jname.clone()) {
+        return Err(at(
+            j,
+            format!("link '{child}' is the child of two joints ('{other}' and '{jname}')"),
+        ));
+    }
+    let origin = match j.children().find(|n| n.has_tag_name("origin")) {
+        None => Isometry3::identity(),
+        Some(o) => {
+            let xyz = triple(o, "xyz", [0.0; 3]).map_err(|e| at(o, e.to_string()))?;
+            let rpy = triple(o, "rpy", [0.0; 3]).map_err(|e| at(o, e.to_string()))?;
+            Isometry3::from_parts(
+                Translation3::new(xyz[0], xyz[1], xyz[2]),
+                UnitQuaternion::from_euler_angles(rpy[0], rpy[1], rpy[2]),
+            )
+        }
+    };
+    let axis = match j.children().find(|n| n.has_tag_name("axis")) {
+        None => Vector3::x(),
+        Some(a) => {
+            let v = triple(a, "xyz", [1.0, 0.0, 0.0]).map_err(|e| at(a, e.to_string()))?;
+            Vector3::new(v[0], v[1], v[2])
+        }
+    };
+    let axis = match Unit::try_new(axis, 1e-12) {
+        Some(a) => a,
+        None => return Err(at(j, format!("joint '{jname}': the axis is zero"))),
+    };
+    let limit = read_limit(doc, j, &jname, kind)?;
+    Ok(Joint {
+        name: jname,
+        kind,
+        parent,
+        child,
+        origin,
+        axis,
+        limit,
+    })
+}
+
+/// A joint's `<limit>`: needed by prismatic and revolute joints; finite numbers,
+/// `velocity` and `effort` given, `lower` not above `upper`.
+fn read_limit(
+    doc: &roxmltree::Document,
+    j: roxmltree::Node,
+    jname: &str,
+    kind: JointKind,
+) -> Result<Option<Limit>, UrdfError> {
+    let at = |node: roxmltree::Node, message: String| error_at(doc, node, message);
+    let Some(l) = j.children().find(|n| n.has_tag_name("limit")) else {
+        if matches!(kind, JointKind::Prismatic | JointKind::Revolute) {
+            return Err(at(
+                j,
+                format!(
+                    "joint '{jname}': a {} joint needs a <limit>",
+                    j.attribute("type").unwrap_or_default()
+                ),
+            ));
+        }
+        return Ok(None);
+    };
+    let num = |key: &str, default: Option<f64>| -> Result<f64, UrdfError> {
+        match (l.attribute(key), default) {
+            (None, Some(d)) => Ok(d),
+            (None, None) => Err(at(l, format!("joint '{jname}': <limit> has no {key}"))),
+            (Some(s), _) => match s.trim().parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(v),
+                _ => Err(at(
+                    l,
+                    format!("joint '{jname}': <limit> {key}=\"{s}\" is not a finite number"),
+                )),
+            },
+        }
+    };
+    let lower = num("lower", Some(0.0))?;
+    let upper = num("upper", Some(0.0))?;
+    let velocity = num("velocity", None)?;
+    num("effort", None)?;
+    if lower > upper {
+        return Err(at(
+            l,
+            format!("joint '{jname}': lower {lower} is above upper {upper}"),
+        ));
+    }
+    Ok(Some(Limit {
+        lower,
+        upper,
+        velocity,
+    }))
+}
+
+/// The one link no joint has as child, from which every link is reached.
+fn find_root(
+    doc: &roxmltree::Document,
+    robot: roxmltree::Node,
+    links: &[String],
+    joints: &[Joint],
+    parent_of: &BTreeMap<String, String>,
+) -> Result<String, UrdfError> {
+    let at = |node: roxmltree::Node, message: String| error_at(doc, node, message);
+    let roots: Vec<&String> = links
+        .iter()
+        .filter(|l| !parent_of.contains_key(*l))
+        .collect();
+    let root = match roots.as_slice() {
+        [r] => (*r).clone(),
+        [] => return Err(at(robot, "no root link: the joints form a cycle".into())),
+        many => {
+            let names: Vec<&str> = many.iter().map(|s| s.as_str()).collect();
+            return Err(at(
+                robot,
+                format!(
+                    "more than one root link ({}): every link but one must be a joint's child",
+                    names.join(", ")
+                ),
+            ));
+        }
+    };
+    // Every link reached from the root: otherwise a cycle hangs apart from the tree.
+    let mut reached = BTreeSet::from([root.clone()]);
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for j in joints {
+            if reached.contains(&j.parent) && reached.insert(j.child.clone()) {
+                grew = true;
+            }
+        }
+    }
+    if let Some(lost) = links.iter().find(|l| !reached.contains(*l)) {
+        return Err(at(
+            robot,
+            format!("link '{lost}' is not reached from the root link '{root}' (a cycle)"),
+        ));
+    }
+    Ok(root)
 }
 
 /// Three finite numbers of attribute `key` (`"0 0.1 -2"`), or `default` when absent.

@@ -228,39 +228,67 @@ impl Runner {
                 task_stop.stop();
                 run.await;
             }
-            let done = done_names.len() as u32;
-            match ended {
-                Ended::Outcome(Outcome::Finished { .. }) => {
-                    state.succeeded(i, task.points);
-                    done_names.push(task.name.clone());
-                }
-                Ended::Outcome(Outcome::Failed { error, .. }) => {
-                    let k = state.failures(i) + 1;
-                    let dropped = state.failed(i);
-                    let max = self.strategy.max_failures;
-                    let message = if dropped {
-                        format!("dropped: failed {k}/{max} times; last: {error}")
-                    } else {
-                        format!("failure {k}/{max}: {error}")
-                    };
-                    self.emit(EventKind::Error, &task.name, done, message, Vec::new());
-                }
-                Ended::Outcome(Outcome::Stopped { .. }) => break EndReason::Stopped,
-                Ended::Timer => break EndReason::MatchTimer,
-                Ended::Replan => state.interrupted(i),
-                Ended::Deadline(d) => {
-                    state.missed_deadline(i, d);
-                    self.emit(
-                        EventKind::Error,
-                        &task.name,
-                        done,
-                        format!("dropped: deadline {d} s passed"),
-                        Vec::new(),
-                    );
-                }
+            if let Some(end) = self.on_ended(&mut state, i, ended, &mut done_names) {
+                break end;
             }
         };
+        self.report(end, state, done_names, t0, &stop).await
+    }
 
+    /// What a task's end means: scored, a failure (dropped after too many), the match
+    /// over (`Some`), put back for a replan, or its deadline missed.
+    fn on_ended(
+        &self,
+        state: &mut MatchState,
+        i: usize,
+        ended: Ended,
+        done_names: &mut Vec<String>,
+    ) -> Option<EndReason> {
+        let task = &self.strategy.tasks[i];
+        let done = done_names.len() as u32;
+        match ended {
+            Ended::Outcome(Outcome::Finished { .. }) => {
+                state.succeeded(i, task.points);
+                done_names.push(task.name.clone());
+            }
+            Ended::Outcome(Outcome::Failed { error, .. }) => {
+                let k = state.failures(i) + 1;
+                let dropped = state.failed(i);
+                let max = self.strategy.max_failures;
+                let message = if dropped {
+                    format!("dropped: failed {k}/{max} times; last: {error}")
+                } else {
+                    format!("failure {k}/{max}: {error}")
+                };
+                self.emit(EventKind::Error, &task.name, done, message, Vec::new());
+            }
+            Ended::Outcome(Outcome::Stopped { .. }) => return Some(EndReason::Stopped),
+            Ended::Timer => return Some(EndReason::MatchTimer),
+            Ended::Replan => state.interrupted(i),
+            Ended::Deadline(d) => {
+                state.missed_deadline(i, d);
+                self.emit(
+                    EventKind::Error,
+                    &task.name,
+                    done,
+                    format!("dropped: deadline {d} s passed"),
+                    Vec::new(),
+                );
+            }
+        }
+        None
+    }
+
+    /// The match's end: the last event, the end-of-match task after the timer, the report.
+    async fn report(
+        &self,
+        end: EndReason,
+        state: MatchState,
+        mut done_names: Vec<String>,
+        t0: Instant,
+        stop: &StopToken,
+    ) -> Report {
+        let tasks = &self.strategy.tasks;
         let done = done_names.len() as u32;
         let mut points = state.points();
         match end {
@@ -281,7 +309,7 @@ impl Runner {
         if end == EndReason::MatchTimer {
             if let Some(last) = &self.strategy.end_of_match {
                 let seq = self.driver.sequence(&last.name, None, &last.steps);
-                if let Outcome::Finished { .. } = seq.run(&self.events, &stop).await {
+                if let Outcome::Finished { .. } = seq.run(&self.events, stop).await {
                     points += last.points;
                     done_names.push(last.name.clone());
                 }

@@ -164,7 +164,7 @@ fn nested_substitutions_equals_and_choices() {
     assert_eq!(closing_paren("var $(x) y) z"), Some(10));
 }
 
-/// The project's arm launch file: `part` splits it over two hosts (README "Across
+/// The project's arm launch file: `part` splits it over two hosts (docs/RUNNING.md "Across
 /// machines"), `all` starts everything.
 #[test]
 fn the_arm_launch_file_splits_by_part() {

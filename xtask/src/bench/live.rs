@@ -1,8 +1,9 @@
-//! `cargo xtask bench base`, the live part: planner, comms_bridge and arnie_base from the
+//! `cargo xtask bench base`, the live part: planner, comms_bridge and base from the
 //! release build, started with the parameters `launch/eurobot.launch.xml` gives them (its
 //! nodes, read by the project's launch reader, with `use_sim:=false`: no board_sim, no
 //! strategy), on their own ROS domain and free loopback ports; the motor board's end of
-//! the CAN-over-UDP link is `base_bench` (src/bin/base_bench/), which prints the table.
+//! the CAN-over-UDP link is `arnie_base`'s `live` bench (nodes/arnie_base/benches/live/),
+//! which prints the table.
 //! The nodes' logs go to `out/bench_base/<node>.log`.
 //!
 //! `ARNIE_BENCH_BASE_S` sets how long the goals run (default 60 s).
@@ -18,16 +19,16 @@ const NODES: &[&str] = &["planner", "comms_bridge", "base"];
 
 const CAPTION: &str = "\
 Live, through the real stack (release builds, one run; the machine is shared: compare
-within a run). planner + comms_bridge + arnie_base as launch/eurobot.launch.xml starts
+within a run). planner + comms_bridge + base as launch/eurobot.launch.xml starts
 them (params/, the table map params/eurobot/table.pgm), CAN-over-UDP on 127.0.0.1; the
-motor board is the bench (base_bench): it loads nodes/lib/arnie_packets/packets through
-arnie_packets, sends Odometry at 50 Hz from an ideal differential drive following the last
+motor board is the bench (arnie_base's live bench): it loads
+nodes/lib/arnie_packets/packets through arnie_packets, sends Odometry at 50 Hz from an ideal differential drive following the last
 DriveSpeed, answers Stop with Ack, and sends NavigateTo goals back and forth between
-(0.40, 0.30) and (0.55, 1.25). arnie_base's control loop is driven by odometry, not by a
+(0.40, 0.30) and (0.55, 1.25). The base's control loop is driven by odometry, not by a
 timer: each Odometry packet runs one follower step and sends one DriveSpeed (its 20 ms
 tick only runs the link watchdog, the progress check and the wait before a re-plan).
 (1) therefore includes: the bench's UDP write of the Odometry CAN frames -> comms_bridge
-reads, reassembles and decodes them -> Packet on comms/rx (DDS, loopback) -> arnie_base
+reads, reassembles and decodes them -> Packet on comms/rx (DDS, loopback) -> the base
 parses it, publishes odom and base/pose, runs the step -> Packet on comms/tx (DDS) ->
 comms_bridge encodes DriveSpeed -> UDP -> the bench has read and reassembled it.
 Re-plan: once per northbound goal the bench marks a 5 cm disc where its sensor sees the
@@ -40,12 +41,12 @@ then PlanPath; the instant is the planner's new path arriving on planner/path (p
 with the answer), so a re-plan that finds no path is not in (3). (6) is the planner alone
 after a mark, through DDS: the bench's UpdateMap request sent -> its PlanPath answered.";
 
-/// Builds what the bench needs, starts the nodes, runs `base_bench`, stops the nodes.
+/// Builds what the bench needs, starts the nodes, runs the bench, stops the nodes.
 pub fn base(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
-    // The nodes, then the bench's own binary (a feature of xtask, so a second build).
+    // The nodes, then the bench (built before the nodes start, so they do not wait on it).
     for args in [
         "build --release -p arnie_planner -p arnie_comms -p arnie_base --bins",
-        "build --release -p xtask --features live-bench --bin base_bench",
+        "bench -p arnie_base --bench live --no-run",
     ] {
         run::cargo(layout, ros, &args.split(' ').collect::<Vec<_>>())?;
     }
@@ -103,15 +104,25 @@ pub fn base(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
     let result = started.and_then(|()| {
         println!("{CAPTION}\n");
         let secs = std::env::var("ARNIE_BENCH_BASE_S").unwrap_or_else(|_| "60".into());
-        let mut c = run::command(layout, ros, &release.join("base_bench").to_string_lossy());
-        c.args(["--packets", &packets.to_string_lossy()])
-            .args(["--bind", &format!("127.0.0.1:{board_port}")])
-            .args(["--peer", &format!("127.0.0.1:{link_port}")])
-            .args(["--duration", &secs]);
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut c = run::command(layout, ros, &cargo);
+        c.args([
+            "bench",
+            "--quiet",
+            "-p",
+            "arnie_base",
+            "--bench",
+            "live",
+            "--",
+        ])
+        .args(["--packets", &packets.to_string_lossy()])
+        .args(["--bind", &format!("127.0.0.1:{board_port}")])
+        .args(["--peer", &format!("127.0.0.1:{link_port}")])
+        .args(["--duration", &secs]);
         for (k, v) in env {
             c.env(k, v);
         }
-        run::status(c, "base_bench")
+        run::status(c, "arnie_base's live bench")
     });
     stop(&mut children);
     eprintln!(

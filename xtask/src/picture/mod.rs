@@ -275,41 +275,58 @@ fn speeds(truth: &[TruthSample]) -> Vec<(f64, f64, usize)> {
         .collect()
 }
 
-/// One view of the scene: axes `a` and `b` of the positions (0 = x, 1 = y, 2 = z).
 /// Length of the `world` frame's axes drawn in both views [mm].
 const WORLD_AXIS_MM: f64 = 20.0;
 
+/// One view of the scene: axes `a` and `b` of the positions (0 = x, 1 = y, 2 = z).
 fn view(run: &Run, scene: Option<&Scene>, title: &str, a: usize, b: usize) -> Panel {
     let names = ["x", "y", "z"];
     let mut p =
         Panel::new(title, Axis::new(names[a], "mm"), Axis::new(names[b], "mm")).equal_aspect();
-    let pick = |m: &[f64; 3]| [m[a], m[b]];
     if let Some(sc) = scene {
-        // Obstacles seen from this side (the table under the arm shows in the side view;
-        // a small box, e.g. the detour demo's, in both).
-        for (_, lo, hi) in &sc.obstacles {
-            let small = hi[a] - lo[a] < SMALL_OBSTACLE_MM && hi[b] - lo[b] < SMALL_OBSTACLE_MM;
-            if b == 2 || small {
-                p.add(
-                    Area::rect(lo[a], lo[b], hi[a], hi[b])
-                        .fill(Colour::LIGHT_GREY, 0.8)
-                        .stroke(Colour::GREY, 1.0),
-                );
-                // Show a strip of the obstacle's top surface under the scene.
-                if !small {
-                    p.include(sc.source_mm[a], hi[b] - 15.0);
-                }
+        draw_obstacles_and_flames(&mut p, sc, a, b);
+    }
+    draw_detours(&mut p, run, a, b);
+    draw_path(&mut p, run, a, b);
+    draw_world_axes(&mut p, a, b);
+    if let Some(sc) = scene {
+        draw_source_and_candle(&mut p, sc, run.first_lit("candle").is_some(), a, b);
+    }
+    draw_events(&mut p, run, a, b);
+    p
+}
+
+/// The obstacles seen from this side and the flames' lighting circles.
+fn draw_obstacles_and_flames(p: &mut Panel, sc: &Scene, a: usize, b: usize) {
+    // Obstacles seen from this side (the table under the arm shows in the side view;
+    // a small box, e.g. the detour demo's, in both).
+    for (_, lo, hi) in &sc.obstacles {
+        let small = hi[a] - lo[a] < SMALL_OBSTACLE_MM && hi[b] - lo[b] < SMALL_OBSTACLE_MM;
+        if b == 2 || small {
+            p.add(
+                Area::rect(lo[a], lo[b], hi[a], hi[b])
+                    .fill(Colour::LIGHT_GREY, 0.8)
+                    .stroke(Colour::GREY, 1.0),
+            );
+            // Show a strip of the obstacle's top surface under the scene.
+            if !small {
+                p.include(sc.source_mm[a], hi[b] - 15.0);
             }
         }
-        for at in [sc.source_mm, sc.candle_mm] {
-            p.add(
-                Area::circle(at[a], at[b], sc.light_radius_mm)
-                    .fill(FLAME, 0.12)
-                    .stroke(FLAME, 1.0)
-                    .dash(3.0, 2.0),
-            );
-        }
     }
+    for at in [sc.source_mm, sc.candle_mm] {
+        p.add(
+            Area::circle(at[a], at[b], sc.light_radius_mm)
+                .fill(FLAME, 0.12)
+                .stroke(FLAME, 1.0)
+                .dash(3.0, 2.0),
+        );
+    }
+}
+
+/// What the trajectory server remembered, and the detours it planned around it.
+fn draw_detours(p: &mut Panel, run: &Run, a: usize, b: usize) {
+    let pick = |m: &[f64; 3]| [m[a], m[b]];
     // What the trajectory server remembered, and the detours it planned around it.
     for (c, r) in &run.obstructions {
         p.add(
@@ -326,6 +343,11 @@ fn view(run: &Run, scene: Option<&Scene>, title: &str, a: usize, b: usize) -> Pa
                 .dash(5.0, 3.0),
         );
     }
+}
+
+/// The arm's path, one line per phase, and where it started and ended.
+fn draw_path(p: &mut Panel, run: &Run, a: usize, b: usize) {
+    let pick = |m: &[f64; 3]| [m[a], m[b]];
     // One line per phase, earlier phases wider: where the arm comes back along its way
     // (out to the source and back, unlit then lit) both colours stay visible.
     for (ph, width) in [(0, 6.0), (1, 3.0), (2, 1.8)] {
@@ -358,6 +380,11 @@ fn view(run: &Run, scene: Option<&Scene>, title: &str, a: usize, b: usize) -> Pa
             );
         }
     }
+}
+
+/// The TF frame `world` in this view.
+fn draw_world_axes(p: &mut Panel, a: usize, b: usize) {
+    let pick = |m: &[f64; 3]| [m[a], m[b]];
     // The TF frame `world` (the spine's and the sim's): its two axes in this view, 20 mm
     // long, named at their tips; the scene's objects are frames of their own
     // (`source_flame`, `candle`, `obstacle_*`), named in the legend.
@@ -378,7 +405,7 @@ fn view(run: &Run, scene: Option<&Scene>, title: &str, a: usize, b: usize) -> Pa
                 Colour::BLACK,
             )
             .size(4.0)
-            .label(names[axis], place),
+            .label(["x", "y", "z"][axis], place),
         );
     }
     p.add(
@@ -386,32 +413,39 @@ fn view(run: &Run, scene: Option<&Scene>, title: &str, a: usize, b: usize) -> Pa
             .size(3.0)
             .label("world", Place::Left),
     );
-    let candle_lit = run.first_lit("candle").is_some();
-    if let Some(sc) = scene {
-        let s = pick(&sc.source_mm);
-        let c = pick(&sc.candle_mm);
-        // Labels away from each other: the one further left goes left.
-        let cp = if s[0] >= c[0] {
-            Place::Left
-        } else {
-            Place::Right
-        };
-        p.add(
-            Marker::new(s[0], s[1], Shape::Star, FLAME)
-                .size(14.0)
-                .label("source flame", Place::Above),
-        );
-        let fill = if candle_lit {
-            FLAME
-        } else {
-            Colour::LIGHT_GREY
-        };
-        p.add(
-            Marker::new(c[0], c[1], Shape::Circle, fill)
-                .size(12.0)
-                .label("candle", cp),
-        );
-    }
+}
+
+/// The source flame and the candle (filled once lit), labelled apart.
+fn draw_source_and_candle(p: &mut Panel, sc: &Scene, candle_lit: bool, a: usize, b: usize) {
+    let pick = |m: &[f64; 3]| [m[a], m[b]];
+    let s = pick(&sc.source_mm);
+    let c = pick(&sc.candle_mm);
+    // Labels away from each other: the one further left goes left.
+    let cp = if s[0] >= c[0] {
+        Place::Left
+    } else {
+        Place::Right
+    };
+    p.add(
+        Marker::new(s[0], s[1], Shape::Star, FLAME)
+            .size(14.0)
+            .label("source flame", Place::Above),
+    );
+    let fill = if candle_lit {
+        FLAME
+    } else {
+        Colour::LIGHT_GREY
+    };
+    p.add(
+        Marker::new(c[0], c[1], Shape::Circle, fill)
+            .size(12.0)
+            .label("candle", cp),
+    );
+}
+
+/// Where and when the taper and the candle lit, and where the arm was blocked.
+fn draw_events(p: &mut Panel, run: &Run, a: usize, b: usize) {
+    let pick = |m: &[f64; 3]| [m[a], m[b]];
     // Where and when the taper and the candle lit (where the arm was at that moment).
     for (flame, shape, colour, place) in [
         ("taper", Shape::Diamond, Colour::RED, Place::Below),
@@ -438,7 +472,6 @@ fn view(run: &Run, scene: Option<&Scene>, title: &str, a: usize, b: usize) -> Pa
         }
         was_blocked = s.blocked;
     }
-    p
 }
 
 /// The whole picture of a run.

@@ -184,39 +184,7 @@ pub fn setup(
     let nav2_goals = app
         .node
         .create_action_server::<NavigateToPose::Action>(NAVIGATE_TO_POSE)?;
-    let node = &mut app.node;
-    let nav2_more: Vec<std::pin::Pin<Box<dyn Stream<Item = Step> + Send>>> = vec![
-        Box::pin(
-            node.create_action_server::<NavigateThroughPoses::Action>(
-                nav2_names::NAVIGATE_THROUGH_POSES,
-            )?
-            .map(|r| Step::Goal(Pending::Through(r))),
-        ),
-        Box::pin(
-            node.create_action_server::<FollowPath::Action>(nav2_names::FOLLOW_PATH)?
-                .map(|r| Step::Goal(Pending::Path(r))),
-        ),
-        Box::pin(
-            node.create_action_server::<FollowWaypoints::Action>(nav2_names::FOLLOW_WAYPOINTS)?
-                .map(Step::Waypoints),
-        ),
-        Box::pin(
-            node.create_action_server::<Spin::Action>(nav2_names::SPIN)?
-                .map(|r| Step::Behavior(BehaviorPending::Spin(r))),
-        ),
-        Box::pin(
-            node.create_action_server::<BackUp::Action>(nav2_names::BACKUP)?
-                .map(|r| Step::Behavior(BehaviorPending::BackUp(r))),
-        ),
-        Box::pin(
-            node.create_action_server::<DriveOnHeading::Action>(nav2_names::DRIVE_ON_HEADING)?
-                .map(|r| Step::Behavior(BehaviorPending::Drive(r))),
-        ),
-        Box::pin(
-            node.create_action_server::<WaitAction::Action>(nav2_names::WAIT)?
-                .map(Step::Wait),
-        ),
-    ];
+    let nav2_more = nav2_servers(&mut app.node)?;
     // rviz's tools publish reliable, volatile; Nav2's controller and teleop nodes too.
     let goal_poses = app.subscribe::<PoseStamped>(GOAL_POSE, qos::commands())?;
     // A publisher of the other Twist type never matches: say so, once per publisher.
@@ -325,6 +293,46 @@ pub fn setup(
     Ok(Box::new(Lifecycle {
         control: lifecycle_tx,
     }))
+}
+
+/// A source of the control task's steps.
+type Steps = std::pin::Pin<Box<dyn Stream<Item = Step> + Send>>;
+
+/// Nav2's action servers beside NavigateToPose (through poses, follow path, waypoints and
+/// the behaviours), each a stream of the control task's steps.
+fn nav2_servers(node: &mut r2r::Node) -> Result<Vec<Steps>, Error> {
+    Ok(vec![
+        Box::pin(
+            node.create_action_server::<NavigateThroughPoses::Action>(
+                nav2_names::NAVIGATE_THROUGH_POSES,
+            )?
+            .map(|r| Step::Goal(Pending::Through(r))),
+        ),
+        Box::pin(
+            node.create_action_server::<FollowPath::Action>(nav2_names::FOLLOW_PATH)?
+                .map(|r| Step::Goal(Pending::Path(r))),
+        ),
+        Box::pin(
+            node.create_action_server::<FollowWaypoints::Action>(nav2_names::FOLLOW_WAYPOINTS)?
+                .map(Step::Waypoints),
+        ),
+        Box::pin(
+            node.create_action_server::<Spin::Action>(nav2_names::SPIN)?
+                .map(|r| Step::Behavior(BehaviorPending::Spin(r))),
+        ),
+        Box::pin(
+            node.create_action_server::<BackUp::Action>(nav2_names::BACKUP)?
+                .map(|r| Step::Behavior(BehaviorPending::BackUp(r))),
+        ),
+        Box::pin(
+            node.create_action_server::<DriveOnHeading::Action>(nav2_names::DRIVE_ON_HEADING)?
+                .map(|r| Step::Behavior(BehaviorPending::Drive(r))),
+        ),
+        Box::pin(
+            node.create_action_server::<WaitAction::Action>(nav2_names::WAIT)?
+                .map(Step::Wait),
+        ),
+    ])
 }
 
 /// The steps of an unbounded channel as a stream.

@@ -27,6 +27,7 @@ use crate::parse::{
 use crate::words;
 
 mod apply;
+mod decisions;
 mod finish;
 mod values;
 
@@ -107,6 +108,16 @@ struct ActionB {
     poisoned: Vec<String>,
 }
 
+/// The sentences of a text after passes (1) and (2).
+struct Parsed {
+    /// Each sentence parsed (`None`: it did not parse).
+    sentences: Vec<Option<Sentence>>,
+    /// Which sentences did not parse.
+    failed: Vec<bool>,
+    /// Why, to report once the actions are known.
+    failures: Vec<(usize, parse::Failure)>,
+}
+
 struct Cx<'a> {
     texts: &'a [Text],
     diags: Vec<Diagnostic>,
@@ -175,6 +186,21 @@ impl Cx<'_> {
     }
 
     fn run(&mut self) -> Option<Instructions> {
+        let Parsed {
+            mut sentences,
+            failed,
+            failures,
+        } = self.parse_all();
+        self.create_actions(&sentences);
+        self.report_failures(failures);
+        let initial = self.apply_all(&mut sentences, &failed);
+        self.finish_all(initial)
+    }
+
+    /// Passes (1) and (2): the labels first (they set the words the rest uses), then
+    /// every other sentence. A sentence that does not parse is `None`, marked failed,
+    /// and its failure kept to report once the actions are known.
+    fn parse_all(&mut self) -> Parsed {
         // (1) labels.
         let mut vocab = Vocab::default();
         let mut label_lines: [Option<usize>; 3] = [None; 3];
@@ -205,7 +231,15 @@ impl Cx<'_> {
                 }
             }
         }
-        // (3) the actions.
+        Parsed {
+            sentences: parsed,
+            failed,
+            failures,
+        }
+    }
+
+    /// Pass (3): the actions created, so any sentence may name any action.
+    fn create_actions(&mut self, parsed: &[Option<Sentence>]) {
         for (s, p) in parsed.iter().enumerate() {
             if let Some(Sentence::Create(name)) = p {
                 if let Some(first) = self.actions.iter().find(|a| a.name == name.text) {
@@ -235,6 +269,11 @@ impl Cx<'_> {
                 });
             }
         }
+    }
+
+    /// The sentences that did not parse, each with what was expected and, where a word
+    /// is close to a keyword, the keyword.
+    fn report_failures(&mut self, failures: Vec<(usize, parse::Failure)>) {
         for (s, mut f) in failures {
             self.first_word_failure(s, &mut f);
             let suggestion = f.found_word.as_deref().and_then(|w| {
@@ -260,7 +299,15 @@ impl Cx<'_> {
                 },
             );
         }
-        // (4) apply, in order.
+    }
+
+    /// Pass (4): each sentence applied in order, with a current action (the last one
+    /// created or named as a subject). Returns the initial action, when said.
+    fn apply_all(
+        &mut self,
+        parsed: &mut [Option<Sentence>],
+        failed: &[bool],
+    ) -> Option<Said<usize>> {
         let mut current: Option<usize> = None;
         let mut initial: Option<Said<usize>> = None;
         for s in 0..parsed.len() {
@@ -301,7 +348,11 @@ impl Cx<'_> {
                 }
             }
         }
-        // (5) finish.
+        initial
+    }
+
+    /// Pass (5): each action finished, then the brain's own validator.
+    fn finish_all(&mut self, initial: Option<Said<usize>>) -> Option<Instructions> {
         if self.actions.is_empty() {
             let at = self
                 .texts

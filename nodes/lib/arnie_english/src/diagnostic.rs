@@ -233,38 +233,33 @@ fn quoted(items: &[String]) -> Vec<String> {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use Kind::*;
         let warn = self.severity == Severity::Warning;
         write!(f, "line {}, column {}: ", self.line, self.column)?;
         if warn {
             f.write_str("warning: ")?;
         }
         // The message, then ` in "sentence"`, then what to do.
-        let (message, advice): (String, String) = match &self.kind {
+        let (message, advice) = self.kind.message(warn);
+        f.write_str(&message)?;
+        if !self.sentence.is_empty() {
+            write!(f, " in \"{}\"", self.sentence)?;
+        }
+        f.write_str(&advice)
+    }
+}
+
+impl Kind {
+    /// The message and the advice (`; did you mean …`) of a diagnostic of this kind; a
+    /// reading (`warn`) says how it was read instead.
+    fn message(&self, warn: bool) -> (String, String) {
+        use Kind::*;
+        match self {
             UnknownSentence {
                 found,
                 expected,
                 suggestion,
                 hint,
-            } => {
-                let mut advice = String::new();
-                if !expected.is_empty() {
-                    let shown: Vec<String> = expected.iter().take(14).cloned().collect();
-                    let more = if expected.len() > shown.len() { ", …" } else { "" };
-                    if shown.len() == 1 {
-                        advice = format!("; expected {}", shown[0]);
-                    } else {
-                        advice = format!("; expected one of {}{more}", list(&shown));
-                    }
-                }
-                if let Some(s) = suggestion {
-                    advice.push_str(&format!("; did you mean `{s}`?"));
-                }
-                if let Some(h) = hint {
-                    advice.push_str(&format!("; {h}"));
-                }
-                (format!("unknown sentence: unexpected {found}"), advice)
-            }
+            } => unknown_sentence(found, expected, suggestion.as_deref(), hint.as_deref()),
             KeywordTypo { found, keyword } if warn => {
                 (format!("read `{found}` as `{keyword}`"), String::new())
             }
@@ -287,13 +282,9 @@ impl fmt::Display for Diagnostic {
                 known,
             } => (
                 format!("unknown action `{name}`"),
-                match suggestion {
-                    Some(s) => format!("; did you mean `{s}`?"),
-                    None if known.is_empty() => {
-                        format!("; create it with `Create an action called {name}.`")
-                    }
-                    None => format!("; the actions are {}", list_and(&quoted(known))),
-                },
+                unknown_name_advice(suggestion.as_deref(), known, || {
+                    format!("; create it with `Create an action called {name}.`")
+                }, "the actions are"),
             ),
             UnknownDecision {
                 action,
@@ -302,13 +293,9 @@ impl fmt::Display for Diagnostic {
                 known,
             } => (
                 format!("action `{action}` has no decision `{name}`"),
-                match suggestion {
-                    Some(s) => format!("; did you mean `{s}`?"),
-                    None if known.is_empty() => format!(
-                        "; name it first: `The first decision is called {name}.`"
-                    ),
-                    None => format!("; its decisions are {}", list_and(&quoted(known))),
-                },
+                unknown_name_advice(suggestion.as_deref(), known, || {
+                    format!("; name it first: `The first decision is called {name}.`")
+                }, "its decisions are"),
             ),
             DuplicateAction { name, first_line } => (
                 format!("action `{name}` is created twice (first on line {first_line})"),
@@ -336,47 +323,13 @@ impl fmt::Display for Diagnostic {
                 action,
                 declared,
                 missing,
-            } => {
-                let shown: Vec<String> = missing.iter().take(10).map(|n| n.to_string()).collect();
-                let more = if missing.len() > shown.len() { ", …" } else { "" };
-                let steps = if missing.len() == 1 {
-                    format!("step {} is", shown[0])
-                } else if more.is_empty() {
-                    format!("steps {} are", list_and(&shown))
-                } else {
-                    format!("steps {}{more} are", shown.join(", "))
-                };
-                let first = missing.first().copied().unwrap_or(1);
-                (
-                    match declared {
-                        Some(n) => format!(
-                            "the `{action}` trajectory has {n} step{} but {steps} not given",
-                            if *n == 1 { "" } else { "s" }
-                        ),
-                        None => format!("the `{action}` trajectory has a gap: {steps} not given"),
-                    },
-                    format!(
-                        "; add `The {} step is to move to X, Y, Z.` or change the step count",
-                        crate::words::ordinal_word(first)
-                    ),
-                )
-            }
+            } => step_count_mismatch(action, *declared, missing),
             OrdinalBeyondCount {
                 what,
                 of,
                 ordinal,
                 count,
-            } => (
-                format!(
-                    "the {ordinal} {what} of {of} is beyond its {count} {what}{}",
-                    if *count == 1 { "" } else { "s" }
-                ),
-                match *what {
-                    "step" => "; change the step count or this step's ordinal".to_owned(),
-                    "decision" => "; change the decision count or this ordinal".to_owned(),
-                    _ => "; refer to an object the decision has".to_owned(),
-                },
-            ),
+            } => ordinal_beyond_count(what, of, ordinal, *count),
             NeedsStepCount { action, ordinal } => (
                 format!("the {ordinal} step of `{action}` needs the step count"),
                 format!("; say it first: `The {action} trajectory has N steps.`"),
@@ -443,12 +396,102 @@ impl fmt::Display for Diagnostic {
                 format!("the brain's validator rejected the compiled instructions: {message}"),
                 String::new(),
             ),
-        };
-        f.write_str(&message)?;
-        if !self.sentence.is_empty() {
-            write!(f, " in \"{}\"", self.sentence)?;
         }
-        f.write_str(&advice)
+    }
+}
+
+/// `unknown sentence: unexpected …`, with what was expected, a close keyword and a hint.
+fn unknown_sentence(
+    found: &str,
+    expected: &[String],
+    suggestion: Option<&str>,
+    hint: Option<&str>,
+) -> (String, String) {
+    let mut advice = String::new();
+    if !expected.is_empty() {
+        let shown: Vec<String> = expected.iter().take(14).cloned().collect();
+        let more = if expected.len() > shown.len() {
+            ", …"
+        } else {
+            ""
+        };
+        if shown.len() == 1 {
+            advice = format!("; expected {}", shown[0]);
+        } else {
+            advice = format!("; expected one of {}{more}", list(&shown));
+        }
+    }
+    if let Some(s) = suggestion {
+        advice.push_str(&format!("; did you mean `{s}`?"));
+    }
+    if let Some(h) = hint {
+        advice.push_str(&format!("; {h}"));
+    }
+    (format!("unknown sentence: unexpected {found}"), advice)
+}
+
+/// A trajectory whose steps are not all given.
+fn step_count_mismatch(
+    action: &str,
+    declared: Option<usize>,
+    missing: &[usize],
+) -> (String, String) {
+    let shown: Vec<String> = missing.iter().take(10).map(|n| n.to_string()).collect();
+    let more = if missing.len() > shown.len() {
+        ", …"
+    } else {
+        ""
+    };
+    let steps = if missing.len() == 1 {
+        format!("step {} is", shown[0])
+    } else if more.is_empty() {
+        format!("steps {} are", list_and(&shown))
+    } else {
+        format!("steps {}{more} are", shown.join(", "))
+    };
+    let first = missing.first().copied().unwrap_or(1);
+    (
+        match declared {
+            Some(n) => format!(
+                "the `{action}` trajectory has {n} step{} but {steps} not given",
+                if n == 1 { "" } else { "s" }
+            ),
+            None => format!("the `{action}` trajectory has a gap: {steps} not given"),
+        },
+        format!(
+            "; add `The {} step is to move to X, Y, Z.` or change the step count",
+            crate::words::ordinal_word(first)
+        ),
+    )
+}
+
+/// An ordinal past the count of what it counts (steps, decisions, objects).
+fn ordinal_beyond_count(what: &str, of: &str, ordinal: &str, count: usize) -> (String, String) {
+    (
+        format!(
+            "the {ordinal} {what} of {of} is beyond its {count} {what}{}",
+            if count == 1 { "" } else { "s" }
+        ),
+        match what {
+            "step" => "; change the step count or this step's ordinal".to_owned(),
+            "decision" => "; change the decision count or this ordinal".to_owned(),
+            _ => "; refer to an object the decision has".to_owned(),
+        },
+    )
+}
+
+/// What to do about an unknown name: the close one, else how to make it, else the known
+/// ones (`known_are`: "the actions are").
+fn unknown_name_advice(
+    suggestion: Option<&str>,
+    known: &[String],
+    create: impl FnOnce() -> String,
+    known_are: &str,
+) -> String {
+    match suggestion {
+        Some(s) => format!("; did you mean `{s}`?"),
+        None if known.is_empty() => create(),
+        None => format!("; {known_are} {}", list_and(&quoted(known))),
     }
 }
 

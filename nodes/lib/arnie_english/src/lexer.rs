@@ -182,16 +182,7 @@ pub fn sentences(text: &str) -> (Vec<Sentence>, Vec<Diagnostic>) {
         }
         let line_start = line != last_line;
         let tok = if is_word_start(c) {
-            let mut w = String::new();
-            while let Some(c) = cur.peek(0) {
-                let inner_dash = c == '-' && cur.peek(1).is_some_and(is_word_char);
-                if !is_word_char(c) && !inner_dash {
-                    break;
-                }
-                w.push(c);
-                cur.bump();
-            }
-            Tok::Word(w)
+            word(&mut cur)
         } else if c.is_ascii_digit()
             || ((c == '-' || c == '+')
                 && cur.peek(1).is_some_and(|d| d.is_ascii_digit())
@@ -199,45 +190,7 @@ pub fn sentences(text: &str) -> (Vec<Sentence>, Vec<Diagnostic>) {
         {
             number(&mut cur)
         } else if c == '"' {
-            cur.bump();
-            let mut s = String::new();
-            let mut closed = false;
-            while let Some(c) = cur.peek_raw(0) {
-                if c == '\n' {
-                    break;
-                }
-                cur.bump();
-                match c {
-                    '"' | '\u{201d}' => {
-                        closed = true;
-                        break;
-                    }
-                    '\\' => match cur.bump() {
-                        Some('n') => s.push('\n'),
-                        Some('t') => s.push('\t'),
-                        Some('r') => s.push('\r'),
-                        Some('u') if cur.peek(0) == Some('{') => {
-                            cur.bump();
-                            let mut hex = String::new();
-                            while let Some(h) = cur.peek(0) {
-                                if h == '}' || !h.is_ascii_hexdigit() || hex.len() > 6 {
-                                    break;
-                                }
-                                hex.push(h);
-                                cur.bump();
-                            }
-                            if cur.peek(0) == Some('}') {
-                                cur.bump();
-                            }
-                            let code = u32::from_str_radix(&hex, 16).ok();
-                            s.push(code.and_then(char::from_u32).unwrap_or('\u{fffd}'));
-                        }
-                        Some(other) => s.push(other),
-                        None => {}
-                    },
-                    _ => s.push(c),
-                }
-            }
+            let (tok, closed) = quoted(&mut cur);
             if !closed {
                 broken = true;
                 diags.push(Diagnostic {
@@ -248,9 +201,8 @@ pub fn sentences(text: &str) -> (Vec<Sentence>, Vec<Diagnostic>) {
                     kind: Kind::UnterminatedQuote,
                 });
             }
-            Tok::Quoted(s)
+            tok
         } else if c == '\'' {
-            cur.bump();
             let after_name = matches!(
                 tokens.last(),
                 Some(Token {
@@ -258,17 +210,7 @@ pub fn sentences(text: &str) -> (Vec<Sentence>, Vec<Diagnostic>) {
                     ..
                 })
             ) && last_end == start;
-            if after_name
-                && matches!(cur.peek(0), Some('s' | 'S'))
-                && !cur.peek(1).is_some_and(is_word_char)
-            {
-                cur.bump();
-                Tok::Possessive
-            } else if after_name && !cur.peek(0).is_some_and(is_word_char) {
-                Tok::Possessive
-            } else {
-                Tok::Other('\'')
-            }
+            apostrophe(&mut cur, after_name)
         } else if matches!(c, ',' | '(' | ')' | ';' | ':' | '=') {
             cur.bump();
             Tok::Punct(c)
@@ -311,6 +253,87 @@ pub fn sentences(text: &str) -> (Vec<Sentence>, Vec<Diagnostic>) {
             .join(" ");
     }
     (out, diags)
+}
+
+/// A word at the cursor: letters, digits, `_`, and `-` between two of them.
+fn word(cur: &mut Cursor<'_>) -> Tok {
+    let mut w = String::new();
+    while let Some(c) = cur.peek(0) {
+        let inner_dash = c == '-' && cur.peek(1).is_some_and(is_word_char);
+        if !is_word_char(c) && !inner_dash {
+            break;
+        }
+        w.push(c);
+        cur.bump();
+    }
+    Tok::Word(w)
+}
+
+/// A quoted name at the cursor (on its `"`), to its closing quote on the same line, with
+/// its escapes; and whether it was closed.
+fn quoted(cur: &mut Cursor<'_>) -> (Tok, bool) {
+    cur.bump();
+    let mut s = String::new();
+    let mut closed = false;
+    while let Some(c) = cur.peek_raw(0) {
+        if c == '\n' {
+            break;
+        }
+        cur.bump();
+        match c {
+            '"' | '\u{201d}' => {
+                closed = true;
+                break;
+            }
+            '\\' => escape(cur, &mut s),
+            _ => s.push(c),
+        }
+    }
+    (Tok::Quoted(s), closed)
+}
+
+/// The character after a `\` in a quoted name: `\n`, `\t`, `\r`, `\u{…}`, or itself.
+fn escape(cur: &mut Cursor<'_>, s: &mut String) {
+    match cur.bump() {
+        Some('n') => s.push('\n'),
+        Some('t') => s.push('\t'),
+        Some('r') => s.push('\r'),
+        Some('u') if cur.peek(0) == Some('{') => {
+            cur.bump();
+            let mut hex = String::new();
+            while let Some(h) = cur.peek(0) {
+                if h == '}' || !h.is_ascii_hexdigit() || hex.len() > 6 {
+                    break;
+                }
+                hex.push(h);
+                cur.bump();
+            }
+            if cur.peek(0) == Some('}') {
+                cur.bump();
+            }
+            let code = u32::from_str_radix(&hex, 16).ok();
+            s.push(code.and_then(char::from_u32).unwrap_or('\u{fffd}'));
+        }
+        Some(other) => s.push(other),
+        None => {}
+    }
+}
+
+/// An apostrophe at the cursor: right after a name (`after_name`), `'s` or a lone `'` is
+/// the possessive; anywhere else it is just a character.
+fn apostrophe(cur: &mut Cursor<'_>, after_name: bool) -> Tok {
+    cur.bump();
+    if after_name
+        && matches!(cur.peek(0), Some('s' | 'S'))
+        && !cur.peek(1).is_some_and(is_word_char)
+    {
+        cur.bump();
+        Tok::Possessive
+    } else if after_name && !cur.peek(0).is_some_and(is_word_char) {
+        Tok::Possessive
+    } else {
+        Tok::Other('\'')
+    }
 }
 
 /// A number starting at the cursor (a sign, digits, a fraction, an exponent), or an

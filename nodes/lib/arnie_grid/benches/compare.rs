@@ -9,7 +9,7 @@
 //! Env: `PLANNER_BENCH_QUERIES` (queries per generated map, default 30),
 //! `PLANNER_BENCH_SIDE` (generated map side, default 1024), `PLANNER_BENCH_NO_JS=1`.
 //! PathFinding.js runs when `node` and the npm package are found (`NODE_PATH`, or
-//! `npm install --prefix nodes/lib/arnie_grid/bench`); otherwise its rows say "skipped".
+//! `npm install --prefix nodes/lib/arnie_grid/benches/pathfinding_js`); otherwise its rows say "skipped".
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -267,7 +267,7 @@ fn js_setup() -> Result<(PathBuf, Option<String>), String> {
     if std::env::var_os("PLANNER_BENCH_NO_JS").is_some() {
         return Err("PLANNER_BENCH_NO_JS is set".into());
     }
-    let bench_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench");
+    let bench_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/pathfinding_js");
     let script = bench_dir.join("pathfinding_js.js");
     match Command::new("node").arg("--version").output() {
         Ok(o) if o.status.success() => {}
@@ -281,7 +281,7 @@ fn js_setup() -> Result<(PathBuf, Option<String>), String> {
             Ok((script, Some(p)))
         }
         _ => Err(
-            "npm package `pathfinding` not found (npm install --prefix nodes/lib/arnie_grid/bench)"
+            "npm package `pathfinding` not found (npm install --prefix nodes/lib/arnie_grid/benches/pathfinding_js)"
                 .into(),
         ),
     }

@@ -14,26 +14,54 @@ use crate::wire::Format;
 const LOOPBACK: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
 
 pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<Config, LoadError> {
-    let offset = loopback.map_or(0, |l| l.port_offset);
-    let map_ip = |ip: IpAddr| if loopback.is_some() { LOOPBACK } else { ip };
-
     let bind_ip = parse_host(&raw.host).ok_or_else(|| LoadError::BadHost {
         field: "host".into(),
         value: raw.host.clone(),
     })?;
-    let bind_ip = map_ip(bind_ip);
-
+    let bind_ip = map_ip(loopback, bind_ip);
     let transforms = parse_transforms(&raw.transforms)?;
-    let transform_for = |name: &str| -> (Transform, String) {
-        match transforms.get(name) {
-            Some(t) => (*t, format!("transforms.{name}")),
-            None => (
-                transforms.get("default").copied().unwrap_or_default(),
-                "transforms.default".into(),
-            ),
-        }
-    };
+    let inputs = resolve_inputs(raw, &transforms, bind_ip, loopback)?;
+    let outputs = resolve_outputs(raw, &transforms, loopback)?;
+    let connections = resolve_connections(raw, &inputs, &outputs)?;
+    let (interface_transforms, unused_transforms) = sort_transforms(raw, &transforms);
+    Ok(Config {
+        loglevel: raw.loglevel.clone(),
+        inputs,
+        outputs,
+        connections,
+        interface_transforms,
+        unused_transforms,
+    })
+}
 
+/// Every address is 127.0.0.1 under a loopback map.
+fn map_ip(loopback: Option<LoopbackMap>, ip: IpAddr) -> IpAddr {
+    if loopback.is_some() {
+        LOOPBACK
+    } else {
+        ip
+    }
+}
+
+/// An interface's transform (its own, else the default) and the field it comes from.
+fn transform_for(transforms: &BTreeMap<String, Transform>, name: &str) -> (Transform, String) {
+    match transforms.get(name) {
+        Some(t) => (*t, format!("transforms.{name}")),
+        None => (
+            transforms.get("default").copied().unwrap_or_default(),
+            "transforms.default".into(),
+        ),
+    }
+}
+
+/// The inputs: a port each (the loopback map's offset added), never one port twice.
+fn resolve_inputs(
+    raw: &RawConfig,
+    transforms: &BTreeMap<String, Transform>,
+    bind_ip: IpAddr,
+    loopback: Option<LoopbackMap>,
+) -> Result<Vec<Input>, LoadError> {
+    let offset = loopback.map_or(0, |l| l.port_offset);
     let mut inputs = Vec::with_capacity(raw.interfaces.input.len());
     let mut bound: BTreeMap<u16, String> = BTreeMap::new();
     for (name, ri) in &raw.interfaces.input {
@@ -63,7 +91,7 @@ pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<
             bind: SocketAddr::new(bind_ip, port),
             streamed: ri.streamed,
             format: format(&format!("{base}.format"), &ri.format)?,
-            to_global: transform_for(name.as_str()).0,
+            to_global: transform_for(transforms, name.as_str()).0,
             topic: topic(
                 &base,
                 ri.topic.as_deref(),
@@ -75,6 +103,17 @@ pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<
         });
     }
 
+    Ok(inputs)
+}
+
+/// The outputs: an address each, a threshold, the element count checked, the transform
+/// and its inverse.
+fn resolve_outputs(
+    raw: &RawConfig,
+    transforms: &BTreeMap<String, Transform>,
+    loopback: Option<LoopbackMap>,
+) -> Result<Vec<Output>, LoadError> {
+    let offset = loopback.map_or(0, |l| l.port_offset);
     let mut outputs = Vec::with_capacity(raw.interfaces.output.len());
     for (name, ro) in &raw.interfaces.output {
         let base = format!("interfaces.output.{name}");
@@ -100,14 +139,14 @@ pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<
                 field: format!("{base}.checkElementsCount"),
                 value: check,
             })?;
-        let (to_global, tfield) = transform_for(name.as_str());
+        let (to_global, tfield) = transform_for(transforms, name.as_str());
         let to_device = to_global.inverse().ok_or_else(|| LoadError::Singular {
             field: tfield,
             output: name.clone(),
         })?;
         outputs.push(Output {
             name: name.clone(),
-            addr: SocketAddr::new(map_ip(ip), port),
+            addr: SocketAddr::new(map_ip(loopback, ip), port),
             format: format(&format!("{base}.format"), &ro.format)?,
             threshold_mm,
             check_elements,
@@ -127,6 +166,15 @@ pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<
         });
     }
 
+    Ok(outputs)
+}
+
+/// The legacy routes: each naming an input and an output that exist, none twice.
+fn resolve_connections(
+    raw: &RawConfig,
+    inputs: &[Input],
+    outputs: &[Output],
+) -> Result<Vec<Connection>, LoadError> {
     let mut connections: Vec<Connection> = Vec::with_capacity(raw.connections.len());
     for (k, rc) in raw.connections.iter().enumerate() {
         let input = inputs
@@ -153,10 +201,19 @@ pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<
         connections.push(c);
     }
 
+    Ok(connections)
+}
+
+/// The transforms of the interfaces, and the names of those no interface has (the
+/// default aside).
+fn sort_transforms(
+    raw: &RawConfig,
+    transforms: &BTreeMap<String, Transform>,
+) -> (Vec<(String, Transform)>, Vec<String>) {
     let is_interface = |name: &str| {
         raw.interfaces.input.contains_key(name) || raw.interfaces.output.contains_key(name)
     };
-    let (interface_transforms, unused_transforms) = transforms
+    transforms
         .iter()
         .filter(|(name, _)| name.as_str() != "default")
         .fold(
@@ -169,15 +226,7 @@ pub(crate) fn resolve(raw: &RawConfig, loopback: Option<LoopbackMap>) -> Result<
                 }
                 (used, unused)
             },
-        );
-    Ok(Config {
-        loglevel: raw.loglevel.clone(),
-        inputs,
-        outputs,
-        connections,
-        interface_transforms,
-        unused_transforms,
-    })
+        )
 }
 
 fn parse_transforms(

@@ -1,8 +1,13 @@
 //! Pass 4: each sentence applied to the current action and decision, and the names,
-//! checks, variables and values it brings (a pure move out of `build.rs`).
+//! checks, variables and values it brings (a pure move out of `build.rs`). The sentences
+//! about an action's steps and reset are here, those about its decisions in
+//! `decisions.rs`.
 use super::*;
 
 impl Cx<'_> {
+    /// One sentence applied: the current action (and decision) it speaks of gets what
+    /// it says; anything said twice, or about something that does not exist, is a
+    /// diagnostic.
     pub(super) fn apply(
         &mut self,
         s: usize,
@@ -10,11 +15,11 @@ impl Cx<'_> {
         current: Option<usize>,
         initial: &mut Option<Said<usize>>,
     ) {
-        let at = self.first_pos(s);
         match sentence {
             Sentence::SelfLabel(_) | Sentence::TargetLabel(_) | Sentence::CoordinateSpace(_) => {}
             Sentence::Create(_) => {}
             Sentence::InitialAction(name) => {
+                let at = self.first_pos(s);
                 if self.redefined(s, at, initial, || "the initial action".into()) {
                     return;
                 }
@@ -22,469 +27,185 @@ impl Cx<'_> {
                     *initial = Some(Said { value: a, s, at });
                 }
             }
-            Sentence::StepCount { count, .. } => {
-                let Some(a) = current else { return };
-                let name = self.actions[a].name.clone();
-                if self.redefined(s, at, &self.actions[a].step_count.clone(), || {
-                    format!("the step count of `{name}`")
-                }) {
-                    return;
-                }
-                if let Some(n) = self.count(s, &count, "a step count") {
-                    self.actions[a].step_count = Some(Said { value: n, s, at });
-                }
-            }
-            Sentence::Step { which, parts } => {
-                let Some(a) = self.current_action(s, current) else {
-                    return;
-                };
-                let act = &self.actions[a];
-                let next = act.steps.keys().next_back().map_or(0, |k| k + 1);
-                let (idx, word) = match &which {
-                    None => (Ok(next), "next".to_owned()),
-                    Some(o) if o.ord == Ordinal::Next => (Ok(next), o.word.clone()),
-                    Some(o) => {
-                        let count = act.step_count.as_ref().map(|c| c.value);
-                        if count.is_none() && !matches!(o.ord, Ordinal::Nth(_)) {
-                            let kind = Kind::NeedsStepCount {
-                                action: act.name.clone(),
-                                ordinal: o.word.clone(),
-                            };
-                            self.err(s, o.at, kind);
-                            return;
-                        }
-                        (Self::index(o.ord, count), o.word.clone())
-                    }
-                };
-                let idx = match idx {
-                    Ok(i) if i < LIMIT => i,
-                    _ => {
-                        let o = which.as_ref().map_or(at, |o| o.at);
-                        let kind = Kind::OrdinalBeyondCount {
-                            what: "step",
-                            of: format!("`{}`", self.actions[a].name),
-                            ordinal: word,
-                            count: self.actions[a]
-                                .step_count
-                                .as_ref()
-                                .map_or(LIMIT, |c| c.value),
-                        };
-                        self.err(s, o, kind);
-                        return;
-                    }
-                };
-                let name = self.actions[a].name.clone();
-                let existing = self.actions[a].steps.get(&idx).cloned();
-                if self.redefined(s, at, &existing, || {
-                    format!("the {} step of `{name}`", words::ordinal_word(idx + 1))
-                }) {
-                    return;
-                }
-                self.actions[a].steps.insert(
-                    idx,
-                    Said {
-                        value: StepB { parts, word },
-                        s,
-                        at,
-                    },
-                );
-            }
-            Sentence::Verify(on) => {
-                let Some(a) = self.current_action(s, current) else {
-                    return;
-                };
-                let name = self.actions[a].name.clone();
-                if self.redefined(s, at, &self.actions[a].verify.clone(), || {
-                    format!("the trajectory verification of `{name}`")
-                }) {
-                    return;
-                }
-                self.actions[a].verify = Some(Said { value: on, s, at });
-            }
-            Sentence::DecisionCount { count, .. } => {
-                let Some(a) = current else { return };
-                let name = self.actions[a].name.clone();
-                if self.redefined(s, at, &self.actions[a].decision_count.clone(), || {
-                    format!("the decision count of `{name}`")
-                }) {
-                    return;
-                }
-                let Some(n) = self.count(s, &count, "a decision count") else {
-                    return;
-                };
-                let have = self.actions[a].decisions.len();
-                if have > n {
-                    self.err(
-                        s,
-                        count.at,
-                        Kind::OrdinalBeyondCount {
-                            what: "decision",
-                            of: format!("`{name}`"),
-                            ordinal: words::ordinal_word(have),
-                            count: n,
-                        },
-                    );
-                    return;
-                }
-                let act = &mut self.actions[a];
-                act.decision_count = Some(Said { value: n, s, at });
-                while act.decisions.len() < n {
-                    act.decisions.push(DecisionB {
-                        introduced: Some((s, at)),
-                        ..DecisionB::default()
-                    });
-                }
-            }
-            Sentence::DecisionName { which, name } => {
-                let Some(a) = self.current_action(s, current) else {
-                    return;
-                };
-                let before = self.diags.len();
-                self.name_decision(s, at, a, which, name.clone());
-                if self.diags.len() > before {
-                    self.actions[a].poisoned.push(name.text);
-                }
-            }
-            Sentence::Execute { decision, step } => {
-                let Some(a) = self.current_action(s, current) else {
-                    return;
-                };
-                let Some(d) = self.decision(s, a, Some(&decision)) else {
-                    return;
-                };
-                let label = self.decision_label(a, d);
-                let existing = self.actions[a].decisions[d].execute.clone();
-                if self.redefined(s, at, &existing, || format!("when {label} executes")) {
-                    return;
-                }
-                self.actions[a].decisions[d].execute = Some(Said { value: step, s, at });
-            }
-            Sentence::Arm { axes, decision } => {
-                let Some(a) = self.current_action(s, current) else {
-                    return;
-                };
-                let Some(d) = self.decision(s, a, decision.as_ref()) else {
-                    return;
-                };
-                for (axis, check) in axes {
-                    if let Some(c) = &check {
-                        if !self.check_ok(s, c) {
-                            continue;
-                        }
-                    }
-                    let existing = self.actions[a].decisions[d].arm[axis].clone();
-                    let label = self.decision_label(a, d);
-                    if self.redefined(s, at, &existing, || {
-                        format!("the arm's {} position for {label}", ["x", "y", "z"][axis])
-                    }) {
-                        continue;
-                    }
-                    self.actions[a].decisions[d].arm[axis] = Some(Said {
-                        value: check,
-                        s,
-                        at,
-                    });
-                }
-            }
+            Sentence::StepCount { count, .. } => self.step_count(s, current, count),
+            Sentence::Step { which, parts } => self.step(s, current, which, parts),
+            Sentence::Verify(on) => self.verify(s, current, on),
+            Sentence::DecisionCount { count, .. } => self.decision_count(s, current, count),
+            Sentence::DecisionName { which, name } => self.decision_named(s, current, which, name),
+            Sentence::Execute { decision, step } => self.execute(s, current, decision, step),
+            Sentence::Arm { axes, decision } => self.arm(s, current, axes, decision),
             Sentence::Object {
                 count,
                 props,
                 decision,
-            } => {
-                let Some(a) = self.current_action(s, current) else {
-                    return;
-                };
-                let Some(d) = self.decision(s, a, decision.as_ref()) else {
-                    return;
-                };
-                let Some(n) = self.count(s, &count, "a number of objects") else {
-                    return;
-                };
-                let mut axes: [Option<Option<CheckSpec>>; 3] = [None, None, None];
-                let mut certainty: Option<Option<(f64, f64)>> = None;
-                for (prop, pat) in props {
-                    match prop {
-                        ObjProp::Axis(axis, check) => {
-                            if axes[axis].is_some() {
-                                let kind = Kind::Redefined {
-                                    what: format!(
-                                        "the {} position of this object",
-                                        ["x", "y", "z"][axis]
-                                    ),
-                                    first_line: pat.line,
-                                };
-                                self.err(s, pat, kind);
-                                continue;
-                            }
-                            if let Some(c) = &check {
-                                if !self.check_ok(s, c) {
-                                    axes[axis] = Some(None);
-                                    continue;
-                                }
-                            }
-                            axes[axis] = Some(check);
-                        }
-                        ObjProp::Certainty(v, t) => {
-                            if certainty.is_some() {
-                                let kind = Kind::Redefined {
-                                    what: "the certainty of this object".into(),
-                                    first_line: pat.line,
-                                };
-                                self.err(s, pat, kind);
-                                continue;
-                            }
-                            let v = self.real(s, &v, "a certainty", None);
-                            let t = self.real(s, &t, "a threshold", Some(0.0));
-                            certainty = Some(v.zip(t));
-                        }
-                    }
-                }
-                let obj = ObjB {
-                    axes: axes.map(Option::flatten),
-                    certainty: certainty.flatten(),
-                    s,
-                };
-                let objects = &mut self.actions[a].decisions[d].objects;
-                if objects.len() + n > LIMIT {
-                    let kind = Kind::NumberOutOfRange {
-                        what: "the number of objects of a decision",
-                        found: (objects.len() + n).to_string(),
-                        expected: "at most 10000",
-                    };
-                    self.err(s, count.at, kind);
-                    return;
-                }
-                objects.extend(std::iter::repeat_n(obj, n));
-            }
+            } => self.object(s, current, count, props, decision),
             Sentence::Next {
                 success,
                 decision,
                 target,
                 delay,
-            } => {
-                let Some(a) = self.current_action(s, current) else {
-                    return;
-                };
-                let Some(d) = self.decision(s, a, decision.as_ref()) else {
-                    return;
-                };
-                let t = self.find_action(s, &target);
-                let delay = self.delay(s, &delay);
-                let label = self.decision_label(a, d);
-                let dec = &self.actions[a].decisions[d];
-                let existing = if success {
-                    dec.success.clone()
-                } else {
-                    dec.fail.clone()
-                };
-                let which = if success { "success" } else { "failure" };
-                if self.redefined(s, at, &existing, || {
-                    format!("the {which} action for {label}")
-                }) {
-                    return;
-                }
-                if t.is_none() || delay.is_none() {
-                    // Said, though wrongly: do not also report it missing.
-                    self.actions[a].broken = true;
-                }
-                if let (Some(target), Some(delay)) = (t, delay) {
-                    let said = Some(Said {
-                        value: NextB { target, delay },
-                        s,
-                        at,
-                    });
-                    let dec = &mut self.actions[a].decisions[d];
-                    if success {
-                        dec.success = said;
-                    } else {
-                        dec.fail = said;
-                    }
-                }
-            }
+            } => self.next_action(s, current, success, decision, target, delay),
             Sentence::Reset {
                 target,
                 timeout,
                 delay,
                 ..
-            } => {
-                let Some(a) = current else { return };
-                let name = self.actions[a].name.clone();
-                if self.redefined(s, at, &self.actions[a].reset.clone(), || {
-                    format!("the reset condition of `{name}`")
-                }) {
-                    return;
-                }
-                let t = self.find_action(s, &target);
-                let timeout = match &timeout {
-                    TimeoutSpec::Unlimited => Some(-1),
-                    TimeoutSpec::Retries(n) => self.int(
-                        s,
-                        n,
-                        "a timeout",
-                        -1,
-                        i64::MAX,
-                        "a whole number of retries, or -1 (unlimited)",
-                    ),
-                };
-                let delay = self.delay(s, &delay);
-                if let (Some(target), Some(timeout), Some(delay)) = (t, timeout, delay) {
-                    self.actions[a].reset = Some(Said {
-                        value: Some(ResetB {
-                            target,
-                            timeout,
-                            delay,
-                        }),
-                        s,
-                        at,
-                    });
-                } else {
-                    // Said, though wrongly: do not also report it missing.
-                    self.actions[a].broken = true;
-                }
-            }
-            Sentence::NoReset(_) => {
-                let Some(a) = current else { return };
-                let name = self.actions[a].name.clone();
-                if self.redefined(s, at, &self.actions[a].reset.clone(), || {
-                    format!("the reset condition of `{name}`")
-                }) {
-                    return;
-                }
-                self.actions[a].reset = Some(Said { value: None, s, at });
-            }
+            } => self.reset(s, current, target, timeout, delay),
+            Sentence::NoReset(_) => self.no_reset(s, current),
         }
     }
 
-    pub(super) fn name_decision(
+    /// The step count of the current action (`The start trajectory has two steps.`).
+    fn step_count(&mut self, s: usize, current: Option<usize>, count: Num) {
+        let at = self.first_pos(s);
+        let Some(a) = current else { return };
+        let name = self.actions[a].name.clone();
+        if self.redefined(s, at, &self.actions[a].step_count.clone(), || {
+            format!("the step count of `{name}`")
+        }) {
+            return;
+        }
+        if let Some(n) = self.count(s, &count, "a step count") {
+            self.actions[a].step_count = Some(Said { value: n, s, at });
+        }
+    }
+
+    /// A step of the current action (`The first step is to move to 0, 0, 0.`).
+    fn step(
         &mut self,
         s: usize,
-        at: Pos,
-        a: usize,
+        current: Option<usize>,
         which: Option<OrdinalAt>,
-        name: Name,
+        parts: Vec<StepPart>,
     ) {
+        let at = self.first_pos(s);
+        let Some(a) = self.current_action(s, current) else {
+            return;
+        };
         let act = &self.actions[a];
-        let declared = act.decision_count.as_ref().map(|c| c.value);
-        let count = declared.unwrap_or(act.decisions.len());
-        let idx = match &which {
-            None => act
-                .decisions
-                .iter()
-                .position(|d| d.name.is_none())
-                .map_or_else(
-                    || {
-                        if declared.is_some() {
-                            Err(count)
-                        } else {
-                            Ok(count)
-                        }
-                    },
-                    Ok,
-                ),
-            Some(o) => match Self::index(o.ord, Some(count)) {
-                Ok(i) if declared.is_none() || i < count => Ok(i),
-                _ => Err(count),
-            },
+        let next = act.steps.keys().next_back().map_or(0, |k| k + 1);
+        let (idx, word) = match &which {
+            None => (Ok(next), "next".to_owned()),
+            Some(o) if o.ord == Ordinal::Next => (Ok(next), o.word.clone()),
+            Some(o) => {
+                let count = act.step_count.as_ref().map(|c| c.value);
+                if count.is_none() && !matches!(o.ord, Ordinal::Nth(_)) {
+                    let kind = Kind::NeedsStepCount {
+                        action: act.name.clone(),
+                        ordinal: o.word.clone(),
+                    };
+                    self.err(s, o.at, kind);
+                    return;
+                }
+                (Self::index(o.ord, count), o.word.clone())
+            }
         };
         let idx = match idx {
-            Ok(i) => i,
-            Err(count) => {
-                let (o, word) = match &which {
-                    Some(o) => (o.at, o.word.clone()),
-                    None => (at, words::ordinal_word(count + 1)),
-                };
+            Ok(i) if i < LIMIT => i,
+            _ => {
+                let o = which.as_ref().map_or(at, |o| o.at);
                 let kind = Kind::OrdinalBeyondCount {
-                    what: "decision",
-                    of: format!("`{}`", act.name),
+                    what: "step",
+                    of: format!("`{}`", self.actions[a].name),
                     ordinal: word,
-                    count,
+                    count: self.actions[a]
+                        .step_count
+                        .as_ref()
+                        .map_or(LIMIT, |c| c.value),
                 };
                 self.err(s, o, kind);
                 return;
             }
         };
-        if let Some(d) = act
-            .decisions
-            .iter()
-            .find(|d| d.name.as_ref().is_some_and(|n| n.value == name.text))
-        {
-            let first_line = d.name.as_ref().map_or(0, |n| self.line(n.s));
-            let kind = Kind::DuplicateDecision {
-                action: act.name.clone(),
-                name: name.text.clone(),
-                first_line,
-            };
-            self.err(s, name.at, kind);
-            return;
-        }
-        let act = &mut self.actions[a];
-        while act.decisions.len() <= idx {
-            act.decisions.push(DecisionB::default());
-        }
-        let existing = act.decisions[idx].name.clone();
-        let aname = act.name.clone();
+        let name = self.actions[a].name.clone();
+        let existing = self.actions[a].steps.get(&idx).cloned();
         if self.redefined(s, at, &existing, || {
-            format!(
-                "the name of the {} decision of `{aname}`",
-                words::ordinal_word(idx + 1)
-            )
+            format!("the {} step of `{name}`", words::ordinal_word(idx + 1))
         }) {
             return;
         }
-        let act = &mut self.actions[a];
-        let d = &mut act.decisions[idx];
-        d.name = Some(Said {
-            value: name.text,
-            s,
-            at,
-        });
-        d.introduced.get_or_insert((s, at));
-        act.current = Some(idx);
+        self.actions[a].steps.insert(
+            idx,
+            Said {
+                value: StepB { parts, word },
+                s,
+                at,
+            },
+        );
     }
 
-    /// Numbers of a check in range.
-    pub(super) fn check_ok(&mut self, s: usize, c: &CheckSpec) -> bool {
-        let mut ok = self
-            .real(s, &c.tolerance, "a threshold", Some(0.0))
-            .is_some();
-        if let ValueSpec::Num(n) = &c.value {
-            ok &= self.real(s, n, "a coordinate", None).is_some();
+    /// Trajectory verification on or off for the current action.
+    fn verify(&mut self, s: usize, current: Option<usize>, on: bool) {
+        let at = self.first_pos(s);
+        let Some(a) = self.current_action(s, current) else {
+            return;
+        };
+        let name = self.actions[a].name.clone();
+        if self.redefined(s, at, &self.actions[a].verify.clone(), || {
+            format!("the trajectory verification of `{name}`")
+        }) {
+            return;
         }
-        ok
+        self.actions[a].verify = Some(Said { value: on, s, at });
     }
 
-    pub(super) fn decision_label(&self, a: usize, d: usize) -> String {
-        match self.actions[a]
-            .decisions
-            .get(d)
-            .and_then(|x| x.name.as_ref())
-        {
-            Some(n) => format!("`{}`", n.value),
-            None => format!("the {} decision", words::ordinal_word(d + 1)),
+    /// The current action's reset condition.
+    fn reset(
+        &mut self,
+        s: usize,
+        current: Option<usize>,
+        target: Name,
+        timeout: TimeoutSpec,
+        delay: DelaySpec,
+    ) {
+        let at = self.first_pos(s);
+        let Some(a) = current else { return };
+        let name = self.actions[a].name.clone();
+        if self.redefined(s, at, &self.actions[a].reset.clone(), || {
+            format!("the reset condition of `{name}`")
+        }) {
+            return;
+        }
+        let t = self.find_action(s, &target);
+        let timeout = match &timeout {
+            TimeoutSpec::Unlimited => Some(-1),
+            TimeoutSpec::Retries(n) => self.int(
+                s,
+                n,
+                "a timeout",
+                -1,
+                i64::MAX,
+                "a whole number of retries, or -1 (unlimited)",
+            ),
+        };
+        let delay = self.delay(s, &delay);
+        if let (Some(target), Some(timeout), Some(delay)) = (t, timeout, delay) {
+            self.actions[a].reset = Some(Said {
+                value: Some(ResetB {
+                    target,
+                    timeout,
+                    delay,
+                }),
+                s,
+                at,
+            });
+        } else {
+            // Said, though wrongly: do not also report it missing.
+            self.actions[a].broken = true;
         }
     }
 
-    /// A decision in words: `` decision `testLit` `` or `the second decision`.
-    pub(super) fn decision_words(&self, a: usize, d: usize) -> String {
-        match self.actions[a]
-            .decisions
-            .get(d)
-            .and_then(|x| x.name.as_ref())
-        {
-            Some(n) => format!("decision `{}`", n.value),
-            None => format!("the {} decision", words::ordinal_word(d + 1)),
+    /// The current action has no reset condition.
+    fn no_reset(&mut self, s: usize, current: Option<usize>) {
+        let at = self.first_pos(s);
+        let Some(a) = current else { return };
+        let name = self.actions[a].name.clone();
+        if self.redefined(s, at, &self.actions[a].reset.clone(), || {
+            format!("the reset condition of `{name}`")
+        }) {
+            return;
         }
-    }
-
-    pub(super) fn decision_name(&self, a: usize, d: usize) -> String {
-        match self.actions[a]
-            .decisions
-            .get(d)
-            .and_then(|x| x.name.as_ref())
-        {
-            Some(n) => n.value.clone(),
-            None => format!("the {} decision", words::ordinal_word(d + 1)),
-        }
+        self.actions[a].reset = Some(Said { value: None, s, at });
     }
 
     /// A variable → its name in the instructions (`start,0,0`).

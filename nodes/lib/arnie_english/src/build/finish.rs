@@ -6,8 +6,24 @@ impl Cx<'_> {
     /// Resolve one action into its raw form (errors go to the diagnostics).
     pub(super) fn finish(&mut self, a: usize) -> RawAction {
         let act = self.actions[a].clone();
+        let n = self.step_count_checked(&act);
+        let trajectory = self.trajectory(&act, n);
+        let decisions = (0..act.decisions.len())
+            .map(|d| self.finish_decision(a, &act, d, n))
+            .collect();
+        let reset = self.finish_reset(&act);
+        RawAction {
+            trajectory,
+            verify: act.verify.as_ref().is_some_and(|v| v.value),
+            decisions,
+            reset,
+        }
+    }
+
+    /// The number of steps (declared, else as many as given), with the steps beyond a
+    /// declared count, the missing ones and an empty trajectory reported.
+    fn step_count_checked(&mut self, act: &ActionB) -> usize {
         let name = act.name.clone();
-        // Steps.
         let declared = act.step_count.as_ref().map(|c| c.value);
         let given = act.steps.keys().next_back().map_or(0, |k| k + 1);
         let n = declared.unwrap_or(given);
@@ -52,6 +68,13 @@ impl Cx<'_> {
                 },
             );
         }
+        n
+    }
+
+    /// The trajectory: each step's coordinates, an axis not given kept from the step
+    /// before (0 at the start).
+    fn trajectory(&mut self, act: &ActionB, n: usize) -> Vec<[RawValue; 3]> {
+        let name = &act.name;
         let mut trajectory = Vec::with_capacity(n);
         let mut prev = [RawValue::Num(0.0), RawValue::Num(0.0), RawValue::Num(0.0)];
         for i in 0..n {
@@ -93,111 +116,117 @@ impl Cx<'_> {
             trajectory.push(cur.clone());
             prev = cur;
         }
-        // Decisions.
-        let count = act.decisions.len();
-        let mut decisions = Vec::with_capacity(count);
-        for d in 0..count {
-            let dec = act.decisions[d].clone();
-            let label = self.decision_name(a, d);
-            let words = self.decision_words(a, d);
-            let intro = match &dec.name {
-                Some(n) => (n.s, n.at),
-                None => dec.introduced.unwrap_or(act.create),
-            };
-            let execute_after = match &dec.execute {
-                None => n.saturating_sub(1),
-                Some(e) => match Self::index(e.value.ord, Some(n)) {
-                    Ok(i) if i < n => i,
-                    r => {
-                        let step = match (r, e.value.ord) {
-                            (_, Ordinal::Nth(k)) => usize::try_from(k).unwrap_or(usize::MAX),
-                            (Ok(i), _) => i + 1,
-                            (Err(()), _) => 0,
-                        };
-                        let kind = Kind::ExecuteAfterBeyondSteps {
-                            action: name.clone(),
-                            decision: words.clone(),
-                            step,
-                            steps: n,
-                        };
-                        self.err(e.s, e.value.at, kind);
-                        0
-                    }
-                },
-            };
-            let mut arm = [RawCheck::Any, RawCheck::Any, RawCheck::Any];
-            for (axis, slot) in dec.arm.iter().enumerate() {
-                if let Some(said) = slot {
-                    if let Some(ValueSpec::Var(v)) = said.value.as_ref().map(|c| &c.value) {
-                        if v.axis != axis {
-                            let kind = Kind::AxisMismatch {
-                                axis: ["x", "y", "z"][axis].into(),
-                                variable_axis: ["x", "y", "z"][v.axis].into(),
-                            };
-                            self.err(said.s, v.at, kind);
-                            continue;
-                        }
-                    }
-                    arm[axis] = self.raw_check(said.s, &said.value);
-                }
-            }
-            let mut objects = Vec::with_capacity(dec.objects.len());
-            for o in &dec.objects {
-                let mut axes = [RawCheck::Any, RawCheck::Any, RawCheck::Any];
-                for (axis, c) in o.axes.iter().enumerate() {
-                    if let Some(CheckSpec {
-                        value: ValueSpec::Var(v),
-                        ..
-                    }) = c
-                    {
-                        if v.axis != axis {
-                            let kind = Kind::AxisMismatch {
-                                axis: ["x", "y", "z"][axis].into(),
-                                variable_axis: ["x", "y", "z"][v.axis].into(),
-                            };
-                            self.err(o.s, v.at, kind);
-                            continue;
-                        }
-                    }
-                    axes[axis] = self.raw_check(o.s, c);
-                }
-                objects.push(RawObject {
-                    axes,
-                    certainty: o.certainty,
-                });
-            }
-            let next = |cx: &mut Self, n: &Option<Said<NextB>>, which: &'static str| match n {
-                Some(n) => RawNext {
-                    action: cx.actions[n.value.target].name.clone(),
-                    delay: n.value.delay,
-                },
-                None => {
-                    if !act.broken {
-                        let kind = Kind::MissingNext {
-                            action: name.clone(),
-                            decision: words.clone(),
-                            refer: label.clone(),
-                            which,
-                        };
-                        cx.err(intro.0, intro.1, kind);
-                    }
-                    RawNext {
+        trajectory
+    }
+
+    /// Decision `d` of action `a` (`act`, `n` steps) in its raw form, its defaults filled.
+    fn finish_decision(&mut self, a: usize, act: &ActionB, d: usize, n: usize) -> RawDecision {
+        let name = act.name.clone();
+        let dec = act.decisions[d].clone();
+        let label = self.decision_name(a, d);
+        let words = self.decision_words(a, d);
+        let intro = match &dec.name {
+            Some(n) => (n.s, n.at),
+            None => dec.introduced.unwrap_or(act.create),
+        };
+        let execute_after = match &dec.execute {
+            None => n.saturating_sub(1),
+            Some(e) => match Self::index(e.value.ord, Some(n)) {
+                Ok(i) if i < n => i,
+                r => {
+                    let step = match (r, e.value.ord) {
+                        (_, Ordinal::Nth(k)) => usize::try_from(k).unwrap_or(usize::MAX),
+                        (Ok(i), _) => i + 1,
+                        (Err(()), _) => 0,
+                    };
+                    let kind = Kind::ExecuteAfterBeyondSteps {
                         action: name.clone(),
-                        delay: 0,
+                        decision: words.clone(),
+                        step,
+                        steps: n,
+                    };
+                    self.err(e.s, e.value.at, kind);
+                    0
+                }
+            },
+        };
+        let mut arm = [RawCheck::Any, RawCheck::Any, RawCheck::Any];
+        for (axis, slot) in dec.arm.iter().enumerate() {
+            if let Some(said) = slot {
+                if let Some(ValueSpec::Var(v)) = said.value.as_ref().map(|c| &c.value) {
+                    if v.axis != axis {
+                        let kind = Kind::AxisMismatch {
+                            axis: ["x", "y", "z"][axis].into(),
+                            variable_axis: ["x", "y", "z"][v.axis].into(),
+                        };
+                        self.err(said.s, v.at, kind);
+                        continue;
                     }
                 }
-            };
-            let success = next(self, &dec.success, "success");
-            let fail = next(self, &dec.fail, "failure");
-            decisions.push(RawDecision {
-                execute_after: execute_after as u64,
-                arm,
-                objects,
-                success,
-                fail,
+                arm[axis] = self.raw_check(said.s, &said.value);
+            }
+        }
+        let mut objects = Vec::with_capacity(dec.objects.len());
+        for o in &dec.objects {
+            let mut axes = [RawCheck::Any, RawCheck::Any, RawCheck::Any];
+            for (axis, c) in o.axes.iter().enumerate() {
+                if let Some(CheckSpec {
+                    value: ValueSpec::Var(v),
+                    ..
+                }) = c
+                {
+                    if v.axis != axis {
+                        let kind = Kind::AxisMismatch {
+                            axis: ["x", "y", "z"][axis].into(),
+                            variable_axis: ["x", "y", "z"][v.axis].into(),
+                        };
+                        self.err(o.s, v.at, kind);
+                        continue;
+                    }
+                }
+                axes[axis] = self.raw_check(o.s, c);
+            }
+            objects.push(RawObject {
+                axes,
+                certainty: o.certainty,
             });
         }
-        let reset = match &act.reset {
+        let next = |cx: &mut Self, n: &Option<Said<NextB>>, which: &'static str| match n {
+            Some(n) => RawNext {
+                action: cx.actions[n.value.target].name.clone(),
+                delay: n.value.delay,
+            },
+            None => {
+                if !act.broken {
+                    let kind = Kind::MissingNext {
+                        action: name.clone(),
+                        decision: words.clone(),
+                        refer: label.clone(),
+                        which,
+                    };
+                    cx.err(intro.0, intro.1, kind);
+                }
+                RawNext {
+                    action: name.clone(),
+                    delay: 0,
+                }
+            }
+        };
+        let success = next(self, &dec.success, "success");
+        let fail = next(self, &dec.fail, "failure");
+        RawDecision {
+            execute_after: execute_after as u64,
+            arm,
+            objects,
+            success,
+            fail,
+        }
+    }
+
+    /// The reset condition (none said: reported missing, unless the action is broken).
+    fn finish_reset(&mut self, act: &ActionB) -> Option<RawReset> {
+        let name = &act.name;
+        match &act.reset {
             Some(Said { value: Some(r), .. }) => Some(RawReset {
                 timeout: r.timeout,
                 next: RawNext {
@@ -218,12 +247,6 @@ impl Cx<'_> {
                 }
                 None
             }
-        };
-        RawAction {
-            trajectory,
-            verify: act.verify.as_ref().is_some_and(|v| v.value),
-            decisions,
-            reset,
         }
     }
 }

@@ -152,6 +152,18 @@ impl Panel {
             &self.title,
         );
 
+        let xt = ticks::ticks(f.x.0, f.x.1, ((a.w / 75.0) as usize).max(2));
+        let yt = ticks::ticks(f.y.0, f.y.1, ((a.h / 45.0) as usize).max(2));
+        self.render_plot_area(out, &f, &clip, &xt, &yt);
+        self.render_axes(out, &f, rect, &xt, &yt);
+        self.render_overlay(out, &f);
+        let _ = writeln!(out, "</g>");
+    }
+
+    /// Inside the plot area, clipped to it: the spans, the grid at the ticks `xt`, `yt`,
+    /// then the areas, lines and rules.
+    fn render_plot_area(&self, out: &mut String, f: &Frame, clip: &str, xt: &[f64], yt: &[f64]) {
+        let a = f.area;
         // Background: spans, then the grid.
         let _ = writeln!(out, r#"<g clip-path="url(#{clip})">"#);
         for item in &self.items {
@@ -172,27 +184,29 @@ impl Panel {
                 }
             }
         }
-        let xt = ticks::ticks(f.x.0, f.x.1, ((a.w / 75.0) as usize).max(2));
-        let yt = ticks::ticks(f.y.0, f.y.1, ((a.h / 45.0) as usize).max(2));
-        for &t in &xt {
+        for &t in xt {
             let (px, _) = f.to_px(t, 0.0);
             svg::line(out, (px, a.y), (px, a.y + a.h), "#e4e4e4", 1.0, "");
         }
-        for &t in &yt {
+        for &t in yt {
             let (_, py) = f.to_px(0.0, t);
             svg::line(out, (a.x, py), (a.x + a.w, py), "#e4e4e4", 1.0, "");
         }
         // Data: areas, lines, rules (clipped to the plot area).
         for item in &self.items {
             match item {
-                Item::Area(ar) => render_area(out, &f, ar),
-                Item::Line(l) => render_line(out, &f, l),
-                Item::Rule(r) => render_rule(out, &f, r),
+                Item::Area(ar) => render_area(out, f, ar),
+                Item::Line(l) => render_line(out, f, l),
+                Item::Rule(r) => render_rule(out, f, r),
                 _ => {}
             }
         }
         let _ = writeln!(out, "</g>");
+    }
 
+    /// The frame, the ticks `xt`, `yt` with their labels, and the axis titles.
+    fn render_axes(&self, out: &mut String, f: &Frame, rect: Rect, xt: &[f64], yt: &[f64]) {
+        let a = f.area;
         // Frame, ticks and axis titles.
         let _ = writeln!(
             out,
@@ -204,7 +218,7 @@ impl Panel {
         );
         let xstep = ticks::nice_step(f.x.1 - f.x.0, ((a.w / 75.0) as usize).max(2));
         let ystep = ticks::nice_step(f.y.1 - f.y.0, ((a.h / 45.0) as usize).max(2));
-        for &t in &xt {
+        for &t in xt {
             let (px, _) = f.to_px(t, 0.0);
             let yb = a.y + a.h;
             svg::line(out, (px, yb), (px, yb + 5.0), "#333333", 1.0, "");
@@ -216,7 +230,7 @@ impl Panel {
                 &ticks::format_tick(t, xstep),
             );
         }
-        for &t in &yt {
+        for &t in yt {
             let (_, py) = f.to_px(0.0, t);
             svg::line(out, (a.x - 5.0, py), (a.x, py), "#333333", 1.0, "");
             svg::text(
@@ -243,7 +257,12 @@ impl Panel {
             num(LABEL_FONT),
             svg::esc(&self.y.title())
         );
+    }
 
+    /// Not clipped (labels may overhang): the span labels along the top, the markers,
+    /// texts and area labels, and the legend.
+    fn render_overlay(&self, out: &mut String, f: &Frame) {
+        let a = f.area;
         // Span labels along the top, markers and texts (not clipped: labels may overhang).
         for item in &self.items {
             if let Item::Span(s) = item {
@@ -264,7 +283,7 @@ impl Panel {
         }
         for item in &self.items {
             match item {
-                Item::Marker(m) => render_marker(out, &f, m),
+                Item::Marker(m) => render_marker(out, f, m),
                 Item::Text(t) if f.contains(t.at[0], t.at[1]) => {
                     let (px, py) = f.to_px(t.at[0], t.at[1]);
                     let colour = t.colour.to_string();
@@ -305,7 +324,6 @@ impl Panel {
             };
             crate::figure::render_legend_column(out, x, y, entries);
         }
-        let _ = writeln!(out, "</g>");
     }
 }
 

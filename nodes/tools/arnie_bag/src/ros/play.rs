@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use node_glue::{App, Shutdown};
 use r2r::qos::{DurabilityPolicy, HistoryPolicy, ReliabilityPolicy};
 use r2r::{PublisherUntyped, QosProfile};
 
@@ -14,7 +15,7 @@ use super::term::Keyboard;
 use super::PLAYER_NODE;
 use crate::cli::PlayArgs;
 use crate::filter::is_service_event;
-use crate::player::{play_topics, BagSource, PlayMessage};
+use crate::player::{play_topics, BagSource, MessageSource, PlayMessage};
 use crate::{Bag, Player, Step};
 
 /// The longest the loop sleeps in one go (keys, signals and `/clock` stay responsive).
@@ -48,80 +49,15 @@ pub fn run(args: PlayArgs) -> u8 {
     };
     // record and play run their own loop on the node.
     app.shutdown_on_signals();
-    let mut pubs: HashMap<String, PublisherUntyped> = HashMap::new();
     let requests = args.service_requests.map(Requests::new);
-    for t in play_topics(&bag, &args.options) {
-        if let Some(r) = requests
-            .as_ref()
-            .filter(|_| is_service_event(&t.name, &t.type_name))
-        {
-            // --publish-service-requests: the service is called, its events not published.
-            if let Err(e) = r.add(&mut app.node, &t.name, &t.type_name) {
-                node_glue::log_error!("not calling the service of {}: {e}", t.name);
-            }
-            continue;
-        }
-        if !t.qos_from_recording {
-            node_glue::log_warn!(
-                "{}: recorded publishers disagreed on QoS: offering the default",
-                t.name
-            );
-        }
-        match node_glue::typesupport::publisher(
-            &mut app.node,
-            &t.name,
-            &t.type_name,
-            convert::to_r2r(&args.qos_overrides.apply(&t.name, t.qos)),
-        ) {
-            Ok(p) => {
-                pubs.insert(t.name.clone(), p);
-            }
-            // The other topics still play (rosbag2 ignores such a topic the same way).
-            Err(e) => node_glue::log_error!("not playing {}: {e}", t.name),
-        }
-    }
-    let o = &args.options;
-    let clock_wanted = o.clock_hz.is_some() || o.clock_topics_all || !o.clock_topics.is_empty();
-    let clock = match clock_wanted {
-        false => None,
-        true => {
-            // rclcpp::ClockQoS: keep last 1, best effort.
-            let qos = QosProfile {
-                history: HistoryPolicy::KeepLast,
-                depth: 1,
-                reliability: ReliabilityPolicy::BestEffort,
-                durability: DurabilityPolicy::Volatile,
-                ..QosProfile::default()
-            };
-            match app
-                .node
-                .create_publisher_untyped("/clock", "rosgraph_msgs/msg/Clock", qos)
-            {
-                Ok(p) => Some(p),
-                Err(e) => {
-                    eprintln!("arnie_bag: cannot publish /clock: {e}");
-                    return 1;
-                }
-            }
-        }
+    let pubs = publishers(&mut app, &bag, &args, requests.as_ref());
+    let clock = match clock_publisher(&mut app, &args) {
+        Ok(c) => c,
+        Err(code) => return code,
     };
     let down = app.shutdown();
     if args.wait_for_subscribers {
-        node_glue::log_info!("waiting for a subscriber on every played topic");
-        if let Some(r) = &requests {
-            let waiting = r.waiting();
-            if !waiting.is_empty() {
-                node_glue::log_info!("and for the services {}", waiting.join(", "));
-            }
-        }
-        while !down.is_set()
-            && (pubs
-                .values()
-                .any(|p| p.get_inter_process_subscription_count().unwrap_or(0) == 0)
-                || requests.as_ref().is_some_and(|r| !r.all_available()))
-        {
-            app.node.spin_once(Duration::from_millis(20));
-        }
+        wait_for_subscribers(&mut app, &pubs, requests.as_ref(), &down);
     }
     // rosbag2's player services (~/pause, ~/seek ...), answered between messages.
     let mut services = match PlayerServices::create(&mut app.node) {
@@ -179,28 +115,7 @@ pub fn run(args: PlayArgs) -> u8 {
     while !down.is_set() {
         let now = mono();
         if let Some(kb) = keyboard.as_mut() {
-            for k in kb.keys() {
-                let (paused, rate) = (player.is_paused(), player.rate());
-                match player.on_key(k, now) {
-                    Ok(Some(m)) => publish(&m),
-                    Ok(None) => {}
-                    Err(e) => node_glue::log_warn!("{e}"),
-                }
-                // What the key did, on the terminal it came from (rosbag2's words).
-                if player.is_paused() != paused {
-                    println!(
-                        "{}",
-                        if paused {
-                            "Resuming play."
-                        } else {
-                            "Pausing play."
-                        }
-                    );
-                }
-                if player.rate() != rate {
-                    println!("rate {:.2}", player.rate());
-                }
-            }
+            on_keys(kb, &mut player, now, &publish);
         }
         if let (Some(p), Some(period)) = (&clock, clock_period) {
             if now >= next_clock {
@@ -243,17 +158,153 @@ pub fn run(args: PlayArgs) -> u8 {
     for line in requests.iter().flat_map(Requests::report) {
         println!("{line}");
     }
+    finish(&mut app, &pubs, args.wait_for_all_acked_ms, &down);
+    app.close(i32::from(code));
+    code
+}
+
+/// A publisher for each played topic, with its recorded QoS (and the overrides); a
+/// service's events under `--publish-service-requests` go to `requests` instead. A topic
+/// whose type does not load is left out, logged.
+fn publishers(
+    app: &mut App,
+    bag: &Bag,
+    args: &PlayArgs,
+    requests: Option<&Requests>,
+) -> HashMap<String, PublisherUntyped> {
+    let mut pubs = HashMap::new();
+    for t in play_topics(bag, &args.options) {
+        if let Some(r) = requests.filter(|_| is_service_event(&t.name, &t.type_name)) {
+            // --publish-service-requests: the service is called, its events not published.
+            if let Err(e) = r.add(&mut app.node, &t.name, &t.type_name) {
+                node_glue::log_error!("not calling the service of {}: {e}", t.name);
+            }
+            continue;
+        }
+        if !t.qos_from_recording {
+            node_glue::log_warn!(
+                "{}: recorded publishers disagreed on QoS: offering the default",
+                t.name
+            );
+        }
+        match node_glue::typesupport::publisher(
+            &mut app.node,
+            &t.name,
+            &t.type_name,
+            convert::to_r2r(&args.qos_overrides.apply(&t.name, t.qos)),
+        ) {
+            Ok(p) => {
+                pubs.insert(t.name.clone(), p);
+            }
+            // The other topics still play (rosbag2 ignores such a topic the same way).
+            Err(e) => node_glue::log_error!("not playing {}: {e}", t.name),
+        }
+    }
+    pubs
+}
+
+/// The `/clock` publisher when `--clock`, `--clock-topics` or `--clock-topics-all` asks
+/// for one; `Err` is the exit code when it cannot be made.
+fn clock_publisher(app: &mut App, args: &PlayArgs) -> Result<Option<PublisherUntyped>, u8> {
+    let o = &args.options;
+    if !(o.clock_hz.is_some() || o.clock_topics_all || !o.clock_topics.is_empty()) {
+        return Ok(None);
+    }
+    // rclcpp::ClockQoS: keep last 1, best effort.
+    let qos = QosProfile {
+        history: HistoryPolicy::KeepLast,
+        depth: 1,
+        reliability: ReliabilityPolicy::BestEffort,
+        durability: DurabilityPolicy::Volatile,
+        ..QosProfile::default()
+    };
+    match app
+        .node
+        .create_publisher_untyped("/clock", "rosgraph_msgs/msg/Clock", qos)
+    {
+        Ok(p) => Ok(Some(p)),
+        Err(e) => {
+            eprintln!("arnie_bag: cannot publish /clock: {e}");
+            Err(1)
+        }
+    }
+}
+
+/// `--wait-for-subscribers` (ours): until every played topic has a subscriber and every
+/// called service is there (or a signal).
+fn wait_for_subscribers(
+    app: &mut App,
+    pubs: &HashMap<String, PublisherUntyped>,
+    requests: Option<&Requests>,
+    down: &Shutdown,
+) {
+    node_glue::log_info!("waiting for a subscriber on every played topic");
+    if let Some(r) = requests {
+        let waiting = r.waiting();
+        if !waiting.is_empty() {
+            node_glue::log_info!("and for the services {}", waiting.join(", "));
+        }
+    }
+    while !down.is_set()
+        && (pubs
+            .values()
+            .any(|p| p.get_inter_process_subscription_count().unwrap_or(0) == 0)
+            || requests.is_some_and(|r| !r.all_available()))
+    {
+        app.node.spin_once(Duration::from_millis(20));
+    }
+}
+
+/// The keys pressed since the last call, applied to the player; what each did is printed
+/// on the terminal it came from (rosbag2's words).
+fn on_keys<S: MessageSource>(
+    kb: &mut Keyboard,
+    player: &mut Player<S>,
+    now: u64,
+    publish: &dyn Fn(&PlayMessage),
+) {
+    for k in kb.keys() {
+        let (paused, rate) = (player.is_paused(), player.rate());
+        match player.on_key(k, now) {
+            Ok(Some(m)) => publish(&m),
+            Ok(None) => {}
+            Err(e) => node_glue::log_warn!("{e}"),
+        }
+        if player.is_paused() != paused {
+            println!(
+                "{}",
+                if paused {
+                    "Resuming play."
+                } else {
+                    "Pausing play."
+                }
+            );
+        }
+        if player.rate() != rate {
+            println!("rate {:.2}", player.rate());
+        }
+    }
+}
+
+/// After the last message: `--wait-for-all-acked MS`, else the publishers kept a moment
+/// (not after a signal).
+fn finish(
+    app: &mut App,
+    pubs: &HashMap<String, PublisherUntyped>,
+    wait_for_all_acked_ms: Option<u64>,
+    down: &Shutdown,
+) {
     let mut linger_for = if down.is_set() {
         Duration::ZERO
     } else {
         END_LINGER
     };
-    if let Some(ms) = args.wait_for_all_acked_ms.filter(|_| !down.is_set()) {
+    if let Some(ms) = wait_for_all_acked_ms.filter(|_| !down.is_set()) {
         // rosbag2's --wait-for-all-acked: every reliable subscription acknowledged every
         // message (best-effort publishers answer at once), within one shared deadline.
         let deadline = (ms > 0).then(|| Instant::now() + Duration::from_millis(ms));
         let mut unacked = Vec::new();
-        for (topic, p) in &pubs {
+        for (topic, p) in pubs {
             let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
             match p.wait_for_all_acked(left) {
                 Ok(true) => {}
@@ -275,6 +326,4 @@ pub fn run(args: PlayArgs) -> u8 {
     while Instant::now() < linger {
         app.node.spin_once(Duration::from_millis(10));
     }
-    app.close(i32::from(code));
-    code
 }

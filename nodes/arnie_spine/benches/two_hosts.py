@@ -14,7 +14,7 @@ loopback); both include rclpy's own cost. Throughput: an rclpy publisher on rt s
 PointStamped (reliable, keep last 100) as fast as it can for the same time, an rclpy
 subscriber on station counts them. Needs root (namespaces); prints why not otherwise.
 
-    python3 xtask/scripts/two_hosts_bench.py [--seconds S] [--bin-dir DIR]
+    python3 nodes/arnie_spine/benches/two_hosts.py [--seconds S] [--bin-dir DIR]
 """
 import argparse
 import json
@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]  # nodes/arnie_spine/benches/two_hosts.py
 sys.path.insert(0, str(ROOT / "test"))
 from helpers.netns import RT_IP, STATION_IP, Lan, netns_unavailable  # noqa: E402
 

@@ -1,7 +1,9 @@
-//! `state_bench`: the cost of `state_publisher`'s publication on this machine, printed as a
-//! markdown table (`cargo xtask bench state`). Not a test: numbers, never asserted.
+//! The `live` bench of `arnie_state`: the cost of `state_publisher`'s publication on this
+//! machine, printed as a markdown table (`cargo xtask bench state`, or `cargo bench -p
+//! arnie_state --bench live -- --quick`). Not a test: numbers, never asserted.
 //!
-//! Starts the real `state_publisher` binary (next to this one) on the shipped URDF in an own
+//! Starts the real `state_publisher` binary (cargo builds it with the bench, release) on
+//! the shipped URDF in an own
 //! ROS domain (`ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`), publishes `/arm/position`
 //! (`PointStamped`, best effort, frame `arm`, each stamped with its send time) at the
 //! demo's rate (50 Hz, the simulator's `position_rate_hz`) and at 1 kHz (and 2 kHz) for
@@ -79,13 +81,15 @@ struct Row {
 
 fn run() -> Result<(), BoxError> {
     let mut duration_s = 10.0;
-    let mut exe = std::env::current_exe()?.with_file_name("state_publisher");
+    let mut exe = PathBuf::from(env!("CARGO_BIN_EXE_state_publisher"));
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--duration" => duration_s = args.next().ok_or("--duration S")?.parse()?,
             "--quick" => duration_s = 3.0,
             "--arnie-state" => exe = PathBuf::from(args.next().ok_or("--arnie-state PATH")?),
+            // `cargo bench` asks a bench without a harness to run with this flag.
+            "--bench" => {}
             other => return Err(format!("unknown option {other}").into()),
         }
     }

@@ -1,7 +1,8 @@
-//! `cargo xtask bench foxglove`: the bridge's overhead on a real graph.
+//! The `live` bench of `arnie_foxglove` (`cargo xtask bench foxglove`, or `cargo bench -p
+//! arnie_foxglove --bench live`): the bridge's overhead on a real graph.
 //!
-//! Starts the release `foxglove_bridge` beside this binary (its own ROS domain, localhost
-//! only, a free port), publishes `geometry_msgs/PointStamped` stamped with the wall
+//! Starts the release `foxglove_bridge` (cargo builds it with the bench; its own ROS
+//! domain, localhost only, a free port), publishes `geometry_msgs/PointStamped` stamped with the wall
 //! clock from an r2r node, and reads it back with WebSocket clients (foxglove.sdk.v1,
 //! tokio-tungstenite) and, as the baseline, with an r2r subscription in this process.
 //! Prints two markdown tables: latency publish → client (and publish → r2r subscriber)
@@ -191,12 +192,21 @@ fn sdk_port(line: &str) -> Option<u16> {
 
 struct Bridge(Child);
 
-/// Starts the release bridge beside this binary on `port` with `extra` parameters; returns
-/// it and the SDK's own port (from its log).
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        // SIGINT for a clean stop, then reap.
+        let _ = Command::new("kill")
+            .args(["-INT", &self.0.id().to_string()])
+            .status();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts the release `foxglove_bridge` (built with the bench) on `port` with `extra`
+/// parameters (its own domain, set by `main`) and waits for the log line naming the
+/// SDK's own port behind the front.
 fn start_bridge(port: u16, extra: &[String]) -> (Bridge, u16) {
-    let exe = std::env::current_exe()
-        .expect("current exe")
-        .with_file_name("foxglove_bridge");
+    let exe = env!("CARGO_BIN_EXE_foxglove_bridge");
     let mut args: Vec<String> = vec![
         "--ros-args".into(),
         "-p".into(),
@@ -211,16 +221,13 @@ fn start_bridge(port: u16, extra: &[String]) -> (Bridge, u16) {
         args.push(e.clone());
     }
     args.extend(["--log-level".into(), "info".into()]);
-    let mut child = Command::new(&exe)
+    let mut child = Command::new(exe)
         .args(&args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| {
-            panic!(
-                "cannot start {}: {e} (build it: cargo build --release -p arnie_foxglove)",
-                exe.display()
-            )
+            panic!("cannot start {exe}: {e} (build it: cargo build --release -p arnie_foxglove)")
         });
     // The bridge's log names the SDK's own port behind the front: the bench measures both.
     let log = child.stderr.take().expect("piped stderr");
@@ -243,6 +250,163 @@ fn start_bridge(port: u16, extra: &[String]) -> (Bridge, u16) {
     (bridge, sdk)
 }
 
+/// This process's side: the publisher, the baseline r2r subscription's latencies (filled
+/// by the spin thread) and the runtime of the WebSocket clients.
+struct Bench {
+    rt: tokio::runtime::Runtime,
+    publisher: r2r::Publisher<PointStamped>,
+    direct_lat: Arc<Mutex<Vec<f64>>>,
+    /// What a `wss://` client presents.
+    secure: Secure,
+}
+
+impl Bench {
+    /// `clients` WebSocket clients on `url`, subscribed and receiving, then `rate` Hz
+    /// published for `secs`: (published, what each client saw, the measured seconds).
+    fn run(&self, url: &str, clients: usize, rate: f64, secs: f64) -> (u64, Vec<Arc<Seen>>, f64) {
+        let secure = url.starts_with("wss://").then(|| self.secure.clone());
+        let stop = Arc::new(AtomicBool::new(false));
+        let ready = Arc::new(AtomicU64::new(0));
+        let seen: Vec<Arc<Seen>> = (0..clients).map(|_| Arc::default()).collect();
+        let tasks: Vec<_> = seen
+            .iter()
+            .map(|s| {
+                let (url, s, ready, stop) =
+                    (url.to_owned(), s.clone(), ready.clone(), stop.clone());
+                let secure = secure.clone();
+                self.rt.spawn(async move {
+                    loop {
+                        match client(
+                            url.clone(),
+                            secure.clone(),
+                            s.clone(),
+                            ready.clone(),
+                            stop.clone(),
+                        )
+                        .await
+                        {
+                            Err(_)
+                                if !stop.load(Ordering::Relaxed)
+                                    && ready.load(Ordering::SeqCst) == 0 =>
+                            {
+                                tokio::time::sleep(Duration::from_millis(100)).await
+                            }
+                            _ => break,
+                        }
+                    }
+                })
+            })
+            .collect();
+        // Warm-up: the bridge discovers the topic while we publish slowly.
+        let t0 = Instant::now();
+        while ready.load(Ordering::SeqCst) < clients as u64 {
+            publish(&self.publisher, 50.0, 0.1);
+            assert!(
+                t0.elapsed() < Duration::from_secs(60),
+                "clients never subscribed"
+            );
+        }
+        // Until every client receives (the bridge's subscription matched our publisher).
+        while seen.iter().any(|s| s.count.load(Ordering::Relaxed) == 0) {
+            publish(&self.publisher, 100.0, 0.05);
+            assert!(
+                t0.elapsed() < Duration::from_secs(60),
+                "clients never received"
+            );
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        for s in &seen {
+            s.count.store(0, Ordering::Relaxed);
+            s.latencies_us.lock().unwrap().clear();
+        }
+        self.direct_lat.lock().unwrap().clear();
+        let start = Instant::now();
+        let n = publish(&self.publisher, rate, secs);
+        std::thread::sleep(Duration::from_millis(500));
+        let elapsed = start.elapsed().as_secs_f64() - 0.5;
+        stop.store(true, Ordering::Relaxed);
+        for t in tasks {
+            let _ = self.rt.block_on(t);
+        }
+        (n, seen, elapsed)
+    }
+
+    /// The latency table: publish → client through the front, straight to the SDK and
+    /// through the `wss://` bridge with a token, each beside publish → r2r subscriber, at
+    /// 1 kHz.
+    fn latency_table(&self, url: &str, sdk_url: &str, tls_url: &str) {
+        println!("| path (1 kHz, 5 s, 1 client) | messages | p50 [µs] | p99 [µs] |");
+        println!("|---|---:|---:|---:|");
+        let mut rows = Vec::new();
+        for (what, u) in [
+            ("foxglove_bridge (front → SDK)", url),
+            ("the SDK's own port (no front)", sdk_url),
+            ("arnie_foxglove wss:// + token (front → SDK)", tls_url),
+        ] {
+            let (n, seen, _) = self.run(u, 1, 1000.0, 5.0);
+            let mut ws_lat = seen[0].latencies_us.lock().unwrap().clone();
+            let mut ros_lat = self.direct_lat.lock().unwrap().clone();
+            let (wp50, wp99) = (percentile(&mut ws_lat, 0.5), percentile(&mut ws_lat, 0.99));
+            let (rp50, rp99) = (
+                percentile(&mut ros_lat, 0.5),
+                percentile(&mut ros_lat, 0.99),
+            );
+            println!(
+                "| publish → r2r subscriber (baseline) | {}/{n} | {rp50:.0} | {rp99:.0} |",
+                ros_lat.len()
+            );
+            println!(
+                "| publish → {what} → WebSocket client | {}/{n} | {wp50:.0} | {wp99:.0} |",
+                ws_lat.len()
+            );
+            println!(
+                "| added by the bridge | | {:.0} | {:.0} |",
+                wp50 - rp50,
+                wp99 - rp99
+            );
+            rows.push((wp50, wp99));
+        }
+        println!(
+            "| added by the front (front row − no-front row) | | {:.0} | {:.0} |",
+            rows[0].0 - rows[1].0,
+            rows[0].1 - rows[1].1
+        );
+        println!(
+            "| added by wss:// + token (wss row − ws row) | | {:.0} | {:.0} |",
+            rows[2].0 - rows[0].0,
+            rows[2].1 - rows[0].1
+        );
+    }
+
+    /// The rate table: messages/s delivered to 1 and 4 clients at rising publish rates,
+    /// on both ports, up to the first rate not kept up with.
+    fn rate_table(&self, url: &str, sdk_url: &str) {
+        println!("| port | publish rate [msg/s] | clients | published | received per client (min) | delivered [msg/s per client] | kept up (≥ 99 %) |");
+        println!("|---|---:|---:|---:|---:|---:|:---:|");
+        for (via, u) in [("public (front)", url), ("SDK's own (no front)", sdk_url)] {
+            for clients in [1usize, 4] {
+                for rate in [1000.0, 2000.0, 5000.0, 10000.0, 20000.0] {
+                    let (n, seen, elapsed) = self.run(u, clients, rate, 3.0);
+                    let min = seen
+                        .iter()
+                        .map(|s| s.count.load(Ordering::Relaxed))
+                        .min()
+                        .unwrap_or(0);
+                    let kept = min as f64 >= 0.99 * n as f64;
+                    println!(
+                        "| {via} | {rate:.0} | {clients} | {n} | {min} | {:.0} | {} |",
+                        min as f64 / elapsed.max(1e-9),
+                        if kept { "yes" } else { "no" }
+                    );
+                    if !kept {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -250,14 +414,20 @@ fn free_port() -> u16 {
         .unwrap_or(18765)
 }
 
-/// A lab on loopback (`arnie_secure` beside this binary) and an operator token: the
-/// `wss://` bridge's parameters and the client's side.
+/// A lab on loopback and an operator token: the `wss://` bridge's parameters and the
+/// client's side. The lab is made by the release `arnie_secure` (`cargo xtask bench
+/// foxglove` builds it first; a tool, so not a dependency of this package): in the
+/// profile's folder above this bench's `deps/`, or `ARNIE_SECURE`.
 fn lab() -> (Vec<String>, Secure) {
     let dir = std::env::temp_dir().join(format!("foxglove_bench_lab_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let sec = std::env::current_exe()
-        .expect("current exe")
-        .with_file_name("arnie_secure");
+    let sec = std::env::var_os("ARNIE_SECURE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            let exe = std::env::current_exe().expect("current exe");
+            let deps = exe.parent().expect("the bench's folder");
+            deps.parent().unwrap_or(deps).join("arnie_secure")
+        });
     let run = |args: &[&str]| -> String {
         let out = Command::new(&sec)
             .arg("--dir")
@@ -290,17 +460,8 @@ fn lab() -> (Vec<String>, Secure) {
     (params, Secure { connector, token })
 }
 
-impl Drop for Bridge {
-    fn drop(&mut self) {
-        // SIGINT for a clean stop, then reap.
-        let _ = Command::new("kill")
-            .args(["-INT", &self.0.id().to_string()])
-            .status();
-        let _ = self.0.wait();
-    }
-}
-
 fn main() {
+    // Options: none (`cargo bench` passes `--bench`, ignored).
     let domain = (std::process::id() % 80 + 110).to_string();
     std::env::set_var("ROS_DOMAIN_ID", &domain);
     std::env::set_var("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
@@ -342,142 +503,18 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
+    let bench = Bench {
+        rt,
+        publisher,
+        direct_lat,
+        secure,
+    };
     let url = format!("ws://127.0.0.1:{port}");
     let sdk_url = format!("ws://127.0.0.1:{sdk}");
     let tls_url = format!("wss://127.0.0.1:{tls_port}");
-    // Warm-up: the bridge discovers the topic while we publish slowly.
-    let run = |url: &str, clients: usize, rate: f64, secs: f64| -> (u64, Vec<Arc<Seen>>, f64) {
-        let secure = url.starts_with("wss://").then(|| secure.clone());
-        let stop = Arc::new(AtomicBool::new(false));
-        let ready = Arc::new(AtomicU64::new(0));
-        let seen: Vec<Arc<Seen>> = (0..clients).map(|_| Arc::default()).collect();
-        let tasks: Vec<_> = seen
-            .iter()
-            .map(|s| {
-                let (url, s, ready, stop) =
-                    (url.to_owned(), s.clone(), ready.clone(), stop.clone());
-                let secure = secure.clone();
-                rt.spawn(async move {
-                    loop {
-                        match client(
-                            url.clone(),
-                            secure.clone(),
-                            s.clone(),
-                            ready.clone(),
-                            stop.clone(),
-                        )
-                        .await
-                        {
-                            Err(_)
-                                if !stop.load(Ordering::Relaxed)
-                                    && ready.load(Ordering::SeqCst) == 0 =>
-                            {
-                                tokio::time::sleep(Duration::from_millis(100)).await
-                            }
-                            _ => break,
-                        }
-                    }
-                })
-            })
-            .collect();
-        let t0 = Instant::now();
-        while ready.load(Ordering::SeqCst) < clients as u64 {
-            publish(&publisher, 50.0, 0.1);
-            assert!(
-                t0.elapsed() < Duration::from_secs(60),
-                "clients never subscribed"
-            );
-        }
-        // Until every client receives (the bridge's subscription matched our publisher).
-        while seen.iter().any(|s| s.count.load(Ordering::Relaxed) == 0) {
-            publish(&publisher, 100.0, 0.05);
-            assert!(
-                t0.elapsed() < Duration::from_secs(60),
-                "clients never received"
-            );
-        }
-        std::thread::sleep(Duration::from_millis(300));
-        for s in &seen {
-            s.count.store(0, Ordering::Relaxed);
-            s.latencies_us.lock().unwrap().clear();
-        }
-        direct_lat.lock().unwrap().clear();
-        let start = Instant::now();
-        let n = publish(&publisher, rate, secs);
-        std::thread::sleep(Duration::from_millis(500));
-        let elapsed = start.elapsed().as_secs_f64() - 0.5;
-        stop.store(true, Ordering::Relaxed);
-        for t in tasks {
-            let _ = rt.block_on(t);
-        }
-        (n, seen, elapsed)
-    };
-
-    println!("| path (1 kHz, 5 s, 1 client) | messages | p50 [µs] | p99 [µs] |");
-    println!("|---|---:|---:|---:|");
-    let mut rows = Vec::new();
-    for (what, u) in [
-        ("foxglove_bridge (front → SDK)", &url),
-        ("the SDK's own port (no front)", &sdk_url),
-        ("arnie_foxglove wss:// + token (front → SDK)", &tls_url),
-    ] {
-        let (n, seen, _) = run(u, 1, 1000.0, 5.0);
-        let mut ws_lat = seen[0].latencies_us.lock().unwrap().clone();
-        let mut ros_lat = direct_lat.lock().unwrap().clone();
-        let (wp50, wp99) = (percentile(&mut ws_lat, 0.5), percentile(&mut ws_lat, 0.99));
-        let (rp50, rp99) = (
-            percentile(&mut ros_lat, 0.5),
-            percentile(&mut ros_lat, 0.99),
-        );
-        println!(
-            "| publish → r2r subscriber (baseline) | {}/{n} | {rp50:.0} | {rp99:.0} |",
-            ros_lat.len()
-        );
-        println!(
-            "| publish → {what} → WebSocket client | {}/{n} | {wp50:.0} | {wp99:.0} |",
-            ws_lat.len()
-        );
-        println!(
-            "| added by the bridge | | {:.0} | {:.0} |",
-            wp50 - rp50,
-            wp99 - rp99
-        );
-        rows.push((wp50, wp99));
-    }
-    println!(
-        "| added by the front (front row − no-front row) | | {:.0} | {:.0} |",
-        rows[0].0 - rows[1].0,
-        rows[0].1 - rows[1].1
-    );
-    println!(
-        "| added by wss:// + token (wss row − ws row) | | {:.0} | {:.0} |",
-        rows[2].0 - rows[0].0,
-        rows[2].1 - rows[0].1
-    );
+    bench.latency_table(&url, &sdk_url, &tls_url);
     println!();
-    println!("| port | publish rate [msg/s] | clients | published | received per client (min) | delivered [msg/s per client] | kept up (≥ 99 %) |");
-    println!("|---|---:|---:|---:|---:|---:|:---:|");
-    for (via, u) in [("public (front)", &url), ("SDK's own (no front)", &sdk_url)] {
-        for clients in [1usize, 4] {
-            for rate in [1000.0, 2000.0, 5000.0, 10000.0, 20000.0] {
-                let (n, seen, elapsed) = run(u, clients, rate, 3.0);
-                let min = seen
-                    .iter()
-                    .map(|s| s.count.load(Ordering::Relaxed))
-                    .min()
-                    .unwrap_or(0);
-                let kept = min as f64 >= 0.99 * n as f64;
-                println!(
-                    "| {via} | {rate:.0} | {clients} | {n} | {min} | {:.0} | {} |",
-                    min as f64 / elapsed.max(1e-9),
-                    if kept { "yes" } else { "no" }
-                );
-                if !kept {
-                    break;
-                }
-            }
-        }
-    }
+    bench.rate_table(&url, &sdk_url);
     done.store(true, Ordering::Relaxed);
     let _ = spin.join();
 }

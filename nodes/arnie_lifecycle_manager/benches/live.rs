@@ -1,4 +1,6 @@
-//! `lifecycle_bench` (`cargo xtask bench lifecycle`): what managed nodes cost.
+//! The `live` bench of `arnie_lifecycle_manager` (`lifecycle_bench` in its messages;
+//! `cargo xtask bench lifecycle`, or `cargo bench -p arnie_lifecycle_manager --bench live
+//! -- OPTIONS`): what managed nodes cost.
 //!
 //! 1. The lifecycle check per published message, on the spine's 1 kHz message
 //!    (`geometry_msgs/PointStamped` on a real publisher, no subscriber): `publish` of an
@@ -220,14 +222,21 @@ fn which(exe: &str) -> Option<std::path::PathBuf> {
     })
 }
 
+/// `cargo xtask`'s binary: beside this bench's profile folder (`target/release/deps/..`)
+/// or in the debug one.
 fn xtask_binary() -> std::path::PathBuf {
     let exe = std::env::current_exe().unwrap_or_default();
     let dir = exe.parent().map(|p| p.to_path_buf()).unwrap_or_default();
-    ["xtask", "../debug/xtask", "../release/xtask"]
-        .iter()
-        .map(|n| dir.join(n))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| "xtask".into())
+    [
+        "../xtask",
+        "../../debug/xtask",
+        "../../release/xtask",
+        "xtask",
+    ]
+    .iter()
+    .map(|n| dir.join(n))
+    .find(|p| p.is_file())
+    .unwrap_or_else(|| "xtask".into())
 }
 
 fn spin_for(app: &mut App, d: Duration) {

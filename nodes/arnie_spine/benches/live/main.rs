@@ -1,7 +1,9 @@
-//! `spine_bench`: the spine's latency and throughput on one machine, in one run, printed
-//! as markdown tables. Not a test: numbers, with the targets beside them.
+//! The `live` bench of `arnie_spine` (`spine_bench` in its messages): the spine's latency
+//! and throughput on one machine, in one run, printed as markdown tables. Not a test:
+//! numbers, with the targets beside them.
 //!
-//! Starts the real `spine_bridge` binary (next to this one) on a generated config in an
+//! Starts the real `spine_bridge` binary (cargo builds it with the bench, release) on a
+//! generated config in an
 //! own ROS domain (`ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`), and measures:
 //! - (a) UDP datagram → spine → `/bench/arm` (PointStamped) → subscriber here, at 1 kHz
 //!   for 10 s, against a baseline of a plain r2r publisher (a child process of this
@@ -11,7 +13,7 @@
 //!   `/diagnostics` and the kernel's `Udp RcvbufErrors`;
 //! - (c) a legacy UDP → UDP route, p50/p99, against plain UDP → UDP on loopback.
 //!
-//! Run (release): `cargo build --release -p arnie_spine --bins && target/release/spine_bench`
+//! Run: `cargo xtask bench spine`, or `cargo bench -p arnie_spine --bench live -- OPTIONS`
 //! (after `eval "$(cargo xtask env)"`). Options: `--seconds N` (measured time of (a) and
 //! (c), default 10), `--rate HZ` (default 1000), `--quick` (2 s, for a smoke run),
 //! `--spine PATH`, `--rt N` (the spine's `io_thread_rt_priority`, default 0: off). `SPINE_BENCH_DOMAIN` overrides the ROS domain (default: 102 +
@@ -80,11 +82,10 @@ struct Options {
 
 impl Options {
     fn parse(args: &[String]) -> Result<Options, BoxError> {
-        let here = std::env::current_exe()?;
         let mut o = Options {
             seconds: 10.0,
             rate: 1000,
-            spine: here.with_file_name("spine_bridge"),
+            spine: PathBuf::from(env!("CARGO_BIN_EXE_spine_bridge")),
             rt_priority: 0,
         };
         let mut it = args.iter();
@@ -97,6 +98,8 @@ impl Options {
                 "--quick" => o.seconds = 2.0,
                 "--rt" => o.rt_priority = value()?.parse()?,
                 "--ros-args" => break,
+                // `cargo bench` asks a bench without a harness to run with this flag.
+                "--bench" => {}
                 other => return Err(format!("unknown option {other:?}").into()),
             }
         }

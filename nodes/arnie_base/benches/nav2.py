@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]  # nodes/arnie_base/benches/nav2.py
 
 
 def pct(xs, p):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`cargo xtask bench detour-scenes`, the graph part: the flame task on generated scenes
 (issue 46) through the real stack (sim + spine + trajectory server + brain, release
-builds from ARNIE_BIN_DIR, each stack on its own ROS domain as the tests run it:
+builds from --bin-dir (or ARNIE_BIN_DIR), each stack on its own ROS domain as the tests run it:
 test/helpers/scenes.py), then the same stacks without a box; prints one markdown table:
 success rate, and the time from the RunTask goal to the candle lit against the runs
 without a box.
@@ -10,14 +10,18 @@ Options: --scenes N (default 20, seeds 1..N), --parallel K (default 2), --baseli
 (runs without a box, default 5).
 """
 import argparse
+import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "test"))
+# helpers.graph reads ARNIE_BIN_DIR when imported: --bin-dir is taken before that.
+if "--bin-dir" in sys.argv[:-1]:
+    os.environ["ARNIE_BIN_DIR"] = sys.argv[sys.argv.index("--bin-dir") + 1]
 from helpers.scenes import run_scenes  # noqa: E402
 
 
@@ -26,7 +30,9 @@ def main():
     ap.add_argument("--scenes", type=int, default=20)
     ap.add_argument("--parallel", type=int, default=2)
     ap.add_argument("--baseline", type=int, default=5)
+    ap.add_argument("--bin-dir", help="the release binaries (cargo xtask bench gives target/release)")
     a = ap.parse_args()
+
     seeds = list(range(1, a.scenes + 1))
     with tempfile.TemporaryDirectory(prefix="detour_bench_") as tmp:
         t0 = time.monotonic()

@@ -1,6 +1,7 @@
-//! `base_bench`: the Eurobot base's control loop and re-plan, measured live through the
-//! real stack (`cargo xtask bench base` starts planner, comms_bridge and arnie_base from
-//! the release build as `launch/eurobot.launch.xml` does, then runs this).
+//! The `live` bench of `arnie_base` (`base_bench` in its messages): the Eurobot base's
+//! control loop and re-plan, measured live through the real stack (`cargo xtask bench
+//! base` starts planner, comms_bridge and base from the release build as
+//! `launch/eurobot.launch.xml` does, then runs this: xtask/src/bench/live.rs).
 //!
 //! This program is the motor board's end of the CAN-over-UDP link: it loads the packet
 //! definitions (`--packets`, the JSON files the bridge loads) through `arnie_packets`, sends
@@ -13,7 +14,8 @@
 //! (`planner/path`). The table is computed from the logged instants afterwards; nothing
 //! here asserts on timing.
 //!
-//! `base_bench --packets DIR --bind ADDR --peer ADDR [--duration S]`
+//! `cargo bench -p arnie_base --bench live -- --packets DIR --bind ADDR --peer ADDR
+//! [--duration S]`
 mod table;
 
 use std::process::ExitCode;
@@ -424,6 +426,8 @@ fn args() -> Result<Args, String> {
                     .ok_or("--duration: seconds > 0")?
             }
             "--ros-args" => break,
+            // `cargo bench` asks a bench without a harness to run with this flag.
+            "--bench" => {}
             other => return Err(format!("unknown argument {other}")),
         }
     }
