@@ -6,6 +6,7 @@
 //! - [`raster`]: the table as the planner's grid ([`Scenario::rasterise`]).
 //! - [`geometry`]: distances and ray casts (the proximity sensors).
 //! - [`opponent`]: the opponent's scripted path as a function of time.
+//! - [`lidar`]: the simulated LD06 LiDAR (rays against the table, LD06 packets).
 //! - [`board`]: the simulated motor / actuator board, pure (time passed in).
 //! - [`wire`]: board commands and reports ⇄ the comms packets (`nodes/arnie_comms/packets`).
 //!
@@ -16,6 +17,7 @@
 
 pub mod board;
 pub mod geometry;
+pub mod lidar;
 pub mod opponent;
 pub mod raster;
 pub mod scenario;
