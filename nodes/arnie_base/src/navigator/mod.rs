@@ -14,6 +14,13 @@
 //!  a newer goal → PREEMPTED.
 //! ```
 //!
+//! With `scan_avoidance`, every drive step goes through the LiDAR's gate ([`crate::avoid`]):
+//! the opponent in the zone ahead → Stop, one failure, its mark, a re-plan (as an obstacle
+//! report); then the robot only turns until the zone has been clear for
+//! `scan_clear_hold_s`. No scan for `scan_timeout_s` → Stop, LINK_LOST (as the board's
+//! link). The end of the match ([`Navigator::set_match_over`]) stops the robot, ends the
+//! goal PREEMPTED and refuses goals until a new match.
+//!
 //! Settling: at the goal the base sends `Stop` and repeats it with every odometry sample
 //! until the board reports itself still (|v| ≤ [`SETTLED_SPEED_MPS`], |w| ≤
 //! [`SETTLED_TURN_RPS`]); only then is the goal REACHED, so whoever acts next (an
@@ -27,6 +34,7 @@
 mod types;
 pub use types::*;
 
+use crate::avoid::{Avoid, Gate};
 use crate::config::BaseConfig;
 use crate::follower::{Follower, Step};
 use crate::geom::{wrap_angle, Pose2};
@@ -94,6 +102,12 @@ pub struct Navigator {
     next_request: u64,
     counters: NavCounters,
     known: Option<KnownObstacles>,
+    /// The LiDAR's gate.
+    avoid: Avoid,
+    /// The last linear speed commanded [m/s] (0 after a Stop).
+    commanded_v: f64,
+    /// Why goals are refused: the match is over.
+    match_over: Option<String>,
 }
 
 impl Navigator {
@@ -108,6 +122,9 @@ impl Navigator {
             next_request: 1,
             counters: NavCounters::default(),
             known: None,
+            avoid: Avoid::default(),
+            commanded_v: 0.0,
+            match_over: None,
         }
     }
 
@@ -169,6 +186,29 @@ impl Navigator {
                         .map(|h| format!(", heading {h}"))
                         .unwrap_or_default()
                 ),
+            });
+        }
+        if let Some(why) = &self.match_over {
+            self.counters.refused += 1;
+            self.counters.refused_match_over += 1;
+            return Err(Refused {
+                outcome: Outcome::Rejected,
+                message: format!("the match is over ({why}): no more moves"),
+            });
+        }
+        if self.cfg.scan_avoidance && !self.avoid.fresh(&self.cfg, now) {
+            self.counters.refused += 1;
+            let message = match self.avoid.scan_at() {
+                None => "no scan from the LiDAR yet (scan_avoidance needs one)".to_string(),
+                Some(t) => format!(
+                    "no scan from the LiDAR for {:.2} s (scan_timeout_s {})",
+                    now - t,
+                    self.cfg.scan_timeout_s
+                ),
+            };
+            return Err(Refused {
+                outcome: Outcome::LinkLost,
+                message,
             });
         }
         let Some(pose) = self.pose.filter(|_| self.odometry_fresh(now)) else {
@@ -381,6 +421,104 @@ impl Navigator {
         out
     }
 
+    /// A LiDAR scan's points (map frame, [`crate::avoid::scan_points`]) at `now`: kept for
+    /// the gate; a drive in progress is checked at once (no wait for the next odometry).
+    pub fn on_scan(&mut self, points: &[(f64, f64)], now: f64) -> Vec<Output> {
+        let mut out = Vec::new();
+        let Some(pose) = self.pose else {
+            self.avoid
+                .on_scan(&[], Pose2::default(), None, &self.cfg, now);
+            self.counters.avoid = self.avoid.counters().clone();
+            return out;
+        };
+        self.avoid
+            .on_scan(points, pose, self.known.as_ref(), &self.cfg, now);
+        if self.cfg.scan_avoidance && self.commanded_v != 0.0 {
+            let left = match self.active.as_ref().map(|a| &a.state) {
+                Some(State::Following { follower, .. }) => Some(follower.remaining_m(&pose)),
+                _ => None,
+            };
+            if let Some(left) = left {
+                let gate = self
+                    .avoid
+                    .gate(&self.cfg, &pose, self.commanded_v, left, now);
+                self.gated(&mut out, gate, now);
+            }
+        }
+        self.counters.avoid = self.avoid.counters().clone();
+        out
+    }
+
+    /// The match is over (`Some(why)`: stop, end the running goal PREEMPTED, refuse goals)
+    /// or a new one begins (`None`: goals are taken again).
+    pub fn set_match_over(&mut self, over: Option<String>, now: f64) -> Vec<Output> {
+        let _ = now;
+        let mut out = Vec::new();
+        if let Some(why) = &over {
+            if self.match_over.is_none() {
+                out.push(Output::Stop);
+                self.commanded_v = 0.0;
+                if self.active.is_some() {
+                    self.counters.stopped_match_over += 1;
+                    self.finish(
+                        &mut out,
+                        Outcome::Preempted,
+                        format!("preempted: the match is over ({why}): motors stopped"),
+                    );
+                }
+            }
+        }
+        self.match_over = over;
+        out
+    }
+
+    /// Whether the match is over (goals refused).
+    pub fn match_over(&self) -> Option<&str> {
+        self.match_over.as_deref()
+    }
+
+    /// The gate's verdict applied: a new episode is a failure with a mark; holding stops
+    /// a robot still moving.
+    fn gated(&mut self, out: &mut Vec<Output>, gate: Gate, now: f64) -> bool {
+        match gate {
+            Gate::Clear => false,
+            Gate::Blocked {
+                points,
+                centre,
+                new: true,
+            } => {
+                let Some(pose) = self.pose else { return true };
+                let r = self.cfg.obstacle_radius_m;
+                let ray = pose.bearing_to(centre);
+                let reach = (pose.distance_to(centre) + r).max(r + self.cfg.robot_radius_m + 0.05);
+                let at = Pose2::new(pose.x, pose.y, ray).ahead(reach, 0.0);
+                self.commanded_v = 0.0;
+                self.fail_with_ttl(
+                    out,
+                    now,
+                    format!(
+                        "opponent in the zone ahead: {points} scan points around ({:.2}, {:.2})",
+                        centre.0, centre.1
+                    ),
+                    Some(at),
+                    self.cfg.scan_mark_ttl_s,
+                );
+                true
+            }
+            Gate::Blocked { .. } | Gate::Holding { .. } => {
+                let (v, w) = self.speed;
+                if self.commanded_v != 0.0
+                    || v.abs() > SETTLED_SPEED_MPS
+                    || w.abs() > SETTLED_TURN_RPS
+                {
+                    out.push(Output::Stop);
+                    self.commanded_v = 0.0;
+                }
+                true
+            }
+        }
+    }
+
     /// The map's own obstacles: sensor hits near them are not marked.
     pub fn set_known_obstacles(&mut self, known: Option<KnownObstacles>) {
         self.known = known;
@@ -399,6 +537,26 @@ impl Navigator {
                 .map(|t| format!("{:.2} s", now - t))
                 .unwrap_or_else(|| "ever".into());
             self.finish(&mut out, Outcome::LinkLost, format!("no odometry from the motor board for {since} (link_timeout_s {}): motors stopped", self.cfg.link_timeout_s));
+            return out;
+        }
+        if self.cfg.scan_avoidance && !self.avoid.fresh(&self.cfg, now) {
+            out.push(Output::Stop);
+            self.commanded_v = 0.0;
+            self.avoid.lost();
+            self.counters.avoid = self.avoid.counters().clone();
+            let since = self
+                .avoid
+                .scan_at()
+                .map(|t| format!("{:.2} s", now - t))
+                .unwrap_or_else(|| "ever".into());
+            self.finish(
+                &mut out,
+                Outcome::LinkLost,
+                format!(
+                    "no scan from the LiDAR for {since} (scan_timeout_s {}): motors stopped",
+                    self.cfg.scan_timeout_s
+                ),
+            );
             return out;
         }
         let pose = self.pose.unwrap_or_default();
@@ -505,8 +663,35 @@ impl Navigator {
                 self.settle(out, now, now);
                 return;
             }
-            Step::Turn { w, .. } => out.push(Output::Motion { v: 0.0, w }),
-            Step::Drive { v, w } => out.push(Output::Motion { v, w }),
+            Step::Turn { w, .. } => {
+                self.commanded_v = 0.0;
+                out.push(Output::Motion { v: 0.0, w });
+            }
+            Step::Drive { v, w } => {
+                let mut held = false;
+                if self.cfg.scan_avoidance {
+                    let left = match self.active.as_ref().map(|a| &a.state) {
+                        Some(State::Following { follower, .. }) => follower.remaining_m(&pose),
+                        _ => 0.0,
+                    };
+                    let gate = self.avoid.gate(&self.cfg, &pose, v, left, now);
+                    held = self.gated(out, gate, now);
+                    self.counters.avoid = self.avoid.counters().clone();
+                    if held
+                        && !matches!(
+                            self.active.as_ref().map(|a| &a.state),
+                            Some(State::Following { .. })
+                        )
+                    {
+                        // A new episode: stopped, marked, waiting to re-plan.
+                        return;
+                    }
+                }
+                if !held {
+                    self.commanded_v = v;
+                    out.push(Output::Motion { v, w });
+                }
+            }
         }
         self.check_progress(out, now);
         self.feedback(out, now, false);
@@ -576,6 +761,20 @@ impl Navigator {
     /// One more failure: stop, mark `mark_at` (if any), wait and re-plan; BLOCKED after
     /// `max_failures`.
     fn fail(&mut self, out: &mut Vec<Output>, now: f64, why: String, mark_at: Option<(f64, f64)>) {
+        let ttl = self.cfg.mark_ttl_s;
+        self.fail_with_ttl(out, now, why, mark_at, ttl);
+    }
+
+    /// [`Navigator::fail`] with the mark's time to live.
+    fn fail_with_ttl(
+        &mut self,
+        out: &mut Vec<Output>,
+        now: f64,
+        why: String,
+        mark_at: Option<(f64, f64)>,
+        ttl_s: f64,
+    ) {
+        self.commanded_v = 0.0;
         let Some(a) = self.active.as_mut() else {
             return;
         };
@@ -600,7 +799,7 @@ impl Navigator {
                 id,
                 centers: vec![c],
                 radius_m: self.cfg.obstacle_radius_m,
-                ttl_s: self.cfg.mark_ttl_s,
+                ttl_s,
             });
             id
         });
@@ -660,6 +859,7 @@ impl Navigator {
         plan_failure: Option<PlanFailure>,
     ) {
         let Some(a) = self.active.take() else { return };
+        self.commanded_v = 0.0;
         self.counters.outcomes[outcome.code() as usize] += 1;
         let message = match (&a.state, outcome) {
             (
