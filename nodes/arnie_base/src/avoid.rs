@@ -12,8 +12,10 @@
 //!   the robot's edge out to `scan_zone_base_m + |v| · scan_reaction_s + v² / (2 ·
 //!   scan_stop_decel_mps2)` (the distance covered while the next scan comes and the
 //!   board brakes), no farther than the path left: speed-dependent, so a slow robot near
-//!   its goal is not stopped by an opponent beside the goal. Points inside the robot's
-//!   own disc are its own parts, never the opponent.
+//!   its goal is not stopped by an opponent beside the goal. The zone starts at the
+//!   robot's centre: an opponent pressed against its front (inside the planning radius's
+//!   margin) is in it. The robot's own parts are never seen: the LD06 sits above the body,
+//!   and what is nearer than the driver's `range_min_m` (a mast) is not a point.
 //! - **Rule** (RobotikUTT's 2025 robot, as the default): the zone is blocked when it holds
 //!   at least `scan_min_points` points, and clear again once no scan has blocked it for
 //!   `scan_clear_hold_s` (1 s). Turning in place is never gated (a disc robot turning
@@ -220,9 +222,6 @@ impl Avoid {
         for &(px, py) in &self.points {
             let (dx, dy) = (px - pose.x, py - pose.y);
             let (x, y) = (dir * (c * dx + s * dy), -s * dx + c * dy);
-            if x.hypot(y) < r {
-                continue;
-            }
             if x > 0.0 && x <= r + len && y.abs() <= half {
                 n += 1;
                 sx += px;
@@ -393,18 +392,21 @@ mod tests {
     }
 
     #[test]
-    fn own_parts_walls_and_far_points_are_not_the_opponent() {
+    fn walls_and_far_points_are_not_the_opponent_one_pressed_against_us_is() {
         let c = BaseConfig {
             scan_min_points: 5,
             known_obstacle_margin_m: 0.05,
             ..cfg()
         };
         let pose = Pose2::new(1.0, 1.0, 0.0);
-        // Inside the robot's disc: its own mast.
-        let own: Vec<_> = (0..30).map(|i| (1.1, 0.9 + i as f64 * 0.005)).collect();
+        // Inside the planning radius, front-left: an opponent pressed against the robot.
+        let close: Vec<_> = (0..30).map(|i| (1.08, 1.05 + i as f64 * 0.005)).collect();
         let mut a = Avoid::default();
-        a.on_scan(&own, pose, None, &c, 0.0);
-        assert_eq!(a.gate(&c, &pose, 0.5, 5.0, 0.0), Gate::Clear);
+        a.on_scan(&close, pose, None, &c, 0.0);
+        assert!(matches!(
+            a.gate(&c, &pose, 0.5, 5.0, 0.0),
+            Gate::Blocked { .. }
+        ));
         // A wall cell right ahead on the known map.
         let known = KnownObstacles {
             width: 30,

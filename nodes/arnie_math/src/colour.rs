@@ -24,7 +24,6 @@ pub enum Colour {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownColour(pub String);
 
-
 impl std::error::Error for UnknownColour {}
 
 impl fmt::Display for UnknownColour {
@@ -119,8 +118,14 @@ mod tests {
         assert_eq!(y.x(0.3, 3.0), 2.7);
         assert_eq!(y.x(1.5, 3.0), 1.5);
         assert!((y.x(y.x(0.42, 3.0), 3.0) - 0.42).abs() < 1e-12);
-        assert!((y.heading(0.0) - PI).abs() < 1e-12, "facing +x becomes facing -x");
-        assert!((y.heading(FRAC_PI_2) - FRAC_PI_2).abs() < 1e-12, "facing +y stays");
+        assert!(
+            (y.heading(0.0) - PI).abs() < 1e-12,
+            "facing +x becomes facing -x"
+        );
+        assert!(
+            (y.heading(FRAC_PI_2) - FRAC_PI_2).abs() < 1e-12,
+            "facing +y stays"
+        );
         assert!((y.heading(y.heading(0.7)) - 0.7).abs() < 1e-12);
         assert_eq!(Colour::Blue.x(0.3, 3.0), 0.3);
         assert_eq!(Colour::Blue.heading(0.7), 0.7);

@@ -135,7 +135,13 @@ impl SimLidar {
         packet
     }
 
-    fn measure(&mut self, s: &Scenario, laser: Pose2, angle: f64, opponent: Option<&Disc>) -> Point {
+    fn measure(
+        &mut self,
+        s: &Scenario,
+        laser: Pose2,
+        angle: f64,
+        opponent: Option<&Disc>,
+    ) -> Point {
         if self.spec.dropout > 0.0 && self.rng.chance(self.spec.dropout) {
             return Point::default();
         }
@@ -185,7 +191,13 @@ mod tests {
     }
 
     /// The LiDAR's bytes through the real decoder and assembler: one scan.
-    fn scans(l: &mut SimLidar, s: &Scenario, at: Pose2, opp: Option<&Disc>, ms: u64) -> Vec<ld06::Scan> {
+    fn scans(
+        l: &mut SimLidar,
+        s: &Scenario,
+        at: Pose2,
+        opp: Option<&Disc>,
+        ms: u64,
+    ) -> Vec<ld06::Scan> {
         let mut d = Decoder::new(0.05);
         let mut a = Assembler::new(ScanConfig::default());
         let mut out = Vec::new();
@@ -226,13 +238,32 @@ mod tests {
         assert!(out.len() >= 3, "{}", out.len());
         let sc = &out[1];
         assert_eq!(sc.ranges.len(), 450, "0.8° at 10 Hz and 4500 samples/s");
-        assert!((ray(sc, 0.0) - 1.0).abs() < 1e-3, "the box 1 m ahead: {}", ray(sc, 0.0));
-        assert!((ray(sc, std::f64::consts::PI) - 1.0).abs() < 1e-3, "the wall behind");
-        assert!((ray(sc, -std::f64::consts::FRAC_PI_2) - 1.0).abs() < 1e-3, "the wall on the right");
-        assert!((ray(sc, std::f64::consts::FRAC_PI_2) - 0.5).abs() < 1e-3, "the opponent on the left");
+        assert!(
+            (ray(sc, 0.0) - 1.0).abs() < 1e-3,
+            "the box 1 m ahead: {}",
+            ray(sc, 0.0)
+        );
+        assert!(
+            (ray(sc, std::f64::consts::PI) - 1.0).abs() < 1e-3,
+            "the wall behind"
+        );
+        assert!(
+            (ray(sc, -std::f64::consts::FRAC_PI_2) - 1.0).abs() < 1e-3,
+            "the wall on the right"
+        );
+        assert!(
+            (ray(sc, std::f64::consts::FRAC_PI_2) - 0.5).abs() < 1e-3,
+            "the opponent on the left"
+        );
         // The heading turns the whole picture: facing +y, the opponent is ahead.
         let mut l = SimLidar::new(s.lidar.unwrap(), None);
-        let out = scans(&mut l, &s, Pose2::new(1.0, 1.0, std::f64::consts::FRAC_PI_2), Some(&opp), 450);
+        let out = scans(
+            &mut l,
+            &s,
+            Pose2::new(1.0, 1.0, std::f64::consts::FRAC_PI_2),
+            Some(&opp),
+            450,
+        );
         assert!((ray(&out[1], 0.0) - 0.5).abs() < 1e-3);
     }
 

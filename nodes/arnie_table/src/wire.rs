@@ -94,18 +94,19 @@ mod tests {
             let frames = arnie_comms::can::encode_packet(&p).expect("fits CAN (id <= 63)");
             assert_eq!(frames.len(), can_frames, "{name}");
         }
-        let replies: Vec<(&str, Option<&str>)> = ["Stop", "SetPose", "Actuator", "DriveSpeed", "MatchReady"]
-            .iter()
-            .map(|n| {
-                (
-                    *n,
-                    d.by_name(n)
-                        .and_then(|x| x.reply)
-                        .and_then(|id| d.get(id))
-                        .map(|r| r.name.as_str()),
-                )
-            })
-            .collect();
+        let replies: Vec<(&str, Option<&str>)> =
+            ["Stop", "SetPose", "Actuator", "DriveSpeed", "MatchReady"]
+                .iter()
+                .map(|n| {
+                    (
+                        *n,
+                        d.by_name(n)
+                            .and_then(|x| x.reply)
+                            .and_then(|id| d.get(id))
+                            .map(|r| r.name.as_str()),
+                    )
+                })
+                .collect();
         assert_eq!(
             replies,
             [

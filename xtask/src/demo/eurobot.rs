@@ -16,7 +16,11 @@
 //!
 //! Own arguments (not passed to the launch file): `scenario:=FILE`, `link:=pty|can_udp`
 //! (`can_udp`: the launch file's own board_sim over CAN-over-UDP), `corrupt_rate:=P`
-//! (pty only: board_sim's `--corrupt-rate`).
+//! (pty only: board_sim's `--corrupt-rate`). `colour:=blue|yellow` goes to the launch
+//! file and to board_sim (the table mirrored for yellow), and the picture is drawn on that
+//! side. board_sim also streams the simulated LiDAR (`out/eurobot/lidar`, the launch
+//! file's `lidar_port`), pulls the start cord 1 s after the strategy arms the match, and
+//! takes commands on `out/eurobot/board.ctl` (`echo "cord pull" > out/eurobot/board.ctl`).
 use super::common::{self, Graph};
 use crate::env::{Layout, Ros};
 use crate::launch;
@@ -55,6 +59,10 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         })
         .clone();
     args.insert("scenario".into(), scenario.to_string_lossy().into_owned());
+    let colour = args.get("colour").cloned().unwrap_or_else(|| "blue".into());
+    let colour = arnie_math::Colour::parse(&colour)
+        .map_err(|e| Failure::new(format!("colour:={colour}: {e}")))?;
+    args.insert("colour".into(), colour.name().into());
     run::cargo(layout, ros, &["build", "--workspace", "--bins"])?;
     launch::use_ros_env(layout, ros);
     let out = layout.root.join("out/eurobot");
@@ -67,6 +75,13 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     }
     let graph = Graph::local();
     let env = &graph.env;
+    let lidar = out.join("lidar");
+    let control = out.join("board.ctl");
+    args.insert("lidar_port".into(), lidar.to_string_lossy().into_owned());
+    args.insert(
+        "board_control".into(),
+        control.to_string_lossy().into_owned(),
+    );
 
     // The board first (pty), so the bridge finds its serial port.
     let mut board: Option<Child> = None;
@@ -81,6 +96,16 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             .arg(&link_file)
             .arg("--truth-log")
             .arg(&truth)
+            .args([
+                "--colour",
+                colour.name(),
+                "--cord-pull-s",
+                "1",
+                "--lidar-symlink",
+            ])
+            .arg(&lidar)
+            .arg("--control")
+            .arg(&control)
             .stdin(Stdio::null());
         if let Some(p) = &corrupt {
             c.args(["--corrupt-rate", p]);
@@ -161,7 +186,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     common::shutdown("demo eurobot", running);
     stop_board(board);
     // The picture, also (especially) after a failed match.
-    match draw(&scenario, &truth, &record, &svg) {
+    match draw(&scenario, colour, &truth, &record, &svg) {
         Ok(()) => eprintln!(
             "xtask: demo eurobot: picture {} and {}",
             svg.display(),
@@ -216,10 +241,18 @@ const PALETTE: &[&str] = &[
 /// Draws the match as SVG (plain text): the table on the left (1 m = 250 px), the score
 /// over time on the right; and the same as PNG beside it (`svg` with extension `png`,
 /// rendered by arnie_plot).
-pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<(), Failure> {
+pub fn draw(
+    scenario: &Path,
+    colour: arnie_math::Colour,
+    truth: &Path,
+    record: &Path,
+    svg: &Path,
+) -> Result<(), Failure> {
     let s = read_json(scenario)?;
     let f = |v: &Value| v.as_f64().unwrap_or(0.0);
     let (w_m, h_m) = (f(&s["table"]["width_m"]), f(&s["table"]["height_m"]));
+    // The description is blue's: its x on the side played (the truth log is already there).
+    let side = |x: f64| colour.x(x, w_m);
     if !(w_m > 0.0 && h_m > 0.0 && w_m <= 20.0 && h_m <= 20.0) {
         return Err(Failure::new(format!(
             "{}: no table size",
@@ -284,7 +317,7 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
         .unwrap_or("no result recorded");
     let _ = writeln!(
         o,
-        r#"<text x="{ox}" y="24" font-size="16" font-weight="bold">Eurobot match on the simulated table: {}</text>"#,
+        r#"<text x="{ox}" y="24" font-size="16" font-weight="bold">Eurobot match on the simulated table: {} ({colour})</text>"#,
         esc(s["name"].as_str().unwrap_or(""))
     );
     let _ = writeln!(o, r#"<text x="{ox}" y="44">{}</text>"#, esc(verdict));
@@ -298,12 +331,8 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
     );
     for ob in s["obstacles"].as_array().into_iter().flatten() {
         if let Some(r) = ob.get("rect") {
-            let (x0, y0, x1, y1) = (
-                f(&r["x_min_m"]),
-                f(&r["y_min_m"]),
-                f(&r["x_max_m"]),
-                f(&r["y_max_m"]),
-            );
+            let (a, b) = (side(f(&r["x_min_m"])), side(f(&r["x_max_m"])));
+            let (x0, y0, x1, y1) = (a.min(b), f(&r["y_min_m"]), a.max(b), f(&r["y_max_m"]));
             let _ = writeln!(
                 o,
                 r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="#777"/>"##,
@@ -316,14 +345,14 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
             let _ = writeln!(
                 o,
                 r##"<circle cx="{:.1}" cy="{:.1}" r="{:.1}" fill="#777"/>"##,
-                px(f(&d["x_m"])),
+                px(side(f(&d["x_m"]))),
                 py(f(&d["y_m"])),
                 f(&d["radius_m"]) * k
             );
         }
     }
     for t in s["tasks"].as_array().into_iter().flatten() {
-        let (x, y) = (px(f(&t["x_m"])), py(f(&t["y_m"])));
+        let (x, y) = (px(side(f(&t["x_m"]))), py(f(&t["y_m"])));
         let _ = writeln!(
             o,
             r##"<rect x="{:.1}" y="{:.1}" width="12" height="12" fill="none" stroke="#2a2" stroke-width="2"/>"##,
@@ -344,7 +373,7 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
         .as_array()
         .into_iter()
         .flatten()
-        .map(|w| format!("{:.1},{:.1}", px(f(&w["x_m"])), py(f(&w["y_m"]))))
+        .map(|w| format!("{:.1},{:.1}", px(side(f(&w["x_m"]))), py(f(&w["y_m"]))))
         .collect();
     if !wps.is_empty() {
         let _ = writeln!(
@@ -641,7 +670,7 @@ mod tests {
             "score": [[0, 0], [3.0, 8]], "verdict": {"ok": false, "reason": "8 points, the scenario expects 34"}}"#;
         std::fs::write(&record, run).expect("write");
         let svg = dir.join("e.svg");
-        draw(&scenario, &truth, &record, &svg).expect("draws");
+        draw(&scenario, arnie_math::Colour::Blue, &truth, &record, &svg).expect("draws");
         let text = std::fs::read_to_string(&svg).expect("svg");
         assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
         assert!(

@@ -108,6 +108,8 @@ pub struct Navigator {
     commanded_v: f64,
     /// Why goals are refused: the match is over.
     match_over: Option<String>,
+    /// The gate held the last drive step.
+    held: bool,
 }
 
 impl Navigator {
@@ -125,7 +127,19 @@ impl Navigator {
             avoid: Avoid::default(),
             commanded_v: 0.0,
             match_over: None,
+            held: false,
         }
+    }
+
+    /// The linear speed last commanded [m/s] (0 after a stop or a turn).
+    pub fn commanded_speed(&self) -> f64 {
+        self.commanded_v
+    }
+
+    /// Whether the LiDAR's gate held the last drive step (the zone blocked, or not clear
+    /// for long enough).
+    pub fn held(&self) -> bool {
+        self.held
     }
 
     /// The settings.
@@ -480,6 +494,7 @@ impl Navigator {
     /// The gate's verdict applied: a new episode is a failure with a mark; holding stops
     /// a robot still moving.
     fn gated(&mut self, out: &mut Vec<Output>, gate: Gate, now: f64) -> bool {
+        self.held = gate != Gate::Clear;
         match gate {
             Gate::Clear => false,
             Gate::Blocked {

@@ -31,6 +31,14 @@ node_glue::counters! {
             pose_estimates_refused,
             plan_requests,
             mark_requests,
+            scans_no_tf,
+            scan_rays_nan,
+            scan_rays_zero,
+            scan_rays_infinite,
+            scan_rays_out_of_range,
+            match_states,
+            match_states_unknown,
+            cmd_vel_after_match,
         }
         ;
         pub(super) nav: Mutex<crate::NavCounters>,

@@ -11,7 +11,10 @@
 //!   `/tf` and `base/pose` (in `map`), and for every obstacle report `base/range`
 //!   (`sensor_msgs/Range` in the sensor's frame): see [`frames`]; counters on
 //!   `/diagnostics`;
-//! - calls `planner/plan_path` and `planner/update_map`.
+//! - calls `planner/plan_path` and `planner/update_map`;
+//! - subscribes `scan` (`sensor_msgs/LaserScan`, sensor QoS) and `match/state`
+//!   (`arnie_interfaces/MatchState`, latched), publishes `base/avoid_markers`
+//!   (`visualization_msgs/MarkerArray`): see `scan`.
 //!
 //! One task owns the [`Navigator`] and selects over: goals, the running goal's cancel
 //! requests, board packets, maps, planner answers (from helper tasks), the watchdog tick
@@ -25,7 +28,8 @@
 //! - `doors`: the three goal doors (`base/navigate_to`, `navigate_to_pose`, `goal_pose`);
 //! - `teleop`: `cmd_vel`; `inputs`: board packets, pose estimates, the map;
 //! - `planner`: the `plan_path` and `update_map` calls; `frames`: odometry, TF, ranges
-//!   and the pose out.
+//!   and the pose out;
+//! - `scan`: the LiDAR's scans into the gate, the match's end, the zone and marks drawn.
 mod control;
 mod counters;
 mod doors;
@@ -33,6 +37,7 @@ mod frames;
 mod inputs;
 mod params;
 mod planner;
+mod scan;
 mod teleop;
 
 use std::sync::{Arc, Mutex};
@@ -43,10 +48,14 @@ use doors::{Door, Pending};
 use futures::{Stream, StreamExt};
 use node_glue::r2r::{
     self,
-    arnie_interfaces::{action::NavigateTo, msg::Packet, srv::PlanPath, srv::UpdateMap},
+    arnie_interfaces::{
+        action::NavigateTo, msg::MatchState, msg::Packet, srv::PlanPath, srv::UpdateMap,
+    },
     geometry_msgs::msg::{PoseStamped, PoseWithCovarianceStamped, Twist, TwistStamped},
     nav2_msgs::action::NavigateToPose,
     nav_msgs::msg::OccupancyGrid,
+    sensor_msgs::msg::LaserScan,
+    visualization_msgs::msg::MarkerArray,
     ActionServerCancelRequest,
 };
 use node_glue::ratelimit::RateLimit;
@@ -114,6 +123,12 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let maps = app.subscribe::<OccupancyGrid>(topics::MAP, qos::latched())?;
     // rviz's "2D Pose Estimate" publishes here (reliable, volatile, depth 10).
     let estimates = app.subscribe::<PoseWithCovarianceStamped>(INITIAL_POSE, qos::commands())?;
+    // The LiDAR's scans (sensor data: any publisher matches) and the match's phase (latched).
+    let scans = app.subscribe::<LaserScan>(topics::SCAN, qos::sensor())?;
+    let matches = app.subscribe::<MatchState>(topics::MATCH_STATE, qos::latched())?;
+    let avoid_markers = app
+        .node
+        .create_publisher::<MarkerArray>(scan::AVOID_MARKERS, qos::commands())?;
     let tx = app
         .node
         .create_publisher::<Packet>(topics::COMMS_TX, qos::commands())?;
@@ -156,6 +171,9 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         seq: 0,
         watchdog_ms: p.watchdog_ms(),
         planner_timeout: p.planner_timeout(),
+        match_end: None,
+        avoid_markers,
+        next_mark: 0,
     };
     tokio::spawn(control.run(
         futures::stream::select(
@@ -165,8 +183,11 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         rx,
         // The map and pose estimates, one stream of steps (either order is fine).
         futures::stream::select(
-            futures::stream::select(maps.map(Step::Map), estimates.map(Step::Estimate)),
-            futures::stream::select(goal_poses.map(Step::GoalPose), commands),
+            futures::stream::select(
+                futures::stream::select(maps.map(Step::Map), estimates.map(Step::Estimate)),
+                futures::stream::select(goal_poses.map(Step::GoalPose), commands),
+            ),
+            futures::stream::select(scans.map(Step::Scan), matches.map(Step::Match)),
         ),
         events,
         Duration::from_millis(p.tick_ms as u64),
@@ -214,6 +235,12 @@ struct Control {
     seq: u16,
     watchdog_ms: u16,
     planner_timeout: Duration,
+    /// When the running match ends [s, the control clock], from `match/state`.
+    match_end: Option<f64>,
+    /// The zone and the opponent's marks (`base/avoid_markers`).
+    avoid_markers: r2r::Publisher<MarkerArray>,
+    /// The last mark marker's id.
+    next_mark: i32,
 }
 
 enum Step {
@@ -226,6 +253,8 @@ enum Step {
     Packet(Packet),
     Map(OccupancyGrid),
     Estimate(PoseWithCovarianceStamped),
+    Scan(LaserScan),
+    Match(MatchState),
     Event(Event),
     Cancel(ActionServerCancelRequest),
     Tick,

@@ -403,10 +403,15 @@ fn the_start_cord_is_reported_every_100_ms_and_on_each_change() {
     let out = b.advance(1000);
     let c = cords(&out);
     assert_eq!(c.len(), 11, "at 0, 100, ... 1000 ms");
-    assert!(c.iter().all(|c| !c.pulled && c.pulls == 0 && c.since_pull_ms == 0));
+    assert!(c
+        .iter()
+        .all(|c| !c.pulled && c.pulls == 0 && c.since_pull_ms == 0));
     let out = b.pull_cord(1234);
     let c = cords(&out);
-    assert_eq!(c.last().map(|c| (c.pulled, c.pulls, c.since_pull_ms)), Some((true, 1, 0)));
+    assert_eq!(
+        c.last().map(|c| (c.pulled, c.pulls, c.since_pull_ms)),
+        Some((true, 1, 0))
+    );
     let out = b.advance(1534);
     let last = *cords(&out).last().unwrap();
     assert!(last.pulled && last.since_pull_ms >= 200, "{last:?}");
@@ -414,7 +419,10 @@ fn the_start_cord_is_reported_every_100_ms_and_on_each_change() {
     let out = b.pull_cord(2000);
     let c = cords(&out);
     assert_eq!(
-        c[c.len() - 2..].iter().map(|c| (c.pulled, c.pulls)).collect::<Vec<_>>(),
+        c[c.len() - 2..]
+            .iter()
+            .map(|c| (c.pulled, c.pulls))
+            .collect::<Vec<_>>(),
         vec![(false, 1), (true, 2)]
     );
     let kinds: Vec<&str> = b.take_events().iter().map(|e| e.kind).collect();
@@ -467,7 +475,11 @@ fn an_opponent_that_starts_on_the_cord_waits_for_it() {
     );
     b.input(0, drive(1, 200, 0));
     b.advance(1000);
-    assert_eq!(b.opponent().map(|o| o.1), Some(0.5), "our motion does not start it");
+    assert_eq!(
+        b.opponent().map(|o| o.1),
+        Some(0.5),
+        "our motion does not start it"
+    );
     b.pull_cord(1000);
     b.advance(1500);
     let y = b.opponent().unwrap().1;

@@ -80,7 +80,9 @@ impl Control {
             }
             Err(e) => return Err(e),
         }
-        let rx = pipe::OpenOptions::new().read_write(true).open_receiver(path)?;
+        let rx = pipe::OpenOptions::new()
+            .read_write(true)
+            .open_receiver(path)?;
         Ok(Control {
             lines: BufReader::new(rx).lines(),
         })
@@ -102,7 +104,14 @@ mod tests {
         assert_eq!(Command::parse("  cord   insert "), Ok(Command::InsertCord));
         assert_eq!(Command::parse("lidar off"), Ok(Command::LidarPower(false)));
         assert_eq!(Command::parse("lidar plug"), Ok(Command::LidarPlug(true)));
-        for bad in ["", "cord", "pull cord", "lidar", "lidar explode", "cord pull now"] {
+        for bad in [
+            "",
+            "cord",
+            "pull cord",
+            "lidar",
+            "lidar explode",
+            "cord pull now",
+        ] {
             assert!(Command::parse(bad).is_err(), "{bad:?}");
         }
     }

@@ -49,7 +49,8 @@ impl LidarLink {
         if self.pty.is_some() {
             return Ok(());
         }
-        let (master, slave, path) = open_pty().map_err(|e| format!("cannot open a pty for the LiDAR: {e}"))?;
+        let (master, slave, path) =
+            open_pty().map_err(|e| format!("cannot open a pty for the LiDAR: {e}"))?;
         let hold = SerialPort::open(&path, ld06::BAUD).map_err(|e| e.to_string())?;
         drop(slave);
         set_nonblocking(&master).map_err(|e| format!("LiDAR pty: {e}"))?;
@@ -88,7 +89,8 @@ impl LidarLink {
         let mut rest = bytes;
         while !rest.is_empty() {
             // SAFETY: `rest` is valid for its length; the fd is open and ours.
-            let n = unsafe { libc::write(pty.master.as_raw_fd(), rest.as_ptr().cast(), rest.len()) };
+            let n =
+                unsafe { libc::write(pty.master.as_raw_fd(), rest.as_ptr().cast(), rest.len()) };
             if n < 0 {
                 let e = io::Error::last_os_error();
                 if e.kind() == io::ErrorKind::Interrupted {
@@ -107,7 +109,9 @@ fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
     // SAFETY: fcntl on an fd we own.
     let flags = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) };
     // SAFETY: as above.
-    if flags < 0 || unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+    if flags < 0
+        || unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0
+    {
         return Err(io::Error::last_os_error());
     }
     Ok(())

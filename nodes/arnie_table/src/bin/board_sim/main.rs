@@ -37,8 +37,6 @@
 mod control;
 mod lidar_link;
 
-use control::{Command, Control};
-use lidar_link::LidarLink;
 use arnie_comms::device::{self, LinkChoice, Mode};
 use arnie_comms::link::{Link, LinkConfig, LinkEvent};
 use arnie_comms::reliable::{self, Arrival, Due, Receiver, Repeater};
@@ -47,6 +45,8 @@ use arnie_table::board::{Event, Rng};
 use arnie_table::{wire, Board, Options, Scenario};
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, ValueEnum};
+use control::{Command, Control};
+use lidar_link::LidarLink;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -355,9 +355,9 @@ async fn run(args: Args) -> Result<(), Failure> {
         None
     };
     let mut control = match &args.control {
-        Some(p) => Some(
-            Control::open(p).map_err(|e| (2, format!("--control {}: {e}", p.display())))?,
-        ),
+        Some(p) => {
+            Some(Control::open(p).map_err(|e| (2, format!("--control {}: {e}", p.display())))?)
+        }
         None => None,
     };
     let mut bad_commands = 0u64;
