@@ -180,7 +180,7 @@ def test_scans_have_the_ld06_s_shape_and_the_scene_s_ranges_despite_a_damaged_li
                               and diagnostics.counter(STATUS, "garbage_bytes", 0) > 0), 20.0,
                      "bad CRCs, truncated packets and garbage counted")
     v = diagnostics.values(STATUS)
-    assert int(v["packets"]) > 1000 and int(v["scans_published"]) >= 12, v
+    assert int(v["packets"]) > 300 and int(v["scans_published"]) >= 8, v
     assert diagnostics.status(STATUS).level == DiagnosticStatus.OK, diagnostics.status(STATUS)
 
 

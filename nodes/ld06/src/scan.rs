@@ -24,7 +24,9 @@
 //!
 //! **Time.** Each packet arrives at a time `t` [s] (the caller's clock, e.g. the
 //! moment its last byte was read); its last point is taken to be measured then and the
-//! others earlier, one point spacing ÷ speed apart.
+//! others earlier, one point spacing ÷ speed apart. The scan's `scan_time` and
+//! `time_increment` come from the packets' speed field (the arrival times jitter with
+//! the host's reads); the stamp is the first ray's time from its packet's arrival.
 use std::f64::consts::{PI, TAU};
 
 use crate::{Packet, POINTS_PER_PACKET, SAMPLES_PER_S};
@@ -210,6 +212,8 @@ pub struct Assembler {
     samples: Vec<Sample>,
     /// Sum of the packets' point spacings [degrees] and their number, this revolution.
     spacing: (f64, u32),
+    /// Sum of the packets' non-zero speeds [degrees per second] and their number.
+    speeds: (f64, u32),
     /// The revolution in progress began after a cut (else it is partial).
     whole: bool,
     last_phase: Option<f64>,
@@ -225,6 +229,7 @@ impl Assembler {
             cfg,
             samples: Vec::with_capacity(512),
             spacing: (0.0, 0),
+            speeds: (0.0, 0),
             whole: false,
             last_phase: None,
             last_t: None,
@@ -288,6 +293,10 @@ impl Assembler {
             self.spacing.0 += step_deg;
             self.spacing.1 += 1;
         }
+        if p.speed_deg_s > 0 {
+            self.speeds.0 += f64::from(p.speed_deg_s);
+            self.speeds.1 += 1;
+        }
         out
     }
 
@@ -304,14 +313,15 @@ impl Assembler {
     fn clear(&mut self) {
         self.samples.clear();
         self.spacing = (0.0, 0);
+        self.speeds = (0.0, 0);
     }
 
     /// The collected samples as a scan (then cleared). `None` when too few to be one.
     fn finish(&mut self) -> Option<Scan> {
         let samples = std::mem::take(&mut self.samples);
-        let spacing = self.spacing;
+        let (spacing, speeds) = (self.spacing, self.speeds);
         self.clear();
-        let scan = self.scan_of(&samples, spacing);
+        let scan = self.scan_of(&samples, spacing, speeds);
         // Keep the allocation for the next revolution.
         self.samples = samples;
         self.samples.clear();
@@ -327,7 +337,7 @@ impl Assembler {
         }
     }
 
-    fn scan_of(&self, samples: &[Sample], spacing: (f64, u32)) -> Option<Scan> {
+    fn scan_of(&self, samples: &[Sample], spacing: (f64, u32), speeds: (f64, u32)) -> Option<Scan> {
         let (first, last) = (samples.first()?, samples.last()?);
         let step = if spacing.1 > 0 {
             spacing.0 / f64::from(spacing.1)
@@ -343,8 +353,13 @@ impl Assembler {
         // The grid follows the measurements: its first ray is the first sample's angle
         // modulo one bin (within one ray of the cut), so samples sit on ray centres.
         let offset = first.phase.rem_euclid(bin);
-        // Turn rate from the samples themselves [degrees per second].
-        let rate = covered / (last.t - first.t);
+        // Turn rate [degrees per second]: the packets' own speed field (exact, where the
+        // arrival times jitter with the host's reads), else from the arrival times.
+        let rate = if speeds.1 > 0 {
+            speeds.0 / f64::from(speeds.1)
+        } else {
+            covered / (last.t - first.t)
+        };
         let mut ranges = vec![f32::NAN; n];
         let mut intensities = vec![0.0f32; n];
         let mut taken = vec![false; n];
