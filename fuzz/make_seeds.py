@@ -36,7 +36,7 @@ def frame(cmd, payload):
 SIZES = {"int8": 1, "uint8": 1, "bool": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "float": 4, "float64": 8}
 defs = {}
 for name in ["arm_status", "motor_target", "ping", "pong", "set_led"]:
-    text = (ROOT / "nodes/arnie_comms/packets" / f"{name}.json").read_text()
+    text = (ROOT / "nodes/lib/arnie_packets/packets" / f"{name}.json").read_text()
     put("comms_definitions", name, text)
     d = json.loads(text)
     defs[name] = (d["id"], sum(SIZES[f["type"]] for f in d["data"].values()))
@@ -65,7 +65,7 @@ for f in ["spine_sim.json", "spine_brainjs.json"]:
 
 # Instructions, English, strategy: the project's task files and fixtures.
 put("instructions", "flame_passing.json", (ROOT / "params/tasks/flame_passing.json").read_text())
-put("instructions", "golden_sample.json", (ROOT / "nodes/arnie_english/tests/golden/sample.json").read_text())
+put("instructions", "golden_sample.json", (ROOT / "nodes/lib/arnie_english/tests/golden/sample.json").read_text())
 put("english", "flame_passing.txt", (ROOT / "params/tasks/flame_passing.txt").read_text())
 put("english", "home.txt", "Create an action called home.\nThe first step is to move to 0, 0, 0.\n"
     "home has no decisions.\nhome has no reset condition.\n")
@@ -171,14 +171,14 @@ put("launch_xml", "include_group_subst.launch.xml",
 # Table scenario: the project's Eurobot table.
 put("table_scenario", "table.json", (ROOT / "params/eurobot/table.json").read_text())
 
-# The motor-board link: frames of every board packet (nodes/arnie_comms/packets), field
+# The motor-board link: frames of every board packet (nodes/lib/arnie_packets/packets), field
 # values by name, little-endian as the comms codec writes them.
 FMT = {"int8": "b", "uint8": "B", "bool": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I", "float": "f", "float64": "d"}
 VALUES = {"seq": 7, "cmd_seq": 6, "linear_mm_s": 300, "angular_mrad_s": -500, "watchdog_ms": 400, "x_mm": 1200,
           "y_mm": 800, "theta_mrad": 1571, "flags": 1, "sensor": 2, "distance_mm": 350, "bearing_mrad": -200,
           "command": 30, "status": 0, "actuator": 1, "action": 2, "element": 3}
 board = {}
-for f in sorted((ROOT / "nodes/arnie_comms/packets").glob("*.json")):
+for f in sorted((ROOT / "nodes/lib/arnie_packets/packets").glob("*.json")):
     d = json.loads(f.read_text())
     payload = b"".join(struct.pack("<" + FMT[v["type"]], VALUES.get(k, 1)) for k, v in d["data"].items())
     board[d["name"]] = frame(d["id"], payload)

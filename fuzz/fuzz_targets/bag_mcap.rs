@@ -1,4 +1,4 @@
-//! The bag reader on MCAP bytes (nodes/arnie_bag `mcap::read`, `bag`): the input is
+//! The bag reader on MCAP bytes (nodes/tools/arnie_bag `mcap::read`, `bag`): the input is
 //! written to a scratch `.mcap` file and opened three ways, the indexed reader
 //! (`McapFile`: summary, messages, metadata records), the linear scan of `reindex`
 //! (`LinearReader`) and `Bag::open` of a bare MCAP file; each gives data or a `BagError`,

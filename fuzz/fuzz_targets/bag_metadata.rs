@@ -1,4 +1,4 @@
-//! rosbag2 `metadata.yaml` (nodes/arnie_bag `metadata`, `yaml`): any text is metadata or a
+//! rosbag2 `metadata.yaml` (nodes/tools/arnie_bag `metadata`, `yaml`): any text is metadata or a
 //! `BagError`, never a panic; metadata that loads, written back both ways
 //! (`metadata.yaml` with its root key, and the `serialized_metadata` form without),
 //! loads to the same metadata.

@@ -1,4 +1,4 @@
-//! `arnie_bag reindex` (nodes/arnie_bag `reindex`): the input becomes the one `.mcap`
+//! `arnie_bag reindex` (nodes/tools/arnie_bag `reindex`): the input becomes the one `.mcap`
 //! file of a scratch bag folder (cut-off bags are the intended input), then `reindex`
 //! repairs it. Asserts: never a panic; a reindex that succeeds leaves a bag that opens;
 //! when it rewrote the file (`Recovered`), every message reads, as many as the rebuilt

@@ -1,15 +1,15 @@
-//! The Eurobot robot's motor-board link, both ends (nodes/arnie_table `wire` + `board`,
+//! The Eurobot robot's motor-board link, both ends (nodes/tools/arnie_table `wire` + `board`,
 //! the simulated board's command decoder; nodes/arnie_base `board`, the base's report
 //! parser), over the comms UART framing with every packet definition of
-//! nodes/arnie_comms/packets. The first byte picks the frame-length limit and the chunk
+//! nodes/lib/arnie_packets/packets. The first byte picks the frame-length limit and the chunk
 //! size; the rest is the byte stream. Every frame that decodes to a packet goes to the
 //! board (as a command, at advancing times) and to the base (as `comms/rx` text, the
 //! packet's fields JSON). Never a panic; the board's pose stays finite; a report the
 //! base reads has finite numbers.
 #![no_main]
 use arnie_base::board::{parse, FromBoard};
-use arnie_comms::uart::{Decoder, DecoderConfig};
-use arnie_comms::{Definitions, Packet};
+use arnie_packets::uart::{Decoder, DecoderConfig};
+use arnie_packets::{Definitions, Packet};
 use arnie_table::board::Options;
 use arnie_table::{Board, Scenario};
 use libfuzzer_sys::fuzz_target;
@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 fn defs() -> &'static Definitions {
     static DEFS: OnceLock<Definitions> = OnceLock::new();
     DEFS.get_or_init(|| {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../nodes/arnie_comms/packets");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../nodes/lib/arnie_packets/packets");
         let d = Definitions::load_dir(std::path::Path::new(dir)).expect("the packets load");
         arnie_table::wire::check(&d).expect("the board's packets are defined");
         d

@@ -1,4 +1,4 @@
-//! The comms CAN reassembler (nodes/arnie_comms `can`, CAN-over-UDP datagrams).
+//! The comms CAN reassembler (nodes/lib/arnie_packets `can`, CAN-over-UDP datagrams).
 //!
 //! Part one: the input cut into CAN-over-UDP datagrams (a length byte each) pushed at
 //! advancing times: never a panic, no message longer than the maximum, nothing pending
@@ -6,8 +6,8 @@
 //! frames by `can::encode`, sent through the datagram codec and reassembled, gives back
 //! the same (command, device, payload).
 #![no_main]
-use arnie_comms::can::{encode, CanMessage, Reassembler, ReassemblerConfig};
-use arnie_comms::transport::udp::{decode_datagram, encode_datagram};
+use arnie_packets::can::{encode, CanMessage, Reassembler, ReassemblerConfig};
+use arnie_packets::transport::udp::{decode_datagram, encode_datagram};
 use libfuzzer_sys::fuzz_target;
 
 const MAX: usize = 64;

@@ -1,8 +1,8 @@
-//! Packet definition files (nodes/arnie_comms `definition`): any text is a checked
+//! Packet definition files (nodes/lib/arnie_packets `definition`): any text is a checked
 //! definition or an error, never a panic; a packet of every accepted definition, at its
 //! defaults, encodes to a payload of the declared length that decodes back to itself.
 #![no_main]
-use arnie_comms::{Definitions, Packet};
+use arnie_packets::{Definitions, Packet};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,4 +1,4 @@
-//! The comms UART deframer and packet decoder (nodes/arnie_comms `uart`, `packet`).
+//! The comms UART deframer and packet decoder (nodes/lib/arnie_packets `uart`, `packet`).
 //!
 //! The first byte picks the decoder's settings (maximum frame length, chunk size, with or
 //! without the project's packet definitions); the rest is the byte stream, pushed in
@@ -7,8 +7,8 @@
 //! a packet whose payload encodes back to the same bytes and whose frame
 //! (`encode_packet`) is the frame received; nothing left pending at the end.
 #![no_main]
-use arnie_comms::uart::{encode_frame, encode_packet, xor, Decoder, DecoderConfig};
-use arnie_comms::{Definitions, Packet};
+use arnie_packets::uart::{encode_frame, encode_packet, xor, Decoder, DecoderConfig};
+use arnie_packets::{Definitions, Packet};
 use arnie_fuzz::comms_definitions;
 use libfuzzer_sys::fuzz_target;
 

@@ -1,4 +1,4 @@
-//! The English compiler (nodes/arnie_english): any text compiles to instructions or to
+//! The English compiler (nodes/lib/arnie_english): any text compiles to instructions or to
 //! diagnostics (at least one error), never a panic; compiled instructions explained back
 //! in English compile to the same instructions, and written as instructions.json load to
 //! the same instructions with the brain's loader.

@@ -1,4 +1,4 @@
-//! The brain's instructions loader and validator (nodes/arnie_instructions): any text is
+//! The brain's instructions loader and validator (nodes/lib/arnie_instructions): any text is
 //! checked instructions or a `BrainError`, never a panic; and instructions that load,
 //! written back as instructions.json by arnie_english's `to_json`, load again and write
 //! the same text (encode∘decode is the identity on the written form; loaded values keep

@@ -1,4 +1,4 @@
-//! The LD06 LiDAR's stream (nodes/ld06: `Decoder`, `Packet`, `Assembler`; the driver
+//! The LD06 LiDAR's stream (nodes/lib/ld06: `Decoder`, `Packet`, `Assembler`; the driver
 //! node's `arnie_lidar::Driver` on top), and the base's reading of a scan
 //! (arnie_base `avoid::scan_points`). The first byte picks the chunk size and the time
 //! step between chunks (gaps included, so silences cut packets); the rest is the byte

@@ -5,7 +5,7 @@
 //! Moving AI map that load to the same cells (decode∘encode); and on small grids JPS
 //! and A* agree on whether a path exists and on its length.
 #![no_main]
-use arnie_planner::{Algorithm, Cell, DiagonalMode, Grid, PgmOptions, Planner};
+use arnie_grid::{Algorithm, Cell, DiagonalMode, Grid, PgmOptions, Planner};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         grids.extend(Grid::from_movingai(text).ok());
         grids.extend(Grid::from_ascii(text).ok());
-        let _ = arnie_planner::parse_scen(text);
+        let _ = arnie_grid::parse_scen(text);
     }
     for g in grids {
         check(&g);

@@ -3,7 +3,7 @@
 //! settings. Never a panic; a grid that loads has `width * height` cells within the
 //! size limit, and written back as an 8-bit grey PNG it loads to the same cells.
 #![no_main]
-use arnie_planner::{Grid, PgmOptions};
+use arnie_grid::{Grid, PgmOptions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

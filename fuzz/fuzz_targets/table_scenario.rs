@@ -1,4 +1,4 @@
-//! The Eurobot table scenario file (nodes/arnie_table `scenario`, `raster`, `opponent`,
+//! The Eurobot table scenario file (nodes/tools/arnie_table `scenario`, `raster`, `opponent`,
 //! `board`; read by the planner's map loader and by `board_sim`): any text is a checked
 //! `Scenario` or an error naming the field, never a panic; parsing is deterministic. A
 //! checked scenario rasterises (walls ring blocked, `width * height` cells), its

@@ -4,32 +4,32 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use arnie_comms::{Definitions, Packet, Value};
+use arnie_packets::{Definitions, Packet, Value};
 
-/// The packet definitions shipped in nodes/arnie_comms/packets (compiled in).
+/// The packet definitions shipped in nodes/lib/arnie_packets/packets (compiled in).
 pub fn comms_definitions() -> &'static Definitions {
     static DEFS: OnceLock<Definitions> = OnceLock::new();
     DEFS.get_or_init(|| {
         Definitions::from_texts([
             (
                 "arm_status.json",
-                include_str!("../../nodes/arnie_comms/packets/arm_status.json"),
+                include_str!("../../nodes/lib/arnie_packets/packets/arm_status.json"),
             ),
             (
                 "motor_target.json",
-                include_str!("../../nodes/arnie_comms/packets/motor_target.json"),
+                include_str!("../../nodes/lib/arnie_packets/packets/motor_target.json"),
             ),
             (
                 "ping.json",
-                include_str!("../../nodes/arnie_comms/packets/ping.json"),
+                include_str!("../../nodes/lib/arnie_packets/packets/ping.json"),
             ),
             (
                 "pong.json",
-                include_str!("../../nodes/arnie_comms/packets/pong.json"),
+                include_str!("../../nodes/lib/arnie_packets/packets/pong.json"),
             ),
             (
                 "set_led.json",
-                include_str!("../../nodes/arnie_comms/packets/set_led.json"),
+                include_str!("../../nodes/lib/arnie_packets/packets/set_led.json"),
             ),
         ])
         .expect("the project's packet definitions load")

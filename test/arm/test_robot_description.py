@@ -83,7 +83,7 @@ def simulink(*values):
 
 def state_counter(diagnostics, key):
     """A counter of the latest `/arnie_state: state` status (-1 before the first)."""
-    return diagnostics.counter("/arnie_state: state", key, -1)
+    return diagnostics.counter("/state_publisher: state", key, -1)
 
 
 @pytest.fixture
@@ -92,7 +92,7 @@ def stack(graph, tmp_path):
     config = spine_sim_config(tmp_path / "spine.json")
     arm_port = json.loads(config.read_text())["interfaces"]["input"]["arm"]["port"]
     graph.start("spine_bridge", params={"config_file": str(config), "loopback": True})
-    graph.start("arnie_state", params={"robot_description_file": str(URDF)})
+    graph.start("state_publisher", params={"robot_description_file": str(URDF)})
     sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     yield {"arm_port": arm_port, "sender": sender}
     sender.close()
@@ -100,7 +100,7 @@ def stack(graph, tmp_path):
 
 def test_late_subscriber_gets_the_description_and_the_tree_reaches_world(graph, stack):
     text = URDF.read_text()
-    graph.wait_for_nodes(["/arnie_state", "/spine_bridge"])
+    graph.wait_for_nodes(["/state_publisher", "/spine_bridge"])
     graph.wait_for_publisher("/robot_description")
     graph.settle_discovery()
     descriptions = graph.collect(String, "/robot_description", LATCHED)
@@ -160,26 +160,26 @@ BROKEN = """<?xml version="1.0"?>
 def test_a_urdf_that_does_not_parse_exits_2_naming_the_file_and_line(graph, tmp_path):
     path = tmp_path / "broken.urdf"
     path.write_text(BROKEN)
-    graph.start_refused("arnie_state", params={"robot_description_file": str(path)},
+    graph.start_refused("state_publisher", params={"robot_description_file": str(path)},
                         expect=[f"robot_description_file {path}", "line 5"])
     # A link a joint names that does not exist: the joint's line.
     bad_link = URDF.read_text().replace('<child link="arm_y_carriage"/>', '<child link="arm_q"/>')
     line = next(i for i, l in enumerate(bad_link.splitlines(), 1) if "arm_q" in l)
     path = tmp_path / "bad_link.urdf"
     path.write_text(bad_link)
-    graph.start_refused("arnie_state", params={"robot_description_file": str(path)},
+    graph.start_refused("state_publisher", params={"robot_description_file": str(path)},
                         expect=[str(path), f"line {line}", "child link 'arm_q' is not defined"])
     # robot_state_publisher's way: the text in the robot_description parameter.
     params = tmp_path / "params.yaml"
     params.write_text("/**:\n  ros__parameters:\n    robot_description: " + json.dumps(BROKEN) + "\n")
-    graph.start_refused("arnie_state", params_file=params, expect=["parameter robot_description", "line 5"])
+    graph.start_refused("state_publisher", params_file=params, expect=["parameter robot_description", "line 5"])
 
 
 def test_the_description_parameter_is_served_as_robot_state_publisher_does(graph, tmp_path):
     text = URDF.read_text()
     params = tmp_path / "params.yaml"
     params.write_text("/**:\n  ros__parameters:\n    robot_description: " + json.dumps(text) + "\n")
-    graph.start("arnie_state", params_file=params)
+    graph.start("state_publisher", params_file=params)
     graph.wait_for_publisher("/robot_description")
     graph.settle_discovery()
     got = graph.collect(String, "/robot_description", LATCHED)
@@ -188,7 +188,7 @@ def test_the_description_parameter_is_served_as_robot_state_publisher_does(graph
 
 
 def test_a_nan_position_is_counted_and_not_published(graph):
-    graph.start("arnie_state", params={"robot_description_file": str(URDF)})
+    graph.start("state_publisher", params={"robot_description_file": str(URDF)})
     diags = Diagnostics(graph)
     joints = graph.collect(JointState, "/joint_states", 10)
     tf = graph.collect(TFMessage, "/tf", TF)

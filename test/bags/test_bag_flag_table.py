@@ -1,5 +1,5 @@
 """Every row of the bag flag tables, run as written: README.md's ("arnie_bag | ros2 bag
-equivalent") and nodes/arnie_bag/README.md's ("arnie_bag | ros2 bag | notes").
+equivalent") and nodes/tools/arnie_bag/README.md's ("arnie_bag | ros2 bag | notes").
 
 The rows are read from the READMEs, so a row added there is run here (and a row whose
 command does not work fails). Each command runs in a folder of its own holding what its
@@ -45,7 +45,7 @@ from helpers.graph import ROOT, binary
 
 TABLES = [
     (ROOT / "README.md", "| arnie_bag | ros2 bag equivalent |"),
-    (ROOT / "nodes" / "arnie_bag" / "README.md", "| arnie_bag | ros2 bag | notes |"),
+    (ROOT / "nodes" / "tools" / "arnie_bag" / "README.md", "| arnie_bag | ros2 bag | notes |"),
 ]
 EVENTS = "/get_state/_service_event"
 PLAYED = {"/arm/position": PointStamped, "/arm/command": PointStamped, "/chatter": String,

@@ -139,7 +139,7 @@ def test_a_users_package_streams_to_foxglove(graph, tmp_path, prefix):
 
 async def stream_scenario(g, tmp_path, prefix, store):
     port = free_tcp_port()
-    g.start("arnie_foxglove", params={"port": port, "topic_allow": "/reading", "discovery_ms": 200}, env=prefix)
+    g.start("foxglove_bridge", params={"port": port, "topic_allow": "/reading", "discovery_ms": 200}, env=prefix)
     g.start("arnie_bag", "play", str(tmp_path / "in"), "-l", "--disable-keyboard-controls", env=prefix)
     c = await when_up(g, lambda: Client.connect(f"ws://127.0.0.1:{port}"))
     try:

@@ -17,7 +17,7 @@ a pty to the simulated motor board (board_sim), arnie_base; rclpy as the action 
   frame is in the tree; a pose estimate on /initialpose moves map -> odom (and
   base/pose), odometry goes on unchanged; an estimate in another frame is refused and
   counted;
-- cmd_vel (TwistStamped at 20 Hz) drives the board, silence stops it (one Stop, no
+- cmd_vel (TwistStamped at 20 Hz, `cmd_vel_stamped: true`) drives the board, silence stops it (one Stop, no
   DriveSpeed after it); a manual command during a goal preempts the goal; NaN and
   foreign-frame commands are counted, never sent;
 - nav2_msgs/NavigateToPose from an rclpy ActionClient: a goal in `map` is reached with a
@@ -46,7 +46,7 @@ import xml.etree.ElementTree as ET
 from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-PACKETS = ROOT / "nodes" / "arnie_comms" / "packets"
+PACKETS = ROOT / "nodes" / "lib" / "arnie_packets" / "packets"
 TABLE = ROOT / "params" / "eurobot" / "table.json"
 SCENARIO = json.loads(TABLE.read_text())
 RADIUS = SCENARIO["robot"]["radius_m"]
@@ -63,7 +63,7 @@ class Stack:
         self.bridge = None
         self.start_board_and_bridge()
         graph.start("planner", params=dict(map_file=str(TABLE), resolution_m=0.02, robot_radius_m=RADIUS, frame_id="map"))
-        self.base = graph.start("arnie_base", params=dict(robot_radius_m=RADIUS, **(base_params or {})))
+        self.base = graph.start("base", params=dict(robot_radius_m=RADIUS, **(base_params or {})))
         self.odom = graph.collect(Odometry, "/odom")
         self.tx = graph.collect(Packet, "/comms/tx")
         self.diagnostics = Diagnostics(graph)
@@ -160,7 +160,7 @@ def test_the_opponent_in_the_alcove_mouth_gives_blocked(graph):
     # planner republishes /map without the expired mark.
     graph.spin_until(lambda: any(99 in m.data for m in s.maps), timeout=30.0,
                      what="the opponent marked on /map (99)")
-    graph.spin_until(lambda: (s.diagnostics.counter_in("arnie_base", "obstacle_stops") or 0) >= 1, timeout=30.0,
+    graph.spin_until(lambda: (s.diagnostics.counter_in("base", "obstacle_stops") or 0) >= 1, timeout=30.0,
                      what="obstacle_stops on /diagnostics")
 
 
@@ -205,7 +205,7 @@ def root_of(edges, frame):
 
 def test_rep_105_frames_ranges_and_a_pose_estimate(graph):
     s = Stack(graph)
-    graph.start("arnie_state", params=dict(robot_description_file=str(BASE_URDF), tool_link="''"))
+    graph.start("state_publisher", params=dict(robot_description_file=str(BASE_URDF), tool_link="''"))
     statics = graph.collect(TFMessage, "/tf_static", TF_STATIC)
     dynamic = graph.collect(TFMessage, "/tf", TF)
     poses = graph.collect(PoseStamped, "/base/pose")
@@ -289,9 +289,9 @@ def test_rep_105_frames_ranges_and_a_pose_estimate(graph):
     bad.header.frame_id = "odom"
     bad.pose.pose.orientation.w = 1.0
     pub.publish(bad)
-    graph.spin_until(lambda: (s.diagnostics.counter_in("arnie_base", "pose_estimates_refused") or 0) >= 1, timeout=30.0,
+    graph.spin_until(lambda: (s.diagnostics.counter_in("base", "pose_estimates_refused") or 0) >= 1, timeout=30.0,
                      what="pose_estimates_refused on /diagnostics")
-    assert s.diagnostics.counter_in("arnie_base", "pose_estimates") == 1
+    assert s.diagnostics.counter_in("base", "pose_estimates") == 1
 
 
 def odom_xy(s):
@@ -300,7 +300,9 @@ def odom_xy(s):
 
 
 def test_cmd_vel_drives_silence_stops_and_a_manual_command_preempts_a_goal(graph):
-    s = Stack(graph, base_params=dict(cmd_vel_timeout_s=0.4))
+    # TwistStamped (cmd_vel_stamped: true; plain Twist, the default, in test_base_nav2.py):
+    # the stamped form is the one whose frame is checked.
+    s = Stack(graph, base_params=dict(cmd_vel_timeout_s=0.4, cmd_vel_stamped=True))
     pub = graph.node.create_publisher(TwistStamped, "/cmd_vel", 10)
     graph.wait_for_subscriber("/cmd_vel")
 
@@ -351,8 +353,8 @@ def test_cmd_vel_drives_silence_stops_and_a_manual_command_preempts_a_goal(graph
     sent = len(s.tx)
     command(float("nan"), 0.0)
     command(0.2, 0.0, frame="map")
-    graph.spin_until(lambda: (s.diagnostics.counter_in("arnie_base", "cmd_vel_not_finite") or 0) >= 1
-                     and (s.diagnostics.counter_in("arnie_base", "cmd_vel_wrong_frame") or 0) >= 1, timeout=30.0,
+    graph.spin_until(lambda: (s.diagnostics.counter_in("base", "cmd_vel_not_finite") or 0) >= 1
+                     and (s.diagnostics.counter_in("base", "cmd_vel_wrong_frame") or 0) >= 1, timeout=30.0,
                      what="cmd_vel_not_finite and cmd_vel_wrong_frame on /diagnostics")
     assert [p.name for p in s.tx[sent:] if p.name == "DriveSpeed"] == []
 
@@ -408,7 +410,7 @@ def test_nav2_navigate_to_pose_in_map_and_odom_errors_and_goal_pose(graph):
     pub = graph.node.create_publisher(PoseWithCovarianceStamped, "/initialpose", 10)
     graph.wait_for_subscriber("/initialpose")
     pub.publish(est)
-    graph.spin_until(lambda: (s.diagnostics.counter_in("arnie_base", "pose_estimates") or 0) >= 1, timeout=30.0, what="the estimate taken")
+    graph.spin_until(lambda: (s.diagnostics.counter_in("base", "pose_estimates") or 0) >= 1, timeout=30.0, what="the estimate taken")
     status, r, _ = send(nav2_pose(0.7, 0.9, 0.0, frame="odom"))
     assert (status, r.error_code) == (GoalStatus.STATUS_SUCCEEDED, 0), r.error_msg
     assert math.dist(odom_xy(s), (0.7, 0.9)) < 0.08, odom_xy(s)

@@ -10,18 +10,18 @@ import pytest
 
 from helpers.graph import require_ros2
 
-NODE = "/arnie_base"
+NODE = "/base"
 
 
 def test_a_bad_value_at_start_is_refused_with_the_reason(graph):
-    graph.start_refused("arnie_base", params={"link_timeout_s": 1e-12},
+    graph.start_refused("base", params={"link_timeout_s": 1e-12},
                         expect="link_timeout_s: 0.000000000001 is not in 0.02..=60")
 
 
 @pytest.mark.long(60)
 def test_param_set_is_checked(graph):
     require_ros2()
-    graph.start("arnie_base")
+    graph.start("base")
     graph.wait_for_nodes([NODE])
 
     for name, value, reason in [

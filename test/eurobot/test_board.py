@@ -18,7 +18,7 @@ from arnie_interfaces.srv import SendPacket
 from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
 
-PACKETS = ROOT / "nodes" / "arnie_comms" / "packets"
+PACKETS = ROOT / "nodes" / "lib" / "arnie_packets" / "packets"
 TABLE = ROOT / "params" / "eurobot" / "table.json"
 LINK = "/comms_bridge: link"  # the bridge's status on /diagnostics
 

@@ -29,7 +29,7 @@ SCENARIO_FILE = ROOT / "params" / "eurobot" / "table.json"
 SCENARIO = json.loads(SCENARIO_FILE.read_text())
 STRATEGY_FILE = ROOT / "params" / "eurobot" / "strategy.json"
 STRATEGY = json.loads(STRATEGY_FILE.read_text())
-PACKETS = ROOT / "nodes" / "arnie_comms" / "packets"
+PACKETS = ROOT / "nodes" / "lib" / "arnie_packets" / "packets"
 NS = "/eurobot"
 
 

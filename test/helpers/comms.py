@@ -11,7 +11,7 @@ from helpers.diagnostics import Diagnostics
 from helpers.graph import ROOT
 
 
-PACKETS = ROOT / "nodes" / "arnie_comms" / "packets"
+PACKETS = ROOT / "nodes" / "lib" / "arnie_packets" / "packets"
 
 
 def start_sim(graph, packets, *mode):

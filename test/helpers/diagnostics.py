@@ -54,7 +54,7 @@ class Diagnostics:
 
     def counter_in(self, part, key):
         """The newest value of `key`, as an int, in any status whose name contains `part`
-        (e.g. "arnie_base" for each of that node's statuses), or None."""
+        (e.g. "base" for each of that node's statuses), or None."""
         for arr in reversed(self.arrays):
             for st in arr.status:
                 if part in st.name:

@@ -15,7 +15,7 @@ TYPES = get_typestore(Stores.ROS2_JAZZY)
 
 TIMEOUT = 40.0  # generous: the machine may be loaded; never a timing assertion
 # The bridge's status on /diagnostics (its counters).
-CLIENTS = "/arnie_foxglove: clients"
+CLIENTS = "/foxglove_bridge: clients"
 
 
 class Client:

@@ -147,6 +147,9 @@ class Graph:
         self.domain_id = domain_id
         self.tmp = tmp_path
         self.env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
+        # Extra environment of the processes started in a network namespace (namespace ->
+        # variables): a host's own DDS profile (test/system/test_two_hosts_tls.py).
+        self.netns_env = {}
         self.procs = []
         self.context = rclpy.context.Context()
         rclpy.init(context=self.context, domain_id=domain_id)
@@ -171,8 +174,8 @@ class Graph:
         if ra:
             cmd += ["--ros-args", *ra]
         log = open(self.tmp / f"{name}-{len(self.procs)}.log", "w+")
-        proc = subprocess.Popen(cmd, env=dict(self.env, **(env or {})), stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True, cwd=cwd)
+        proc = subprocess.Popen(cmd, env=dict(self.env, **self.netns_env.get(netns, {}), **(env or {})),
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=cwd)
         proc.log = log
         proc.name = name
         self.procs.append(proc)

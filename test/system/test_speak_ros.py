@@ -237,7 +237,7 @@ def test_the_aggregator_sorts_every_status_by_robot_and_part():
         "/eurobot/planner: planner": "/Eurobot robot/Planner",
         "/strategy: robot": "/Eurobot robot/Strategy",
         "/comms_bridge: link": "/Eurobot robot/Board link (comms bridge)",
-        "/arnie_foxglove: clients": "/Viewers and tools",
+        "/foxglove_bridge: clients": "/Viewers and tools",
     }
     for status, where in cases.items():
         hits = [p for p, regexes in found if any(re.match(r, status) for r in regexes)]
@@ -260,10 +260,10 @@ def node_setups(tmp_path):
                          "config_file"),
         "planner": ({"map_file": str(ROOT / "params" / "maps" / "demo.pgm")}, "start_escape_m", ("0.0", "10.0"),
                     "resolution_m"),
-        "comms_bridge": ({"transport": "can_udp", "packets_dir": str(ROOT / "nodes" / "arnie_comms" / "packets")},
+        "comms_bridge": ({"transport": "can_udp", "packets_dir": str(ROOT / "nodes" / "lib" / "arnie_packets" / "packets")},
                          "max_requests_in_flight", ("1", "4096"), "transport"),
-        "arnie_base": ({}, "max_speed_mps", ("0.01", "5.0"), "tick_ms"),
-        "arnie_foxglove": ({"port": 0}, "discovery_ms", ("10", "60000"), "address"),
+        "base": ({}, "max_speed_mps", ("0.01", "5.0"), "tick_ms"),
+        "foxglove_bridge": ({"port": 0}, "discovery_ms", ("10", "60000"), "address"),
     }
 
 

@@ -39,7 +39,7 @@ from helpers.graph import ROS2, DomainLock, Graph, require_ros2
 from helpers.bags import read_bag, stop_recorder
 from helpers.diagnostics import Diagnostics
 from helpers.stack import PARAMS, Stack
-from helpers.netns import RT_IP, STATION_IP, Lan, inside, ip as _ip, netns_unavailable
+from helpers.netns import RT_IP, STATION_IP, Lan, inside, ip as _ip, netns_unavailable, tool
 
 
 @pytest.fixture
@@ -103,9 +103,12 @@ def observer(lan, tmp_path, env=None, domain_id=None):
 
 def on_lan(config, address=RT_IP):
     """The spine config of the lab's network: the spine's inputs bound on rt's LAN address
-    and the arm's output sent there (where the simulated xPC Target listens)."""
+    and the arm's output sent there (where the simulated xPC Target listens); every input
+    takes datagrams from the simulated xPC Targets' address only (allowedSources)."""
     config["host"] = address
     config["interfaces"]["output"]["arm"]["host"] = address
+    for interface in config["interfaces"]["input"].values():
+        interface["allowedSources"] = [address]
 
 
 def start_rt_side(graph, tmp_path, netns, address, env=None):
@@ -145,7 +148,7 @@ def test_flame_passes_across_two_hosts(lan, tmp_path):
         rec = g.start("arnie_bag", "record", "--all", "-o", str(bag), netns=lan.station)
         from helpers.foxglove import Client, until
         port = 8765  # station's own loopback: nothing else there
-        g.start("arnie_foxglove", params={"port": port, "address": "127.0.0.1"}, netns=lan.station)
+        g.start("foxglove_bridge", params={"port": port, "address": "127.0.0.1"}, netns=lan.station)
         stack = split_stack(g, tmp_path, lan)
         stack.ready()
         rt_topics = ["/arm/position", "/eyes/observations", "/sim/truth"]
@@ -238,31 +241,36 @@ def stamp_s(msg):
 
 def test_link_cut_for_two_seconds_during_the_task(lan, tmp_path):
     with observer(lan, tmp_path) as g:
-        stack = split_stack(g, tmp_path, lan)
-        stack.ready()
-        stack.run_task()
-        # Cut as lightSelf starts its move to the source (as test_e2e kills the spine).
-        stack.wait(lambda: any(a.name == "lightSelf" and a.step == 2 for s in stack.states[-1:] for a in s.active),
-                   "lightSelf sending step 2")
-        positions_before = len(stack.positions)
-        cut = time.time()
-        lan.link(up=False)
-        g.spin_for(2.0)
-        restored = time.time()
-        lan.link(up=True)
-        # Nothing of rt reached station while the link was down: the cut was real.
-        late = [p for p in stack.positions[positions_before:] if cut + 0.5 < stamp_s(p) < restored - 0.1]
-        assert not late, f"{len(late)} positions stamped during the cut reached station"
-        # The trajectory server held: no set-point with a stale position (its
-        # position_timeout_ms is 100 ms; 1 s of margin for the last samples in flight).
-        stale_commands = [c for c in stack.commands if cut + 1.0 < stamp_s(c) < restored]
-        assert not stale_commands, f"{len(stale_commands)} set-points on a stale position during the cut"
-        # The same nodes, no restart: positions flow again and the task completes.
-        g.spin_until(lambda: len(stack.positions) > positions_before + 10, 60.0, "positions again after the cut")
-        stack.wait_lit("candle")
-        stack.assert_flame_passed_taper_first()
-        assert all(proc.poll() is None for proc in (stack.sim, stack.spine, stack.trajectory, stack.brain)), g.logs()
-        stack.cancel()
+        link_cut_for_two_seconds(lan, g, split_stack(g, tmp_path, lan))
+
+
+def link_cut_for_two_seconds(lan, g, stack):
+    """The link cut mid-task: nothing crosses meanwhile, no set-point on a stale position,
+    the same processes complete the task after (also test_two_hosts_tls.py)."""
+    stack.ready()
+    stack.run_task()
+    # Cut as lightSelf starts its move to the source (as test_e2e kills the spine).
+    stack.wait(lambda: any(a.name == "lightSelf" and a.step == 2 for s in stack.states[-1:] for a in s.active),
+               "lightSelf sending step 2")
+    positions_before = len(stack.positions)
+    cut = time.time()
+    lan.link(up=False)
+    g.spin_for(2.0)
+    restored = time.time()
+    lan.link(up=True)
+    # Nothing of rt reached station while the link was down: the cut was real.
+    late = [p for p in stack.positions[positions_before:] if cut + 0.5 < stamp_s(p) < restored - 0.1]
+    assert not late, f"{len(late)} positions stamped during the cut reached station"
+    # The trajectory server held: no set-point with a stale position (its
+    # position_timeout_ms is 100 ms; 1 s of margin for the last samples in flight).
+    stale_commands = [c for c in stack.commands if cut + 1.0 < stamp_s(c) < restored]
+    assert not stale_commands, f"{len(stale_commands)} set-points on a stale position during the cut"
+    # The same nodes, no restart: positions flow again and the task completes.
+    g.spin_until(lambda: len(stack.positions) > positions_before + 10, 60.0, "positions again after the cut")
+    stack.wait_lit("candle")
+    stack.assert_flame_passed_taper_first()
+    assert all(proc.poll() is None for proc in (stack.sim, stack.spine, stack.trajectory, stack.brain)), g.logs()
+    stack.cancel()
 
 
 LOSS_ONE_IN = 20  # 5 %
@@ -272,9 +280,14 @@ LOSS_ONE_IN = 20  # 5 %
 DROP_ONE_IN_20 = f"5,32 0 0 {0xfffff000 + 56},148 0 0 {LOSS_ONE_IN},21 0 1 0,6 0 0 {0xffffffff},6 0 0 0"
 
 
+# By its path: `ip netns exec` looks a bare `tc` up on the PATH, which may lack /usr/sbin.
+TC = tool("tc") or "tc"
+
+
 def random_loss(lan):
     """5 % of the packets leaving each end of the veth dropped at random; returns a
-    function giving the packets dropped so far. Skips, saying why, where the kernel cannot."""
+    function giving the packets dropped so far. Fails, saying why, where the kernel cannot
+    (the namespaces are made as root: nothing here is skipped)."""
     for ns in (lan.rt, lan.station):
         sink, peer = f"{lan.veth[ns]}k", f"{lan.veth[ns]}p"
         try:
@@ -283,18 +296,18 @@ def random_loss(lan):
             for cmd in (["qdisc", "add", "dev", lan.veth[ns], "clsact"],
                         ["filter", "add", "dev", lan.veth[ns], "egress", "bpf", "bytecode", DROP_ONE_IN_20,
                          "action", "mirred", "egress", "redirect", "dev", sink]):
-                r = subprocess.run(["ip", "netns", "exec", ns, "tc", *cmd], capture_output=True, text=True, timeout=30)
+                r = subprocess.run(["ip", "netns", "exec", ns, TC, *cmd], capture_output=True, text=True, timeout=30)
                 if r.returncode != 0:
-                    pytest.skip(f"no random packet loss on this kernel: `tc {' '.join(cmd)}`: {r.stderr.strip()}")
+                    pytest.fail(f"no random packet loss on this kernel: `tc {' '.join(cmd)}`: {r.stderr.strip()}")
         except RuntimeError as e:
-            pytest.skip(f"no random packet loss on this kernel: {e}")
+            pytest.fail(f"no random packet loss on this kernel: {e}")
 
     def dropped():
         """mirred drops what it sends to a device without carrier and counts it as the
         action's overlimits."""
         total = 0
         for ns in (lan.rt, lan.station):
-            r = subprocess.run(["ip", "netns", "exec", ns, "tc", "-s", "filter", "show", "dev", lan.veth[ns], "egress"],
+            r = subprocess.run(["ip", "netns", "exec", ns, TC, "-s", "filter", "show", "dev", lan.veth[ns], "egress"],
                                capture_output=True, text=True, timeout=30, check=True)
             total += sum(int(n) for n in re.findall(r"overlimits (\d+)", r.stdout))
         return total
@@ -303,14 +316,19 @@ def random_loss(lan):
 
 def test_five_percent_packet_loss_on_the_link(lan, tmp_path):
     with observer(lan, tmp_path) as g:
-        dropped = random_loss(lan)
-        stack = split_stack(g, tmp_path, lan)
-        stack.ready()
-        stack.run_task()
-        stack.wait_lit("candle")
-        stack.assert_flame_passed_taper_first()
-        assert dropped() > 0, "no packet was dropped: the loss had no effect"
-        stack.cancel()
+        five_percent_loss(lan, g, lambda: split_stack(g, tmp_path, lan))
+
+
+def five_percent_loss(lan, g, make_stack):
+    """5 % random loss both ways: the task completes (also test_two_hosts_tls.py)."""
+    dropped = random_loss(lan)
+    stack = make_stack()
+    stack.ready()
+    stack.run_task()
+    stack.wait_lit("candle")
+    stack.assert_flame_passed_taper_first()
+    assert dropped() > 0, "no packet was dropped: the loss had no effect"
+    stack.cancel()
 
 
 def test_launch_file_parts_on_two_hosts(lan, tmp_path):

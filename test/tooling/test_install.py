@@ -12,7 +12,7 @@ import pytest
 
 from helpers.graph import ROOT, binary
 
-NODE_PACKAGES = sorted(ET.parse(p).getroot().findtext("name") for p in (ROOT / "nodes").glob("*/package.xml"))
+NODE_PACKAGES = sorted(ET.parse(p).getroot().findtext("name") for folder in ("nodes", "nodes/lib", "nodes/tools") for p in (ROOT / folder).glob("*/package.xml"))
 
 
 def clean_shell(script, env=None, timeout=60):

@@ -31,8 +31,8 @@ from helpers.ports import spine_sim_config
 from helpers.launch import STARTUP_S, any_launcher, launcher_cmd
 from helpers import qos
 
-ARM_NODES = ["sim", "spine_bridge", "trajectory_server", "brain", "arnie_state"]
-EUROBOT_NODES = ["planner", "comms_bridge", "strategy", "arnie_state"]
+ARM_NODES = ["sim", "spine_bridge", "trajectory_server", "brain", "state_publisher"]
+EUROBOT_NODES = ["planner", "comms_bridge", "strategy", "state_publisher"]
 
 
 def settled(graph, *args):

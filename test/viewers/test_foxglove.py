@@ -48,7 +48,7 @@ def test_foxglove_bridge(graph):
 
 async def scenario(g):
     port = free_tcp_port()
-    bridge = g.start("arnie_foxglove", params={
+    bridge = g.start("foxglove_bridge", params={
         "port": port, "topic_allow": "/fx/.*", "topic_deny": "/fx/hidden",
         "publish_allow": "/fx/cmd", "discovery_ms": 200, "storm_ops_per_s": 100})
     node = g.node
@@ -77,7 +77,7 @@ async def scenario(g):
             await asyncio.sleep(0.02)
 
     publisher = asyncio.ensure_future(publish_forever())
-    await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
+    await until(g, lambda: "/foxglove_bridge" in g.node_names(), "the bridge node")
     url = f"ws://127.0.0.1:{port}"
 
     c1 = await when_up(g, lambda: Client.connect(url))
@@ -192,16 +192,16 @@ async def scenario(g):
 def test_parameters_are_checked_at_start_and_read_only_after(graph):
     """Every parameter is checked at start (exit 2 with the reason) and read only at start:
     `ros2 param set` is refused, saying so, and the value is kept."""
-    graph.start_refused("arnie_foxglove", params={"port": free_tcp_port(), "discovery_ms": 0},
+    graph.start_refused("foxglove_bridge", params={"port": free_tcp_port(), "discovery_ms": 0},
                         expect="discovery_ms must be in 10..=60000 [ms], got 0")
-    graph.start_refused("arnie_foxglove", params={"port": free_tcp_port(), "topic_deny": "("},
+    graph.start_refused("foxglove_bridge", params={"port": free_tcp_port(), "topic_deny": "("},
                         expect="topic_deny")
     port = free_tcp_port()
-    bridge = graph.start("arnie_foxglove", params={"port": port, "discovery_ms": 200})
-    graph.param_refused("/arnie_foxglove", "discovery_ms", "20", "read only at start")
-    graph.param_refused("/arnie_foxglove", "port", "1", "read only at start")
-    assert graph.param("get", "/arnie_foxglove", "port").stdout.strip().endswith(str(port))
-    described = graph.param("describe", "/arnie_foxglove", "discovery_ms").stdout
+    bridge = graph.start("foxglove_bridge", params={"port": port, "discovery_ms": 200})
+    graph.param_refused("/foxglove_bridge", "discovery_ms", "20", "read only at start")
+    graph.param_refused("/foxglove_bridge", "port", "1", "read only at start")
+    assert graph.param("get", "/foxglove_bridge", "port").stdout.strip().endswith(str(port))
+    described = graph.param("describe", "/foxglove_bridge", "discovery_ms").stdout
     assert "10..=60000" in described and "Start only" in described, described
     assert graph.stop(bridge) == 0
 
@@ -217,7 +217,7 @@ async def any_type_scenario(g):
     from lifecycle_msgs.msg import State, Transition, TransitionEvent
     from rclpy.serialization import deserialize_message, serialize_message
     port = free_tcp_port()
-    g.start("arnie_foxglove", params={
+    g.start("foxglove_bridge", params={
         "port": port, "topic_allow": "/fx/.*", "publish_allow": "/fx/lifecycle_cmd",
         "discovery_ms": 200, "latched_depth": 1})
     node = g.node
@@ -240,7 +240,7 @@ async def any_type_scenario(g):
             await asyncio.sleep(0.02)
 
     publisher = asyncio.ensure_future(publish_forever())
-    await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
+    await until(g, lambda: "/foxglove_bridge" in g.node_names(), "the bridge node")
     url = f"ws://127.0.0.1:{port}"
     loop = asyncio.get_running_loop()
     c1 = await when_up(g, lambda: Client.connect(url))
@@ -304,12 +304,12 @@ async def assets_and_time_scenario(g, tmp_path):
     (tmp_path / "outside.stl").write_text("outside the package")
     port = free_tcp_port()
     env = {"AMENT_PREFIX_PATH": os.pathsep.join([str(prefix), os.environ["AMENT_PREFIX_PATH"]])}
-    g.start("arnie_foxglove", params={"port": port, "topic_allow": "/fx/.*", "discovery_ms": 200,
+    g.start("foxglove_bridge", params={"port": port, "topic_allow": "/fx/.*", "discovery_ms": 200,
                                       "use_sim_time": True}, env=env)
     node = g.node
     clock = node.create_publisher(Clock, "/clock", 10)
     pub = node.create_publisher(String, "/fx/sim", 10)
-    await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
+    await until(g, lambda: "/foxglove_bridge" in g.node_names(), "the bridge node")
     c = await when_up(g, lambda: Client.connect(f"ws://127.0.0.1:{port}"))
     try:
         await until(g, lambda: c.server_info is not None, "serverInfo")
@@ -361,13 +361,13 @@ def test_connection_graph(graph):
 async def connection_graph_scenario(g):
     from lifecycle_msgs.srv import GetState
     port = free_tcp_port()
-    g.start("arnie_foxglove", params={"port": port, "discovery_ms": 200})
+    g.start("foxglove_bridge", params={"port": port, "discovery_ms": 200})
     node = g.node
     me = node.get_fully_qualified_name()
     pub = node.create_publisher(String, "/cg/out", 10)
     node.create_subscription(String, "/cg/in", lambda m: None, 10)
     node.create_service(GetState, "/cg/get_state", lambda req, resp: resp)
-    await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
+    await until(g, lambda: "/foxglove_bridge" in g.node_names(), "the bridge node")
     c = await when_up(g, lambda: Client.connect(f"ws://127.0.0.1:{port}"))
     try:
         await until(g, lambda: c.server_info is not None, "serverInfo")
@@ -381,7 +381,7 @@ async def connection_graph_scenario(g):
         await until(g, lambda: has("published", "/cg/out", me) and has("subscribed", "/cg/in", me)
                     and has("services", "/cg/get_state", me), "our publisher, subscription and service")
         # The bridge is in the graph too: it serves its parameters.
-        await until(g, lambda: has("services", "/arnie_foxglove/get_parameters", "/arnie_foxglove"),
+        await until(g, lambda: has("services", "/foxglove_bridge/get_parameters", "/foxglove_bridge"),
                     "the bridge's own services")
         # Changes: the publisher leaves, and with no one else on it so does the topic.
         node.destroy_publisher(pub)
@@ -407,7 +407,7 @@ async def services_scenario(g, subprotocol):
     from rclpy.serialization import deserialize_message, serialize_message
     port = free_tcp_port()
     diag = Diagnostics(g)
-    g.start("arnie_foxglove", params={"port": port, "discovery_ms": 200, "service_allow": "/svc/.*"})
+    g.start("foxglove_bridge", params={"port": port, "discovery_ms": 200, "service_allow": "/svc/.*"})
     node = g.node
     calls = []
 
@@ -418,7 +418,7 @@ async def services_scenario(g, subprotocol):
 
     node.create_service(GetState, "/svc/get_state", answer)
     node.create_service(GetState, "/hidden/get_state", answer)
-    await until(g, lambda: "/arnie_foxglove" in g.node_names(), "the bridge node")
+    await until(g, lambda: "/foxglove_bridge" in g.node_names(), "the bridge node")
     c = await when_up(g, lambda: Client.connect(f"ws://127.0.0.1:{port}", subprotocol=subprotocol))
     try:
         await until(g, lambda: c.server_info is not None, "serverInfo")

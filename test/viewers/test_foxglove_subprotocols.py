@@ -71,7 +71,7 @@ class Stream:
         self.g, self.frame, self.slope = g, frame, slope
         self.port = free_tcp_port()
         self.url = f"ws://127.0.0.1:{self.port}"
-        self.bridge = g.start("arnie_foxglove", params={
+        self.bridge = g.start("foxglove_bridge", params={
             "port": self.port, "topic_allow": "/fx/.*", "publish_allow": "/fx/cmd", "discovery_ms": 200})
         self.pub = g.node.create_publisher(PointStamped, "/fx/point", 10)
         self.commands = g.collect(Point, "/fx/cmd")
@@ -91,7 +91,7 @@ class Stream:
                 await asyncio.sleep(0.02)
 
         self.task = asyncio.ensure_future(publish_forever())
-        await until(self.g, lambda: "/arnie_foxglove" in self.g.node_names(), "the bridge node")
+        await until(self.g, lambda: "/foxglove_bridge" in self.g.node_names(), "the bridge node")
 
     def check(self, payload):
         """A received payload decodes to a PointStamped this stream published."""

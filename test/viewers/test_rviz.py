@@ -142,7 +142,7 @@ def check_live(graph, name):
 def test_every_topic_of_arnie_rviz_is_published_with_its_type_and_qos(graph, tmp_path):
     spine = spine_sim_config(tmp_path / "spine_sim.json")
     graph.launch(*launcher_cmd(any_launcher(), "arnie.launch.xml", f"spine_config:={spine}"), name="arnie")
-    graph.wait_for_nodes(["/sim", "/spine_bridge", "/trajectory_server", "/brain", "/arnie_state"], STARTUP_S)
+    graph.wait_for_nodes(["/sim", "/spine_bridge", "/trajectory_server", "/brain", "/state_publisher"], STARTUP_S)
     check_live(graph, "arnie.rviz")
 
 

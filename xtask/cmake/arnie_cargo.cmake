@@ -2,7 +2,8 @@
 # through `cargo xtask install --package <pkg>`, the same path as `cargo xtask install`,
 # so the whole workspace is compiled once, in the workspace's own target folder (r2r and
 # the message bindings are not rebuilt per package), and the project's .cargo/config.toml
-# is never touched. Included by nodes/<pkg>/CMakeLists.txt:
+# is never touched. Included by nodes/<pkg>/CMakeLists.txt (nodes/tools/<pkg>: one more
+# `../`):
 #
 #   cmake_minimum_required(VERSION 3.14)
 #   project(arnie_brain NONE)
@@ -16,9 +17,12 @@
 # lib/<pkg>/<exe> and share/<pkg>/ under CMAKE_INSTALL_PREFIX. NO_BUILD: a package
 # without Rust (arnie_bringup).
 
+# The workspace root, from this file's own place (xtask/cmake/), whatever the depth of
+# the package that includes it.
+get_filename_component(_arnie_root "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
+
 function(arnie_cargo_package)
   cmake_parse_arguments(ARG "NO_BUILD" "" "" ${ARGN})
-  get_filename_component(_arnie_root "${CMAKE_CURRENT_SOURCE_DIR}/../.." ABSOLUTE)
   find_program(ARNIE_CARGO cargo REQUIRED)
   if(NOT ARG_NO_BUILD)
   add_custom_target(${PROJECT_NAME}_cargo ALL

@@ -20,9 +20,12 @@ pub const IDL_PACKAGES: &[&str] = &[
     "sensor_msgs",
     // /tf_static (spine_bridge); built from msg/tf2_msgs when the ROS install lacks it.
     "tf2_msgs",
-    // base/navigate_to_pose (arnie_base), the strategy's navigate_to_pose mode; built from
-    // msg/nav2_msgs when the ROS install lacks it.
+    // Nav2's actions and services (arnie_base, the planner), the strategy's
+    // navigate_to_pose mode; built from msg/nav2_msgs when the ROS install lacks it.
+    // r2r filters by package only: geographic_msgs comes with it (GeoPose in
+    // FollowGPSWaypoints ...), built from msg/geographic_msgs when missing.
     "nav2_msgs",
+    "geographic_msgs",
     // arnie_bag play's services (~/pause, ~/seek ...); built from msg/rosbag2_interfaces
     // when the ROS install lacks it.
     "rosbag2_interfaces",

@@ -79,6 +79,11 @@ enum Command {
     /// setup, build (release), run the benchmarks and print tables
     #[command(disable_help_flag = true)]
     Bench(Rest),
+    /// DDS over TLS between hosts: a lab's CA, host keys, Fast DDS profiles, Foxglove
+    /// tokens (ARGS: init | add-host NAME --address IP | env NAME | server NAME | token
+    /// NAME [--role viewer|operator] | hosts; --dir DIR, default secure/)
+    #[command(disable_help_flag = true)]
+    Secure(Rest),
     /// libFuzzer on the libraries (fuzz/), 600 s per target (ARGS: see fuzz --help)
     #[command(disable_help_flag = true)]
     Fuzz(Rest),
@@ -141,6 +146,7 @@ fn main() -> ExitCode {
             let rest: Vec<String> = run_json.into_iter().chain(scenario).collect();
             picture::cmd(&l, &rest)
         }),
+        Command::Secure(r) => cmd_secure(&r.args),
         Command::Fuzz(r) => env::Layout::discover().and_then(|l| fuzz::cmd(&l, &r.args)),
     };
     match result {
@@ -214,14 +220,20 @@ fn cmd_test(rest: &[String]) -> Result<(), run::Failure> {
         // test_two_hosts.py moves its ROS clients between network namespaces: it needs
         // a process whose DDS participants were all made there (a process that already
         // ran other graph tests does not discover across the virtual LAN), so it runs in
-        // a pytest of its own, after the others.
+        // a pytest of its own, after the others; test_two_hosts_tls.py too, in a third
+        // (Fast DDS reads its XML profile once per process: TLS there, UDP here).
         pytest::run(
             &layout,
             &ros,
-            &["test", "--ignore=test/system/test_two_hosts.py"],
+            &[
+                "test",
+                "--ignore=test/system/test_two_hosts.py",
+                "--ignore=test/system/test_two_hosts_tls.py",
+            ],
             &[],
         )?;
         pytest::run_alone(&layout, &ros, &["test/system/test_two_hosts.py"], &[])?;
+        pytest::run_alone(&layout, &ros, &["test/system/test_two_hosts_tls.py"], &[])?;
     } else {
         pytest::run(&layout, &ros, &["test"], rest)?;
     }
@@ -230,4 +242,27 @@ fn cmd_test(rest: &[String]) -> Result<(), run::Failure> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// `cargo xtask secure ARGS`: `arnie_secure ARGS` (nodes/arnie_secure), built on demand,
+/// run in the caller's folder (so `--dir` is relative to it). No ROS needed.
+fn cmd_secure(rest: &[String]) -> Result<(), run::Failure> {
+    let layout = env::Layout::discover()?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let manifest = layout.root.join("Cargo.toml");
+    let mut c = std::process::Command::new(cargo);
+    c.args(["run", "-q", "-p", "arnie_secure", "--manifest-path"])
+        .arg(&manifest)
+        .arg("--")
+        .args(rest);
+    let st = c
+        .status()
+        .map_err(|e| run::Failure::new(format!("arnie_secure: cannot start cargo: {e}")))?;
+    match st.code() {
+        Some(0) => Ok(()),
+        code => Err(run::Failure {
+            message: format!("arnie_secure {} failed ({st})", rest.join(" ")),
+            code: code.and_then(|c| u8::try_from(c).ok()).unwrap_or(1),
+        }),
+    }
 }

@@ -1,8 +1,11 @@
-//! The shape of a node (README, "The shape of a node"), checked on the files: every node
-//! package under `nodes/` has the same files with the same roles.
+//! The shape of a node (README, "The shape of a node") and the layout's rules, checked on
+//! the files: every node package under `nodes/` has the same files with the same roles,
+//! the names follow one rule, and packages depend on libraries only.
 //!
-//! A node package is one with a `src/ros/` folder, except the command-line tools listed
-//! in [`NOT_NODES`]. For each:
+//! The layout: `nodes/<pkg>/` are the node packages, `nodes/lib/<crate>/` the libraries,
+//! `nodes/tools/<pkg>/` the programs that are not nodes (`nodes/arnie_bringup` is the
+//! stack's launch and view package, no Rust). Every crate directly under `nodes/` is a
+//! node. For each:
 //! - `src/bin/`: exactly one binary is the node, and it is the one form,
 //!   `fn main() { <crate>::ros::run() }` (comments aside); no other binary starts the
 //!   node itself (`main_with`, `ros::setup`);
@@ -13,26 +16,28 @@
 //! - `src/ros/params.rs`: the parameters, in one `node_glue::declare_parameters!`;
 //! - `src/ros/counters.rs`: the counters, in `node_glue::counters!` (or a re-export of
 //!   the library's, when a ROS-free part of the crate counts into them);
-//! - `src/lib.rs`: `pub mod ros` behind the `ros` feature.
+//! - `src/lib.rs`: `pub mod ros` behind the `ros` feature;
+//! - names (REP 144 for the package, ROS custom for the executable): the package is
+//!   `arnie_<what>`; the node's executable is named as the node (`NODE`), in
+//!   snake_case, without the `arnie_` prefix (`arnie_base` runs `base`).
+//!
+//! And for every crate of the workspace under `nodes/`: its path dependencies (normal,
+//! dev and build) are libraries of `nodes/lib/`: a node never depends on another node's
+//! package or on a tool, a library never on a node or a tool.
 use std::fs;
 use std::path::{Path, PathBuf};
-
-/// Packages with a `src/ros/` that are not nodes: `arnie_bag` is a command-line tool
-/// (record, play, info ...), not a node with parameters and counters.
-const NOT_NODES: &[&str] = &["arnie_bag"];
 
 fn nodes_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../nodes")
 }
 
-/// The node packages, by folder name, sorted.
+/// The node packages (the crates directly under `nodes/`), by folder name, sorted.
 fn node_packages() -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(nodes_dir())
         .expect("nodes/ is readable")
         .map(|e| e.expect("nodes/ entry").path())
-        .filter(|p| p.join("src/ros").is_dir())
+        .filter(|p| p.join("Cargo.toml").is_file())
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-        .filter(|n| !NOT_NODES.contains(&n.as_str()))
         .collect();
     names.sort();
     names
@@ -83,6 +88,13 @@ fn problems(pkg: &str) -> Vec<String> {
     let ros = root.join("src/ros");
     let mut bad = Vec::new();
 
+    // The package's name.
+    if !pkg.starts_with("arnie_") {
+        bad.push(format!(
+            "the package is named {pkg}, not arnie_<what> (REP 144)"
+        ));
+    }
+
     // One binary form.
     let canonical = format!("fn main() {{\n{pkg}::ros::run()\n}}");
     let mut node_bins = Vec::new();
@@ -110,6 +122,36 @@ fn problems(pkg: &str) -> Vec<String> {
             "one binary must be `{}`, found {node_bins:?}",
             canonical.replace('\n', " ")
         ));
+    }
+
+    // The executable is named as the node.
+    let module_text = read(&ros.join("mod.rs")).unwrap_or_default();
+    let node_name = module_text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("pub const NODE: &str = \""))
+        .and_then(|rest| rest.strip_suffix("\";"))
+        .unwrap_or_default()
+        .to_string();
+    if let [exe] = node_bins.as_slice() {
+        let exe_name = Path::new(exe)
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        if exe_name != node_name {
+            bad.push(format!(
+                "the executable is {exe_name} but the node is {node_name:?}: name it as the node"
+            ));
+        }
+        if exe_name.starts_with("arnie_")
+            || !exe_name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        {
+            bad.push(format!(
+                "the executable {exe_name} is not a snake_case name without the arnie_ prefix"
+            ));
+        }
     }
 
     // The glue's files.
@@ -193,6 +235,59 @@ fn every_node_has_the_one_shape() {
         report.is_empty(),
         "nodes that differ from the shape of a node (README):\n{}",
         report.join("\n")
+    );
+}
+
+/// The workspace's path dependencies that break the layout's rule: `(crate, its folder,
+/// the dependency's folder)` for every crate under `nodes/` whose dependency is not in
+/// `nodes/lib/`.
+fn sideways_dependencies() -> Vec<String> {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata is JSON");
+    let nodes = fs::canonicalize(nodes_dir()).expect("nodes/");
+    let lib = nodes.join("lib");
+    let mut bad = Vec::new();
+    for p in meta["packages"].as_array().expect("packages") {
+        let manifest = PathBuf::from(p["manifest_path"].as_str().unwrap_or_default());
+        let dir = manifest.parent().unwrap_or(Path::new("")).to_path_buf();
+        if !dir.starts_with(&nodes) {
+            continue; // xtask: the project's own tooling may use any crate
+        }
+        for d in p["dependencies"].as_array().into_iter().flatten() {
+            let Some(path) = d["path"].as_str() else {
+                continue; // from a registry
+            };
+            let path = PathBuf::from(path);
+            if !path.starts_with(&lib) {
+                bad.push(format!(
+                    "{} ({}) depends on {} ({}): not a library of nodes/lib",
+                    p["name"].as_str().unwrap_or_default(),
+                    dir.strip_prefix(&nodes).unwrap_or(&dir).display(),
+                    d["name"].as_str().unwrap_or_default(),
+                    path.strip_prefix(&nodes).unwrap_or(&path).display(),
+                ));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn packages_depend_on_libraries_only() {
+    let bad = sideways_dependencies();
+    assert!(
+        bad.is_empty(),
+        "dependencies across the layout (a node on a node or a tool, a library on a node):\n{}",
+        bad.join("\n")
     );
 }
 

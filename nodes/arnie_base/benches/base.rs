@@ -10,10 +10,10 @@
 use std::time::Instant;
 
 use arnie_base::{board, BaseConfig, Goal, Navigator, Output, PlanReply};
-use arnie_comms::typed::Odometry;
-use arnie_comms::TypedPacket;
-use arnie_planner::node::{answer, load_map_file, load_map_file_raw, MapOptions, Query, Search};
-use arnie_planner::{MapFrame, MarkedMap, Planner};
+use arnie_grid::node::{answer, load_map_file, load_map_file_raw, MapOptions, Query, Search};
+use arnie_grid::{MapFrame, MarkedMap, Planner};
+use arnie_packets::typed::Odometry;
+use arnie_packets::TypedPacket;
 
 fn percentiles(mut v: Vec<f64>) -> (f64, f64, f64) {
     v.sort_by(|a, b| a.total_cmp(b));

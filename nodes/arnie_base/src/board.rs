@@ -1,11 +1,11 @@
-//! The motor board's packets (`nodes/arnie_comms/packets`, ids 30-37, table in its
+//! The motor board's packets (`nodes/lib/arnie_packets/packets`, ids 30-37, table in its
 //! README.md) ⇄ the navigator's units. Packets travel as `arnie_interfaces/Packet`
 //! (`name` + `fields_json`) through `comms_bridge`; the packets' types, their JSON and
-//! its checks are [`arnie_comms::typed`]'s (generated from the definitions); this module
+//! its checks are [`arnie_packets::typed`]'s (generated from the definitions); this module
 //! converts units only: millimetres and milliradians on the wire, metres and radians here.
-use arnie_comms::typed::{from_milli, to_milli, Ack, DriveSpeed, ObstacleReport, Odometry, Stop};
-pub use arnie_comms::PacketError;
-use arnie_comms::TypedPacket;
+use arnie_packets::typed::{from_milli, to_milli, Ack, DriveSpeed, ObstacleReport, Odometry, Stop};
+pub use arnie_packets::PacketError;
+use arnie_packets::TypedPacket;
 
 use crate::geom::{wrap_angle, Pose2};
 

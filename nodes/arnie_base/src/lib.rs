@@ -15,13 +15,19 @@
 //! - [`odom`]: REP 105 frames (`map` → `odom`, [`MapOdom`]) and the odometry's
 //!   covariances from the board's noise model ([`OdomCovariance`]).
 //! - [`teleop`]: manual driving (`cmd_vel`): limits, ramps, the command watchdog.
-//! - [`nav2`]: `NavigateToPose`'s error codes for the navigator's outcomes.
+//! - [`nav2`]: Nav2's error codes for the navigator's outcomes (every action's, from
+//!   `msg/nav2_msgs`).
+//! - [`behavior`]: Nav2's behaviours on the base (spin, back up, drive on heading, wait).
+//! - [`waypoints`]: `follow_waypoints`: the next waypoint, the missed ones.
+//! - [`cmd_vel`]: `cmd_vel`'s message type and the publishers of the other one.
 //! - [`board`]: the motor board's packets (names and fields) ⇄ [`Output`]s and events.
 //! - `ros` (feature `ros`): the r2r glue of the node.
 #![deny(missing_docs)]
 
 pub mod avoid;
+pub mod behavior;
 pub mod board;
+pub mod cmd_vel;
 pub mod config;
 pub mod follower;
 pub mod geom;
@@ -31,8 +37,10 @@ pub mod odom;
 #[cfg(feature = "ros")]
 pub mod ros;
 pub mod teleop;
+pub mod waypoints;
 
 pub use avoid::{scan_points, Avoid, Gate, ScanPoints, ScanRays};
+pub use behavior::{Behavior, BehaviorKind, BehaviorStep, Ended, Wait};
 pub use config::{BaseConfig, ConfigError};
 pub use follower::{Follower, Step};
 pub use geom::Pose2;

@@ -21,33 +21,63 @@
 //! | goal not finite, preempted (new goal, manual command), shutdown | ABORTED | 9000 `UNKNOWN` |
 //!
 //! The reason is always in `error_msg`.
+//!
+//! `NavigateThroughPoses` passes on `ComputePathThroughPoses`' codes (300..=309) for the
+//! planner's failures, as Nav2's through-poses tree does ([`through_poses_code`]). The
+//! other actions' codes are their own ([`codes`]), generated from `msg/nav2_msgs` by
+//! `arnie_constants` (never copied).
 use crate::navigator::{Finish, Outcome, PlanFailure};
+use arnie_constants::nav2::action as n2;
 use arnie_constants::outcome::PlanCode;
+
+/// Every action's `error_code` constants, as `nav2_msgs` defines them (Jazzy, 1.3.13).
+pub mod codes {
+    pub use arnie_constants::nav2::action::{
+        back_up::result as back_up, compute_path_through_poses::result as through_poses,
+        compute_path_to_pose::result as to_pose, drive_on_heading::result as drive_on_heading,
+        follow_path::result as follow_path, follow_waypoints::result as follow_waypoints,
+        spin::result as spin,
+    };
+}
 
 /// Success, or a cancelled goal.
 pub const NONE: u16 = 0;
+/// `FollowPath`: no valid path (empty, not finite, or not in the map frame).
+pub const INVALID_PATH: u16 = n2::follow_path::result::INVALID_PATH;
 /// `FollowPath`: blocked more than `max_failures` times.
-pub const FAILED_TO_MAKE_PROGRESS: u16 = 105;
+pub const FAILED_TO_MAKE_PROGRESS: u16 = n2::follow_path::result::FAILED_TO_MAKE_PROGRESS;
 /// `FollowPath`: no odometry, the base cannot be controlled.
-pub const NO_VALID_CONTROL: u16 = 106;
+pub const NO_VALID_CONTROL: u16 = n2::follow_path::result::NO_VALID_CONTROL;
 /// `ComputePathToPose`: the planner has no map.
-pub const INVALID_PLANNER: u16 = 201;
+pub const INVALID_PLANNER: u16 = n2::compute_path_to_pose::result::INVALID_PLANNER;
 /// `ComputePathToPose`: the start is off the map.
-pub const START_OUTSIDE_MAP: u16 = 203;
+pub const START_OUTSIDE_MAP: u16 = n2::compute_path_to_pose::result::START_OUTSIDE_MAP;
 /// `ComputePathToPose`: the goal is off the map.
-pub const GOAL_OUTSIDE_MAP: u16 = 204;
+pub const GOAL_OUTSIDE_MAP: u16 = n2::compute_path_to_pose::result::GOAL_OUTSIDE_MAP;
 /// `ComputePathToPose`: the start is in an obstacle.
-pub const START_OCCUPIED: u16 = 205;
+pub const START_OCCUPIED: u16 = n2::compute_path_to_pose::result::START_OCCUPIED;
 /// `ComputePathToPose`: the goal is in an obstacle.
-pub const GOAL_OCCUPIED: u16 = 206;
+pub const GOAL_OCCUPIED: u16 = n2::compute_path_to_pose::result::GOAL_OCCUPIED;
 /// `ComputePathToPose`: the planner did not answer in time.
-pub const TIMEOUT: u16 = 207;
+pub const TIMEOUT: u16 = n2::compute_path_to_pose::result::TIMEOUT;
 /// `ComputePathToPose`: no path.
-pub const NO_VALID_PATH: u16 = 208;
+pub const NO_VALID_PATH: u16 = n2::compute_path_to_pose::result::NO_VALID_PATH;
 /// `NavigateToPose`: anything else (the message says what).
 pub const UNKNOWN: u16 = 9000;
 /// `NavigateToPose`: the goal's frame has no transform to the map frame.
 pub const TF_ERROR: u16 = 9002;
+
+/// The same finish with the planner's codes moved to `ComputePathThroughPoses`' range
+/// (300..=309; `NavigateThroughPoses`).
+pub fn through_poses_code(f: &Finish) -> u16 {
+    let code = error_code(f);
+    if (n2::compute_path_to_pose::result::UNKNOWN..=NO_VALID_PATH).contains(&code) {
+        code + (n2::compute_path_through_poses::result::UNKNOWN
+            - n2::compute_path_to_pose::result::UNKNOWN)
+    } else {
+        code
+    }
+}
 
 /// The error code of a finished goal (see the module doc).
 pub fn error_code(f: &Finish) -> u16 {
@@ -61,6 +91,18 @@ pub fn error_code(f: &Finish) -> u16 {
             None => UNKNOWN,
         },
         Outcome::Preempted => UNKNOWN,
+    }
+}
+
+/// `FollowPath`'s code for a finished given-path goal: reached or cancelled 0, blocked
+/// 105, link lost 106, a path refused 103 `INVALID_PATH`, preempted 100 `UNKNOWN`.
+pub fn follow_path_code(f: &Finish) -> u16 {
+    match f.outcome {
+        Outcome::Reached | Outcome::Cancelled => NONE,
+        Outcome::Blocked => FAILED_TO_MAKE_PROGRESS,
+        Outcome::LinkLost => NO_VALID_CONTROL,
+        Outcome::Rejected | Outcome::NoPath => INVALID_PATH,
+        Outcome::Preempted => n2::follow_path::result::UNKNOWN,
     }
 }
 
@@ -122,5 +164,17 @@ mod tests {
         );
         assert_eq!(error_code(&finish(Outcome::Preempted, None)), UNKNOWN);
         assert_eq!(error_code(&finish(Outcome::Rejected, None)), UNKNOWN);
+        assert_eq!(
+            through_poses_code(&finish(
+                Outcome::Rejected,
+                Some(PlanFailure::Planner(PlanCode::GoalBlocked))
+            )),
+            306
+        );
+        assert_eq!(through_poses_code(&finish(Outcome::Blocked, None)), 105);
+        assert_eq!(codes::spin::TIMEOUT, 701);
+        assert_eq!(follow_path_code(&finish(Outcome::Rejected, None)), 103);
+        assert_eq!(follow_path_code(&finish(Outcome::Blocked, None)), 105);
+        assert_eq!(follow_path_code(&finish(Outcome::Preempted, None)), 100);
     }
 }

@@ -178,6 +178,27 @@ impl OdomCovariance {
     }
 }
 
+/// A planar pose covariance (6×6, row-major, x y z roll pitch yaw) seen from a frame
+/// rotated by `theta` (the `odom` covariance in `map`, `map` → `odom` turning by
+/// `theta`): the x/y block becomes `R·C·Rᵀ` and the x/y-yaw terms `R·c`; the rest is
+/// unchanged.
+pub fn rotate_covariance(cov: &[f64; 36], theta: f64) -> [f64; 36] {
+    let (s, c) = theta.sin_cos();
+    let mut out = *cov;
+    let (xx, xy, yx, yy) = (cov[0], cov[1], cov[6], cov[7]);
+    out[0] = c * c * xx - c * s * (xy + yx) + s * s * yy;
+    out[7] = s * s * xx + c * s * (xy + yx) + c * c * yy;
+    out[1] = c * s * (xx - yy) + c * c * xy - s * s * yx;
+    out[6] = c * s * (xx - yy) + c * c * yx - s * s * xy;
+    let (xw, yw) = (cov[5], cov[11]);
+    out[5] = c * xw - s * yw;
+    out[11] = s * xw + c * yw;
+    let (wx, wy) = (cov[30], cov[31]);
+    out[30] = c * wx - s * wy;
+    out[31] = s * wx + c * wy;
+    out
+}
+
 fn diagonal(d: [f64; 6]) -> [f64; 36] {
     let mut m = [0.0; 36];
     for (i, v) in d.into_iter().enumerate() {
@@ -189,6 +210,20 @@ fn diagonal(d: [f64; 6]) -> [f64; 36] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_covariance_rotates_with_its_frame() {
+        let mut cov = [0.0; 36];
+        cov[0] = 4.0; // x
+        cov[7] = 1.0; // y
+        cov[35] = 0.5;
+        let r = rotate_covariance(&cov, std::f64::consts::FRAC_PI_2);
+        assert!((r[0] - 1.0).abs() < 1e-12 && (r[7] - 4.0).abs() < 1e-12);
+        assert!(r[1].abs() < 1e-12 && r[6].abs() < 1e-12);
+        assert_eq!(r[35], 0.5);
+        let r = rotate_covariance(&cov, std::f64::consts::FRAC_PI_4);
+        assert!((r[0] - 2.5).abs() < 1e-12 && (r[1] - 1.5).abs() < 1e-12 && r[1] == r[6]);
+    }
     use std::f64::consts::FRAC_PI_2;
 
     fn close(a: &Pose2, b: &Pose2) -> bool {

@@ -10,7 +10,7 @@ use arnie_base::{
     scan_points, BaseConfig, Goal, KnownObstacles, Navigator, Outcome, Output, Pose2, ScanRays,
 };
 use arnie_math::Rng;
-use arnie_planner::{Grid, MapFrame};
+use arnie_grid::{Grid, MapFrame};
 
 mod common;
 use common::TestPlanner;

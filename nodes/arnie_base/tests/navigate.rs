@@ -2,7 +2,7 @@
 //! planner library (`arnie_planner`: JPS, inflation, marks), at 50 Hz like the board's
 //! odometry. No ROS, no clock: the test owns time.
 use arnie_base::{BaseConfig, Goal, KnownObstacles, Navigator, Outcome, Output, Phase, Pose2};
-use arnie_planner::Grid;
+use arnie_grid::Grid;
 
 mod common;
 use common::TestPlanner;
@@ -72,6 +72,11 @@ struct Log {
     phases: Vec<Phase>,
     motions_after_done: u32,
     last_motion: Option<(f64, f64)>,
+    /// Every feedback's `poses_left`, when it changed.
+    poses_left: Vec<usize>,
+    /// The closest the robot came to each point of `watch`.
+    closest: Vec<f64>,
+    watch: Vec<(f64, f64)>,
 }
 
 struct World {
@@ -128,6 +133,22 @@ impl World {
                     let reply = self.planner.plan(start, goal, self.t);
                     queue.extend(self.nav.on_plan(id, reply, self.t));
                 }
+                Output::PlanRoute { id, ref points } => {
+                    // Leg by leg, as the glue asks the planner.
+                    let mut legs = Vec::new();
+                    let mut failed = None;
+                    for leg in points.windows(2) {
+                        match self.planner.plan(leg[0], leg[1], self.t) {
+                            PlanReply::Path(p) => legs.push(p),
+                            other => {
+                                failed = Some(other);
+                                break;
+                            }
+                        }
+                    }
+                    let reply = failed.unwrap_or(PlanReply::Legs(legs));
+                    queue.extend(self.nav.on_plan(id, reply, self.t));
+                }
                 Output::Mark {
                     id,
                     ref centers,
@@ -144,6 +165,9 @@ impl World {
                     if self.log.phases.last() != Some(&feedback.phase) {
                         self.log.phases.push(feedback.phase);
                     }
+                    if self.log.poses_left.last() != Some(&feedback.poses_left) {
+                        self.log.poses_left.push(feedback.poses_left);
+                    }
                 }
                 Output::Done { goal, finish } => self.log.done = Some((goal, finish, self.t)),
             }
@@ -154,6 +178,14 @@ impl World {
         self.n += 1;
         self.t = self.n as f64 * DT;
         self.robot.step();
+        let pose = self.robot.pose;
+        for (i, p) in self.log.watch.iter().enumerate() {
+            let d = pose.distance_to(*p);
+            if self.log.closest.len() <= i {
+                self.log.closest.push(d);
+            }
+            self.log.closest[i] = self.log.closest[i].min(d);
+        }
         if self.t <= self.odometry_until {
             let outs =
                 self.nav
@@ -466,4 +498,105 @@ fn hits_on_the_known_map_are_ignored() {
     let outs = w.nav.on_obstacle(f64::NAN, 0.0, (1.2, 0.8), w.t);
     assert!(outs.is_empty());
     assert_eq!(w.nav.counters().obstacles_rejected, 1);
+}
+
+#[test]
+fn through_poses_passes_each_pose_in_order_then_reaches_the_goal() {
+    let mut w = World::new(&table(), Pose2::new(0.3, 0.3, 0.0), BaseConfig::default());
+    // Up to (0.5, 1.6), across above the wall to (2.0, 1.6), down to the goal.
+    let via = vec![(0.5, 1.6), (2.0, 1.6)];
+    w.log.watch = via.clone();
+    w.steps(3);
+    let outs = w
+        .nav
+        .start_route(7, via, goal(2.6, 0.4), w.t)
+        .expect("accepted");
+    assert!(
+        matches!(&outs[0], Output::PlanRoute { points, .. } if points.len() == 4),
+        "{outs:?}"
+    );
+    w.apply(outs);
+    while w.log.done.is_none() && w.t < 90.0 {
+        w.step();
+    }
+    let (_, f, _) = w.log.done.clone().unwrap();
+    assert_eq!(f.outcome, Outcome::Reached, "{f:?}");
+    assert!(w.robot.pose.distance_to((2.6, 0.4)) <= 0.05);
+    // Each pose passed within the waypoint tolerance (and overshoot margin).
+    for (i, d) in w.log.closest.iter().enumerate() {
+        assert!(*d < 0.1, "pose {i} passed {d} m away");
+    }
+    assert_eq!(w.log.poses_left, [3, 2, 1], "{:?}", w.log.poses_left);
+    assert_eq!(w.planner.plans, 3, "one plan per leg");
+}
+
+#[test]
+fn a_given_path_is_driven_without_the_planner_and_resumed_after_an_obstacle() {
+    let cfg = BaseConfig {
+        max_failures: 10,
+        replan_delay_s: 0.5,
+        ..BaseConfig::default()
+    };
+    // The corridor, an opponent in it that leaves after 3 s.
+    let mut w = corridor_with_opponent(cfg);
+    w.steps(3);
+    let path = vec![(0.6, 1.1), (1.2, 1.1), (2.6, 1.1)];
+    let outs = w.nav.start_path(7, path, Some(0.0), w.t).expect("accepted");
+    assert!(outs.iter().all(|o| !matches!(o, Output::Plan { .. })));
+    w.apply(outs);
+    while w.log.done.is_none() && w.t < 60.0 {
+        w.step();
+        if w.t > 3.0 {
+            w.robot.opponent = None;
+        }
+    }
+    let (_, f, _) = w.log.done.clone().unwrap();
+    assert_eq!(f.outcome, Outcome::Reached, "{f:?}");
+    assert_eq!(w.planner.plans, 0, "a given path is never planned");
+    assert!(w.nav.counters().obstacle_stops >= 1);
+    assert!(w.robot.pose.distance_to((2.6, 1.1)) <= 0.05);
+}
+
+#[test]
+fn a_given_path_blocked_for_good_ends_blocked_and_bad_paths_are_refused() {
+    let cfg = BaseConfig {
+        max_failures: 1,
+        ..BaseConfig::default()
+    };
+    let mut w = corridor_with_opponent(cfg);
+    w.steps(3);
+    let outs = w
+        .nav
+        .start_path(7, vec![(2.6, 1.1)], None, w.t)
+        .expect("accepted");
+    w.apply(outs);
+    while w.log.done.is_none() && w.t < 60.0 {
+        w.step();
+    }
+    let (_, f, _) = w.log.done.clone().unwrap();
+    assert_eq!(f.outcome, Outcome::Blocked, "{f:?}");
+    assert_eq!(w.planner.plans, 0);
+    // A path whose end is where the robot stands: REACHED at the next step, never in
+    // start_path's own answer (the glue makes the goal the running one first).
+    let here = (w.robot.pose.x, w.robot.pose.y);
+    w.log.done = None;
+    let outs = w
+        .nav
+        .start_path(9, vec![here, here], Some(w.robot.pose.theta), w.t)
+        .unwrap();
+    assert!(
+        outs.iter().all(|o| !matches!(o, Output::Done { .. })),
+        "{outs:?}"
+    );
+    w.apply(outs);
+    w.steps(60);
+    let (id, f, _) = w.log.done.clone().unwrap();
+    assert_eq!((id, f.outcome), (9, Outcome::Reached), "{f:?}");
+    let r = w.nav.start_path(8, vec![], None, w.t).unwrap_err();
+    assert_eq!(r.outcome, Outcome::Rejected);
+    let r = w
+        .nav
+        .start_path(8, vec![(1.0, f64::NAN)], None, w.t)
+        .unwrap_err();
+    assert!(r.message.contains("not finite"), "{}", r.message);
 }

@@ -170,7 +170,7 @@ impl TryFrom<&RawConfig> for Config {
         if p.packets_dir.trim().is_empty() {
             return Err(bad(
                 "packets_dir",
-                "is empty: name the folder of packet definitions (e.g. nodes/arnie_comms/packets)",
+                "is empty: name the folder of packet definitions (e.g. nodes/lib/arnie_packets/packets)",
             ));
         }
         let transport = match p.transport.as_str() {

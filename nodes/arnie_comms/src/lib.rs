@@ -1,26 +1,10 @@
-//! JSON-defined packets over UART and CAN: the codec, the transports, the bridge's loop
-//! and a device simulator. The ROS 2 glue of the `comms_bridge` node (topics `/comms/rx`,
-//! `/comms/tx`, the send service, `/diagnostics`) is the [`ros`] module (feature `ros`);
-//! nothing else here uses ROS, and the binaries only call [`ros::run`] and [`sim::main`].
+//! The `comms_bridge` node: the Eurobot robot's board link (JSON-defined packets over
+//! UART and CAN, the `arnie_packets` library) bridged to ROS 2. The ROS 2 glue (topics
+//! `/comms/rx`, `/comms/tx`, the send service, `/diagnostics`) is the [`ros`] module
+//! (feature `ros`); nothing else here uses ROS, and the binaries only call [`ros::run`]
+//! and [`sim::main`].
 //!
 //! # Layout
-//! - [`value`]: field types and typed [`Value`]s; JSON ⇄ value (range-checked, never
-//!   clamped) and value ⇄ little-endian bytes.
-//! - [`definition`]: one JSON file per packet, raw ([`RawDefinition`]) then checked
-//!   ([`Definitions`]: by id, by name, with the optional `reply`).
-//! - [`packet`]: [`Packet`] = a definition + one value per field; payload bytes and JSON.
-//! - [`typed`]: one Rust type per packet, generated from `packets/*.json` at build time
-//!   (`typed::DriveSpeed`, ...), and [`TypedPacket`], their one encoder and decoder
-//!   (to and from a [`Packet`], to and from `fields_json`).
-//! - [`uart`]: the firmware's UART frame and a streaming, resynchronising [`Decoder`].
-//! - [`can`]: the firmware's CAN id scheme, paging and the [`Reassembler`].
-//! - [`counters`]: [`Rejected`] input as values and [`Counters`] by kind for /diagnostics.
-//! - [`transport`]: the wires: serial port (termios), SocketCAN, CAN-over-UDP.
-//! - [`link`]: [`Link`] = codec + transport: `send(&Packet)` and `recv()`.
-//! - [`reply`]: [`ReplyTracker`], which pending send-service call a packet answers.
-//! - [`reliable`]: definitions marked `reliable`: the sender's [`reliable::Repeater`]
-//!   (repeat until acknowledged, bounded) and the receiver's [`reliable::Receiver`]
-//!   (de-duplicate by `seq`, acknowledge every copy).
 //! - [`bridge`]: the node's event loop without ROS: one task owns the [`Link`], sends
 //!   [`bridge::Command`]s, matches replies, reports [`bridge::Event`]s and counts.
 //! - [`front`]: the one path from outside input (a packet to send, a send request) to a
@@ -28,51 +12,27 @@
 //!   in flight) and the outcome codes.
 //! - [`config`]: the bridge's settings, raw ([`config::RawConfig`]) and checked, every
 //!   range in one place.
-//! - [`device`]: what every simulated device program shares (its link options, opening
-//!   the pty / serial / CAN-over-UDP end, announcing it, signals, exit codes).
-//! - [`sim`]: the device simulator (Ping → Pong, anything else echoed) and the
-//!   `comms_sim` program.
 //! - `ros` (feature `ros`): the `comms_bridge` node's glue.
 //!
-//! # Errors
-//! [`Error`] is everything a caller asked for that could not be done (a bad definition,
-//! a value out of range, a port that will not open). Bad bytes *received* are not errors:
-//! they are [`Rejected`] values, counted by kind, and the link carries on.
-//!
-//! The pure cores ([`Decoder`], [`Reassembler`], [`ReplyTracker`], [`sim::Simulator`])
-//! take time as a `now_ms` argument; only [`link`], [`bridge`] and [`transport`] touch
-//! clocks and fds.
+//! The packets, the codec, the wires and the device simulator are `arnie_packets`'s,
+//! re-exported here under their own names ([`definition`], [`link`], [`sim`], ...).
 
 #![deny(missing_docs)]
 
 pub mod bridge;
-pub mod can;
 pub mod config;
-pub mod counters;
-pub mod definition;
-pub mod device;
-pub mod error;
 pub mod front;
-pub mod link;
-pub mod packet;
-pub mod reliable;
-pub mod reply;
 #[cfg(feature = "ros")]
 pub mod ros;
-pub mod sim;
-pub mod transport;
-pub mod typed;
-pub mod uart;
-pub mod value;
 
+pub use arnie_packets::{
+    can, counters, definition, device, error, link, packet, reliable, reply, sim, transport, typed,
+    uart, value,
+};
+pub use arnie_packets::{
+    CanFrame, CanId, CanMessage, Counters, Decoder, DecoderConfig, Definition, Definitions, Error,
+    Field, FieldType, Frame, Link, LinkConfig, LinkEvent, Packet, PacketError, RawDefinition,
+    Reassembler, ReassemblerConfig, Received, RejectKind, Rejected, Reliable, ReplyTracker, Result,
+    TypedPacket, Value,
+};
 pub use bridge::{Command, Outcome, Stats, Transport};
-pub use can::{CanFrame, CanId, CanMessage, Reassembler, ReassemblerConfig};
-pub use counters::{Counters, RejectKind, Rejected};
-pub use definition::{Definition, Definitions, Field, RawDefinition, Reliable};
-pub use error::{Error, Result};
-pub use link::{Link, LinkConfig, LinkEvent, Received};
-pub use packet::Packet;
-pub use reply::ReplyTracker;
-pub use typed::{PacketError, TypedPacket};
-pub use uart::{Decoder, DecoderConfig, Frame};
-pub use value::{FieldType, Value};

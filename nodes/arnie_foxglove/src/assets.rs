@@ -11,9 +11,9 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use arnie_bag::msgdef::DefinitionSource;
 use glue_core::ConfigError;
 use regex::Regex;
+use ros_model::msgdef::DefinitionSource;
 
 /// foxglove_bridge's default `asset_uri_allowlist`.
 pub const DEFAULT_ALLOWLIST: &str = r"package://(?:[-\w%]+/)*[-\w%.]+\.(?:dae|fbx|glb|gltf|jpeg|jpg|mtl|obj|png|stl|tif|tiff|urdf|webp|xacro)";

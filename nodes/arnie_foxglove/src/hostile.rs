@@ -40,6 +40,16 @@ pub struct Counters {
     /// Connections refused before the WebSocket opened (no or unknown subprotocol, not
     /// a WebSocket upgrade, a head too long, too slow or not HTTP).
     pub handshakes_refused: Counter,
+    /// Connections whose TLS handshake failed or did not finish in time (`wss://`).
+    pub tls_refused: Counter,
+    /// Upgrade requests refused with HTTP 401: no, an empty, a huge or a wrong token.
+    pub auth_refused: Counter,
+    /// Upgrade requests refused with HTTP 429: too many failures from the address.
+    pub auth_rate_limited: Counter,
+    /// Clients accepted with a viewer (read-only) token.
+    pub viewer_clients: Counter,
+    /// Parameter sets, advertisements or messages refused to a viewer token.
+    pub read_only_refused: Counter,
     /// Clients accepted speaking `foxglove.websocket.v1` (handshake rewritten).
     pub websocket_v1_clients: Counter,
     /// Clients accepted speaking `foxglove.sdk.v1` or `foxglove.sdk.v1.1`.

@@ -4,7 +4,7 @@
 //!
 //! Every topic of the graph (allowlist and denylist by regex) is advertised with its
 //! `ros2msg` schema, the full concatenated definition built by the bag recorder's code
-//! ([`arnie_bag::msgdef`]: one implementation for bags and the live bridge), message
+//! ([`ros_model::msgdef`]: one implementation for bags and the live bridge), message
 //! encoding `cdr`. Raw CDR flows only while some client subscribes; latched topics are
 //! replayed to a client that subscribes late; parameters are read and set through the
 //! nodes' own parameter services; clients publish only on an allowlist of topics.
@@ -28,6 +28,8 @@
 //!   services.
 //! - [`subprotocol`]: which WebSocket subprotocols are accepted, and the handshake
 //!   rewrite that serves a `foxglove.websocket.v1` client with the SDK.
+//! - [`auth`]: access tokens (`viewer`, `operator`), the 401/429 answers, the limit on
+//!   guesses per address, and the rule that keeps an unprotected bridge on loopback.
 //! - `ros` (feature `ros`): discovery, raw subscriptions, publishers, parameter clients.
 //!
 //! # Errors
@@ -36,6 +38,7 @@
 #![deny(missing_docs)]
 
 pub mod assets;
+pub mod auth;
 pub mod config;
 pub mod demand;
 pub mod graph;

@@ -1,19 +1,19 @@
 //! A topic's Foxglove schema: the bag recorder's definition text, unchanged.
 //!
-//! [`arnie_bag::msgdef::DefinitionSource`] finds the `.msg` files on
+//! [`ros_model::msgdef::DefinitionSource`] finds the `.msg` files on
 //! `AMENT_PREFIX_PATH` exactly as rosbag2 does and concatenates the dependencies; a bag
 //! recorded by `arnie_bag` and the live bridge thus carry byte-identical schemas.
 
-use arnie_bag::msgdef::{DefinitionSource, MessageDefinition};
 use foxglove::websocket::service::ServiceSchema;
 use foxglove::Schema;
+use ros_model::msgdef::{DefinitionSource, MessageDefinition};
 
 /// Why a type has no schema.
 #[derive(Debug, thiserror::Error)]
 pub enum SchemaError {
     /// The type's package or `.msg`/`.idl`/`.srv` file (or a dependency) is not found.
     #[error("{0}")]
-    Definition(#[from] arnie_bag::BagError),
+    Definition(#[from] ros_model::DefinitionError),
     /// The definition found is empty.
     #[error("{0}: no definition found")]
     Empty(String),

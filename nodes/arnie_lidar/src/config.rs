@@ -81,7 +81,7 @@ impl LidarConfig {
         if self.frame_id.is_empty() {
             return Err(ConfigError::new("frame_id", "must not be empty"));
         }
-        if arnie_comms::transport::serial::baud_constant(self.baud).is_none() {
+        if arnie_packets::transport::serial::baud_constant(self.baud).is_none() {
             return Err(ConfigError::new(
                 "baud",
                 format!(

@@ -62,7 +62,7 @@ pub enum SimError {
     },
     /// The spine config does not load.
     #[error("spine config: {0}")]
-    Spine(#[from] arnie_spine::LoadError),
+    Spine(#[from] arnie_xpc::LoadError),
     /// The transform of this spine input cannot be inverted (the sim sends `T⁻¹ · p`).
     #[error("spine config: {field}: its transform is singular")]
     Singular {

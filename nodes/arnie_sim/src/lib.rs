@@ -40,7 +40,7 @@
 //! # Example
 //! ```
 //! use arnie_sim::{Scenario, Wiring, World, wiring::InterfaceNames};
-//! use arnie_spine::{wire, Config, Format};
+//! use arnie_xpc::{wire, Config, Format};
 //!
 //! let config = Config::load(
 //!     concat!(env!("CARGO_MANIFEST_DIR"), "/../../params/spine_sim.json").as_ref(), None)?;

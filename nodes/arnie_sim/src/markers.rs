@@ -16,7 +16,7 @@
 //! `lifetime_s`, so they vanish when the simulator stops publishing.
 
 use arnie_markers::{Marker, Rgba, Trail};
-use arnie_spine::Scale;
+use arnie_xpc::Scale;
 
 use crate::arm::Vec3;
 use crate::eyes::Flame;
@@ -197,7 +197,7 @@ impl SceneMarkers {
 mod tests {
     use super::*;
     use crate::wiring::{InterfaceNames, Wiring};
-    use arnie_spine::{wire, Config, Format};
+    use arnie_xpc::{wire, Config, Format};
 
     fn find<'a>(ms: &'a [Marker], ns: &str, id: i32) -> &'a Marker {
         ms.iter()

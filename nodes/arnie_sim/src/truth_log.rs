@@ -304,7 +304,7 @@ mod tests {
         let world = crate::World::new(
             crate::Scenario::default(),
             &crate::Wiring::from_config(
-                &arnie_spine::Config::load(
+                &arnie_xpc::Config::load(
                     concat!(env!("CARGO_MANIFEST_DIR"), "/../../params/spine_sim.json").as_ref(),
                     None,
                 )

@@ -13,7 +13,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
-use arnie_spine::{Config, Format, Transform};
+use arnie_xpc::{Config, Format, Transform};
 
 use crate::error::SimError;
 
@@ -115,7 +115,7 @@ fn sender(config: &Config, name: &str) -> Result<Port, SimError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arnie_spine::LoopbackMap;
+    use arnie_xpc::LoopbackMap;
 
     const CONFIG: &str = r#"{
         "host": "0.0.0.0",

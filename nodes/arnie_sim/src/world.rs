@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use arnie_spine::{wire, Item, Rejected};
+use arnie_xpc::{wire, Item, Rejected};
 use serde::Serialize;
 
 use crate::arm::{SimArm, StepOutcome, Vec3};

@@ -2,7 +2,7 @@
 use super::*;
 use crate::eyes::Flame;
 use crate::wiring::InterfaceNames;
-use arnie_spine::{Config, Format, Transform};
+use arnie_xpc::{Config, Format, Transform};
 
 const DT: f64 = 0.005;
 const SPINE_SIM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../params/spine_sim.json");
@@ -37,7 +37,7 @@ fn close(a: &[f64], b: &[f64]) -> bool {
 fn shipped_config_is_the_original_arm_frame_and_loopback_only() {
     let text = std::fs::read_to_string(SPINE_SIM).unwrap();
     assert!(!text.contains("192.168."));
-    let raw = arnie_spine::RawConfig::from_json(&text).unwrap();
+    let raw = arnie_xpc::RawConfig::from_json(&text).unwrap();
     assert_eq!(raw.transforms["arm"], ARM_T);
     let w = wiring();
     assert!(w.arm_targets.addr.ip().is_loopback() && w.arm_positions.addr.ip().is_loopback());

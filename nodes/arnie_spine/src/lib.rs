@@ -1,6 +1,8 @@
 //! Bridges the xPC Target UDP controllers (arm, eyes) and the other legacy UDP peers of
 //! the original Spine to each other and to typed ROS 2 topics. This library is the pure
-//! part (no ROS, no sockets, no clock); the `ros` feature's binary is the glue.
+//! part (no ROS, no sockets, no clock); the `ros` feature's binary is the glue. The
+//! config, the wire formats, the transforms and the scale are the `arnie_xpc` library's
+//! (shared with the simulator), re-exported here under their own names.
 //!
 //! # Layout
 //! - [`config`]: the original Spine `config.json` (loads unchanged, plus optional
@@ -64,32 +66,19 @@
 //! before any gate, so an output never sends them.
 //!
 //! # Reuse
-//! `wire` and `transform` have no dependency on the rest, so the simulator can speak the
-//! same formats (`spine_bridge = { path = ..., default-features = false }`).
+//! The simulator speaks the same formats through `arnie_xpc`, never through this crate.
 
 #![deny(missing_docs)]
 
-pub mod config;
 pub mod counters;
-mod error;
 pub mod forward;
-pub mod frames;
 pub mod gate;
-mod resolve;
 #[cfg(feature = "ros")]
 pub mod ros;
-pub mod transform;
-pub mod units;
-pub mod wire;
 
-pub use config::{Config, LoopbackMap, RawConfig};
-pub use error::LoadError;
+pub use arnie_xpc::{config, frames, transform, units, wire};
+pub use arnie_xpc::{
+    Config, Format, Item, Limits, LoadError, LoopbackMap, RawConfig, Rejected, Scale, Transform,
+};
 pub use forward::{Emit, InputId, Outcome, OutputId, Routed, Router};
 pub use gate::{OutputGate, Verdict};
-pub use transform::Transform;
-pub use units::Scale;
-pub use wire::{Format, Limits, Rejected};
-
-/// One item of a message: any number of values (for points, x y z first; extras such
-/// as a confidence follow).
-pub type Item = Vec<f64>;

@@ -188,7 +188,7 @@ fn the_arm_launch_file_splits_by_part() {
             .map(|s| s.name)
             .collect()
     };
-    let station = ["trajectory_server", "brain", "arnie_state"];
+    let station = ["trajectory_server", "brain", "state_publisher"];
     assert_eq!(
         names(&[]),
         [
@@ -196,7 +196,7 @@ fn the_arm_launch_file_splits_by_part() {
             "spine_bridge",
             "trajectory_server",
             "brain",
-            "arnie_state"
+            "state_publisher"
         ]
     );
     assert_eq!(names(&[("part", "rt")]), ["sim", "spine_bridge"]);
@@ -214,9 +214,9 @@ fn the_arm_launch_file_splits_by_part() {
         [
             "trajectory_server",
             "brain",
-            "arnie_state",
+            "state_publisher",
             "record",
-            "arnie_foxglove"
+            "foxglove_bridge"
         ]
     );
     let specs = parse_with(

@@ -20,8 +20,8 @@ const CAPTION: &str = "\
 Live, through the real stack (release builds, one run; the machine is shared: compare
 within a run). planner + comms_bridge + arnie_base as launch/eurobot.launch.xml starts
 them (params/, the table map params/eurobot/table.pgm), CAN-over-UDP on 127.0.0.1; the
-motor board is the bench (base_bench): it loads nodes/arnie_comms/packets through
-arnie_comms, sends Odometry at 50 Hz from an ideal differential drive following the last
+motor board is the bench (base_bench): it loads nodes/lib/arnie_packets/packets through
+arnie_packets, sends Odometry at 50 Hz from an ideal differential drive following the last
 DriveSpeed, answers Stop with Ack, and sends NavigateTo goals back and forth between
 (0.40, 0.30) and (0.55, 1.25). arnie_base's control loop is driven by odometry, not by a
 timer: each Odometry packet runs one follower step and sends one DriveSpeed (its 20 ms
@@ -51,7 +51,7 @@ pub fn base(layout: &Layout, ros: &Ros) -> Result<(), Failure> {
     }
     launch::use_ros_env(layout, ros);
     let (link_port, board_port) = (free_udp_port()?, free_udp_port()?);
-    let packets = layout.root.join("nodes/arnie_comms/packets");
+    let packets = layout.root.join("nodes/lib/arnie_packets/packets");
     let args: HashMap<String, String> = [
         ("use_sim", "false".to_string()),
         ("params", layout.root.join("params").display().to_string()),

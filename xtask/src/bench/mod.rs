@@ -14,13 +14,14 @@ const BENCHES: &[(&str, &str, &[&str])] = &[
     ("trajectory", "minimum-jerk planning (target: 300 mm under 20 µs)", &["bench", "-p", "arnie_trajectory", "--no-default-features", "--bench", "minjerk"]),
     ("spine-wire", "spine: decode + route one datagram (library, no sockets)", &["bench", "-p", "arnie_spine", "--no-default-features", "--bench", "wire"]),
     ("spine", "spine on a real graph: UDP -> topic latency vs r2r baseline, max rate, UDP -> UDP route", &["build", "--release", "-p", "arnie_spine", "--bins"]),
-    ("planner", "planner: JPS and A* vs the pathfinding crate and PathFinding.js", &["bench", "-p", "arnie_planner", "--no-default-features", "--bench", "compare"]),
-    ("comms", "comms: frames encoded / decoded per second", &["bench", "-p", "arnie_comms", "--no-default-features", "--bench", "codec"]),
+    ("planner", "planner: JPS and A* vs the pathfinding crate and PathFinding.js", &["bench", "-p", "arnie_grid", "--bench", "compare"]),
+    ("comms", "comms: frames encoded / decoded per second", &["bench", "-p", "arnie_packets", "--bench", "codec"]),
     ("brain", "brain: instructions loading and ticks", &["bench", "-p", "arnie_brain", "--no-default-features", "--bench", "tick"]),
-    ("foxglove", "arnie_foxglove on a real graph: added latency publish -> WebSocket client at 1 kHz, messages/s to 1 and 4 clients", &["build", "--release", "-p", "arnie_foxglove", "--bins"]),
-    ("base", "arnie_base: control step (odometry packet in -> DriveSpeed out) and the planner's re-plan after a mark on the table map: library calls, then live through planner + comms_bridge + arnie_base with the bench as the motor board", &["bench", "-p", "arnie_base", "--no-default-features", "--bench", "base"]),
-    ("state", "arnie_state on a real graph: /arm/position -> /joint_states + /tf at the demo's 50 Hz, 1 kHz and 2 kHz (kept up, CPU, latency)", &["build", "--release", "-p", "arnie_state", "--bins"]),
-    ("two-hosts", "the spine's /arm/position to the trajectory server's host across a virtual LAN (two network namespaces, root only) beside the same path on one host", &["build", "--release", "-p", "arnie_sim", "-p", "arnie_spine", "--bins"]),
+    ("foxglove", "foxglove_bridge on a real graph: added latency publish -> WebSocket client at 1 kHz (ws and wss + token), messages/s to 1 and 4 clients", &["build", "--release", "-p", "arnie_foxglove", "-p", "arnie_secure", "--bins"]),
+    ("base", "base: control step (odometry packet in -> DriveSpeed out) and the planner's re-plan after a mark on the table map: library calls, then live through planner + comms_bridge + base with the bench as the motor board", &["bench", "-p", "arnie_base", "--no-default-features", "--bench", "base"]),
+    ("nav2", "Nav2's actions on the simulated board as BasicNavigator uses them (goal -> first feedback, -> result), and compute_path_to_pose against the PlanPath service (p50/p99)", &["build", "--release", "-p", "arnie_base", "-p", "arnie_planner", "-p", "arnie_comms", "-p", "arnie_table", "--bins"]),
+    ("state", "state_publisher on a real graph: /arm/position -> /joint_states + /tf at the demo's 50 Hz, 1 kHz and 2 kHz (kept up, CPU, latency)", &["build", "--release", "-p", "arnie_state", "--bins"]),
+    ("two-hosts", "the spine's /arm/position to the trajectory server's host across a virtual LAN (two network namespaces, root only) beside the same path on one host, and throughput; plain UDP DDS and TLS (docs/SECURITY.md) in the same run", &["build", "--release", "-p", "arnie_sim", "-p", "arnie_spine", "-p", "arnie_secure", "--bins"]),
     ("bag", "arnie_bag on a real graph: recording 1 kHz + the demo's topics without loss (60 s), recorder CPU, playback timing error at -r 1 / -r 4", &["build", "--release", "-p", "arnie_bag", "--bins"]),
 ];
 
@@ -63,7 +64,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             );
         }
         if result.is_ok() && *name == "foxglove" {
-            // foxglove_bench starts the release arnie_foxglove itself (own domain, free port).
+            // foxglove_bench starts the release foxglove_bridge itself (own domain, free port).
             let bench = layout.target.join("release/foxglove_bench");
             result = run::status(
                 run::command(layout, ros, &bench.to_string_lossy()),
@@ -71,7 +72,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             );
         }
         if result.is_ok() && *name == "state" {
-            // state_bench starts the release arnie_state itself (own domain).
+            // state_bench starts the release state_publisher itself (own domain).
             let bench = layout.target.join("release/state_bench");
             result = run::status(
                 run::command(layout, ros, &bench.to_string_lossy()),
@@ -82,6 +83,19 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             // The script makes the namespaces and starts the release sim and spine there.
             let script = layout.root.join("xtask/scripts/two_hosts_bench.py");
             result = run::python(layout, ros, &[&script.to_string_lossy()]);
+        }
+        if result.is_ok() && *name == "nav2" {
+            let script = layout.root.join("xtask/scripts/nav2_bench.py");
+            let bins = layout.target.join("release");
+            result = run::python(
+                layout,
+                ros,
+                &[
+                    &script.to_string_lossy(),
+                    "--bin-dir",
+                    &bins.to_string_lossy(),
+                ],
+            );
         }
         if result.is_ok() && *name == "base" {
             // The library figures above; now the same loop through the real stack.
@@ -103,11 +117,11 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     }
 }
 
-/// PathFinding.js (npm `pathfinding`, pinned in nodes/arnie_planner/bench/package.json) for
+/// PathFinding.js (npm `pathfinding`, pinned in nodes/lib/arnie_grid/bench/package.json) for
 /// the planner comparison; without node/npm that column says "skipped".
 fn prepare_pathfinding_js(layout: &Layout) {
     crate::setup::npm_deps(
-        &layout.root.join("nodes/arnie_planner/bench"),
+        &layout.root.join("nodes/lib/arnie_grid/bench"),
         "pathfinding",
         "bench: PathFinding.js for the planner comparison; without it that column is skipped",
     );

@@ -91,7 +91,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         let exe = layout.target.join("debug/board_sim");
         let mut c = run::command(layout, ros, &exe.to_string_lossy());
         c.args(["--scenario", &scenario.to_string_lossy(), "--packets"])
-            .arg(layout.root.join("nodes/arnie_comms/packets"))
+            .arg(layout.root.join("nodes/lib/arnie_packets/packets"))
             .args(["pty", "--link-file"])
             .arg(&link_file)
             .arg("--truth-log")

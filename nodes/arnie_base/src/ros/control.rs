@@ -9,8 +9,9 @@ use node_glue::r2r::arnie_interfaces::msg::Packet;
 use node_glue::{time, topics, Shutdown};
 use tokio::sync::mpsc;
 
+use super::behaviors::{BehaviorDoor, RunningWait};
 use super::doors::{Door, Pending};
-use super::planner::{mark, plan};
+use super::planner::{mark, plan_route};
 use super::{Control, Event, Step, CMD_VEL, GOAL_POSE, NODE};
 use crate::board;
 use crate::{Outcome, Output};
@@ -39,6 +40,8 @@ impl Control {
                 Some(step) = inputs.next() => step,
                 Some(e) = events.recv() => Step::Event(e),
                 c = Door::next_cancel(self.active.as_mut().map(|a| &mut a.door)) => Step::Cancel(c),
+                c = BehaviorDoor::next_cancel(self.behavior.as_mut()) => Step::BehaviorCancel(c),
+                c = RunningWait::next_cancel(self.wait.as_mut()) => Step::WaitCancel(c),
                 _ = ticker.tick() => Step::Tick,
             };
             let now = self.now();
@@ -52,7 +55,35 @@ impl Control {
                     self.on_nav2_goal(req);
                     Vec::new()
                 }
-                Step::Goal(Pending::Topic) => Vec::new(),
+                Step::Goal(Pending::Topic) | Step::Goal(Pending::Waypoint(_)) => Vec::new(),
+                Step::Goal(Pending::Through(req)) => {
+                    self.on_through_goal(req);
+                    Vec::new()
+                }
+                Step::Goal(Pending::Path(req)) => {
+                    self.on_path_goal(req);
+                    Vec::new()
+                }
+                Step::Waypoints(req) => {
+                    self.on_waypoints_goal(req);
+                    Vec::new()
+                }
+                Step::Behavior(p) => {
+                    self.on_behavior_goal(p);
+                    Vec::new()
+                }
+                Step::Wait(req) => {
+                    self.on_wait_goal(req);
+                    Vec::new()
+                }
+                Step::BehaviorCancel(req) => {
+                    self.on_behavior_cancel(req);
+                    Vec::new()
+                }
+                Step::WaitCancel(req) => {
+                    self.on_wait_cancel(req);
+                    Vec::new()
+                }
                 Step::GoalPose(p) => {
                     self.counters.goal_poses.inc();
                     match self.goal_in_map(&p) {
@@ -93,6 +124,7 @@ impl Control {
                     }
                 }
                 Step::Tick => {
+                    self.behavior_tick(now);
                     let mut outs = self.match_tick(now);
                     outs.extend(self.nav.tick(now));
                     let manual = self.teleop.active();
@@ -117,6 +149,7 @@ impl Control {
         if self.teleop.active() {
             self.send_stop();
         }
+        self.end_behaviors_at_shutdown();
         if let Some(a) = self.active.take() {
             self.send_stop();
             a.door
@@ -176,18 +209,9 @@ impl Control {
                     }
                 }
                 Output::Stop => self.send_stop(),
-                Output::Plan { id, start, goal } => {
-                    self.counters.plan_requests.inc();
-                    let (client, tx, timeout) = (
-                        self.planner.clone(),
-                        self.events_tx.clone(),
-                        self.planner_timeout,
-                    );
-                    tokio::spawn(async move {
-                        let reply = plan(&client, start, goal, timeout).await;
-                        let _ = tx.send(Event::Plan(id, reply));
-                    });
-                }
+                // One leg or a route: the planner is asked leg by leg either way.
+                Output::Plan { id, start, goal } => self.spawn_plan(id, vec![start, goal]),
+                Output::PlanRoute { id, points } => self.spawn_plan(id, points),
                 Output::Mark {
                     id,
                     centers,
@@ -212,9 +236,10 @@ impl Control {
                 }
                 Output::Feedback { goal, feedback } => {
                     let speed = self.nav.config().max_speed_mps;
+                    let now_speed = self.nav.speed().0;
                     let map = self.frames.map_frame().to_string();
                     if let Some(a) = self.active.as_mut().filter(|a| a.id == goal) {
-                        a.door.feedback(&feedback, &map, speed);
+                        a.door.feedback(&feedback, &map, speed, now_speed);
                     }
                 }
                 Output::Done { goal, finish } => {
@@ -232,10 +257,41 @@ impl Control {
                         Outcome::Reached => node_glue::log_info!("{log}"),
                         _ => node_glue::log_warn!("{log}"),
                     }
-                    a.door.end(finish);
+                    match a.door {
+                        // A waypoint's goal ended: the run goes on (or ends) by itself.
+                        Door::Waypoints(w)
+                            if !matches!(
+                                finish.outcome,
+                                Outcome::Cancelled | Outcome::Preempted
+                            ) =>
+                        {
+                            let result = if finish.outcome == Outcome::Reached {
+                                Ok(())
+                            } else {
+                                Err((crate::nav2::error_code(&finish), finish.message))
+                            };
+                            self.waypoint_done(w, result, false);
+                        }
+                        door => door.end(finish),
+                    }
                 }
             }
         }
+    }
+
+    /// Asks the planner for the path through `points` in a helper task; the answer comes
+    /// back as an [`Event::Plan`].
+    fn spawn_plan(&self, id: u64, points: Vec<(f64, f64)>) {
+        self.counters.plan_requests.inc();
+        let (client, tx, timeout) = (
+            self.planner.clone(),
+            self.events_tx.clone(),
+            self.planner_timeout,
+        );
+        tokio::spawn(async move {
+            let reply = plan_route(&client, &points, timeout).await;
+            let _ = tx.send(Event::Plan(id, reply));
+        });
     }
 
     fn send_stop(&mut self) {

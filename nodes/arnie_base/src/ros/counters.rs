@@ -29,6 +29,8 @@ node_glue::counters! {
             maps,
             pose_estimates,
             pose_estimates_refused,
+            pose_estimates_pending,
+            pose_estimates_repeated,
             plan_requests,
             mark_requests,
             scans_no_tf,

@@ -1,25 +1,36 @@
 //! The front doors of the one navigator: `base/navigate_to` (`arnie_interfaces`
 //! NavigateTo, the strategy's), `navigate_to_pose` (`nav2_msgs` NavigateToPose, Nav2's
-//! clients) and `goal_pose` (rviz's *2D Goal Pose*, no client to answer). A goal from any
-//! door becomes a [`crate::Goal`] in `map`; its feedback and end go back through the door
+//! clients), `goal_pose` (rviz's *2D Goal Pose*, no client to answer), and Nav2's
+//! `navigate_through_poses` ([`super::through_poses`]), `follow_path`
+//! ([`super::follow_path`]) and `follow_waypoints` ([`super::waypoints`]). A goal from any
+//! door becomes a navigator goal in `map`; its feedback and end go back through the door
 //! it came from, in that door's own terms ([`crate::nav2`] for Nav2's error codes).
 use std::time::Instant;
 
 use node_glue::action::{self, Accepted, End};
 use node_glue::r2r::{
-    arnie_interfaces::action::NavigateTo, builtin_interfaces::msg::Duration as RosDuration,
-    geometry_msgs::msg::PoseStamped, nav2_msgs::action::NavigateToPose, std_msgs::msg::Header,
+    arnie_interfaces::action::NavigateTo,
+    builtin_interfaces::msg::Duration as RosDuration,
+    geometry_msgs::msg::PoseStamped,
+    nav2_msgs::action::{FollowPath, NavigateThroughPoses, NavigateToPose},
+    std_msgs::msg::Header,
     ActionServerCancelRequest, ActionServerGoalRequest,
 };
 
 use super::frames::pose_msg;
+use super::waypoints::{WaypointRefused, WaypointsDoor};
 use super::{ActiveGoal, Control, CMD_VEL};
-use crate::{Feedback, Finish, Outcome, Pose2};
+use crate::{Feedback, Finish, Navigator, Outcome, Pose2, Refused};
 
 /// A NavigateTo goal request.
 pub(super) type BaseRequest = ActionServerGoalRequest<NavigateTo::Action>;
 /// A NavigateToPose goal request.
 pub(super) type Nav2Request = ActionServerGoalRequest<NavigateToPose::Action>;
+
+/// A NavigateThroughPoses goal request.
+pub(super) type ThroughRequest = ActionServerGoalRequest<NavigateThroughPoses::Action>;
+/// A FollowPath goal request.
+pub(super) type PathRequest = ActionServerGoalRequest<FollowPath::Action>;
 
 /// A goal not yet accepted, by door.
 pub(super) enum Pending {
@@ -27,6 +38,10 @@ pub(super) enum Pending {
     Nav2(Nav2Request),
     /// From `goal_pose`.
     Topic,
+    Through(ThroughRequest),
+    Path(PathRequest),
+    /// One waypoint of a running `follow_waypoints` goal (already accepted).
+    Waypoint(Box<WaypointsDoor>),
 }
 
 /// The running goal's door.
@@ -37,6 +52,12 @@ pub(super) enum Door {
         started: Instant,
     },
     Topic,
+    Through {
+        run: Accepted<NavigateThroughPoses::Action>,
+        started: Instant,
+    },
+    Path(Accepted<FollowPath::Action>),
+    Waypoints(Box<WaypointsDoor>),
 }
 
 /// How a refusal reads: the navigator's outcome, Nav2's code, the reason.
@@ -53,6 +74,18 @@ impl Pending {
             Pending::Base(_) => "NavigateTo",
             Pending::Nav2(_) => "NavigateToPose",
             Pending::Topic => "goal_pose",
+            Pending::Through(_) => "NavigateThroughPoses",
+            Pending::Path(_) => "FollowPath",
+            Pending::Waypoint(_) => "FollowWaypoints",
+        }
+    }
+
+    /// The door's error code for a goal the navigator refused before it moved.
+    pub(super) fn refusal_code(&self, outcome: Outcome) -> u16 {
+        match (self, outcome) {
+            (_, Outcome::LinkLost) => crate::nav2::NO_VALID_CONTROL,
+            (Pending::Path(_), _) => crate::nav2::INVALID_PATH,
+            _ => crate::nav2::UNKNOWN,
         }
     }
 
@@ -81,7 +114,27 @@ impl Pending {
                     },
                 );
             }
-            Pending::Topic => {}
+            Pending::Through(req) => {
+                action::reject(
+                    req,
+                    NavigateThroughPoses::Result {
+                        error_code: r.code,
+                        error_msg: r.message,
+                    },
+                );
+            }
+            Pending::Path(req) => {
+                action::reject(
+                    req,
+                    FollowPath::Result {
+                        error_code: r.code,
+                        error_msg: r.message,
+                        ..Default::default()
+                    },
+                );
+            }
+            // A waypoint's refusal is handled by its run (Control::begin).
+            Pending::Topic | Pending::Waypoint(_) => {}
         }
     }
 
@@ -94,23 +147,42 @@ impl Pending {
                 started: Instant::now(),
             }),
             Pending::Topic => Some(Door::Topic),
+            Pending::Through(req) => action::accept(req).map(|run| Door::Through {
+                run,
+                started: Instant::now(),
+            }),
+            Pending::Path(req) => action::accept(req).map(Door::Path),
+            Pending::Waypoint(w) => Some(Door::Waypoints(w)),
         }
     }
 }
 
-fn duration(secs: f64) -> RosDuration {
-    let secs = if secs.is_finite() { secs.max(0.0) } else { 0.0 };
-    let whole = secs.floor();
-    RosDuration {
-        sec: whole.min(f64::from(i32::MAX)) as i32,
-        nanosec: ((secs - whole) * 1e9) as u32,
+pub(super) fn duration(secs: f64) -> RosDuration {
+    node_glue::time::duration_msg(secs)
+}
+
+/// A finish's message, `preempted: ...` first when it was preempted (Nav2 has no code
+/// for it; the strategy's navigate_to_pose mode reads the word).
+fn preempted_first(f: &Finish) -> String {
+    match f.outcome {
+        Outcome::Preempted if !f.message.starts_with("preempted") => {
+            format!("preempted: {}", f.message)
+        }
+        _ => f.message.clone(),
     }
 }
 
 impl Door {
     /// The running goal's feedback; `map` is the map frame, `speed` the top speed (for
-    /// Nav2's estimated time remaining).
-    pub(super) fn feedback(&mut self, fb: &Feedback, map: &str, speed: f64) {
+    /// Nav2's estimated time remaining), `now_speed` the board's linear speed.
+    pub(super) fn feedback(&mut self, fb: &Feedback, map: &str, speed: f64, now_speed: f64) {
+        let current_pose = || PoseStamped {
+            header: Header {
+                stamp: node_glue::time::now(),
+                frame_id: map.to_string(),
+            },
+            pose: pose_msg(&fb.pose),
+        };
         let sent = match self {
             Door::Base(run) => run.goal.publish_feedback(NavigateTo::Feedback {
                 phase: fb.phase as u8,
@@ -132,6 +204,21 @@ impl Door {
                 distance_remaining: fb.distance_left_m as f32,
             }),
             Door::Topic => Ok(()),
+            Door::Through { run, started } => {
+                run.goal.publish_feedback(NavigateThroughPoses::Feedback {
+                    current_pose: current_pose(),
+                    navigation_time: duration(started.elapsed().as_secs_f64()),
+                    estimated_time_remaining: duration(fb.distance_left_m / speed.max(1e-3)),
+                    number_of_recoveries: i16::try_from(fb.replans).unwrap_or(i16::MAX),
+                    distance_remaining: fb.distance_left_m as f32,
+                    number_of_poses_remaining: i16::try_from(fb.poses_left).unwrap_or(i16::MAX),
+                })
+            }
+            Door::Path(run) => run.goal.publish_feedback(FollowPath::Feedback {
+                distance_to_goal: fb.distance_left_m as f32,
+                speed: now_speed as f32,
+            }),
+            Door::Waypoints(w) => w.feedback(),
         };
         if let Err(e) = sent {
             node_glue::log_debug!("could not publish feedback: {e}");
@@ -182,6 +269,39 @@ impl Door {
                     },
                 );
             }
+            Door::Through { mut run, .. } => {
+                let error_code = crate::nav2::through_poses_code(&f);
+                action::end(
+                    &mut run.goal,
+                    how,
+                    NavigateThroughPoses::Result {
+                        error_code,
+                        error_msg: if how == End::Succeeded {
+                            String::new()
+                        } else {
+                            preempted_first(&f)
+                        },
+                    },
+                );
+            }
+            Door::Path(mut run) => {
+                let error_code = crate::nav2::follow_path_code(&f);
+                action::end(
+                    &mut run.goal,
+                    how,
+                    FollowPath::Result {
+                        error_code,
+                        error_msg: if how == End::Succeeded {
+                            String::new()
+                        } else {
+                            preempted_first(&f)
+                        },
+                        ..Default::default()
+                    },
+                );
+            }
+            // A run's own end (cancelled, preempted, shutdown).
+            Door::Waypoints(w) => w.end_with(&f),
             Door::Topic => {}
         }
     }
@@ -192,6 +312,9 @@ impl Door {
         match door {
             Some(Door::Base(run)) => action::next_cancel(Some(run)).await,
             Some(Door::Nav2 { run, .. }) => action::next_cancel(Some(run)).await,
+            Some(Door::Through { run, .. }) => action::next_cancel(Some(run)).await,
+            Some(Door::Path(run)) => action::next_cancel(Some(run)).await,
+            Some(Door::Waypoints(w)) => action::next_cancel(Some(&mut w.run)).await,
             Some(Door::Topic) | None => std::future::pending().await,
         }
     }
@@ -280,26 +403,49 @@ impl Control {
     /// Starts a goal from any door: the navigator checks it (refused: answered through
     /// the door), a manual drive ends, a running goal is preempted.
     pub(super) fn start(&mut self, goal: crate::Goal, pending: Pending) {
+        let what = format!(
+            "({:.3}, {:.3}){}",
+            goal.x,
+            goal.y,
+            goal.heading
+                .map(|h| format!(" heading {h:.3}"))
+                .unwrap_or_default()
+        );
+        // Not a waypoint: nothing comes back.
+        let _ = self.begin(pending, what, |nav, id, now| nav.start(id, goal, now));
+    }
+
+    /// Starts a navigator goal made by `start` (given the goal id and the time) through
+    /// `pending`'s door; `what` describes it for the log. A waypoint of a
+    /// `follow_waypoints` run refused at once comes back (its run decides what follows).
+    #[must_use]
+    pub(super) fn begin(
+        &mut self,
+        pending: Pending,
+        what: String,
+        start: impl FnOnce(&mut Navigator, u64, f64) -> Result<Vec<crate::Output>, Refused>,
+    ) -> Option<WaypointRefused> {
         self.refresh_config();
         let id = self.next_goal;
         self.next_goal += 1;
         let now = self.now();
         let door = pending.name();
-        match self.nav.start(id, goal, now) {
+        match start(&mut self.nav, id, now) {
             Err(refused) => {
                 node_glue::warn_limited!(
                     self.logs,
                     "goal",
-                    "refusing {door} ({}, {}): {}",
-                    goal.x,
-                    goal.y,
+                    "refusing {door} {what}: {}",
                     refused.message
                 );
-                let code = if refused.outcome == Outcome::LinkLost {
-                    crate::nav2::NO_VALID_CONTROL
-                } else {
-                    crate::nav2::UNKNOWN
-                };
+                let code = pending.refusal_code(refused.outcome);
+                if let Pending::Waypoint(door) = pending {
+                    return Some(WaypointRefused {
+                        door,
+                        code,
+                        message: refused.message,
+                    });
+                }
                 let pose = self.nav.pose().unwrap_or_default();
                 pending.reject(
                     Refusal {
@@ -311,27 +457,22 @@ impl Control {
                 );
             }
             Ok(outs) => {
+                self.end_behavior(&format!("preempted by a {door} goal"));
                 let Some(door_run) = pending.accept() else {
                     let outs = self.nav.cancel(now);
                     self.apply(outs);
-                    return;
+                    return None;
                 };
                 if self.teleop.active() {
                     node_glue::log_info!("{door} takes over from manual driving ({CMD_VEL})");
                     self.teleop.release();
                 }
-                node_glue::log_info!(
-                    "{door} ({:.3}, {:.3}){}",
-                    goal.x,
-                    goal.y,
-                    goal.heading
-                        .map(|h| format!(" heading {h:.3}"))
-                        .unwrap_or_default()
-                );
+                node_glue::log_info!("{door} {what}");
                 // Ends the previous goal (PREEMPTED) before the new one is the active one.
                 self.apply(outs);
                 self.active = Some(ActiveGoal { id, door: door_run });
             }
         }
+        None
     }
 }

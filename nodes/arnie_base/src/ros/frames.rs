@@ -9,14 +9,20 @@
 //!   it), both with the odometry's stamp;
 //! - `base/pose` (`geometry_msgs/PoseStamped`): the robot in `map`, what the navigator,
 //!   the strategy and the planner work with;
+//! - `amcl_pose` (`geometry_msgs/PoseWithCovarianceStamped`, reliable, transient local,
+//!   depth 1: AMCL's topic and QoS, what Nav2's clients read the localizer's pose from):
+//!   the robot in `map` with the odometry's covariance turned into `map`, at most every
+//!   `localizer_pose_period_s` and at once after a pose estimate;
 //! - `base/range` (`sensor_msgs/Range`): each `ObstacleReport`, in the frame of its
 //!   sensor (`range_frames[sensor]`, links of the base's URDF at the robot's edge on the
 //!   sensor's ray): `range` = the distance from the edge. The board reports hits only, so
 //!   a silent sensor publishes nothing. A report from a sensor without a frame is
 //!   dropped and counted (`ranges_unknown_sensor`).
+use std::time::Instant;
+
 use node_glue::r2r::{
     self,
-    geometry_msgs::msg::{Point, Pose, PoseStamped, Quaternion},
+    geometry_msgs::msg::{Point, Pose, PoseStamped, PoseWithCovarianceStamped, Quaternion},
     nav_msgs::msg::Odometry,
     sensor_msgs::msg::Range,
     tf2_msgs::msg::TFMessage,
@@ -32,6 +38,19 @@ pub const ODOM: &str = "odom";
 pub use node_glue::topics::BASE_POSE;
 /// The proximity sensors' readings out.
 pub const BASE_RANGE: &str = "base/range";
+/// The localizer's pose out (AMCL's name: Nav2's clients subscribe to it).
+pub const AMCL_POSE: &str = "amcl_pose";
+
+/// What became of a pose estimate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Relocation {
+    /// `map` → `odom` moved now.
+    Applied,
+    /// No odometry yet: kept, applied with the first odometry packet.
+    Pending,
+    /// Not finite.
+    Refused,
+}
 
 /// The publishers and state of the base's frames (see the module doc).
 pub(super) struct Frames {
@@ -49,6 +68,11 @@ pub(super) struct Frames {
     field_of_view_rad: f32,
     /// The last odometry pose (in `odom`), for a later pose estimate.
     last: Option<Pose2>,
+    amcl_pub: r2r::Publisher<PoseWithCovarianceStamped>,
+    amcl_period_s: f64,
+    amcl_last: Option<Instant>,
+    /// A pose estimate that came before any odometry (applied with the first).
+    pending: Option<Pose2>,
 }
 
 /// Why a proximity report was not published.
@@ -85,6 +109,11 @@ impl Frames {
             range_max_m: p.range_max_m.to_vec(),
             field_of_view_rad: p.range_field_of_view_rad as f32,
             last: None,
+            amcl_pub: node
+                .create_publisher::<PoseWithCovarianceStamped>(AMCL_POSE, qos::latched())?,
+            amcl_period_s: p.localizer_pose_period_s,
+            amcl_last: None,
+            pending: None,
         })
     }
 
@@ -109,6 +138,16 @@ impl Frames {
     pub(super) fn on_odometry(&mut self, pose: &Pose2, v: f64, w: f64) -> Result<Pose2, Pose2> {
         self.covariance.on_pose(pose);
         self.last = Some(*pose);
+        if let Some(estimate) = self.pending.take() {
+            if self.map_odom.relocate(&estimate, pose) {
+                self.amcl_last = None;
+                let o = self.map_odom.origin;
+                node_glue::log_info!(
+                    "the pose estimate kept until the first odometry is applied: the robot is at ({:.3}, {:.3}, {:.3} rad) in {}; {} -> {} is now ({:.3}, {:.3}, {:.3} rad)",
+                    estimate.x, estimate.y, estimate.theta, self.map, self.map, self.odom, o.x, o.y, o.theta
+                );
+            }
+        }
         let in_map = self.map_odom.to_map(pose);
         let stamp = time::now();
         let mut msg = Odometry {
@@ -141,6 +180,21 @@ impl Frames {
             pose: pose_msg(&in_map),
         };
         ok &= self.pose_pub.publish(&stamped).is_ok();
+        let due = self
+            .amcl_last
+            .is_none_or(|t| t.elapsed().as_secs_f64() >= self.amcl_period_s);
+        if due {
+            self.amcl_last = Some(Instant::now());
+            let mut amcl = PoseWithCovarianceStamped {
+                header: stamped.header.clone(),
+                ..Default::default()
+            };
+            amcl.pose.pose = stamped.pose.clone();
+            amcl.pose.covariance =
+                crate::odom::rotate_covariance(&self.covariance.pose(), self.map_odom.origin.theta)
+                    .to_vec();
+            ok &= self.amcl_pub.publish(&amcl).is_ok();
+        }
         if ok {
             Ok(in_map)
         } else {
@@ -148,12 +202,23 @@ impl Frames {
         }
     }
 
-    /// Moves `map` → `odom` so that the robot is at `map_pose` now (a pose estimate).
-    /// `false` when there is no odometry yet or the pose is not finite.
-    pub(super) fn relocate(&mut self, map_pose: &Pose2) -> bool {
+    /// Moves `map` → `odom` so that the robot is at `map_pose` now (a pose estimate);
+    /// before any odometry the estimate is kept and applied with the first packet.
+    pub(super) fn relocate(&mut self, map_pose: &Pose2) -> Relocation {
+        if !map_pose.is_finite() {
+            return Relocation::Refused;
+        }
         match self.last {
-            Some(odom) => self.map_odom.relocate(map_pose, &odom),
-            None => false,
+            Some(odom) if self.map_odom.relocate(map_pose, &odom) => {
+                // The localizer's pose goes out with the next odometry packet.
+                self.amcl_last = None;
+                Relocation::Applied
+            }
+            Some(_) => Relocation::Refused,
+            None => {
+                self.pending = Some(*map_pose);
+                Relocation::Pending
+            }
         }
     }
 

@@ -6,7 +6,7 @@ use node_glue::r2r::{
     nav_msgs::msg::OccupancyGrid,
 };
 
-use super::frames::RangeDropped;
+use super::frames::{RangeDropped, Relocation};
 use super::{Control, BASE_RANGE, INITIAL_POSE};
 use crate::board::{self, FromBoard};
 use crate::{KnownObstacles, Output, Pose2};
@@ -19,7 +19,9 @@ impl Control {
                     self.counters.publish_errors.inc();
                     p
                 });
-                self.nav.on_odometry(in_map, v, w, now)
+                let outs = self.nav.on_odometry(in_map, v, w, now);
+                self.behavior_odometry(now);
+                outs
             }
             Ok(FromBoard::Obstacle {
                 sensor,
@@ -44,6 +46,7 @@ impl Control {
                     }
                 }
                 let hit = self.frames.map_odom().point_to_map(hit);
+                self.behavior_obstacle(distance_m, bearing_rad, now);
                 self.nav.on_obstacle(distance_m, bearing_rad, hit, now)
             }
             Ok(FromBoard::Ack {
@@ -85,14 +88,31 @@ impl Control {
         let q = &p.orientation;
         let theta = 2.0 * q.z.atan2(q.w);
         let pose = Pose2::new(p.position.x, p.position.y, theta);
+        // The same message twice (BasicNavigator repeats its estimate until amcl_pose
+        // answers) moves nothing twice.
+        let key = format!("{:?}", (&e.header, &e.pose.pose));
+        if self.last_estimate.as_deref() == Some(key.as_str()) {
+            self.counters.pose_estimates_repeated.inc();
+            return;
+        }
+        self.last_estimate = Some(key);
         let refused = if frame != map {
             Some(format!("frame '{frame}' is not the map frame '{map}'"))
         } else if !(pose.is_finite() && q.x.is_finite() && q.y.is_finite()) {
             Some("a value is not finite".to_string())
-        } else if !self.frames.relocate(&pose) {
-            Some("no odometry from the board yet".to_string())
         } else {
-            None
+            match self.frames.relocate(&pose) {
+                Relocation::Refused => Some("a value is not finite".to_string()),
+                Relocation::Pending => {
+                    self.counters.pose_estimates_pending.inc();
+                    node_glue::log_info!(
+                        "{INITIAL_POSE}: ({:.3}, {:.3}, {:.3} rad) in {map} kept: no odometry from the board yet, applied with the first",
+                        pose.x, pose.y, pose.theta
+                    );
+                    return;
+                }
+                Relocation::Applied => None,
+            }
         };
         match refused {
             Some(why) => {

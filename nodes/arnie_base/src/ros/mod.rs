@@ -1,7 +1,12 @@
 //! The ROS 2 side of the `arnie_base` node (feature `ros`): the only module that uses
 //! r2r. The binary only calls [`run`].
 //!
-//! - serves `arnie_interfaces/action/NavigateTo` on `base/navigate_to`;
+//! - serves `arnie_interfaces/action/NavigateTo` on `base/navigate_to`, and Nav2's
+//!   actions where the base can do the job: `navigate_to_pose`, `navigate_through_poses`,
+//!   `follow_waypoints`, `follow_path`, `spin`, `backup`, `drive_on_heading`, `wait`;
+//! - publishes the localizer's pose as AMCL does (`amcl_pose`) and takes pose estimates
+//!   on `initialpose` (one before the first odometry is kept and applied with it;
+//!   `set_initial_pose` sets one at start);
 //! - subscribes `comms/rx` (`arnie_interfaces/Packet`: Odometry, ObstacleReport, Ack from
 //!   the motor board through `comms_bridge`) and `map` (`nav_msgs/OccupancyGrid`,
 //!   latched: the planner's map; cells of value 100 are the map's own obstacles, whose
@@ -25,24 +30,33 @@
 //! - here: [`run`], [`setup`] (every entity and task) and the control task's state;
 //! - `params`: the parameters, declared once; `counters`: the counters and the status;
 //! - `control`: the control task's loop and what it sends (drive, stop, planner calls);
-//! - `doors`: the three goal doors (`base/navigate_to`, `navigate_to_pose`, `goal_pose`);
+//! - `doors`: the goal doors of the navigator (`base/navigate_to`, `navigate_to_pose`,
+//!   `goal_pose`, and the Nav2 ones below);
+//! - `through_poses`, `follow_path`, `waypoints`: Nav2's `navigate_through_poses`,
+//!   `follow_path`, `follow_waypoints`; `behaviors`: `spin`, `backup`,
+//!   `drive_on_heading`, `wait`;
 //! - `teleop`: `cmd_vel`; `inputs`: board packets, pose estimates, the map;
 //! - `planner`: the `plan_path` and `update_map` calls; `frames`: odometry, TF, ranges
 //!   and the pose out;
 //! - `scan`: the LiDAR's scans into the gate, the match's end, the zone and marks drawn.
+mod behaviors;
 mod control;
 mod counters;
 mod doors;
+mod follow_path;
 mod frames;
 mod inputs;
 mod params;
 mod planner;
 mod scan;
 mod teleop;
+mod through_poses;
+mod waypoints;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use behaviors::{BehaviorPending, RunningBehavior, RunningWait};
 use counters::Counters;
 use doors::{Door, Pending};
 use futures::{Stream, StreamExt};
@@ -52,11 +66,14 @@ use node_glue::r2r::{
         action::NavigateTo, msg::MatchState, msg::Packet, srv::PlanPath, srv::UpdateMap,
     },
     geometry_msgs::msg::{PoseStamped, PoseWithCovarianceStamped, Twist, TwistStamped},
-    nav2_msgs::action::NavigateToPose,
+    nav2_msgs::action::{
+        BackUp, DriveOnHeading, FollowPath, FollowWaypoints, NavigateThroughPoses, NavigateToPose,
+        Spin, Wait as WaitAction,
+    },
     nav_msgs::msg::OccupancyGrid,
     sensor_msgs::msg::LaserScan,
     visualization_msgs::msg::MarkerArray,
-    ActionServerCancelRequest,
+    ActionServerCancelRequest, ActionServerGoalRequest,
 };
 use node_glue::ratelimit::RateLimit;
 use node_glue::{qos, topics, App, Error, ParameterError};
@@ -66,8 +83,8 @@ use crate::{Navigator, PlanReply, Teleop};
 use params::BaseParams;
 
 /// The node's default name.
-pub const NODE: &str = "arnie_base";
-pub use frames::{BASE_POSE, BASE_RANGE, ODOM};
+pub const NODE: &str = "base";
+pub use frames::{AMCL_POSE, BASE_POSE, BASE_RANGE, ODOM};
 /// The action, and the planner's map update service (names shared with the strategy
 /// and the planner: one place).
 pub use node_glue::topics::{NAVIGATE_TO, UPDATE_MAP};
@@ -79,6 +96,23 @@ pub const NAVIGATE_TO_POSE: &str = "navigate_to_pose";
 pub const GOAL_POSE: &str = "goal_pose";
 /// Velocity commands in (teleop, joystick, twist_mux, a Nav2 controller).
 pub const CMD_VEL: &str = "cmd_vel";
+/// Nav2's action and service names the base serves (relative, as Nav2's servers).
+pub mod nav2_names {
+    /// `nav2_msgs/action/NavigateThroughPoses`.
+    pub const NAVIGATE_THROUGH_POSES: &str = "navigate_through_poses";
+    /// `nav2_msgs/action/FollowWaypoints`.
+    pub const FOLLOW_WAYPOINTS: &str = "follow_waypoints";
+    /// `nav2_msgs/action/FollowPath`.
+    pub const FOLLOW_PATH: &str = "follow_path";
+    /// `nav2_msgs/action/Spin`.
+    pub const SPIN: &str = "spin";
+    /// `nav2_msgs/action/BackUp`.
+    pub const BACKUP: &str = "backup";
+    /// `nav2_msgs/action/DriveOnHeading`.
+    pub const DRIVE_ON_HEADING: &str = "drive_on_heading";
+    /// `nav2_msgs/action/Wait`.
+    pub const WAIT: &str = "wait";
+}
 use frames::Frames;
 
 /// Runs the node until shutdown, then exits the process (exit 2 when it cannot start,
@@ -105,8 +139,47 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let nav2_goals = app
         .node
         .create_action_server::<NavigateToPose::Action>(NAVIGATE_TO_POSE)?;
+    let node = &mut app.node;
+    let nav2_more: Vec<std::pin::Pin<Box<dyn Stream<Item = Step> + Send>>> = vec![
+        Box::pin(
+            node.create_action_server::<NavigateThroughPoses::Action>(
+                nav2_names::NAVIGATE_THROUGH_POSES,
+            )?
+            .map(|r| Step::Goal(Pending::Through(r))),
+        ),
+        Box::pin(
+            node.create_action_server::<FollowPath::Action>(nav2_names::FOLLOW_PATH)?
+                .map(|r| Step::Goal(Pending::Path(r))),
+        ),
+        Box::pin(
+            node.create_action_server::<FollowWaypoints::Action>(nav2_names::FOLLOW_WAYPOINTS)?
+                .map(Step::Waypoints),
+        ),
+        Box::pin(
+            node.create_action_server::<Spin::Action>(nav2_names::SPIN)?
+                .map(|r| Step::Behavior(BehaviorPending::Spin(r))),
+        ),
+        Box::pin(
+            node.create_action_server::<BackUp::Action>(nav2_names::BACKUP)?
+                .map(|r| Step::Behavior(BehaviorPending::BackUp(r))),
+        ),
+        Box::pin(
+            node.create_action_server::<DriveOnHeading::Action>(nav2_names::DRIVE_ON_HEADING)?
+                .map(|r| Step::Behavior(BehaviorPending::Drive(r))),
+        ),
+        Box::pin(
+            node.create_action_server::<WaitAction::Action>(nav2_names::WAIT)?
+                .map(Step::Wait),
+        ),
+    ];
     // rviz's tools publish reliable, volatile; Nav2's controller and teleop nodes too.
     let goal_poses = app.subscribe::<PoseStamped>(GOAL_POSE, qos::commands())?;
+    // A publisher of the other Twist type never matches: say so, once per publisher.
+    app.watch_subscription_type(
+        CMD_VEL,
+        crate::cmd_vel::expected_type(p.cmd_vel_stamped),
+        &crate::cmd_vel::hint(p.cmd_vel_stamped),
+    );
     let commands: std::pin::Pin<Box<dyn Stream<Item = Step> + Send>> = if p.cmd_vel_stamped {
         Box::pin(
             app.subscribe::<TwistStamped>(CMD_VEL, qos::legacy_commands())?
@@ -121,7 +194,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let tf = node_glue::tf::Listener::new(app, Duration::from_secs(10))?;
     let rx = app.subscribe::<Packet>(topics::COMMS_RX, qos::commands())?;
     let maps = app.subscribe::<OccupancyGrid>(topics::MAP, qos::latched())?;
-    // rviz's "2D Pose Estimate" publishes here (reliable, volatile, depth 10).
+    // rviz's "2D Pose Estimate" publishes here (reliable, volatile, depth 10), and so does
+    // Nav2's BasicNavigator.setInitialPose.
     let estimates = app.subscribe::<PoseWithCovarianceStamped>(INITIAL_POSE, qos::commands())?;
     // The LiDAR's scans (sensor data: any publisher matches) and the match's phase (latched).
     let scans = app.subscribe::<LaserScan>(topics::SCAN, qos::sensor())?;
@@ -132,7 +206,15 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let tx = app
         .node
         .create_publisher::<Packet>(topics::COMMS_TX, qos::commands())?;
-    let frames = Frames::new(app, &p)?;
+    let mut frames = Frames::new(app, &p)?;
+    if p.set_initial_pose {
+        let pose = crate::Pose2::new(p.initial_pose_x, p.initial_pose_y, p.initial_pose_yaw);
+        node_glue::log_info!(
+            "set_initial_pose: the robot is at ({:.3}, {:.3}, {:.3} rad) in {} (applied with the first odometry)",
+            pose.x, pose.y, pose.theta, p.frame_id
+        );
+        frames.relocate(&pose);
+    }
     let planner = Arc::new(
         app.node
             .create_client::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?,
@@ -167,6 +249,9 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         counters: counters.clone(),
         logs: RateLimit::default(),
         active: None,
+        behavior: None,
+        wait: None,
+        last_estimate: None,
         next_goal: 1,
         seq: 0,
         watchdog_ms: p.watchdog_ms(),
@@ -177,8 +262,11 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     };
     tokio::spawn(control.run(
         futures::stream::select(
-            goals.map(|r| Step::Goal(Pending::Base(r))),
-            nav2_goals.map(|r| Step::Goal(Pending::Nav2(r))),
+            futures::stream::select(
+                goals.map(|r| Step::Goal(Pending::Base(r))),
+                nav2_goals.map(|r| Step::Goal(Pending::Nav2(r))),
+            ),
+            futures::stream::select_all(nav2_more),
         ),
         rx,
         // The map and pose estimates, one stream of steps (either order is fine).
@@ -229,6 +317,12 @@ struct Control {
     /// Input-driven warnings, at most one line per key per period.
     logs: RateLimit,
     active: Option<ActiveGoal>,
+    /// The running spin / backup / drive-on-heading (owns the motion like `active`).
+    behavior: Option<RunningBehavior>,
+    /// The running wait (a timer beside the rest).
+    wait: Option<RunningWait>,
+    /// The last pose estimate taken (the same message twice moves nothing twice).
+    last_estimate: Option<String>,
     next_goal: u64,
     /// The seq of the last DriveSpeed / Stop sent (one counter for both: Stop wants a new
     /// DriveSpeed seq after it).
@@ -246,6 +340,11 @@ struct Control {
 enum Step {
     Shutdown,
     Goal(Pending),
+    Waypoints(ActionServerGoalRequest<FollowWaypoints::Action>),
+    Behavior(BehaviorPending),
+    Wait(ActionServerGoalRequest<WaitAction::Action>),
+    BehaviorCancel(ActionServerCancelRequest),
+    WaitCancel(ActionServerCancelRequest),
     /// A NavigateToPose-like goal without a client (`goal_pose`).
     GoalPose(PoseStamped),
     /// A velocity command and its frame (`None`: plain Twist).

@@ -105,8 +105,8 @@ node_glue::declare_parameters! {
         pub range_max_m: node_glue::params::Doubles = vec![0.35, 0.3, 0.3, 0.25].into(), any(), "start only";
         /// Field of view of every proximity sensor (Range field_of_view) [rad]
         pub range_field_of_view_rad: f64 = 0.05, float(0.0, 3.15), "start only";
-        /// cmd_vel is geometry_msgs/TwistStamped (Jazzy's Nav2 default); false: plain Twist
-        pub cmd_vel_stamped: bool = true, any(), "start only";
+        /// cmd_vel is geometry_msgs/TwistStamped; false: plain geometry_msgs/Twist (Jazzy's teleop and Nav2 default); a publisher of the other type is logged once and counted
+        pub cmd_vel_stamped: bool = false, any(), "start only";
         /// No cmd_vel for this long stops the base (one Stop; manual driving ends) [s]
         pub cmd_vel_timeout_s: f64 = crate::TeleopLimits::default().timeout_s, float(0.01, 10.0), "next command";
         /// Top linear speed from cmd_vel (faster commands are clamped and counted) [m/s]
@@ -125,6 +125,18 @@ node_glue::declare_parameters! {
         pub planner_timeout_s: f64 = 5.0, float(0.0, 600.0), "next goal";
         /// Period of /diagnostics [ms]
         pub diagnostics_period_ms: i64 = 1000, int(1, 60_000), "start only";
+        /// follow_waypoints ends ABORTED at the first missed waypoint; false: goes on and lists it in missed_waypoints (Nav2's bringup setting)
+        pub stop_on_failure: bool = false, any(), "next goal";
+        /// amcl_pose (the localizer's pose, AMCL's topic and QoS) at most this often; 0 = with every odometry packet [s]
+        pub localizer_pose_period_s: f64 = 0.1, float(0.0, 60.0), "start only";
+        /// Set the robot's pose in the map frame at start from initial_pose_x/y/yaw (AMCL's set_initial_pose; applied with the first odometry)
+        pub set_initial_pose: bool = false, any(), "start only";
+        /// The initial pose's x in the map frame (set_initial_pose) [m]
+        pub initial_pose_x: f64 = 0.0, float(-1000.0, 1000.0), "start only";
+        /// The initial pose's y in the map frame (set_initial_pose) [m]
+        pub initial_pose_y: f64 = 0.0, float(-1000.0, 1000.0), "start only";
+        /// The initial pose's heading in the map frame (set_initial_pose) [rad]
+        pub initial_pose_yaw: f64 = 0.0, float(-7.0, 7.0), "start only";
     }
 }
 
@@ -339,8 +351,8 @@ mod tests {
     #[test]
     fn every_parameter_is_at_the_top_level_with_its_description() {
         let params = registered();
-        assert_eq!(params.len(), 54);
-        assert_eq!(BaseParams::declarations().len(), 54);
+        assert_eq!(params.len(), 60);
+        assert_eq!(BaseParams::declarations().len(), 60);
         for d in BaseParams::declarations() {
             assert!(params.contains_key(d.name), "{}", d.name);
             assert!(!d.text().is_empty(), "{}", d.name);
@@ -374,6 +386,10 @@ mod tests {
                 "cmd_vel_stamped",
                 "diagnostics_period_ms",
                 "frame_id",
+                "initial_pose_x",
+                "initial_pose_y",
+                "initial_pose_yaw",
+                "localizer_pose_period_s",
                 "odom_angular_noise",
                 "odom_frame_id",
                 "odom_linear_noise",
@@ -383,6 +399,7 @@ mod tests {
                 "range_field_of_view_rad",
                 "range_frames",
                 "range_max_m",
+                "set_initial_pose",
                 "tick_ms"
             ]
         );

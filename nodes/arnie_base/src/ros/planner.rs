@@ -64,6 +64,31 @@ pub(super) async fn plan(
     }
 }
 
+/// A path through `points` (the start, then each pose in order): one `plan_path` call
+/// per leg, in turn, within `timeout` each; the first failed leg's failure, its message
+/// naming the leg when there are several.
+pub(super) async fn plan_route(
+    client: &r2r::Client<PlanPath::Service>,
+    points: &[(f64, f64)],
+    timeout: Duration,
+) -> PlanReply {
+    let mut legs = Vec::with_capacity(points.len().saturating_sub(1));
+    for (i, leg) in points.windows(2).enumerate() {
+        match plan(client, leg[0], leg[1], timeout).await {
+            PlanReply::Path(p) => legs.push(p),
+            PlanReply::Failed(why, msg) if points.len() == 2 => return PlanReply::Failed(why, msg),
+            PlanReply::Failed(why, msg) => {
+                return PlanReply::Failed(
+                    why,
+                    format!("leg {} of {} (to pose {i}): {msg}", i + 1, points.len() - 1),
+                )
+            }
+            PlanReply::Legs(mut l) => legs.append(&mut l),
+        }
+    }
+    PlanReply::Legs(legs)
+}
+
 /// One `update_map` call; true when the planner answered OK.
 pub(super) async fn mark(
     client: &r2r::Client<UpdateMap::Service>,

@@ -52,6 +52,7 @@ impl Control {
                     node_glue::log_info!("{CMD_VEL}: manual driving");
                 }
                 let mut outs = Vec::new();
+                self.end_behavior(&format!("preempted by a manual command on {CMD_VEL}"));
                 if let Some(a) = self.active.take() {
                     self.counters.manual_takeovers.inc();
                     node_glue::log_warn!(

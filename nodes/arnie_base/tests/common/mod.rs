@@ -1,7 +1,7 @@
 //! What the navigator's tests share: the planner as the node runs it.
 use arnie_base::{PlanFailure, PlanReply};
-use arnie_planner::node::{answer, Query, Search};
-use arnie_planner::{Grid, MapFrame, MarkedMap, Planner};
+use arnie_grid::node::{answer, Query, Search};
+use arnie_grid::{Grid, MapFrame, MarkedMap, Planner};
 
 /// The planner as the node runs it: a marked map, expiry before each plan.
 pub struct TestPlanner {

@@ -20,7 +20,7 @@ use crate::config::{Config, RawConfig};
 node_glue::declare_parameters! {
     /// ROS parameters: flat names with units; defaults = [`RawConfig::default`].
     pub(crate) struct CommsParams(d = RawConfig::default()) {
-        /// Folder of packet definitions, one JSON file per packet; other files are ignored (required: empty stops the node; ours: nodes/arnie_comms/packets)
+        /// Folder of packet definitions, one JSON file per packet; other files are ignored (required: empty stops the node; ours: nodes/lib/arnie_packets/packets)
         packets_dir: String = d.packets_dir, any(), "start only";
         /// The wire: uart (serial port), can (SocketCAN) or can_udp (CAN over UDP)
         transport: String = d.transport, one_of(TRANSPORTS), "start only";

@@ -1,14 +1,16 @@
 //! `cargo xtask bench foxglove`: the bridge's overhead on a real graph.
 //!
-//! Starts the release `arnie_foxglove` beside this binary (its own ROS domain, localhost
+//! Starts the release `foxglove_bridge` beside this binary (its own ROS domain, localhost
 //! only, a free port), publishes `geometry_msgs/PointStamped` stamped with the wall
 //! clock from an r2r node, and reads it back with WebSocket clients (foxglove.sdk.v1,
 //! tokio-tungstenite) and, as the baseline, with an r2r subscription in this process.
 //! Prints two markdown tables: latency publish → client (and publish → r2r subscriber)
 //! at 1 kHz, through the public port (the front that accepts foxglove.websocket.v1 too)
 //! and straight to the SDK's own loopback port, so the front's cost shows; and
-//! messages/s delivered to 1 and 4 clients at rising publish rates (both ports).
-//! Nothing is asserted: a bench prints.
+//! messages/s delivered to 1 and 4 clients at rising publish rates (both ports). A second
+//! bridge serves `wss://` with an access token (a lab made by the `arnie_secure` binary
+//! beside this one): its row at 1 kHz against the plain `ws://` one shows what TLS and the
+//! token check add. Nothing is asserted: a bench prints.
 
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -43,20 +45,63 @@ struct Seen {
     latencies_us: Mutex<Vec<f64>>,
 }
 
+/// `wss://` with a token: the CA to trust and the token to present.
+#[derive(Clone)]
+struct Secure {
+    connector: tokio_rustls::TlsConnector,
+    token: String,
+}
+
 async fn client(
     url: String,
+    secure: Option<Secure>,
     seen: Arc<Seen>,
     ready: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
 ) -> Result<(), String> {
-    let mut req = url.into_client_request().map_err(|e| e.to_string())?;
+    let mut req = url.clone().into_client_request().map_err(|e| e.to_string())?;
     req.headers_mut().insert(
         "Sec-WebSocket-Protocol",
         "foxglove.sdk.v1".parse().map_err(|_| "header")?,
     );
-    let (mut ws, _) = tokio_tungstenite::connect_async(req)
+    let Some(secure) = secure else {
+        let (ws, _) = tokio_tungstenite::connect_async(req)
+            .await
+            .map_err(|e| e.to_string())?;
+        return read(ws, seen, ready, stop).await;
+    };
+    req.headers_mut().insert(
+        "Authorization",
+        format!("Bearer {}", secure.token)
+            .parse()
+            .map_err(|_| "header")?,
+    );
+    let addr = url.trim_start_matches("wss://").to_owned();
+    let tcp = tokio::net::TcpStream::connect(&addr)
         .await
         .map_err(|e| e.to_string())?;
+    let _ = tcp.set_nodelay(true);
+    let name = rustls_pki_types::ServerName::try_from("127.0.0.1").map_err(|e| e.to_string())?;
+    let tls = secure
+        .connector
+        .connect(name, tcp)
+        .await
+        .map_err(|e| e.to_string())?;
+    let (ws, _) = tokio_tungstenite::client_async(req, tls)
+        .await
+        .map_err(|e| e.to_string())?;
+    read(ws, seen, ready, stop).await
+}
+
+async fn read<S>(
+    mut ws: tokio_tungstenite::WebSocketStream<S>,
+    seen: Arc<Seen>,
+    ready: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+) -> Result<(), String>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
     let mut subscribed = false;
     while !stop.load(Ordering::Relaxed) {
         let next = tokio::time::timeout(Duration::from_millis(200), ws.next()).await;
@@ -143,39 +188,28 @@ fn sdk_port(line: &str) -> Option<u16> {
 
 struct Bridge(Child);
 
-impl Drop for Bridge {
-    fn drop(&mut self) {
-        // SIGINT for a clean stop, then reap.
-        let _ = Command::new("kill")
-            .args(["-INT", &self.0.id().to_string()])
-            .status();
-        let _ = self.0.wait();
-    }
-}
-
-fn main() {
-    let domain = (std::process::id() % 80 + 110).to_string();
-    std::env::set_var("ROS_DOMAIN_ID", &domain);
-    std::env::set_var("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or(18765);
+/// Starts the release bridge beside this binary on `port` with `extra` parameters; returns
+/// it and the SDK's own port (from its log).
+fn start_bridge(port: u16, extra: &[String]) -> (Bridge, u16) {
     let exe = std::env::current_exe()
         .expect("current exe")
-        .with_file_name("arnie_foxglove");
+        .with_file_name("foxglove_bridge");
+    let mut args: Vec<String> = vec![
+        "--ros-args".into(),
+        "-p".into(),
+        format!("port:={port}"),
+        "-p".into(),
+        "topic_allow:=/bench/.*".into(),
+        "-p".into(),
+        "discovery_ms:=100".into(),
+    ];
+    for e in extra {
+        args.push("-p".into());
+        args.push(e.clone());
+    }
+    args.extend(["--log-level".into(), "info".into()]);
     let mut child = Command::new(&exe)
-        .args([
-            "--ros-args",
-            "-p",
-            &format!("port:={port}"),
-            "-p",
-            "topic_allow:=/bench/.*",
-            "-p",
-            "discovery_ms:=100",
-            "--log-level",
-            "info",
-        ])
+        .args(&args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -199,10 +233,70 @@ fn main() {
             }
         }
     });
-    let _bridge = Bridge(child);
+    let bridge = Bridge(child);
     let sdk = rx
         .recv_timeout(Duration::from_secs(60))
         .expect("the bridge never logged its SDK port");
+    (bridge, sdk)
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or(18765)
+}
+
+/// A lab on loopback (`arnie_secure` beside this binary) and an operator token: the
+/// `wss://` bridge's parameters and the client's side.
+fn lab() -> (Vec<String>, Secure) {
+    let dir = std::env::temp_dir().join(format!("foxglove_bench_lab_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let sec = std::env::current_exe()
+        .expect("current exe")
+        .with_file_name("arnie_secure");
+    let run = |args: &[&str]| -> String {
+        let out = Command::new(&sec)
+            .arg("--dir")
+            .arg(&dir)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e} (cargo build --release -p arnie_secure)", sec.display()));
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    run(&["init"]);
+    run(&["add-host", "bench", "--address", "127.0.0.1"]);
+    let token = run(&["token", "bench", "--role", "operator"]);
+    let host = dir.join("hosts/bench");
+    let params = vec![
+        format!("tls_cert:={}", host.join("cert.pem").display()),
+        format!("tls_key:={}", host.join("key.pem").display()),
+        format!("token_file:={}", dir.join("foxglove_tokens").display()),
+    ];
+    let connector = arnie_foxglove::ros::tls_connector(&dir.join("ca.pem")).expect("the lab's CA");
+    (params, Secure { connector, token })
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        // SIGINT for a clean stop, then reap.
+        let _ = Command::new("kill")
+            .args(["-INT", &self.0.id().to_string()])
+            .status();
+        let _ = self.0.wait();
+    }
+}
+
+fn main() {
+    let domain = (std::process::id() % 80 + 110).to_string();
+    std::env::set_var("ROS_DOMAIN_ID", &domain);
+    std::env::set_var("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
+    let port = free_port();
+    let (_bridge, sdk) = start_bridge(port, &[]);
+    let (secure_params, secure) = lab();
+    let tls_port = free_port();
+    let (_tls_bridge, _) = start_bridge(tls_port, &secure_params);
     // node_glue's App: the rcl context and node (and libpython kept linked for the wheels).
     let mut app = node_glue::App::new("foxglove_bench").expect("node");
     let node = &mut app.node;
@@ -238,8 +332,10 @@ fn main() {
         .expect("runtime");
     let url = format!("ws://127.0.0.1:{port}");
     let sdk_url = format!("ws://127.0.0.1:{sdk}");
+    let tls_url = format!("wss://127.0.0.1:{tls_port}");
     // Warm-up: the bridge discovers the topic while we publish slowly.
     let run = |url: &str, clients: usize, rate: f64, secs: f64| -> (u64, Vec<Arc<Seen>>, f64) {
+        let secure = url.starts_with("wss://").then(|| secure.clone());
         let stop = Arc::new(AtomicBool::new(false));
         let ready = Arc::new(AtomicU64::new(0));
         let seen: Vec<Arc<Seen>> = (0..clients).map(|_| Arc::default()).collect();
@@ -248,9 +344,10 @@ fn main() {
             .map(|s| {
                 let (url, s, ready, stop) =
                     (url.to_owned(), s.clone(), ready.clone(), stop.clone());
+                let secure = secure.clone();
                 rt.spawn(async move {
                     loop {
-                        match client(url.clone(), s.clone(), ready.clone(), stop.clone()).await {
+                        match client(url.clone(), secure.clone(), s.clone(), ready.clone(), stop.clone()).await {
                             Err(_)
                                 if !stop.load(Ordering::Relaxed)
                                     && ready.load(Ordering::SeqCst) == 0 =>
@@ -300,8 +397,9 @@ fn main() {
     println!("|---|---:|---:|---:|");
     let mut rows = Vec::new();
     for (what, u) in [
-        ("arnie_foxglove (front → SDK)", &url),
+        ("foxglove_bridge (front → SDK)", &url),
         ("the SDK's own port (no front)", &sdk_url),
+        ("arnie_foxglove wss:// + token (front → SDK)", &tls_url),
     ] {
         let (n, seen, _) = run(u, 1, 1000.0, 5.0);
         let mut ws_lat = seen[0].latencies_us.lock().unwrap().clone();
@@ -330,6 +428,11 @@ fn main() {
         "| added by the front (front row − no-front row) | | {:.0} | {:.0} |",
         rows[0].0 - rows[1].0,
         rows[0].1 - rows[1].1
+    );
+    println!(
+        "| added by wss:// + token (wss row − ws row) | | {:.0} | {:.0} |",
+        rows[2].0 - rows[0].0,
+        rows[2].1 - rows[0].1
     );
     println!();
     println!("| port | publish rate [msg/s] | clients | published | received per client (min) | delivered [msg/s per client] | kept up (≥ 99 %) |");

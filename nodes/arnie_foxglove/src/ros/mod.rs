@@ -14,7 +14,6 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::{Duration, Instant};
 
-use arnie_bag::qos::{Durability, Qos, Reliability};
 use foxglove::websocket::{
     AnyClient, Capability, ChannelView, Client, ClientChannel, ClientChannelId, ClientId,
     GetParametersResponder, Parameter, ServerListener, SetParametersResponder, Status,
@@ -26,6 +25,7 @@ use node_glue::App;
 use r2r::qos::{DurabilityPolicy, ReliabilityPolicy};
 use r2r::rcl_interfaces::srv::{GetParameters, ListParameters, SetParameters};
 use r2r::QosProfile;
+use ros_model::qos::{Durability, Qos, Reliability};
 
 use crate::assets::Assets;
 use crate::config::{ros_type_name, Config};
@@ -42,13 +42,15 @@ mod graph;
 mod param_services;
 mod params;
 mod services;
+mod tls;
 use bridge::Bridge;
 use counters::Counters;
 use param_services::{get_params, set_params, ParamClients, ParamHandler};
 use params::FoxgloveParams;
+pub use tls::connector as tls_connector;
 
 /// The node's name.
-pub const NODE: &str = "arnie_foxglove";
+pub const NODE: &str = "foxglove_bridge";
 
 /// Client messages kept for a publisher that is still being created.
 const PENDING_LIMIT: usize = 64;
@@ -146,6 +148,8 @@ struct Shared {
     graph_wanted: AtomicBool,
     /// A client subscribed to it just now: read and send the graph at once.
     graph_dirty: AtomicBool,
+    /// Failed token attempts per address (the front's rate limit).
+    guesses: Mutex<crate::auth::Guesses>,
 }
 
 impl Shared {
@@ -185,7 +189,8 @@ impl Shared {
     }
 }
 
-struct Listener(Arc<Shared>);
+/// The SDK servers' listener: `.1` is true for the read-only server of viewer tokens.
+struct Listener(Arc<Shared>, bool);
 
 impl ServerListener for Listener {
     fn on_subscribe(&self, client: Client, channel: ChannelView) {
@@ -229,6 +234,16 @@ impl ServerListener for Listener {
 
     fn on_client_advertise(&self, client: Client, ch: &ClientChannel) {
         let s = &self.0;
+        if self.1 {
+            s.counters.read_only_refused.inc();
+            let why = format!(
+                "publishing on {} refused: a viewer token is read only",
+                ch.topic
+            );
+            client.send_status(Status::error(why.clone()));
+            s.refuse_log(&format!("client {:?}: {why}", client.id()));
+            return;
+        }
         let refusal = if !s.config.may_publish(&ch.topic) {
             Some(format!(
                 "publishing on {} is not allowed (publish_allow)",
@@ -313,13 +328,19 @@ impl ServerListener for Listener {
 /// calls, assets
 /// (the handler makes the SDK add it), and the server's time when the node runs on sim
 /// time (`/clock`).
-fn capabilities(sim_time: bool) -> Vec<Capability> {
-    let mut c = vec![
-        Capability::ClientPublish,
-        Capability::Parameters,
-        Capability::ConnectionGraph,
-        Capability::Services,
-    ];
+fn capabilities(sim_time: bool, read_only: bool) -> Vec<Capability> {
+    let mut c = if read_only {
+        // Viewer tokens: no client publishing, no service calls; parameter sets are
+        // refused by the handler.
+        vec![Capability::Parameters, Capability::ConnectionGraph]
+    } else {
+        vec![
+            Capability::ClientPublish,
+            Capability::Parameters,
+            Capability::ConnectionGraph,
+            Capability::Services,
+        ]
+    };
     if sim_time {
         c.push(Capability::Time);
     }
@@ -330,15 +351,17 @@ fn capabilities(sim_time: bool) -> Vec<Capability> {
 /// (or `always`, for a client that just subscribed).
 fn send_graph(
     node: &r2r::Node,
-    handle: &foxglove::WebSocketServerHandle,
+    handles: &[Arc<foxglove::WebSocketServerHandle>],
     sent: &mut Option<crate::graph::GraphView>,
     always: bool,
 ) {
     match graph::read(node) {
         Ok(view) => {
             if always || sent.as_ref() != Some(&view) {
-                if let Err(e) = handle.publish_connection_graph(view.to_connection_graph()) {
-                    node_glue::log_warn!("cannot send the connection graph: {e}");
+                for handle in handles {
+                    if let Err(e) = handle.publish_connection_graph(view.to_connection_graph()) {
+                        node_glue::log_warn!("cannot send the connection graph: {e}");
+                    }
                 }
                 *sent = Some(view);
             }
@@ -360,7 +383,7 @@ pub fn run() -> ! {
 /// Invalid parameters (the reason names the parameter), a port that cannot be bound,
 /// or a ROS entity that could not be created.
 pub fn setup(app: &mut App) -> Result<(), node_glue::Error> {
-    let (config, poll, publish_allow, assets) = {
+    let (config, poll, publish_allow, assets, security) = {
         let live = app.parameters_checked(FoxgloveParams::default(), params::rules())?;
         let p = lock(&live);
         (
@@ -371,8 +394,12 @@ pub fn setup(app: &mut App) -> Result<(), node_glue::Error> {
                 p.asset_uri_allowlist(),
                 node_glue::typesupport::prefixes_from_env(),
             )?,
+            p.security()?,
         )
     };
+    if let Some(w) = &security.warning {
+        node_glue::log_warn!("{w}");
+    }
     let sim_time = node_glue::time::sim_time();
     let counters = Arc::new(Counters::default());
     SdkLog::new(
@@ -396,6 +423,7 @@ pub fn setup(app: &mut App) -> Result<(), node_glue::Error> {
         refusals: RateLimit::with_burst(10, Duration::from_secs(10)),
         graph_wanted: AtomicBool::new(false),
         graph_dirty: AtomicBool::new(false),
+        guesses: Mutex::new(crate::auth::Guesses::default()),
     });
     let ctx = Context::new();
     let rt = app.handle();
@@ -408,15 +436,11 @@ pub fn setup(app: &mut App) -> Result<(), node_glue::Error> {
             port: config.port,
             source,
         })?;
-    let server = WebSocketServer::new()
-        .name(NODE)
-        .bind(SDK_ADDRESS, 0)
-        .capabilities(capabilities(sim_time))
-        .supported_encodings([crate::MESSAGE_ENCODING])
-        .listener(Arc::new(Listener(shared.clone())))
-        .parameter_handler(Arc::new(ParamHandler(shared.clone())))
-        .fetch_asset_handler_blocking_fn({
+    let assets = Arc::new(assets);
+    let sdk_server = |read_only: bool| {
+        let fetch = {
             let s = shared.clone();
+            let assets = assets.clone();
             move |_client, uri: String| match assets.fetch(&uri) {
                 Ok(bytes) => {
                     s.counters.assets_served.inc();
@@ -428,33 +452,79 @@ pub fn setup(app: &mut App) -> Result<(), node_glue::Error> {
                     Err(e)
                 }
             }
-        })
-        .context(&ctx)
-        .tokio_runtime(&rt);
-    let handle = app.block_on(server.start()).map_err(SetupError::Sdk)?;
+        };
+        WebSocketServer::new()
+            .name(NODE)
+            .bind(SDK_ADDRESS, 0)
+            .capabilities(capabilities(sim_time, read_only))
+            .supported_encodings([crate::MESSAGE_ENCODING])
+            .listener(Arc::new(Listener(shared.clone(), read_only)))
+            .parameter_handler(Arc::new(ParamHandler(shared.clone(), read_only)))
+            .fetch_asset_handler_blocking_fn(fetch)
+            .context(&ctx)
+            .tokio_runtime(&rt)
+    };
+    let handle = app
+        .block_on(sdk_server(false).start())
+        .map_err(SetupError::Sdk)?;
+    // Viewer tokens: a second SDK server on the same channels, read only.
+    let viewer = match &security.tokens {
+        Some(t) if t.count(crate::auth::Role::Viewer) > 0 => Some(
+            app.block_on(sdk_server(true).start())
+                .map_err(SetupError::Sdk)?,
+        ),
+        _ => None,
+    };
     let port = public.local_addr()?.port();
-    rt.spawn(front::run(
-        public,
-        (std::net::Ipv4Addr::LOCALHOST, handle.port()).into(),
-        shared.clone(),
-        app.shutdown(),
-    ));
+    let tls = security.tls.is_some();
+    let gate = Arc::new(front::Gate {
+        tls: security.tls,
+        tokens: security.tokens,
+        operator: (std::net::Ipv4Addr::LOCALHOST, handle.port()).into(),
+        viewer: viewer
+            .as_ref()
+            .map(|v| (std::net::Ipv4Addr::LOCALHOST, v.port()).into()),
+    });
+    let tokens = gate.tokens.is_some();
+    rt.spawn(front::run(public, gate, shared.clone(), app.shutdown()));
     node_glue::log_info!(
-        "the SDK's own server: ws://{SDK_ADDRESS}:{} (behind the front; only the front connects to it)",
-        handle.port()
+        "the SDK's own server: ws://{SDK_ADDRESS}:{}{} (behind the front; only the front connects to it)",
+        handle.port(),
+        viewer.as_ref().map_or(String::new(), |v| format!(", read-only for viewer tokens: ws://{SDK_ADDRESS}:{}", v.port()))
     );
-    let url = format!("ws://{}:{port}", config.address);
+    let url = format!(
+        "{}://{}:{port}",
+        if tls { "wss" } else { "ws" },
+        config.address
+    );
+    node_glue::log_info!(
+        "{}; {}",
+        if tls {
+            "TLS: wss:// only"
+        } else {
+            "no TLS (tls_cert, tls_key): plain ws://"
+        },
+        if tokens {
+            "access tokens asked (?token= or Authorization: Bearer)"
+        } else {
+            "no access token asked (token_file)"
+        }
+    );
     node_glue::log_info!(
         "serving the ROS graph to Foxglove on {url} (subprotocols {}; open Foxglove or Lichtblick, Open connection, Foxglove WebSocket, {url})",
         crate::subprotocol::ACCEPTED.join(", ")
     );
-    if config.exposed() {
+    if config.exposed() && !(tls && tokens) {
         node_glue::log_warn!("bound to {}: every machine that reaches this port sees every advertised topic, may set parameters and publish on {:?}", config.address, publish_allow);
     }
     let handle = Arc::new(handle);
+    let viewer = viewer.map(Arc::new);
+    let handles: Vec<Arc<foxglove::WebSocketServerHandle>> = std::iter::once(handle.clone())
+        .chain(viewer.clone())
+        .collect();
     if sim_time {
         // The `time` capability: the /clock time, sent when it moves (polled at 20 Hz).
-        let h = handle.clone();
+        let hs = handles.clone();
         let down = app.shutdown();
         rt.spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_millis(50));
@@ -463,7 +533,9 @@ pub fn setup(app: &mut App) -> Result<(), node_glue::Error> {
                 tick.tick().await;
                 let now = ros_now_ns();
                 if now != 0 && now != sent {
-                    h.broadcast_time(now);
+                    for h in &hs {
+                        h.broadcast_time(now);
+                    }
                     sent = now;
                 }
             }
@@ -473,7 +545,7 @@ pub fn setup(app: &mut App) -> Result<(), node_glue::Error> {
     let diagnostics = app.diagnostics()?;
     {
         let _enter = rt.enter();
-        let (c, h, s) = (counters.clone(), handle.clone(), shared.clone());
+        let (c, hs, s) = (counters.clone(), handles.clone(), shared.clone());
         diagnostics.spawn_periodic(Duration::from_secs(1), app.shutdown(), move || {
             let channels = s.topics.read().map_or(0, |t| t.len());
             let active = s.topics.read().map_or(0, |t| {
@@ -481,9 +553,10 @@ pub fn setup(app: &mut App) -> Result<(), node_glue::Error> {
                     .filter(|t| t.active.load(Ordering::Relaxed))
                     .count()
             });
+            let clients: usize = hs.iter().map(|h| h.client_count()).sum();
             vec![
-                DiagStatus::ok("clients", format!("{} connected", h.client_count()))
-                    .with("clients", h.client_count())
+                DiagStatus::ok("clients", format!("{clients} connected"))
+                    .with("clients", clients)
                     .with("channels_advertised", channels)
                     .with("ros_subscriptions", active)
                     .with("messages_forwarded", c.messages_forwarded.get())
@@ -498,6 +571,11 @@ pub fn setup(app: &mut App) -> Result<(), node_glue::Error> {
                     .with("parameter_errors", c.parameter_errors.get())
                     .with("other_sdk_errors", c.other_sdk_errors.get())
                     .with("handshakes_refused", c.handshakes_refused.get())
+                    .with("tls_refused", c.tls_refused.get())
+                    .with("auth_refused", c.auth_refused.get())
+                    .with("auth_rate_limited", c.auth_rate_limited.get())
+                    .with("viewer_clients", c.viewer_clients.get())
+                    .with("read_only_refused", c.read_only_refused.get())
                     .with("websocket_v1_clients", c.websocket_v1_clients.get())
                     .with("sdk_v1_clients", c.sdk_v1_clients.get())
                     .with("assets_served", c.assets_served.get())
@@ -545,12 +623,15 @@ pub fn setup(app: &mut App) -> Result<(), node_glue::Error> {
         }
         let first = shared.graph_dirty.swap(false, Ordering::AcqRel);
         if shared.graph_wanted.load(Ordering::Acquire) && (polling || first) {
-            send_graph(&app.node, &handle, &mut graph_sent, first);
+            send_graph(&app.node, &handles, &mut graph_sent, first);
         }
     }
     node_glue::log_info!("shutting down");
-    if let Ok(h) = Arc::try_unwrap(handle) {
-        let _ = h.stop();
+    drop(handles);
+    for h in std::iter::once(handle).chain(viewer) {
+        if let Ok(h) = Arc::try_unwrap(h) {
+            let _ = h.stop();
+        }
     }
     for (_, t) in bridge.subs.drain() {
         t.abort();

@@ -14,7 +14,8 @@ use r2r::rcl_interfaces::srv::{GetParameters, ListParameters, SetParameters};
 use super::{Cmd, Shared, PARAM_TIMEOUT};
 use crate::params::{join_name, to_foxglove, RosValue};
 
-pub(super) struct ParamHandler(pub(super) Arc<Shared>);
+/// `.1`: the read-only server of viewer tokens (sets refused).
+pub(super) struct ParamHandler(pub(super) Arc<Shared>, pub(super) bool);
 
 impl ParameterHandler for ParamHandler {
     fn get(
@@ -34,6 +35,19 @@ impl ParameterHandler for ParamHandler {
         _id: Option<String>,
         responder: SetParametersResponder,
     ) {
+        if self.1 {
+            let s = &self.0;
+            s.counters.read_only_refused.inc();
+            let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+            let why = format!(
+                "setting {} refused: a viewer token is read only",
+                names.join(", ")
+            );
+            client.send_error(why.clone());
+            s.refuse_log(&why);
+            responder.respond(Vec::new());
+            return;
+        }
         self.0.send(Cmd::SetParams {
             params,
             client,

@@ -10,7 +10,18 @@ use std::time::Duration;
 
 use node_glue::params::Rules;
 
+use crate::auth::{bind_rule, Tokens};
 use crate::config::{Config, ConfigError, Settings};
+
+/// The front's protection, from the parameters.
+pub(crate) struct Security {
+    /// `wss://`.
+    pub(crate) tls: Option<tokio_rustls::TlsAcceptor>,
+    /// The access tokens.
+    pub(crate) tokens: Option<Tokens>,
+    /// `insecure:=true` on an exposed address: logged as a warning at every start.
+    pub(crate) warning: Option<String>,
+}
 
 /// The graph polling period's range [ms].
 const DISCOVERY_MS: std::ops::RangeInclusive<i64> = 10..=60_000;
@@ -41,6 +52,14 @@ node_glue::declare_parameters! {
         asset_uri_allowlist: String = crate::assets::DEFAULT_ALLOWLIST.to_string(), any(), "start only";
         /// Graph polling period for new and gone topics [ms]
         discovery_ms: i64 = 500, int(*DISCOVERY_MS.start(), *DISCOVERY_MS.end()), "start only";
+        /// PEM certificate chain of wss:// (with tls_key; empty = plain ws://)
+        tls_cert: String = String::new(), any(), "start only";
+        /// PEM private key of tls_cert
+        tls_key: String = String::new(), any(), "start only";
+        /// File of access tokens, one `NAME ROLE TOKEN` a line (role viewer: read only; operator); empty = no token asked
+        token_file: String = String::new(), any(), "start only";
+        /// Serve an address other than loopback without TLS and tokens (logged as a warning at every start)
+        insecure: bool = false, any(), "start only";
     }
 }
 
@@ -68,6 +87,41 @@ impl FoxgloveParams {
     /// The asset URI allowlist (a regex, checked at start by [`rules`]).
     pub(crate) fn asset_uri_allowlist(&self) -> &str {
         &self.asset_uri_allowlist
+    }
+
+    /// TLS and tokens, read and checked, and the bind rule's warning (`insecure`).
+    pub(crate) fn security(&self) -> Result<Security, ConfigError> {
+        let tls = match (self.tls_cert.is_empty(), self.tls_key.is_empty()) {
+            (true, true) => None,
+            (false, false) => Some(super::tls::acceptor(
+                std::path::Path::new(&self.tls_cert),
+                std::path::Path::new(&self.tls_key),
+            )?),
+            (false, true) => {
+                return Err(ConfigError::new(
+                    "tls_key",
+                    "tls_cert is set: tls_key must be too",
+                ))
+            }
+            (true, false) => {
+                return Err(ConfigError::new(
+                    "tls_cert",
+                    "tls_key is set: tls_cert must be too",
+                ))
+            }
+        };
+        let tokens = if self.token_file.is_empty() {
+            None
+        } else {
+            Some(Tokens::load(std::path::Path::new(&self.token_file))?)
+        };
+        let address = self.config()?.address;
+        let warning = bind_rule(address, tls.is_some(), tokens.is_some(), self.insecure)?;
+        Ok(Security {
+            tls,
+            tokens,
+            warning,
+        })
     }
 
     /// The graph polling period (checked).
@@ -99,6 +153,7 @@ pub(crate) fn rules() -> Rules<FoxgloveParams> {
 fn check_all(p: &FoxgloveParams) -> Result<(), ConfigError> {
     p.config()?;
     p.discovery()?;
+    p.security()?;
     crate::assets::Assets::new(&p.asset_uri_allowlist, Vec::new())?;
     Ok(())
 }
@@ -162,7 +217,7 @@ mod tests {
     #[test]
     fn every_parameter_is_start_only() {
         let decls = FoxgloveParams::declarations();
-        assert_eq!(decls.len(), 11);
+        assert_eq!(decls.len(), 15);
         for d in decls {
             assert!(d.read_only(), "{} is not start only", d.name);
         }

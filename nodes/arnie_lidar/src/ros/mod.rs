@@ -22,7 +22,7 @@ mod params;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arnie_comms::transport::SerialPort;
+use arnie_packets::transport::SerialPort;
 use ld06::Scan;
 use node_glue::r2r::{self, sensor_msgs::msg::LaserScan, std_msgs::msg::Header};
 use node_glue::ratelimit::RateLimit;

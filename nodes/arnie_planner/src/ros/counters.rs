@@ -48,6 +48,12 @@ node_glue::counters! {
             marks_expired,
             /// Log lines left out by the rate limits.
             log_lines_suppressed,
+            /// Nav2's compute_path_to_pose / compute_path_through_poses goals, and those
+            /// that failed (ABORTED with Nav2's code).
+            compute_path_requests,
+            compute_path_failed,
+            /// clear_entirely_global_costmap / clear_entirely_local_costmap calls.
+            costmap_clears,
             /// Answers (PlanPath or UpdateMap) the middleware could not send: the client
             /// left, or rmw_fastrtps had not matched its reader within 100 ms.
             answers_lost,

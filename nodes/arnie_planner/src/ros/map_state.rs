@@ -40,6 +40,8 @@ pub(crate) use node_glue::topics::UPDATE_MAP;
 pub(crate) struct MapState {
     map: Option<MarkedMap>,
     publisher: Option<r2r::Publisher<OccupancyGrid>>,
+    /// `global_costmap/costmap` (Nav2's costmap topic), every map, file or `/map`.
+    costmap: Option<r2r::Publisher<OccupancyGrid>>,
     frame_id: String,
     t0: Instant,
     counters: Arc<Counters>,
@@ -55,6 +57,7 @@ impl MapState {
         MapState {
             map: None,
             publisher,
+            costmap: None,
             frame_id: frame_id.into(),
             t0: Instant::now(),
             counters,
@@ -63,6 +66,26 @@ impl MapState {
 
     fn now(&self) -> f64 {
         self.t0.elapsed().as_secs_f64()
+    }
+
+    /// Publishes the costmap too (`global_costmap/costmap`), from now on.
+    pub fn with_costmap(mut self, costmap: r2r::Publisher<OccupancyGrid>) -> Self {
+        self.costmap = Some(costmap);
+        self
+    }
+
+    /// Forgets every mark: how many there were, and the planner for the changed map.
+    pub fn clear_marks(&mut self) -> (usize, Option<Planner>) {
+        let Some(map) = self.map.as_mut() else {
+            return (0, None);
+        };
+        let n = map.clear_all();
+        if n == 0 {
+            return (0, None);
+        }
+        let planner = Planner::new(&map.grid());
+        self.publish();
+        (n, Some(planner))
     }
 
     /// A new map (`raw` as drawn, `base` inflated): marks are dropped; republished.
@@ -162,10 +185,26 @@ impl MapState {
     }
 
     fn publish(&self) {
-        let (Some(publisher), Some(map)) = (&self.publisher, &self.map) else {
+        let Some(map) = &self.map else {
             return;
         };
-        if let Err(e) = publisher.publish(&occupancy_msg(map, &self.frame_id)) {
+        let msg = occupancy_msg(map, &self.frame_id);
+        if let Some(costmap) = &self.costmap {
+            let grid = map.grid();
+            let data =
+                crate::node::nav2::costmap_data(&msg.data, grid.blocked_cells(), grid.width());
+            let cost = OccupancyGrid {
+                data,
+                ..msg.clone()
+            };
+            if let Err(e) = costmap.publish(&cost) {
+                node_glue::log_warn!("could not publish the costmap: {e}");
+            }
+        }
+        let Some(publisher) = &self.publisher else {
+            return;
+        };
+        if let Err(e) = publisher.publish(&msg) {
             node_glue::log_warn!("could not publish map: {e}");
         }
     }

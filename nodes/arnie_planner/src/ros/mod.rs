@@ -21,6 +21,7 @@
 
 mod counters;
 mod map_state;
+mod nav2;
 mod params;
 mod plan;
 mod task;
@@ -28,8 +29,13 @@ mod task;
 use std::path::Path as FsPath;
 use std::sync::Arc;
 
+use futures::{Stream, StreamExt};
 use node_glue::r2r::{
     arnie_interfaces::srv::{PlanPath, UpdateMap},
+    nav2_msgs::{
+        action::{ComputePathThroughPoses, ComputePathToPose},
+        srv::ClearEntireCostmap,
+    },
     nav_msgs::msg::{OccupancyGrid, Path},
 };
 use node_glue::{qos, topics, App, Error, ParameterError};
@@ -38,6 +44,7 @@ use crate::node;
 use crate::Planner;
 use counters::{Counters, Gates};
 use map_state::{MapState, UPDATE_MAP};
+use nav2::Nav2Request;
 use params::PlannerParams;
 use task::PlannerTask;
 
@@ -92,11 +99,14 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         node_glue::log_warn!("algorithm jps supports only diagonal_mode only_when_no_obstacles: running astar for {:?}", settings.search.diagonal);
     }
     let counters = Arc::new(Counters::default());
+    let costmap = app
+        .node
+        .create_publisher::<OccupancyGrid>(nav2::GLOBAL_COSTMAP, qos::latched())?;
 
     // A file map is loaded before anything is served: a bad file stops the node (exit 2).
     let (initial, maps, source, map_state) = if map_file.is_empty() {
         let maps = app.subscribe::<OccupancyGrid>(topics::MAP, qos::latched())?;
-        let state = MapState::new(None, &settings.frame_id, counters.clone());
+        let state = MapState::new(None, &settings.frame_id, counters.clone()).with_costmap(costmap);
         (None, Some(maps), topics::MAP.to_string(), state)
     } else {
         let opts = &settings.map;
@@ -123,7 +133,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         let map_pub = app
             .node
             .create_publisher::<OccupancyGrid>(topics::MAP, qos::latched())?;
-        let mut state = MapState::new(Some(map_pub), &settings.frame_id, counters.clone());
+        let mut state = MapState::new(Some(map_pub), &settings.frame_id, counters.clone())
+            .with_costmap(costmap);
         state.set_map(raw, grid.clone(), opts.robot_radius_m);
         node_glue::log_info!(
             "loaded {map_file}: {}x{} cells, {} blocked (after inflation)",
@@ -145,6 +156,31 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let path_pub = app
         .node
         .create_publisher::<Path>(topics::PLANNER_PATH, qos::latched())?;
+    let node = &mut app.node;
+    let nav2: Vec<std::pin::Pin<Box<dyn Stream<Item = Nav2Request> + Send>>> = vec![
+        Box::pin(
+            node.create_action_server::<ComputePathToPose::Action>(nav2::COMPUTE_PATH_TO_POSE)?
+                .map(Nav2Request::ToPose),
+        ),
+        Box::pin(
+            node.create_action_server::<ComputePathThroughPoses::Action>(
+                nav2::COMPUTE_PATH_THROUGH_POSES,
+            )?
+            .map(Nav2Request::Through),
+        ),
+        Box::pin(
+            node.create_service::<ClearEntireCostmap::Service>(
+                nav2::CLEAR_GLOBAL,
+                qos::commands(),
+            )?
+            .map(|r| Nav2Request::Clear(r, nav2::CLEAR_GLOBAL)),
+        ),
+        Box::pin(
+            node.create_service::<ClearEntireCostmap::Service>(nav2::CLEAR_LOCAL, qos::commands())?
+                .map(|r| Nav2Request::Clear(r, nav2::CLEAR_LOCAL)),
+        ),
+    ];
+    let tf = node_glue::tf::Listener::new(app, std::time::Duration::from_secs(10))?;
     let diagnostics = app.diagnostics()?;
     let shutdown = app.shutdown();
     let _rt = app.handle().enter();
@@ -157,8 +193,15 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         gates: Gates::new(),
         path_pub,
         fallback_logged: settings.search.fell_back(),
+        tf,
     };
-    tokio::spawn(task.run(maps, requests, updates, shutdown.clone()));
+    tokio::spawn(task.run(
+        maps,
+        requests,
+        updates,
+        futures::stream::select_all(nav2),
+        shutdown.clone(),
+    ));
     diagnostics.spawn_periodic(settings.diagnostics_period, shutdown, move || {
         counters.statuses(&source)
     });

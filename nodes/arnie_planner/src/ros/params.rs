@@ -47,6 +47,8 @@ node_glue::declare_parameters! {
         frame_id: String = topics::WORLD_FRAME.into(), any(), "next request";
         /// A start blocked only by the inflated margin is left through the nearest free cell within this distance; 0 = START_BLOCKED [m]
         start_escape_m: f64 = d.start_escape_m, float(0.0, MAX_START_ESCAPE_M), "next request";
+        /// The robot's frame: compute_path_to_pose / _through_poses without use_start start where TF puts it in frame_id (Nav2's robot_base_frame)
+        robot_base_frame: String = "base_link".into(), any(), "next request";
         /// Period of /diagnostics [ms]
         diagnostics_period_ms: i64 = d.diagnostics_period_ms, int(DIAGNOSTICS_PERIOD_MS.0, DIAGNOSTICS_PERIOD_MS.1), "start only";
         /// Team colour: map_file is drawn for blue; yellow mirrors it about its middle (x -> width - x; the table's length when the map spans it). A /map from elsewhere is taken as is
@@ -65,6 +67,11 @@ impl PlannerParams {
     /// The map file to load at start ("" = none).
     pub(crate) fn map_file(&self) -> &str {
         &self.map_file
+    }
+
+    /// The robot's frame (Nav2's `robot_base_frame`).
+    pub(crate) fn robot_base_frame(&self) -> &str {
+        &self.robot_base_frame
     }
 
     /// The values as the library's config.

@@ -15,6 +15,7 @@ use node_glue::Shutdown;
 
 use super::counters::{Counters, Gates, Line};
 use super::map_state::MapState;
+use super::nav2::Nav2Request;
 use super::params::PlannerParams;
 use crate::node::{self, MapOptions, OccupancyMap};
 use crate::Planner;
@@ -43,6 +44,8 @@ pub(crate) struct PlannerTask {
     pub(crate) path_pub: r2r::Publisher<Path>,
     /// The JPS → A* fallback was logged for the current settings (log once per change).
     pub(crate) fallback_logged: bool,
+    /// The robot's pose and other frames (Nav2's requests).
+    pub(crate) tf: node_glue::tf::Listener,
 }
 
 impl PlannerTask {
@@ -52,6 +55,7 @@ impl PlannerTask {
         maps: Option<impl Stream<Item = OccupancyGrid> + Unpin>,
         mut requests: impl Stream<Item = ServiceRequest<PlanPath::Service>> + Unpin,
         mut updates: impl Stream<Item = ServiceRequest<UpdateMap::Service>> + Unpin,
+        mut nav2: impl Stream<Item = Nav2Request> + Unpin,
         shutdown: Shutdown,
     ) {
         let mut maps = maps.map(|m| m.fuse());
@@ -69,6 +73,7 @@ impl PlannerTask {
                     Some(req) => self.on_request(req),
                     None => break,
                 },
+                Some(r) = nav2.next() => self.on_nav2(r),
                 Some(req) = updates.next() => {
                     let (state, gates) = (&mut self.map_state, &self.gates);
                     if let Some(p) = tokio::task::block_in_place(|| state.on_update(req, gates)) {

@@ -11,6 +11,8 @@ node_glue::counters! {
             send_errors,
             /// Receive errors on the arm socket.
             recv_errors,
+            /// Arm datagrams from an address other than the spine's, dropped.
+            foreign_sources,
         }
     }
 }

@@ -15,8 +15,15 @@ use crate::{Dest, Event};
 /// At most this many physics steps per timer tick (after a stall, time jumps instead).
 const MAX_CATCH_UP_STEPS: u64 = 200;
 
+/// Arm target datagrams from `spine` (the spine's address; any when unspecified) → the
+/// world; a datagram from any other address is dropped, counted (`foreign_sources`) and
+/// logged (the first, then every 100th).
+pub(super) fn from_spine(spine: std::net::IpAddr, from: SocketAddr) -> bool {
+    spine.is_unspecified() || from.ip() == spine
+}
+
 /// Arm target datagrams → the world.
-pub(super) async fn receive_targets(sock: Arc<UdpSocket>, ctx: Ctx) {
+pub(super) async fn receive_targets(sock: Arc<UdpSocket>, spine: std::net::IpAddr, ctx: Ctx) {
     let mut buf = vec![0u8; 65_536];
     loop {
         let got = tokio::select! {
@@ -24,6 +31,15 @@ pub(super) async fn receive_targets(sock: Arc<UdpSocket>, ctx: Ctx) {
             got = sock.recv_from(&mut buf) => got,
         };
         match got {
+            Ok((_, from)) if !from_spine(spine, from) => {
+                ctx.counters.foreign_sources.inc();
+                let n = ctx.counters.foreign_sources.get();
+                if n % 100 == 1 {
+                    node_glue::log_warn!(
+                        "arm datagram from {from} dropped: only the spine ({spine}) sends targets ({n} so far, counted as foreign_sources)"
+                    );
+                }
+            }
             Ok((n, from)) => {
                 let result = ctx.world().on_arm_datagram(&buf[..n]);
                 match result {

@@ -33,7 +33,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use arnie_spine::{Config, LoopbackMap};
+use arnie_xpc::{Config, LoopbackMap};
 use node_glue::r2r::arnie_interfaces::msg::SimTruth;
 use node_glue::{qos, topics, App, Error, ParameterError, Shutdown};
 use tokio::net::UdpSocket;
@@ -57,7 +57,7 @@ pub enum SetupError {
         /// The file.
         file: String,
         /// Why (naming the field).
-        source: arnie_spine::LoadError,
+        source: arnie_xpc::LoadError,
     },
     /// `spine_config` loads but lacks what the sim needs (an interface, an invertible transform).
     #[error("spine_config {file}: {source}")]
@@ -227,7 +227,13 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
             let _ = tokio::task::spawn_blocking(move || writer.join()).await;
         });
     }
-    tokio::spawn(link::receive_targets(arm_sock.clone(), ctx.clone()));
+    // Targets only from the spine: the address its inputs listen on (its host).
+    let spine_ip = wiring.arm_positions.addr.ip();
+    tokio::spawn(link::receive_targets(
+        arm_sock.clone(),
+        spine_ip,
+        ctx.clone(),
+    ));
     let sockets = link::Sockets {
         arm: arm_sock,
         eyes: eyes_sock,

@@ -28,7 +28,8 @@ pub(super) fn status(w: &World, glue: &Counters, log: Option<&LogCounts>) -> Sta
         .with("positions_dropped", c.positions_dropped)
         .with("observations_sent", c.observations_sent)
         .with("send_errors", glue.send_errors.get())
-        .with("recv_errors", glue.recv_errors.get());
+        .with("recv_errors", glue.recv_errors.get())
+        .with("foreign_sources", glue.foreign_sources.get());
     if let Some(log) = log {
         let s = log.get();
         status = status

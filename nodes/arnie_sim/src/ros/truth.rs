@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use arnie_spine::Scale;
+use arnie_xpc::Scale;
 use node_glue::r2r::{self, arnie_interfaces::msg::SimTruth, geometry_msgs::msg::Point};
 use node_glue::{time, topics};
 

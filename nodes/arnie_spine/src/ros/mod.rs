@@ -350,6 +350,13 @@ fn log_summary(settings: &Settings, config: &Config) {
             if input.streamed { " streamed" } else { "" },
             routes.join(", ")
         );
+        if input.allowed_sources.is_none() {
+            node_glue::log_warn!(
+                "input {:?} has no allowedSources: it takes datagrams from anyone who reaches {} (list the controllers' addresses, as the shipped configs do)",
+                input.name,
+                input.bind
+            );
+        }
     }
     for output in &config.outputs {
         let check = match output.threshold_mm {

@@ -1,7 +1,7 @@
-//! `state_bench`: the cost of `arnie_state`'s publication on this machine, printed as a
+//! `state_bench`: the cost of `state_publisher`'s publication on this machine, printed as a
 //! markdown table (`cargo xtask bench state`). Not a test: numbers, never asserted.
 //!
-//! Starts the real `arnie_state` binary (next to this one) on the shipped URDF in an own
+//! Starts the real `state_publisher` binary (next to this one) on the shipped URDF in an own
 //! ROS domain (`ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`), publishes `/arm/position`
 //! (`PointStamped`, best effort, frame `arm`, each stamped with its send time) at the
 //! demo's rate (50 Hz, the simulator's `position_rate_hz`) and at 1 kHz (and 2 kHz) for
@@ -79,7 +79,7 @@ struct Row {
 
 fn run() -> Result<(), BoxError> {
     let mut duration_s = 10.0;
-    let mut exe = std::env::current_exe()?.with_file_name("arnie_state");
+    let mut exe = std::env::current_exe()?.with_file_name("state_publisher");
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -109,18 +109,18 @@ fn run() -> Result<(), BoxError> {
         .args(["-INT", &child.id().to_string()])
         .status();
     let _ = child.wait();
-    let rows = result.map_err(|e| format!("{e} (arnie_state's log: {})", log.display()))?;
+    let rows = result.map_err(|e| format!("{e} (state_publisher's log: {})", log.display()))?;
 
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "arnie_state ({}), domain {domain}, {duration_s} s per rate, load average {}\n",
+        "state_publisher ({}), domain {domain}, {duration_s} s per rate, load average {}\n",
         exe.display(),
         load.split_whitespace()
             .take(3)
             .collect::<Vec<_>>()
             .join(" ")
     );
-    println!("| rate [Hz] | positions sent | /joint_states received | /tf received | kept up | arnie_state CPU [% of one core] | position → joint state p50 / p99 [µs] |");
+    println!("| rate [Hz] | positions sent | /joint_states received | /tf received | kept up | state_publisher CPU [% of one core] | position → joint state p50 / p99 [µs] |");
     println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for r in rows {
         let mut l = r.latency_us.clone();
@@ -177,7 +177,7 @@ fn measure(child: &mut Child, duration_s: f64) -> Result<Vec<Row>, BoxError> {
             return Err("no joint state within 60 s".into());
         }
         if let Some(status) = child.try_wait()? {
-            return Err(format!("arnie_state exited with {status}").into());
+            return Err(format!("state_publisher exited with {status}").into());
         }
         publisher.publish(&position(wall_ns(), 0))?;
         node.spin_once(Duration::from_millis(20));

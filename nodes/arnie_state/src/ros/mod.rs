@@ -85,7 +85,7 @@ impl From<SetupError> for Error {
 }
 
 /// The node's name (`main_with`; the logger is the node's).
-pub const NODE: &str = "arnie_state";
+pub const NODE: &str = "state_publisher";
 
 /// The robot description topic (relative, as robot_state_publisher's).
 pub const ROBOT_DESCRIPTION: &str = "robot_description";

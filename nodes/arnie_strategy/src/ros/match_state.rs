@@ -22,7 +22,7 @@ use tokio::sync::Notify;
 use super::Counters;
 use crate::clock::{Cord, CordEvent, MatchClock, Phase};
 
-/// The board's cord report's name (`nodes/arnie_comms/packets/start_cord.json`).
+/// The board's cord report's name (`nodes/lib/arnie_packets/packets/start_cord.json`).
 pub const START_CORD: &str = "StartCord";
 /// How often the clock is checked for the end [ms].
 const TICK_MS: u64 = 50;

@@ -3,7 +3,7 @@
 //! the release build as `launch/eurobot.launch.xml` does, then runs this).
 //!
 //! This program is the motor board's end of the CAN-over-UDP link: it loads the packet
-//! definitions (`--packets`, the JSON files the bridge loads) through `arnie_comms`, sends
+//! definitions (`--packets`, the JSON files the bridge loads) through `arnie_packets`, sends
 //! `Odometry` at 50 Hz from an ideal differential drive that follows the last `DriveSpeed`,
 //! answers `Stop` with `Ack`, and logs the instant of every packet in and out. As a ROS
 //! client (rcl, its own node) it sends `NavigateTo` goals back and forth on the table, and
@@ -20,10 +20,10 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arnie_comms::link::{Link, LinkConfig, LinkEvent};
-use arnie_comms::transport::{CanBus, UdpCan};
-use arnie_comms::typed::{from_milli, to_milli, Ack, DriveSpeed, ObstacleReport, Odometry, Stop};
-use arnie_comms::{Definitions, TypedPacket};
+use arnie_packets::link::{Link, LinkConfig, LinkEvent};
+use arnie_packets::transport::{CanBus, UdpCan};
+use arnie_packets::typed::{from_milli, to_milli, Ack, DriveSpeed, ObstacleReport, Odometry, Stop};
+use arnie_packets::{Definitions, TypedPacket};
 use futures::StreamExt;
 use node_glue::r2r::{
     self,
