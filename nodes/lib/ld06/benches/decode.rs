@@ -1,6 +1,6 @@
 //! The driver's work per revolution without ROS: 10 Hz of LD06 bytes (about 37.5
 //! packets, 1 760 bytes) decoded and assembled into one scan
-//! (`cargo bench -p ld06`; the node's own cost per scan is `cargo xtask bench lidar`).
+//! (`cargo bench -p ld06`; the node's own cost per scan on a graph is not measured yet).
 use criterion::{criterion_group, criterion_main, Criterion};
 use ld06::{Assembler, Decoder, Packet, Point, ScanConfig};
 
