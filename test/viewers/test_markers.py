@@ -67,7 +67,7 @@ def test_namespaces_appear_and_the_candle_changes_colour_when_lit(graph, tmp_pat
 
     spine = spine_sim_config(tmp_path / "spine_sim.json")
     graph.launch(*launcher_cmd(any_launcher(), "arnie.launch.xml", f"spine_config:={spine}", "tick_period_s:=2.0",
-                               "period_ms:=10", "autostart:=true"), name="arnie")
+                               "period_ms:=10", "run_task:=true"), name="arnie")
     graph.spin_until(lambda: candle, STARTUP_S, "the candle on /sim/markers")
     unlit = candle[0][0]
     assert not candle[0][1], "the candle was lit before the task ran"

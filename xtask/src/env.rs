@@ -29,6 +29,11 @@ pub const IDL_PACKAGES: &[&str] = &[
     // arnie_bag play's services (~/pause, ~/seek ...); built from msg/rosbag2_interfaces
     // when the ROS install lacks it.
     "rosbag2_interfaces",
+    // Managed nodes (node_glue::lifecycle): ~/change_state, ~/get_state ...,
+    // ~/transition_event.
+    "lifecycle_msgs",
+    // lifecycle_manager's ~/is_active (std_srvs/srv/Trigger, as Nav2's).
+    "std_srvs",
 ];
 
 /// The workspace's paths.

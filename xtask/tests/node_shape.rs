@@ -9,9 +9,11 @@
 //! - `src/bin/`: exactly one binary is the node, and it is the one form,
 //!   `fn main() { <crate>::ros::run() }` (comments aside); no other binary starts the
 //!   node itself (`main_with`, `ros::setup`);
-//! - `src/ros/mod.rs`: `NODE`, `run` (`node_glue::main_with(NODE, setup)`, or
+//! - `src/ros/mod.rs`: `NODE`, `run` (`node_glue::main_with(NODE, setup)`,
+//!   `node_glue::lifecycle::main_with(NODE, setup)` for a managed node, or
 //!   `node_glue::main_with_loop(NODE, setup)` for a node that runs its own loop) and
-//!   that `setup`, defined nowhere else in `src/ros/`; it declares the
+//!   that `setup` (`setup(app: &mut App)`, a managed node's with its lifecycle after),
+//!   defined nowhere else in `src/ros/`; it declares the
 //!   `params` and `counters` modules;
 //! - `src/ros/params.rs`: the parameters, in one `node_glue::declare_parameters!`;
 //! - `src/ros/counters.rs`: the counters, in `node_glue::counters!` (or a re-export of
@@ -165,10 +167,12 @@ fn problems(pkg: &str) -> Vec<String> {
         bad.push("src/ros/mod.rs does not define `pub const NODE: &str`".into());
     }
     if !module.contains("node_glue::main_with(NODE, setup)")
+        && !module.contains("node_glue::lifecycle::main_with(NODE, setup)")
         && !module.contains("node_glue::main_with_loop(NODE, setup)")
     {
         bad.push(
-            "src/ros/mod.rs's `run` calls neither `node_glue::main_with(NODE, setup)` nor \
+            "src/ros/mod.rs's `run` calls none of `node_glue::main_with(NODE, setup)`, \
+             `node_glue::lifecycle::main_with(NODE, setup)` and \
              `node_glue::main_with_loop(NODE, setup)`"
                 .into(),
         );

@@ -22,6 +22,7 @@ const BENCHES: &[(&str, &str, &[&str])] = &[
     ("nav2", "Nav2's actions on the simulated board as BasicNavigator uses them (goal -> first feedback, -> result), and compute_path_to_pose against the PlanPath service (p50/p99)", &["build", "--release", "-p", "arnie_base", "-p", "arnie_planner", "-p", "arnie_comms", "-p", "arnie_table", "--bins"]),
     ("state", "state_publisher on a real graph: /arm/position -> /joint_states + /tf at the demo's 50 Hz, 1 kHz and 2 kHz (kept up, CPU, latency)", &["build", "--release", "-p", "arnie_state", "--bins"]),
     ("two-hosts", "the spine's /arm/position to the trajectory server's host across a virtual LAN (two network namespaces, root only) beside the same path on one host, and throughput; plain UDP DDS and TLS (docs/SECURITY.md) in the same run", &["build", "--release", "-p", "arnie_sim", "-p", "arnie_spine", "-p", "arnie_secure", "--bins"]),
+    ("lifecycle", "managed nodes: the lifecycle check per message on the spine's message (goal: under 1 µs), and launch to all active for both stacks", &["build", "--release", "-p", "arnie_lifecycle_manager", "--bins"]),
     ("bag", "arnie_bag on a real graph: recording 1 kHz + the demo's topics without loss (60 s), recorder CPU, playback timing error at -r 1 / -r 4", &["build", "--release", "-p", "arnie_bag", "--bins"]),
 ];
 
@@ -52,6 +53,14 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
             result = run::status(
                 run::command(layout, ros, &bench.to_string_lossy()),
                 "spine_bench",
+            );
+        }
+        if result.is_ok() && *name == "lifecycle" {
+            // The launches run the dev tree's nodes (what `cargo xtask launch` runs).
+            let bench = layout.target.join("release/lifecycle_bench");
+            result = run::status(
+                run::command(layout, ros, &bench.to_string_lossy()),
+                "lifecycle_bench",
             );
         }
         if result.is_ok() && *name == "bag" {

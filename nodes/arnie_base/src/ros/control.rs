@@ -45,8 +45,20 @@ impl Control {
                 _ = ticker.tick() => Step::Tick,
             };
             let now = self.now();
+            let step = match step {
+                Step::Goal(_) | Step::GoalPose(_) | Step::CmdVel(..) if !self.lc.is_active() => {
+                    self.refuse_inactive(step);
+                    continue;
+                }
+                step => step,
+            };
             let outs = match step {
                 Step::Shutdown | Step::Closed => break,
+                Step::Deactivate(why, done) => {
+                    self.stop_all(why);
+                    let _ = done.send(());
+                    Vec::new()
+                }
                 Step::Goal(Pending::Base(req)) => {
                     self.on_base_goal(req);
                     Vec::new()
@@ -155,6 +167,55 @@ impl Control {
             a.door
                 .end(self.ended_here(format!("{NODE} is shutting down; motors stopped")));
         }
+    }
+
+    /// A goal or a command while the node is not active: refused with the reason
+    /// (goals), counted and ignored (`goal_pose`, `cmd_vel`).
+    fn refuse_inactive(&mut self, step: Step) {
+        self.counters.inactive_refused.inc();
+        let reason = self.lc.inactive_reason();
+        match step {
+            Step::Goal(pending) => {
+                node_glue::warn_limited!(
+                    self.logs,
+                    "inactive",
+                    "refusing {}: {reason}",
+                    pending.name()
+                );
+                let pose = self.nav.pose().unwrap_or_default();
+                pending.reject(
+                    super::doors::Refusal {
+                        outcome: Outcome::Rejected,
+                        code: crate::nav2::UNKNOWN,
+                        message: reason,
+                    },
+                    &pose,
+                );
+            }
+            _ => node_glue::warn_limited!(
+                self.logs,
+                "inactive",
+                "{GOAL_POSE}/{CMD_VEL} ignored: {reason}"
+            ),
+        }
+    }
+
+    /// Deactivation (or shutdown): the running goal ends PREEMPTED, a manual drive ends,
+    /// and `Stop` goes out (comms/tx is still open).
+    fn stop_all(&mut self, why: &str) {
+        let now = self.now();
+        if let Some(a) = self.active.take() {
+            let outs = self.nav.cancel(now);
+            // The navigator's own end of the cancelled goal is not the client's answer.
+            drop(outs);
+            a.door
+                .end(self.ended_here(format!("{NODE} {why}: motors stopped")));
+        }
+        if self.teleop.active() {
+            self.teleop.release();
+        }
+        self.send_stop();
+        node_glue::log_info!("{why}: base stopped (Stop sent)");
     }
 
     /// The end of a goal the glue stops itself (shutdown, a manual takeover): PREEMPTED

@@ -41,6 +41,8 @@ node_glue::counters! {
             match_states,
             match_states_unknown,
             cmd_vel_after_match,
+            /// Goals, goal poses and cmd_vel refused while the node was not active.
+            inactive_refused,
         }
         ;
         pub(super) nav: Mutex<crate::NavCounters>,

@@ -20,6 +20,7 @@
 //!   dropped and counted (`ranges_unknown_sensor`).
 use std::time::Instant;
 
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::r2r::{
     self,
     geometry_msgs::msg::{Point, Pose, PoseStamped, PoseWithCovarianceStamped, Quaternion},
@@ -54,10 +55,10 @@ pub(super) enum Relocation {
 
 /// The publishers and state of the base's frames (see the module doc).
 pub(super) struct Frames {
-    odom_pub: r2r::Publisher<Odometry>,
-    pose_pub: r2r::Publisher<PoseStamped>,
-    tf_pub: Option<r2r::Publisher<TFMessage>>,
-    range_pub: r2r::Publisher<Range>,
+    odom_pub: LifecyclePublisher<Odometry>,
+    pose_pub: LifecyclePublisher<PoseStamped>,
+    tf_pub: Option<LifecyclePublisher<TFMessage>>,
+    range_pub: LifecyclePublisher<Range>,
     map: String,
     odom: String,
     base: String,
@@ -84,11 +85,12 @@ pub(super) enum RangeDropped {
 }
 
 impl Frames {
-    /// Creates the publishers.
-    pub(super) fn new(app: &mut App, p: &BaseParams) -> Result<Frames, Error> {
+    /// Creates the publishers (silent unless the node is active).
+    pub(super) fn new(app: &mut App, lc: &Lifecycle, p: &BaseParams) -> Result<Frames, Error> {
         let node = &mut app.node;
         let tf_pub = if p.publish_tf {
-            Some(node.create_publisher::<TFMessage>(
+            Some(lc.publisher::<TFMessage>(
+                node,
                 node_glue::tf::TF,
                 node_glue::tf::broadcaster_qos(),
             )?)
@@ -96,10 +98,10 @@ impl Frames {
             None
         };
         Ok(Frames {
-            odom_pub: node.create_publisher::<Odometry>(ODOM, qos::commands())?,
-            pose_pub: node.create_publisher::<PoseStamped>(BASE_POSE, qos::commands())?,
+            odom_pub: lc.publisher::<Odometry>(node, ODOM, qos::commands())?,
+            pose_pub: lc.publisher::<PoseStamped>(node, BASE_POSE, qos::commands())?,
             tf_pub,
-            range_pub: node.create_publisher::<Range>(BASE_RANGE, qos::sensor())?,
+            range_pub: lc.publisher::<Range>(node, BASE_RANGE, qos::sensor())?,
             map: p.frame_id.clone(),
             odom: p.odom_frame_id.clone(),
             base: p.child_frame_id.clone(),

@@ -60,6 +60,7 @@ use behaviors::{BehaviorPending, RunningBehavior, RunningWait};
 use counters::Counters;
 use doors::{Door, Pending};
 use futures::{Stream, StreamExt};
+use node_glue::lifecycle::{Failed, LifecyclePublisher, Managed, Outcome, State};
 use node_glue::r2r::{
     self,
     arnie_interfaces::{
@@ -116,17 +117,70 @@ pub mod nav2_names {
 use frames::Frames;
 
 /// Runs the node until shutdown, then exits the process (exit 2 when it cannot start,
-/// naming the reason). All the binary calls.
+/// naming the reason). All the binary calls. A managed node (`node_glue::lifecycle`):
+/// see [`Lifecycle`].
 pub fn run() -> ! {
-    node_glue::main_with(NODE, setup)
+    node_glue::lifecycle::main_with(NODE, setup)
+}
+
+/// The base as a managed node. It owns no device (`comms_bridge` owns the link), so
+/// configure and cleanup have nothing to acquire; while it is not active it sends no
+/// drive command (`comms/tx` is a lifecycle publisher), publishes nothing on `odom`,
+/// `/tf`, `base/pose`, `base/range`, refuses goals with the reason and ignores
+/// `cmd_vel` and `goal_pose` (counted `inactive_refused`), but keeps tracking the
+/// board's odometry. Deactivation ends the running goal (PREEMPTED, "deactivated"),
+/// ends a manual drive and sends `Stop`, before `comms/tx` closes.
+struct Lifecycle {
+    control: mpsc::UnboundedSender<Step>,
+}
+
+/// How long deactivation waits for the control task to stop the base.
+const STOP_WAIT: Duration = Duration::from_secs(3);
+
+impl Lifecycle {
+    /// Asks the control task to stop the base and waits until it has.
+    fn stop(&self, why: &'static str) -> Outcome {
+        let (done, wait) = std::sync::mpsc::channel();
+        if self.control.send(Step::Deactivate(why, done)).is_err() {
+            // The control task has ended (the node is stopping): it stopped the base.
+            return Ok(());
+        }
+        match wait.recv_timeout(STOP_WAIT) {
+            Ok(()) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Ok(()),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(Failed::failure(format!(
+                "the base did not stop within {} s",
+                STOP_WAIT.as_secs()
+            ))),
+        }
+    }
+}
+
+impl Managed for Lifecycle {
+    fn on_deactivate(&mut self, _: State) -> Outcome {
+        self.stop("deactivated")
+    }
+    fn on_shutdown(&mut self, from: State) -> Outcome {
+        if from == State::Active {
+            self.stop("shutting down")?;
+        }
+        Ok(())
+    }
+    fn on_error(&mut self, _: State) -> Outcome {
+        // Whatever erred: no motion. Stop goes out only while comms/tx is open.
+        let _ = self.stop("a transition failed");
+        Ok(())
+    }
 }
 
 /// Creates the node's action server, subscriptions, publishers, clients and tasks
-/// (`node_glue::main_with(NODE, setup)`).
+/// (`node_glue::lifecycle::main_with(NODE, setup)`).
 ///
 /// # Errors
 /// Invalid parameters, or a ROS entity that could not be created.
-pub fn setup(app: &mut App) -> Result<(), Error> {
+pub fn setup(
+    app: &mut App,
+    lc: &node_glue::lifecycle::Lifecycle,
+) -> Result<Box<dyn Managed>, Error> {
     let rules = node_glue::params::Rules {
         check: |p: &BaseParams| p.config().map(|_| ()).map_err(Into::into),
     };
@@ -200,13 +254,10 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     // The LiDAR's scans (sensor data: any publisher matches) and the match's phase (latched).
     let scans = app.subscribe::<LaserScan>(topics::SCAN, qos::sensor())?;
     let matches = app.subscribe::<MatchState>(topics::MATCH_STATE, qos::latched())?;
-    let avoid_markers = app
-        .node
-        .create_publisher::<MarkerArray>(scan::AVOID_MARKERS, qos::commands())?;
-    let tx = app
-        .node
-        .create_publisher::<Packet>(topics::COMMS_TX, qos::commands())?;
-    let mut frames = Frames::new(app, &p)?;
+    let avoid_markers =
+        lc.publisher::<MarkerArray>(&mut app.node, scan::AVOID_MARKERS, qos::commands())?;
+    let tx = lc.publisher::<Packet>(&mut app.node, topics::COMMS_TX, qos::commands())?;
+    let mut frames = Frames::new(app, lc, &p)?;
     if p.set_initial_pose {
         let pose = crate::Pose2::new(p.initial_pose_x, p.initial_pose_y, p.initial_pose_yaw);
         node_glue::log_info!(
@@ -235,7 +286,9 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let counters = Arc::new(Counters::default());
     let _rt = app.handle().enter();
     let (events_tx, events) = mpsc::unbounded_channel();
+    let (lifecycle_tx, lifecycle_rx) = mpsc::unbounded_channel();
     let control = Control {
+        lc: lc.clone(),
         nav: Navigator::new(config),
         teleop: Teleop::new(p.teleop_limits()),
         tf,
@@ -271,11 +324,14 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         rx,
         // The map and pose estimates, one stream of steps (either order is fine).
         futures::stream::select(
+            futures::stream::select(maps.map(Step::Map), estimates.map(Step::Estimate)),
             futures::stream::select(
-                futures::stream::select(maps.map(Step::Map), estimates.map(Step::Estimate)),
                 futures::stream::select(goal_poses.map(Step::GoalPose), commands),
+                futures::stream::select(
+                    tokio_stream(lifecycle_rx),
+                    futures::stream::select(scans.map(Step::Scan), matches.map(Step::Match)),
+                ),
             ),
-            futures::stream::select(scans.map(Step::Scan), matches.map(Step::Match)),
         ),
         events,
         Duration::from_millis(p.tick_ms as u64),
@@ -286,7 +342,14 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         shutdown,
         move || vec![counters.status()],
     );
-    Ok(())
+    Ok(Box::new(Lifecycle {
+        control: lifecycle_tx,
+    }))
+}
+
+/// The steps of an unbounded channel as a stream.
+fn tokio_stream(mut rx: mpsc::UnboundedReceiver<Step>) -> impl Stream<Item = Step> + Send + Unpin {
+    Box::pin(futures::stream::poll_fn(move |cx| rx.poll_recv(cx)))
 }
 
 /// Answers from the helper tasks that call the planner.
@@ -301,6 +364,8 @@ struct ActiveGoal {
 }
 
 struct Control {
+    /// The node's lifecycle: goals and commands only while active.
+    lc: node_glue::lifecycle::Lifecycle,
     nav: Navigator,
     /// Manual driving from `cmd_vel`.
     teleop: Teleop,
@@ -308,7 +373,7 @@ struct Control {
     tf: node_glue::tf::Listener,
     params: Arc<Mutex<BaseParams>>,
     t0: Instant,
-    tx: r2r::Publisher<Packet>,
+    tx: LifecyclePublisher<Packet>,
     frames: Frames,
     planner: Arc<r2r::Client<PlanPath::Service>>,
     marker: Arc<r2r::Client<UpdateMap::Service>>,
@@ -332,7 +397,7 @@ struct Control {
     /// When the running match ends [s, the control clock], from `match/state`.
     match_end: Option<f64>,
     /// The zone and the opponent's marks (`base/avoid_markers`).
-    avoid_markers: r2r::Publisher<MarkerArray>,
+    avoid_markers: LifecyclePublisher<MarkerArray>,
     /// The last mark marker's id.
     next_mark: i32,
 }
@@ -358,4 +423,6 @@ enum Step {
     Cancel(ActionServerCancelRequest),
     Tick,
     Closed,
+    /// Deactivation: stop the base (why), then say so.
+    Deactivate(&'static str, std::sync::mpsc::Sender<()>),
 }

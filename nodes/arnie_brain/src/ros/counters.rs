@@ -16,6 +16,8 @@ node_glue::counters! {
         run {
             /// Runs started (goals that loaded, and the autostart run).
             runs_started,
+            /// Goals refused while the node was not active (REJECTED, with the reason).
+            inactive_refused,
             /// Goals whose task did not load (outcome REJECTED).
             runs_rejected,
             /// Of those: a task file refused by the file rules (`allowed_dirs`, regular

@@ -9,6 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::{topics, Shutdown};
 use r2r::visualization_msgs::msg::MarkerArray;
 
@@ -16,16 +17,19 @@ use super::{BrainServer, Inputs, SettingsFn};
 use crate::markers::brain_markers;
 use crate::Observation;
 
-/// Creates the `brain/markers` publisher (before the node spins).
-pub fn publisher(node: &mut r2r::Node) -> r2r::Result<r2r::Publisher<MarkerArray>> {
-    arnie_markers::ros::publisher(node, topics::BRAIN_MARKERS)
+/// Creates the `brain/markers` publisher (before the node spins; silent unless active).
+pub fn publisher(
+    node: &mut r2r::Node,
+    lc: &Lifecycle,
+) -> r2r::Result<LifecyclePublisher<MarkerArray>> {
+    arnie_markers::ros::publisher(node, lc, topics::BRAIN_MARKERS)
 }
 
 /// Publishes the brain's markers every `period` until shutdown: the last run's state
 /// (from `server`) and the observations that are fresh now (`inputs`, the live
 /// `observation_timeout` and scale of `settings`).
 pub async fn run(
-    publisher: r2r::Publisher<MarkerArray>,
+    publisher: LifecyclePublisher<MarkerArray>,
     server: Arc<BrainServer>,
     inputs: Arc<Inputs>,
     settings: SettingsFn,

@@ -37,6 +37,7 @@ pub mod state;
 use std::sync::Arc;
 use std::time::Duration;
 
+use node_glue::lifecycle::{Failed, Managed, Outcome, State};
 use node_glue::params::SettingsError;
 use node_glue::r2r::{
     arnie_interfaces::action::RunTask, arnie_interfaces::msg::BrainState,
@@ -81,17 +82,75 @@ const STATE_HISTORY: usize = 10;
 const DIAGNOSTICS_PERIOD: Duration = Duration::from_secs(1);
 
 /// Runs the brain node until shutdown, then exits the process (exit 2 on bad parameters
-/// or a bad `instructions_file`, naming the reason).
+/// or a bad `instructions_file`, naming the reason). A managed node: see [`Lifecycle`].
 pub fn run() -> ! {
-    node_glue::main_with(NODE, setup)
+    node_glue::lifecycle::main_with(NODE, setup)
+}
+
+/// The brain as a managed node:
+/// - configure loads `instructions_file` (a file that does not load fails it, with the
+///   loader's reason: the node stays unconfigured; fix the file and configure again);
+/// - the autostart run starts at the first activation;
+/// - while not active, `RunTask` goals are refused (REJECTED, with the reason), a run in
+///   progress does not tick (it is paused, not ended: deactivation stops its move,
+///   activation resumes it), and `/brain/state`, `brain/markers` and `/arm/target` are
+///   silent.
+struct Lifecycle {
+    server: Arc<BrainServer>,
+    /// Whether the first activation starts the autostart run.
+    autostart: bool,
+    /// The `instructions_file` task loaded by the last configure.
+    loaded: Option<server::Task>,
+    handle: tokio::runtime::Handle,
+}
+
+impl Managed for Lifecycle {
+    fn on_configure(&mut self, _: State) -> Outcome {
+        let settings = (self.server.settings_fn())().map_err(Failed::failure)?;
+        self.loaded = None;
+        if !settings.instructions_file.trim().is_empty() {
+            let task = self
+                .handle
+                .block_on(self.server.load(&RunTask::Goal::default()))
+                .map_err(|e| Failed::failure(SetupError::Instructions(e)))?;
+            node_glue::log_info!("instructions_file {}: loaded", settings.instructions_file);
+            self.loaded = Some(task);
+        }
+        Ok(())
+    }
+
+    fn on_activate(&mut self, _: State) -> Outcome {
+        if self.autostart {
+            if let Some(task) = self.loaded.take() {
+                self.autostart = false;
+                self.handle.spawn(self.server.clone().autostart(task));
+            }
+        }
+        Ok(())
+    }
+
+    fn on_deactivate(&mut self, _: State) -> Outcome {
+        self.server.hold();
+        Ok(())
+    }
+
+    fn on_shutdown(&mut self, from: State) -> Outcome {
+        if from == State::Active {
+            self.server.hold();
+        }
+        Ok(())
+    }
 }
 
 /// Creates the node's action server, subscriptions, publishers and tasks.
 ///
 /// # Errors
-/// Invalid parameters (the reason names the parameter, its range and the value), an
-/// `instructions_file` that does not load, or a ROS entity that could not be created.
-pub fn setup(app: &mut App) -> Result<(), Error> {
+/// Invalid parameters (the reason names the parameter, its range and the value), or a
+/// ROS entity that could not be created.
+pub fn setup(
+    app: &mut App,
+    lc: &node_glue::lifecycle::Lifecycle,
+) -> Result<Box<dyn Managed>, Error> {
     let params = app.parameters_checked(BrainParams::default(), rules())?;
     let (settings, mode, autostart, markers_period) = {
         let p = params.lock()?;
@@ -110,7 +169,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let inputs = Arc::new(Inputs::default());
     let positions = app.subscribe::<PointStamped>(topics::ARM_POSITION, qos::sensor())?;
     let observations = app.subscribe::<Coordinates>(topics::EYES_OBSERVATIONS, qos::sensor())?;
-    let state = app.node.create_publisher::<BrainState>(
+    let state = lc.publisher::<BrainState>(
+        &mut app.node,
         topics::BRAIN_STATE,
         qos::commands().keep_last(STATE_HISTORY),
     )?;
@@ -118,7 +178,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         .node
         .create_action_server::<RunTask::Action>(topics::RUN_TASK)?;
     let markers = match markers_period {
-        Some(period) => Some((markers::publisher(&mut app.node)?, period)),
+        Some(period) => Some((markers::publisher(&mut app.node, lc)?, period)),
         None => None,
     };
     let diagnostics = app.diagnostics()?;
@@ -126,7 +186,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let _rt = app.handle().enter();
     let mover = match mode {
         CommandMode::MoveTo => Mover::move_to(&mut app.node, counters.clone())?,
-        CommandMode::Topic => Mover::topic(&mut app.node, counters.clone())?,
+        CommandMode::Topic => Mover::topic(&mut app.node, lc, counters.clone())?,
     };
     node_glue::log_info!(
         "targets go to {}",
@@ -160,17 +220,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         settings_fn.clone(),
         counters.clone(),
         shutdown.clone(),
+        lc.clone(),
     );
-
-    // A bad instructions_file fails the start (naming file, key and reason), not the
-    // first goal that falls back on it.
-    let mut first = None;
-    if !settings.instructions_file.trim().is_empty() {
-        let task = app
-            .block_on(server.load(&RunTask::Goal::default()))
-            .map_err(SetupError::Instructions)?;
-        first = autostart.then_some(task);
-    }
     if let Some((publisher, period)) = markers {
         tokio::spawn(markers::run(
             publisher,
@@ -181,10 +232,17 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
             shutdown.clone(),
         ));
     }
-    tokio::spawn(server.serve(goals, first));
+    tokio::spawn(server.clone().serve(goals));
 
     diagnostics.spawn_periodic(DIAGNOSTICS_PERIOD, shutdown, move || counters.statuses());
-    Ok(())
+    // A bad instructions_file fails the configure (naming file, key and reason), not the
+    // first goal that falls back on it.
+    Ok(Box::new(Lifecycle {
+        server,
+        autostart,
+        loaded: None,
+        handle: app.handle(),
+    }))
 }
 
 /// Metres per instructions unit (`m_per_unit`; 0.001 for the millimetres of

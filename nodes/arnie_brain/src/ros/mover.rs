@@ -22,6 +22,7 @@ use nalgebra::Point3;
 use node_glue::action_client::{
     move_to_goal, move_to_outcome_name, Goal, GoalError, GoalResult, MoveToClient, Waits,
 };
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::ratelimit::RateLimit;
 use node_glue::{time, topics};
 use r2r::arnie_interfaces::action::MoveTo;
@@ -45,7 +46,7 @@ enum Way {
     },
     /// The legacy topic, with the last target published on it (metres).
     Topic {
-        publisher: r2r::Publisher<PointStamped>,
+        publisher: LifecyclePublisher<PointStamped>,
         last: Option<Point3<f64>>,
     },
 }
@@ -127,9 +128,13 @@ impl Mover {
     ///
     /// # Errors
     /// rcl refusing the publisher.
-    pub fn topic(node: &mut r2r::Node, counters: Arc<Counters>) -> Result<Self, node_glue::Error> {
+    pub fn topic(
+        node: &mut r2r::Node,
+        lc: &Lifecycle,
+        counters: Arc<Counters>,
+    ) -> Result<Self, node_glue::Error> {
         let publisher =
-            node.create_publisher::<PointStamped>(topics::ARM_TARGET, node_glue::qos::commands())?;
+            lc.publisher::<PointStamped>(node, topics::ARM_TARGET, node_glue::qos::commands())?;
         let way = Way::Topic {
             publisher,
             last: None,
@@ -194,7 +199,7 @@ impl Mover {
     }
 }
 
-fn publish(publisher: &r2r::Publisher<PointStamped>, p: Point3<f64>, counters: &Counters) {
+fn publish(publisher: &LifecyclePublisher<PointStamped>, p: Point3<f64>, counters: &Counters) {
     let msg = PointStamped {
         header: time::header(topics::WORLD_FRAME),
         point: point(p),

@@ -40,6 +40,7 @@ use std::sync::{Arc, Mutex};
 
 use futures::{Stream, StreamExt};
 use node_glue::action::{self, Accepted, CancelStream, End};
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::ratelimit::RateLimit;
 use r2r::arnie_interfaces::action::RunTask;
 use r2r::arnie_interfaces::msg::BrainState;
@@ -131,8 +132,10 @@ pub struct BrainServer {
     inputs: Arc<Inputs>,
     /// r2r publishers are `Send` but not `Sync`; the mutexes make the server shareable.
     mover: Mutex<Mover>,
-    state: Mutex<r2r::Publisher<BrainState>>,
+    state: Mutex<LifecyclePublisher<BrainState>>,
     settings: SettingsFn,
+    /// The node's lifecycle: goals only while active; a run ticks only while active.
+    lc: Lifecycle,
     counters: Arc<Counters>,
     shutdown: node_glue::Shutdown,
     running: tokio::sync::Mutex<Option<Running>>,
@@ -147,22 +150,29 @@ impl BrainServer {
     pub fn new(
         inputs: Arc<Inputs>,
         mover: Mover,
-        state: r2r::Publisher<BrainState>,
+        state: LifecyclePublisher<BrainState>,
         settings: SettingsFn,
         counters: Arc<Counters>,
         shutdown: node_glue::Shutdown,
+        lc: Lifecycle,
     ) -> Arc<Self> {
         Arc::new(BrainServer {
             inputs,
             mover: Mutex::new(mover),
             state: Mutex::new(state),
             settings,
+            lc,
             counters,
             shutdown,
             running: tokio::sync::Mutex::new(None),
             last: Mutex::new(None),
             limit: RateLimit::default(),
         })
+    }
+
+    /// The live settings (the parameters, read again for every run).
+    pub fn settings_fn(&self) -> SettingsFn {
+        self.settings.clone()
     }
 
     /// The state after the last tick of the last run (kept after it ends), with that
@@ -298,16 +308,33 @@ impl BrainServer {
         }
     }
 
-    /// Starts `autostart` (a run without a goal) if given, then serves goal requests until
-    /// shutdown, then stops the run in progress.
+    /// Starts `task` as the autostart run (a run without a goal; the node's activation).
+    pub async fn autostart(self: Arc<Self>, task: Task) {
+        self.start(None, task).await;
+    }
+
+    /// Deactivation: the run in progress, if any, stops ticking (it is paused, not ended)
+    /// and its move stops (the `MoveTo` goal is cancelled; `topic`: the last measured
+    /// position is commanded, while `/arm/target` is still open). Activation resumes it:
+    /// the next tick sends its target again.
+    pub fn hold(&self) {
+        let s = (self.settings)().ok();
+        let arm = s.and_then(|s| {
+            self.inputs
+                .arm_m(node_glue::time::now_duration(), s.position_timeout)
+        });
+        self.mover
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .stop(arm);
+    }
+
+    /// Serves goal requests until shutdown (refused with the reason while the node is not
+    /// active), then stops the run in progress.
     pub async fn serve(
         self: Arc<Self>,
         mut goals: impl Stream<Item = ActionServerGoalRequest<RunTask::Action>> + Unpin,
-        autostart: Option<Task>,
     ) {
-        if let Some(task) = autostart {
-            self.start(None, task).await;
-        }
         loop {
             let req = tokio::select! {
                 _ = self.shutdown.wait() => break,
@@ -316,6 +343,11 @@ impl BrainServer {
                     None => break,
                 },
             };
+            if !self.lc.is_active() {
+                self.counters.inactive_refused.inc();
+                self.reject(req, self.lc.inactive_reason());
+                continue;
+            }
             match self.load(&req.goal).await {
                 Ok(task) => {
                     if let Some(accepted) = action::accept(req) {
@@ -404,6 +436,10 @@ impl BrainServer {
                     None => cancel_open = false,
                 },
                 _ = interval.tick() => {
+                    // Not active (paused by a lifecycle manager): the run waits, untouched.
+                    if !self.lc.is_active() {
+                        continue;
+                    }
                     let state = self.tick(&mut task);
                     if let Some(g) = &goal {
                         if let Err(e) = g.publish_feedback(RunTask::Feedback { state }) {

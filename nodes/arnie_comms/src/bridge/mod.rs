@@ -60,14 +60,17 @@ enum Step {
 /// Every turn reports through `on_event` and refreshes `stats` (read by the
 /// diagnostics publisher). When every command sender is gone the loop keeps receiving.
 /// Replies are matched oldest request first, by command id and, on CAN, device.
+/// `commands` is the receiver or a `&mut` to it (a caller that runs the loop again on
+/// a new link keeps its receiver).
 pub async fn run(
     mut link: Link,
-    mut commands: mpsc::Receiver<Command>,
+    mut commands: impl std::borrow::BorrowMut<mpsc::Receiver<Command>>,
     settings: Settings,
     mut on_event: impl FnMut(Event<'_>),
     stats: Arc<Mutex<Stats>>,
     shutdown: impl Future,
 ) -> Stats {
+    let commands: &mut mpsc::Receiver<Command> = commands.borrow_mut();
     let start = Instant::now();
     let ms = |at: Instant| {
         u64::try_from(at.saturating_duration_since(start).as_millis()).unwrap_or(u64::MAX)

@@ -24,6 +24,9 @@ node_glue::counters! {
             publish_errors,
             /// `/comms/send` answers that could not be delivered.
             respond_errors,
+            /// `/comms/tx` packets and `/comms/send` requests refused while the node was
+            /// not active (requests answered LINK_DOWN with the reason).
+            inactive_refused,
         }
     }
 }

@@ -2,10 +2,11 @@
 //! Every line the wire can trigger (rejections, failures, repeats, duplicates, give-ups,
 //! timeouts) is rate-limited per kind by one `node_glue` [`RateLimit`] (one line a second
 //! a kind, then "(K more suppressed)"); the counts are in [`crate::bridge::Stats`].
+use node_glue::lifecycle::LifecyclePublisher;
 use std::sync::Arc;
 use std::time::Duration;
 
-use node_glue::r2r::{self, arnie_interfaces::msg::Packet as PacketMsg};
+use node_glue::r2r::arnie_interfaces::msg::Packet as PacketMsg;
 use node_glue::ratelimit::{suffix, RateLimit};
 use node_glue::{topics, warn_limited};
 
@@ -15,7 +16,7 @@ use crate::bridge::Event;
 
 /// The reporter closure given to [`crate::bridge::run`].
 pub(crate) fn handler(
-    rx_pub: r2r::Publisher<PacketMsg>,
+    rx_pub: LifecyclePublisher<PacketMsg>,
     counters: Arc<Counters>,
 ) -> impl FnMut(Event<'_>) + Send + 'static {
     let limit = RateLimit::new(Duration::from_secs(1));

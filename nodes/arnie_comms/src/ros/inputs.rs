@@ -5,6 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use futures::{Stream, StreamExt};
+use node_glue::lifecycle::Lifecycle;
 use node_glue::r2r::{
     self, arnie_interfaces::msg::Packet as PacketMsg, arnie_interfaces::srv::SendPacket,
 };
@@ -20,6 +21,8 @@ use crate::front::{Answer, Front, Limits, PacketSpec, Refused};
 #[derive(Clone)]
 pub(crate) struct Inputs {
     pub(crate) front: Front,
+    /// The node's lifecycle: packets go to the link only while active.
+    pub(crate) lc: Lifecycle,
     pub(crate) params: Arc<Mutex<CommsParams>>,
     pub(crate) counters: Arc<Counters>,
     pub(crate) logs: Arc<RateLimit>,
@@ -47,6 +50,18 @@ impl Inputs {
 /// `/comms/tx` → the link loop. Refused packets are counted and logged, never sent.
 pub(crate) async fn forward_tx(mut sub: impl Stream<Item = PacketMsg> + Unpin, inputs: Inputs) {
     while let Some(msg) = sub.next().await {
+        if !inputs.lc.is_active() {
+            inputs.counters.inactive_refused.inc();
+            warn_limited!(
+                inputs.logs,
+                "inactive",
+                "{}: packet {} not sent: {}",
+                topics::COMMS_TX,
+                spec(&msg).label(),
+                inputs.lc.inactive_reason()
+            );
+            continue;
+        }
         match inputs.front.send(&spec(&msg), &inputs.limits()).await {
             Ok(true) => {}
             Ok(false) => return, // the link loop has stopped: shutting down
@@ -65,6 +80,16 @@ pub(crate) async fn serve_send(
     inputs: Inputs,
 ) {
     while let Some(req) = requests.next().await {
+        if !inputs.lc.is_active() {
+            inputs.counters.inactive_refused.inc();
+            let answer = Answer {
+                code: crate::front::Code::LinkDown,
+                message: inputs.lc.inactive_reason(),
+                reply: None,
+            };
+            respond(req, answer, &inputs);
+            continue;
+        }
         let admitted = inputs.front.admit(
             &spec(&req.message.packet),
             req.message.timeout_s,

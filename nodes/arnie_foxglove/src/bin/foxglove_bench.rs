@@ -59,7 +59,10 @@ async fn client(
     ready: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
 ) -> Result<(), String> {
-    let mut req = url.clone().into_client_request().map_err(|e| e.to_string())?;
+    let mut req = url
+        .clone()
+        .into_client_request()
+        .map_err(|e| e.to_string())?;
     req.headers_mut().insert(
         "Sec-WebSocket-Protocol",
         "foxglove.sdk.v1".parse().map_err(|_| "header")?,
@@ -261,8 +264,17 @@ fn lab() -> (Vec<String>, Secure) {
             .arg(&dir)
             .args(args)
             .output()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e} (cargo build --release -p arnie_secure)", sec.display()));
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot run {}: {e} (cargo build --release -p arnie_secure)",
+                    sec.display()
+                )
+            });
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).trim().to_owned()
     };
     run(&["init"]);
@@ -347,7 +359,15 @@ fn main() {
                 let secure = secure.clone();
                 rt.spawn(async move {
                     loop {
-                        match client(url.clone(), secure.clone(), s.clone(), ready.clone(), stop.clone()).await {
+                        match client(
+                            url.clone(),
+                            secure.clone(),
+                            s.clone(),
+                            ready.clone(),
+                            stop.clone(),
+                        )
+                        .await
+                        {
                             Err(_)
                                 if !stop.load(Ordering::Relaxed)
                                     && ready.load(Ordering::SeqCst) == 0 =>

@@ -554,39 +554,37 @@ pub fn setup(app: &mut App) -> Result<(), node_glue::Error> {
                     .count()
             });
             let clients: usize = hs.iter().map(|h| h.client_count()).sum();
-            vec![
-                DiagStatus::ok("clients", format!("{clients} connected"))
-                    .with("clients", clients)
-                    .with("channels_advertised", channels)
-                    .with("ros_subscriptions", active)
-                    .with("messages_forwarded", c.messages_forwarded.get())
-                    .with("latched_replayed", c.latched_replayed.get())
-                    .with("published", c.published.get())
-                    .with("publish_refused", c.publish_refused.get())
-                    .with("publish_dropped", c.publish_dropped.get())
-                    .with("garbage_frames", c.garbage_frames.get())
-                    .with("unknown_channel_ids", c.unknown_channel_ids.get())
-                    .with("storm_ops", c.storm_ops.get())
-                    .with("outbox_full", c.outbox_full.get())
-                    .with("parameter_errors", c.parameter_errors.get())
-                    .with("other_sdk_errors", c.other_sdk_errors.get())
-                    .with("handshakes_refused", c.handshakes_refused.get())
-                    .with("tls_refused", c.tls_refused.get())
-                    .with("auth_refused", c.auth_refused.get())
-                    .with("auth_rate_limited", c.auth_rate_limited.get())
-                    .with("viewer_clients", c.viewer_clients.get())
-                    .with("read_only_refused", c.read_only_refused.get())
-                    .with("websocket_v1_clients", c.websocket_v1_clients.get())
-                    .with("sdk_v1_clients", c.sdk_v1_clients.get())
-                    .with("assets_served", c.assets_served.get())
-                    .with("assets_refused", c.assets_refused.get())
-                    .with("service_calls", c.service_calls.get())
-                    .with("service_failures", c.service_failures.get())
-                    .with(
-                        "subscription_overflow",
-                        c.subscription_overflow.load(Ordering::Relaxed),
-                    ),
-            ]
+            vec![DiagStatus::ok("clients", format!("{clients} connected"))
+                .with("clients", clients)
+                .with("channels_advertised", channels)
+                .with("ros_subscriptions", active)
+                .with("messages_forwarded", c.messages_forwarded.get())
+                .with("latched_replayed", c.latched_replayed.get())
+                .with("published", c.published.get())
+                .with("publish_refused", c.publish_refused.get())
+                .with("publish_dropped", c.publish_dropped.get())
+                .with("garbage_frames", c.garbage_frames.get())
+                .with("unknown_channel_ids", c.unknown_channel_ids.get())
+                .with("storm_ops", c.storm_ops.get())
+                .with("outbox_full", c.outbox_full.get())
+                .with("parameter_errors", c.parameter_errors.get())
+                .with("other_sdk_errors", c.other_sdk_errors.get())
+                .with("handshakes_refused", c.handshakes_refused.get())
+                .with("tls_refused", c.tls_refused.get())
+                .with("auth_refused", c.auth_refused.get())
+                .with("auth_rate_limited", c.auth_rate_limited.get())
+                .with("viewer_clients", c.viewer_clients.get())
+                .with("read_only_refused", c.read_only_refused.get())
+                .with("websocket_v1_clients", c.websocket_v1_clients.get())
+                .with("sdk_v1_clients", c.sdk_v1_clients.get())
+                .with("assets_served", c.assets_served.get())
+                .with("assets_refused", c.assets_refused.get())
+                .with("service_calls", c.service_calls.get())
+                .with("service_failures", c.service_failures.get())
+                .with(
+                    "subscription_overflow",
+                    c.subscription_overflow.load(Ordering::Relaxed),
+                )]
         });
         app.shutdown_on_signals();
     }

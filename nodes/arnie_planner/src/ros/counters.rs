@@ -32,6 +32,8 @@ node_glue::counters! {
             goal_blocked,
             no_path,
             invalid_request,
+            /// `PlanPath` and `UpdateMap` requests refused while the node was not active.
+            inactive_refused,
             /// Maps received on /map.
             maps_received,
             /// Maps in use (file or /map).

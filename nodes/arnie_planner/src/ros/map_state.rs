@@ -13,12 +13,12 @@
 //! - `map` (`nav_msgs/OccupancyGrid`, reliable + transient-local, so rviz draws it): with
 //!   a map FILE only (a map received on `map` is not echoed back onto it): 100 = the
 //!   file's obstacles, 99 = marks, 0 = free; frame `frame_id`.
+use node_glue::lifecycle::LifecyclePublisher;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
 use node_glue::r2r::{
-    self,
     arnie_interfaces::srv::UpdateMap,
     geometry_msgs::msg::{Point, Pose, Quaternion},
     nav_msgs::msg::{MapMetaData, OccupancyGrid},
@@ -39,9 +39,9 @@ pub(crate) use node_glue::topics::UPDATE_MAP;
 /// The map with its marks, and where it is republished.
 pub(crate) struct MapState {
     map: Option<MarkedMap>,
-    publisher: Option<r2r::Publisher<OccupancyGrid>>,
+    publisher: Option<LifecyclePublisher<OccupancyGrid>>,
     /// `global_costmap/costmap` (Nav2's costmap topic), every map, file or `/map`.
-    costmap: Option<r2r::Publisher<OccupancyGrid>>,
+    costmap: Option<LifecyclePublisher<OccupancyGrid>>,
     frame_id: String,
     t0: Instant,
     counters: Arc<Counters>,
@@ -50,7 +50,7 @@ pub(crate) struct MapState {
 impl MapState {
     /// No map yet; `publisher` = republish on `map` (file maps), in `frame_id`.
     pub fn new(
-        publisher: Option<r2r::Publisher<OccupancyGrid>>,
+        publisher: Option<LifecyclePublisher<OccupancyGrid>>,
         frame_id: &str,
         counters: Arc<Counters>,
     ) -> Self {
@@ -69,7 +69,7 @@ impl MapState {
     }
 
     /// Publishes the costmap too (`global_costmap/costmap`), from now on.
-    pub fn with_costmap(mut self, costmap: r2r::Publisher<OccupancyGrid>) -> Self {
+    pub fn with_costmap(mut self, costmap: LifecyclePublisher<OccupancyGrid>) -> Self {
         self.costmap = Some(costmap);
         self
     }

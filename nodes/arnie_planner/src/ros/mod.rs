@@ -30,6 +30,7 @@ use std::path::Path as FsPath;
 use std::sync::Arc;
 
 use futures::{Stream, StreamExt};
+use node_glue::lifecycle::{Lifecycle, Managed};
 use node_glue::r2r::{
     arnie_interfaces::srv::{PlanPath, UpdateMap},
     nav2_msgs::{
@@ -79,18 +80,22 @@ impl From<SetupError> for Error {
 }
 
 /// Runs the node until shutdown, then exits the process (exit 2 when it cannot start,
-/// naming the reason). All the binary calls.
+/// naming the reason). All the binary calls. A managed node (`node_glue::lifecycle`):
+/// the map file is loaded at start (a bad file stops the node, as before); while the
+/// node is not active, `PlanPath` and `UpdateMap` requests are answered
+/// `INVALID_REQUEST` with the reason (counted `inactive_refused`) and nothing is
+/// published on `map` or `planner/path` (the file's map goes out on activation).
 pub fn run() -> ! {
-    node_glue::main_with(NODE, setup)
+    node_glue::lifecycle::main_with(NODE, setup)
 }
 
 /// Creates the node's services, subscriptions, publishers and tasks
-/// (`node_glue::main_with(NODE, setup)`).
+/// (`node_glue::lifecycle::main_with(NODE, setup)`).
 ///
 /// # Errors
 /// Invalid parameters, a map file that cannot be used, or a ROS entity that could not be
 /// created.
-pub fn setup(app: &mut App) -> Result<(), Error> {
+pub fn setup(app: &mut App, lc: &Lifecycle) -> Result<Box<dyn Managed>, Error> {
     let params = app.parameters_checked(PlannerParams::default(), params::rules())?;
     let p = params.lock()?.clone();
     let settings = p.settings().map_err(ParameterError::node)?;
@@ -99,9 +104,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         node_glue::log_warn!("algorithm jps supports only diagonal_mode only_when_no_obstacles: running astar for {:?}", settings.search.diagonal);
     }
     let counters = Arc::new(Counters::default());
-    let costmap = app
-        .node
-        .create_publisher::<OccupancyGrid>(nav2::GLOBAL_COSTMAP, qos::latched())?;
+    let costmap =
+        lc.latched_publisher::<OccupancyGrid>(&mut app.node, nav2::GLOBAL_COSTMAP, qos::latched())?;
 
     // A file map is loaded before anything is served: a bad file stops the node (exit 2).
     let (initial, maps, source, map_state) = if map_file.is_empty() {
@@ -130,9 +134,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
                 file: map_file.clone(),
                 source,
             })?;
-        let map_pub = app
-            .node
-            .create_publisher::<OccupancyGrid>(topics::MAP, qos::latched())?;
+        let map_pub =
+            lc.latched_publisher::<OccupancyGrid>(&mut app.node, topics::MAP, qos::latched())?;
         let mut state = MapState::new(Some(map_pub), &settings.frame_id, counters.clone())
             .with_costmap(costmap);
         state.set_map(raw, grid.clone(), opts.robot_radius_m);
@@ -153,9 +156,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let requests = app
         .node
         .create_service::<PlanPath::Service>(topics::PLAN_PATH, qos::commands())?;
-    let path_pub = app
-        .node
-        .create_publisher::<Path>(topics::PLANNER_PATH, qos::latched())?;
+    let path_pub = lc.publisher::<Path>(&mut app.node, topics::PLANNER_PATH, qos::latched())?;
     let node = &mut app.node;
     let nav2: Vec<std::pin::Pin<Box<dyn Stream<Item = Nav2Request> + Send>>> = vec![
         Box::pin(
@@ -194,6 +195,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         path_pub,
         fallback_logged: settings.search.fell_back(),
         tf,
+        lc: lc.clone(),
     };
     tokio::spawn(task.run(
         maps,
@@ -205,5 +207,5 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     diagnostics.spawn_periodic(settings.diagnostics_period, shutdown, move || {
         counters.statuses(&source)
     });
-    Ok(())
+    Ok(Box::new(node_glue::lifecycle::Plain))
 }

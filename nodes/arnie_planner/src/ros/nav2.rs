@@ -96,10 +96,45 @@ fn pose_stamped(header: &node_glue::r2r::std_msgs::msg::Header, p: (f64, f64, f6
 impl PlannerTask {
     /// Answers one Nav2 request.
     pub(crate) fn on_nav2(&mut self, r: Nav2Request) {
+        if !self.lc.is_active() {
+            return self.refuse_nav2(r);
+        }
         match r {
             Nav2Request::ToPose(req) => self.on_to_pose(req),
             Nav2Request::Through(req) => self.on_through(req),
             Nav2Request::Clear(req, which) => self.on_clear(req, which),
+        }
+    }
+
+    /// While not active: each goal ends ABORTED (UNKNOWN) with the lifecycle's reason; a
+    /// clear is answered (its response is empty) without clearing, and logged. Counted.
+    fn refuse_nav2(&mut self, r: Nav2Request) {
+        self.counters.inactive_refused.inc();
+        let reason = self.lc.inactive_reason();
+        let sent = match r {
+            Nav2Request::ToPose(req) => action::reject(
+                req,
+                ComputePathToPose::Result {
+                    error_code: to_pose_codes::UNKNOWN,
+                    error_msg: reason,
+                    ..Default::default()
+                },
+            ),
+            Nav2Request::Through(req) => action::reject(
+                req,
+                ComputePathThroughPoses::Result {
+                    error_code: through_codes::UNKNOWN,
+                    error_msg: reason,
+                    ..Default::default()
+                },
+            ),
+            Nav2Request::Clear(req, which) => {
+                node_glue::log_warn!("{which}: nothing cleared: {reason}");
+                req.respond(ClearEntireCostmap::Response::default()).is_ok()
+            }
+        };
+        if !sent {
+            self.counters.answers_lost.inc();
         }
     }
 

@@ -5,8 +5,8 @@
 use std::sync::{Arc, Mutex};
 
 use futures::{Stream, StreamExt};
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::r2r::{
-    self,
     arnie_interfaces::srv::{PlanPath, UpdateMap},
     nav_msgs::msg::{OccupancyGrid, Path},
     ServiceRequest,
@@ -41,11 +41,13 @@ pub(crate) struct PlannerTask {
     pub(crate) counters: Arc<Counters>,
     /// Rate limits of the input-driven log lines.
     pub(crate) gates: Gates,
-    pub(crate) path_pub: r2r::Publisher<Path>,
+    pub(crate) path_pub: LifecyclePublisher<Path>,
     /// The JPS → A* fallback was logged for the current settings (log once per change).
     pub(crate) fallback_logged: bool,
     /// The robot's pose and other frames (Nav2's requests).
     pub(crate) tf: node_glue::tf::Listener,
+    /// The node's lifecycle: requests are served only while active.
+    pub(crate) lc: Lifecycle,
 }
 
 impl PlannerTask {
@@ -70,17 +72,51 @@ impl PlannerTask {
                 _ = shutdown.wait() => break,
                 Some(map) = next_map => self.on_map(&map),
                 req = requests.next() => match req {
+                    Some(req) if !self.lc.is_active() => self.refuse_plan(req),
                     Some(req) => self.on_request(req),
                     None => break,
                 },
                 Some(r) = nav2.next() => self.on_nav2(r),
                 Some(req) = updates.next() => {
+                    if !self.lc.is_active() {
+                        self.refuse_update(req);
+                        continue;
+                    }
                     let (state, gates) = (&mut self.map_state, &self.gates);
                     if let Some(p) = tokio::task::block_in_place(|| state.on_update(req, gates)) {
                         self.planner = Some(p);
                     }
                 }
             }
+        }
+    }
+
+    /// A `PlanPath` request while the node is not active: `INVALID_REQUEST`, the reason.
+    fn refuse_plan(&mut self, req: ServiceRequest<PlanPath::Service>) {
+        self.counters.inactive_refused.inc();
+        let reason = self.lc.inactive_reason();
+        self.counters
+            .count_code(arnie_constants::srv::plan_path::response::INVALID_REQUEST);
+        let resp = PlanPath::Response {
+            error_code: arnie_constants::srv::plan_path::response::INVALID_REQUEST,
+            error_msg: reason,
+            ..Default::default()
+        };
+        if req.respond(resp).is_err() {
+            self.counters.answers_lost.inc();
+        }
+    }
+
+    /// An `UpdateMap` request while the node is not active: `INVALID_REQUEST`, the reason.
+    fn refuse_update(&mut self, req: ServiceRequest<UpdateMap::Service>) {
+        self.counters.inactive_refused.inc();
+        let resp = UpdateMap::Response {
+            outcome: arnie_constants::srv::update_map::response::INVALID_REQUEST,
+            message: self.lc.inactive_reason(),
+            cells_changed: 0,
+        };
+        if req.respond(resp).is_err() {
+            self.counters.answers_lost.inc();
         }
     }
 

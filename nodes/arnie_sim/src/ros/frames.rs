@@ -1,9 +1,10 @@
 //! The simulated world's objects as frames of their own on `/tf_static` (tf2's static
 //! broadcaster QoS: reliable, transient local): `world` → `source_flame`, `candle` and
 //! `obstacle_<name>` (each box's centre), from the scenario ([`Scenario::world_frames`]),
-//! once at start. The markers on `sim/markers` stay in `world` (rviz's fixed frame); these
+//! once at start (they go out when the node is first active). The markers on `sim/markers` stay in `world` (rviz's fixed frame); these
 //! frames let a tool place, follow or measure from each object. The taper rides on the
 //! arm's tool link (`taper_holder` of the arm's URDF).
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::r2r::tf2_msgs::msg::TFMessage;
 use node_glue::{App, Error};
 
@@ -16,9 +17,11 @@ pub const WORLD: &str = "world";
 /// latched topic is served while its publisher exists).
 pub(super) fn publish(
     app: &mut App,
+    lc: &Lifecycle,
     scenario: &Scenario,
-) -> Result<node_glue::r2r::Publisher<TFMessage>, Error> {
-    let publisher = app.node.create_publisher::<TFMessage>(
+) -> Result<LifecyclePublisher<TFMessage>, Error> {
+    let publisher = lc.latched_publisher::<TFMessage>(
+        &mut app.node,
         node_glue::tf::TF_STATIC,
         node_glue::tf::static_broadcaster_qos(),
     )?;

@@ -8,21 +8,25 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::r2r::{self, visualization_msgs::msg::MarkerArray};
 use node_glue::{topics, Shutdown};
 
 use crate::markers::SceneMarkers;
 use crate::World;
 
-/// Creates the `sim/markers` publisher (before the node spins).
-pub fn publisher(node: &mut r2r::Node) -> r2r::Result<r2r::Publisher<MarkerArray>> {
-    arnie_markers::ros::publisher(node, topics::SIM_MARKERS)
+/// Creates the `sim/markers` publisher (before the node spins; silent unless active).
+pub fn publisher(
+    node: &mut r2r::Node,
+    lc: &Lifecycle,
+) -> r2r::Result<LifecyclePublisher<MarkerArray>> {
+    arnie_markers::ros::publisher(node, lc, topics::SIM_MARKERS)
 }
 
 /// Publishes the scene of `world` every `period` until shutdown (the moving markers
 /// live [`arnie_markers::lifetime_s`] of `period`).
 pub async fn run(
-    publisher: r2r::Publisher<MarkerArray>,
+    publisher: LifecyclePublisher<MarkerArray>,
     world: Arc<Mutex<World>>,
     scene: SceneMarkers,
     period: Duration,

@@ -34,6 +34,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use arnie_xpc::{Config, LoopbackMap};
+use node_glue::lifecycle::{Failed, Lifecycle, Managed, Outcome, State};
 use node_glue::r2r::arnie_interfaces::msg::SimTruth;
 use node_glue::{qos, topics, App, Error, ParameterError, Shutdown};
 use tokio::net::UdpSocket;
@@ -86,6 +87,9 @@ pub enum SetupError {
     /// `truth_log` cannot be created (the error names the path).
     #[error("truth_log {0}")]
     TruthLog(SimError),
+    /// The eyes' socket cannot be bound or set up.
+    #[error("socket: {0}")]
+    Socket(std::io::Error),
 }
 
 impl From<SetupError> for Error {
@@ -121,18 +125,128 @@ impl Ctx {
 }
 
 /// Runs the node until shutdown, then exits the process (exit 2 when it cannot start,
-/// naming the reason). All the binary calls.
+/// naming the reason). All the binary calls. A managed node: see [`Sim`].
 pub fn run() -> ! {
-    node_glue::main_with(NODE, setup)
+    node_glue::lifecycle::main_with(NODE, setup)
 }
 
-/// Creates the node's sockets, publishers and tasks (`node_glue::main_with(NODE, setup)`).
+/// The simulator as a managed node: the spine config, the scenario and the truth log are
+/// read at start; the arm's and eyes' sockets are bound on configure (a port in use
+/// fails it, naming the address) and the simulated controllers run from configure to
+/// cleanup, as the real ones would; `/sim/truth`, `sim/markers` and the world frames on
+/// `/tf_static` are published only while the node is active (the frames go out on
+/// activation).
+pub struct Sim {
+    wiring: Wiring,
+    step: Duration,
+    ctx: Ctx,
+    handle: tokio::runtime::Handle,
+    /// The simulated controllers' tasks (configured) and their stop.
+    running: Option<(node_glue::Stop, Vec<tokio::task::JoinHandle<()>>)>,
+}
+
+/// How long cleanup waits for the controllers' tasks to let their sockets go.
+const STOP_WAIT: Duration = Duration::from_secs(2);
+
+impl Sim {
+    fn bind(&mut self) -> Result<(), SetupError> {
+        let wiring = &self.wiring;
+        let arm_std =
+            StdUdpSocket::bind(wiring.arm_targets.addr).map_err(|source| SetupError::BindArm {
+                addr: wiring.arm_targets.addr,
+                source,
+            })?;
+        // Loopback to a loopback spine; any address to a spine on the network.
+        let eyes_bind = SocketAddr::new(
+            match (wiring.eyes.addr, wiring.eyes.addr.ip().is_loopback()) {
+                (SocketAddr::V4(_), true) => std::net::Ipv4Addr::LOCALHOST.into(),
+                (SocketAddr::V6(_), true) => std::net::Ipv6Addr::LOCALHOST.into(),
+                (SocketAddr::V4(_), false) => std::net::Ipv4Addr::UNSPECIFIED.into(),
+                (SocketAddr::V6(_), false) => std::net::Ipv6Addr::UNSPECIFIED.into(),
+            },
+            0,
+        );
+        let socket = |r: std::io::Result<StdUdpSocket>| {
+            r.and_then(|s| s.set_nonblocking(true).map(|()| s))
+                .map_err(SetupError::Socket)
+        };
+        let arm_std = socket(Ok(arm_std))?;
+        let eyes_std = socket(StdUdpSocket::bind(eyes_bind))?;
+        let _rt = self.handle.enter();
+        let arm_sock = Arc::new(UdpSocket::from_std(arm_std).map_err(SetupError::Socket)?);
+        let eyes_sock = UdpSocket::from_std(eyes_std).map_err(SetupError::Socket)?;
+        let (stop, shutdown) = self.ctx.shutdown.child();
+        let ctx = Ctx {
+            shutdown,
+            ..self.ctx.clone()
+        };
+        let sockets = link::Sockets {
+            arm: arm_sock.clone(),
+            eyes: eyes_sock,
+            arm_dest: wiring.arm_positions.addr,
+            eyes_dest: wiring.eyes.addr,
+        };
+        let tasks = vec![
+            tokio::spawn(link::receive_targets(
+                arm_sock,
+                wiring.arm_positions.addr.ip(),
+                ctx.clone(),
+            )),
+            tokio::spawn(link::physics(self.step, sockets, ctx)),
+        ];
+        node_glue::log_info!("arm and eyes sockets bound: the simulated controllers run");
+        self.running = Some((stop, tasks));
+        Ok(())
+    }
+
+    fn unbind(&mut self) {
+        let Some((stop, tasks)) = self.running.take() else {
+            return;
+        };
+        stop.stop();
+        let all = futures::future::join_all(tasks);
+        if self
+            .handle
+            .block_on(tokio::time::timeout(STOP_WAIT, all))
+            .is_err()
+        {
+            node_glue::log_warn!(
+                "the simulated controllers did not stop within {} s",
+                STOP_WAIT.as_secs()
+            );
+        } else {
+            node_glue::log_info!("the simulated controllers stopped; sockets released");
+        }
+    }
+}
+
+impl Managed for Sim {
+    fn on_configure(&mut self, _: State) -> Outcome {
+        self.unbind();
+        self.bind().map_err(Failed::failure)
+    }
+    fn on_cleanup(&mut self, _: State) -> Outcome {
+        self.unbind();
+        Ok(())
+    }
+    fn on_shutdown(&mut self, _: State) -> Outcome {
+        self.unbind();
+        Ok(())
+    }
+    fn on_error(&mut self, _: State) -> Outcome {
+        self.unbind();
+        Ok(())
+    }
+}
+
+/// Creates the node's publishers and tasks (`node_glue::lifecycle::main_with(NODE,
+/// setup)`); the sockets are bound on configure ([`Sim`]).
 ///
 /// # Errors
 /// Invalid parameters (naming the parameter and its range), a spine config or scenario
-/// the sim cannot run with, a socket that cannot be bound, a truth log that cannot be
-/// created, or a ROS entity that could not be created.
-pub fn setup(app: &mut App) -> Result<(), Error> {
+/// the sim cannot run with, a truth log that cannot be created, or a ROS entity that
+/// could not be created.
+pub fn setup(app: &mut App, lc: &Lifecycle) -> Result<Box<dyn Managed>, Error> {
     let params = app.parameters_checked(SimParams::default(), RULES)?;
     let p = params.lock()?.clone();
     let settings = p.settings().map_err(ParameterError::node)?;
@@ -173,42 +287,20 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         scenario.eyes.candle_mm.as_slice(),
     );
 
-    let arm_std =
-        StdUdpSocket::bind(wiring.arm_targets.addr).map_err(|source| SetupError::BindArm {
-            addr: wiring.arm_targets.addr,
-            source,
-        })?;
-    // Loopback to a loopback spine; any address to a spine on the network.
-    let eyes_bind = SocketAddr::new(
-        match (wiring.eyes.addr, wiring.eyes.addr.ip().is_loopback()) {
-            (SocketAddr::V4(_), true) => std::net::Ipv4Addr::LOCALHOST.into(),
-            (SocketAddr::V6(_), true) => std::net::Ipv6Addr::LOCALHOST.into(),
-            (SocketAddr::V4(_), false) => std::net::Ipv4Addr::UNSPECIFIED.into(),
-            (SocketAddr::V6(_), false) => std::net::Ipv6Addr::UNSPECIFIED.into(),
-        },
-        0,
-    );
-    let eyes_std = StdUdpSocket::bind(eyes_bind)?;
-    arm_std.set_nonblocking(true)?;
-    eyes_std.set_nonblocking(true)?;
     // The file is created here, at start: a bad path stops the node naming it.
     let log = match p.truth_log.as_str() {
         "" => None,
         path => Some(TruthLog::create(Path::new(path)).map_err(SetupError::TruthLog)?),
     };
 
-    let truth_pub = app
-        .node
-        .create_publisher::<SimTruth>(topics::SIM_TRUTH, qos::latched())?;
+    let truth_pub = lc.publisher::<SimTruth>(&mut app.node, topics::SIM_TRUTH, qos::latched())?;
     let markers_pub = match settings.markers_period {
-        Some(period) => Some((markers::publisher(&mut app.node)?, period)),
+        Some(period) => Some((markers::publisher(&mut app.node, lc)?, period)),
         None => None,
     };
-    let world_frames = frames::publish(app, &scenario)?;
+    let world_frames = frames::publish(app, lc, &scenario)?;
     let diagnostics = app.diagnostics()?;
     let _rt = app.handle().enter();
-    let arm_sock = Arc::new(UdpSocket::from_std(arm_std)?);
-    let eyes_sock = UdpSocket::from_std(eyes_std)?;
 
     let scene = SceneMarkers::new(scenario.clone(), 0.0);
     let log_counts = log.as_ref().map(|(l, _)| l.counts());
@@ -227,20 +319,6 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
             let _ = tokio::task::spawn_blocking(move || writer.join()).await;
         });
     }
-    // Targets only from the spine: the address its inputs listen on (its host).
-    let spine_ip = wiring.arm_positions.addr.ip();
-    tokio::spawn(link::receive_targets(
-        arm_sock.clone(),
-        spine_ip,
-        ctx.clone(),
-    ));
-    let sockets = link::Sockets {
-        arm: arm_sock,
-        eyes: eyes_sock,
-        arm_dest: wiring.arm_positions.addr,
-        eyes_dest: wiring.eyes.addr,
-    };
-    tokio::spawn(link::physics(settings.step, sockets, ctx.clone()));
     tokio::spawn(truth::publish(
         truth_pub,
         params,
@@ -257,9 +335,19 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         keep.wait().await;
     });
     let (world, counters) = (ctx.world.clone(), ctx.counters.clone());
-    diagnostics.spawn_periodic(Duration::from_millis(500), ctx.shutdown, move || {
-        let w = world.lock().unwrap_or_else(|p| p.into_inner());
-        vec![status::status(&w, &counters, log_counts.as_ref())]
-    });
-    Ok(())
+    diagnostics.spawn_periodic(
+        Duration::from_millis(500),
+        ctx.shutdown.clone(),
+        move || {
+            let w = world.lock().unwrap_or_else(|p| p.into_inner());
+            vec![status::status(&w, &counters, log_counts.as_ref())]
+        },
+    );
+    Ok(Box::new(Sim {
+        wiring,
+        step: settings.step,
+        ctx,
+        handle: app.handle(),
+        running: None,
+    }))
 }

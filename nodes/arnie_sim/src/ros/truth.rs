@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arnie_xpc::Scale;
-use node_glue::r2r::{self, arnie_interfaces::msg::SimTruth, geometry_msgs::msg::Point};
+use node_glue::r2r::{arnie_interfaces::msg::SimTruth, geometry_msgs::msg::Point};
 use node_glue::{time, topics};
 
 use super::params::SimParams;
@@ -16,7 +16,7 @@ use crate::Truth;
 /// Publishes the truth every `period` until shutdown; `truth_rate_hz` is live: a change
 /// (already checked against its range) restarts the interval at the new period.
 pub(super) async fn publish(
-    publisher: r2r::Publisher<SimTruth>,
+    publisher: node_glue::lifecycle::LifecyclePublisher<SimTruth>,
     params: Arc<Mutex<SimParams>>,
     mut period: Duration,
     ctx: Ctx,

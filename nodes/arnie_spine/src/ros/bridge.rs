@@ -11,7 +11,8 @@ use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures::{Stream, StreamExt};
-use node_glue::{Error, Shutdown};
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
+use node_glue::Shutdown;
 use r2r::arnie_interfaces::msg::Coordinates;
 use r2r::geometry_msgs::msg::PointStamped;
 use tokio::net::UdpSocket;
@@ -38,12 +39,13 @@ const MAX_BATCH: usize = 256;
 /// A drained slot keeps its allocation for the next batch unless it grew past this.
 const KEEP_SLOT_BYTES: usize = 4096;
 
-/// The publisher of an input's topic.
+/// The publisher of an input's topic (silent unless the node is active).
+#[derive(Clone)]
 pub enum TopicPublisher {
     /// `kind: "point"`.
-    Point(r2r::Publisher<PointStamped>),
+    Point(LifecyclePublisher<PointStamped>),
     /// `kind: "coordinates"`.
-    Coordinates(r2r::Publisher<Coordinates>),
+    Coordinates(LifecyclePublisher<Coordinates>),
 }
 
 /// The subscription of an output's topic.
@@ -74,14 +76,16 @@ pub struct Shared {
     output_names: Vec<String>,
     /// Rate-limited log lines, one key per interface (`input.<k>`, `output.<k>`).
     logs: RateLimit,
+    /// The node's lifecycle: nothing is forwarded unless it is active.
+    lc: Lifecycle,
 }
 
 impl Shared {
-    /// Shared state around `router`; binds the sender socket(s).
+    /// Shared state around `router`; binds the sender socket(s) (ephemeral ports).
     ///
     /// # Errors
     /// [`SetupError::SenderSocket`] if the sender socket cannot be created.
-    pub fn new(router: Router, settings: &Settings) -> Result<Self, Error> {
+    pub fn new(router: Router, settings: &Settings, lc: Lifecycle) -> Result<Self, SetupError> {
         let config = router.config();
         let sender_v4 =
             bind(SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0))).map_err(SetupError::SenderSocket)?;
@@ -113,7 +117,13 @@ impl Shared {
             frame_id: settings.frame_id.clone(),
             max_datagram: settings.limits.max_datagram,
             router: Mutex::new(router),
+            lc,
         })
+    }
+
+    /// True while the node forwards (it is active).
+    pub fn forwarding(&self) -> bool {
+        self.lc.is_active()
     }
 
     /// The router (a poisoned lock is taken over: routing never panics, and counters
@@ -255,7 +265,7 @@ fn bind(addr: SocketAddr) -> io::Result<std::net::UdpSocket> {
 pub fn bind_inputs(
     shared: &Shared,
     recv_buffer_bytes: usize,
-) -> Result<Vec<(InputId, std::net::UdpSocket)>, Error> {
+) -> Result<Vec<(InputId, std::net::UdpSocket)>, SetupError> {
     let binds: Vec<(InputId, String, SocketAddr)> = {
         let router = shared.router();
         router
@@ -415,9 +425,17 @@ impl InputTask {
         }
     }
 
-    /// Routes the newest acceptable datagram of the batch; older ones are stale.
+    /// Routes the newest acceptable datagram of the batch; older ones are stale. While
+    /// the node is not active, the whole batch is counted `inactive_dropped`.
     async fn route_batch(&mut self) {
         let n = self.batch.len;
+        if !self.shared.forwarding() {
+            if let Some(c) = self.shared.input_extra.get(self.index) {
+                c.inactive_dropped.add(n as u64);
+            }
+            self.batch.clear();
+            return;
+        }
         let mut chosen = None;
         let mut rejected = 0u64;
         let mut newest_rejection = None;
@@ -505,6 +523,12 @@ pub async fn run_topic(shared: Arc<Shared>, index: usize, stream: TopicStream, s
             }
             Some(Ok(items)) => items,
         };
+        if !shared.forwarding() {
+            if let Some(c) = shared.output_extra.get(index) {
+                c.topic_inactive_dropped.inc();
+            }
+            continue;
+        }
         let routed = shared.router().on_topic(id, &items);
         if let Outcome::Rejected(r) = &routed.outcome {
             if let Some(suppressed) = shared.output_log(index) {
@@ -549,6 +573,9 @@ pub async fn run_resend(
             biased;
             _ = &mut down => break,
             _ = ticks.tick() => {}
+        }
+        if !shared.forwarding() {
+            continue;
         }
         let emit = {
             let mut router = shared.router();

@@ -15,6 +15,8 @@ node_glue::counters! {
             publish_errors,
             /// The socket reported an error on receive.
             receive_errors,
+            /// Datagrams received while the node was not active (not routed).
+            inactive_dropped,
         }
         /// Published in an output's status.
         output {
@@ -22,6 +24,8 @@ node_glue::counters! {
             send_errors,
             /// A topic message in another frame than `frame_id` (not forwarded).
             wrong_frame,
+            /// Topic values received while the node was not active (not forwarded).
+            topic_inactive_dropped,
         }
     }
 }

@@ -48,6 +48,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use node_glue::lifecycle::{Failed, Lifecycle, Managed, Outcome, State};
 use node_glue::{App, Error, ParameterError};
 
 use crate::config::{MsgKind, TopicQos};
@@ -121,32 +122,52 @@ impl From<SetupError> for Error {
 pub const NODE: &str = "spine_bridge";
 
 /// Runs the spine bridge until shutdown, then exits the process (exit 2 on bad
-/// parameters or a config that does not load, naming the reason).
+/// parameters or a config that does not load, naming the reason). A managed node
+/// (`node_glue::lifecycle`): see [`Spine`].
 pub fn run() -> ! {
-    node_glue::main_with(NODE, setup)
+    node_glue::lifecycle::main_with(NODE, setup)
 }
 
 /// Reads the parameters (checked; all start only) and [`start`]s the bridge.
 ///
 /// # Errors
 /// As [`start`], and invalid parameters (the reason names the parameter and the value).
-pub fn setup(app: &mut App) -> Result<(), Error> {
+pub fn setup(app: &mut App, lc: &Lifecycle) -> Result<Box<dyn Managed>, Error> {
     let params = app.parameters_checked(params::SpineParams::default(), params::rules())?;
     let settings = {
         let p = params.lock()?;
         Settings::try_from(&*p).map_err(ParameterError::node)?
     };
     node_glue::log_info!("settings: {settings:?}");
-    start(app, settings)
+    Ok(Box::new(start(app, lc, settings)?))
 }
 
-/// Loads the config, binds every input, creates the publishers and subscriptions and
-/// spawns the tasks. Call before [`App::spin`].
+/// The bridge as a managed node: the config, the topics and the router are made at
+/// start (the config names the topics, and r2r makes every entity before the node
+/// spins); the input ports are bound on configure ([`Managed::on_configure`]: a port in
+/// use fails it, naming the input and the address, and the node stays unconfigured), and
+/// released on cleanup and shutdown. Datagrams and topic values are forwarded only
+/// while the node is active: otherwise each is counted (`inactive_dropped` of its
+/// interface) and dropped, and nothing is published.
+pub struct Spine {
+    shared: Arc<bridge::Shared>,
+    settings: Settings,
+    publishers: Vec<Option<bridge::TopicPublisher>>,
+    shutdown: node_glue::Shutdown,
+    /// The I/O thread of the bound inputs (configured), and its stop.
+    io: Option<(
+        tokio::sync::watch::Sender<bool>,
+        std::thread::JoinHandle<()>,
+    )>,
+}
+
+/// Loads the config, creates the publishers and subscriptions and spawns the topic
+/// tasks; the inputs are bound on configure ([`Spine`]). Call before [`App::spin`].
 ///
 /// # Errors
-/// [`SetupError`] naming the problem: a config that does not load (with its field), an
-/// input port that cannot be bound; [`Error::Ros`] if r2r refuses an entity.
-pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
+/// [`SetupError`] naming the problem: a config that does not load (with its field);
+/// [`Error::Ros`] if r2r refuses an entity.
+pub fn start(app: &mut App, lc: &Lifecycle, settings: Settings) -> Result<Spine, Error> {
     let config = Config::load(&settings.config_file, settings.loopback).map_err(|source| {
         SetupError::ConfigFile {
             file: settings.config_file.clone(),
@@ -157,33 +178,29 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
 
     let shutdown = app.shutdown();
     let router = Router::new(config, settings.limits);
-
-    // Sockets first, so that every input is bound once any of the node's publishers is
-    // visible on the graph (clients wait for one), then the ROS entities, then tasks.
-    let io = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(SetupError::IoRuntime)?;
     let handle = app.handle();
     let _rt = handle.enter();
-    let shared = Arc::new(bridge::Shared::new(router, &settings)?);
-    let sockets = bridge::bind_inputs(&shared, settings.recv_buffer_bytes)?;
+    let shared = Arc::new(bridge::Shared::new(router, &settings, lc.clone())?);
     let router = shared.router();
     let mut publishers = Vec::new();
     for input in &router.config().inputs {
         publishers.push(match &input.topic {
             None => None,
             Some(t) => Some(match t.kind {
-                MsgKind::Point => {
-                    bridge::TopicPublisher::Point(app.node.create_publisher(&t.name, qos(t.qos))?)
-                }
-                MsgKind::Coordinates => bridge::TopicPublisher::Coordinates(
-                    app.node.create_publisher(&t.name, qos(t.qos))?,
-                ),
+                MsgKind::Point => bridge::TopicPublisher::Point(lc.publisher(
+                    &mut app.node,
+                    &t.name,
+                    qos(t.qos),
+                )?),
+                MsgKind::Coordinates => bridge::TopicPublisher::Coordinates(lc.publisher(
+                    &mut app.node,
+                    &t.name,
+                    qos(t.qos),
+                )?),
             }),
         });
     }
-    tf::publish_static(app, &settings, router.config())?;
+    tf::publish_static(app, lc, &settings, router.config())?;
     let mut subscriptions = Vec::new();
     let mut resends = Vec::new();
     for (k, output) in router.config().outputs.iter().enumerate() {
@@ -205,33 +222,6 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
     let hardware_id = hardware_id(router.config());
     drop(router);
     let diagnostics = app.diagnostics()?.with_hardware_id(hardware_id);
-
-    let tasks: Vec<bridge::InputTask> = sockets
-        .into_iter()
-        .zip(publishers)
-        .map(|((id, socket), publisher)| {
-            bridge::InputTask::new(shared.clone(), id, socket, publisher)
-        })
-        .collect();
-    let down = shutdown.clone();
-    let priority = settings.io_rt_priority;
-    std::thread::Builder::new()
-        .name("spine-io".into())
-        .spawn(move || {
-            if let Some(priority) = priority {
-                match realtime(priority) {
-                    Ok(()) => node_glue::log_info!("I/O thread: SCHED_FIFO priority {priority}"),
-                    Err(e) => node_glue::log_warn!("I/O thread: cannot use SCHED_FIFO priority {priority} ({e}); normal scheduling"),
-                }
-            }
-            io.block_on(async move {
-                for task in tasks {
-                    tokio::spawn(task.run(down.clone()));
-                }
-                down.wait().await;
-            })
-        })
-        .map_err(SetupError::IoThread)?;
     for (k, stream) in subscriptions {
         let down = shutdown.clone();
         tokio::spawn(bridge::run_topic(shared.clone(), k, stream, down));
@@ -245,10 +235,117 @@ pub fn start(app: &mut App, settings: Settings) -> Result<(), Error> {
         ));
     }
     let mut statuses = status::StatusBuilder::new(shared.clone(), &settings);
-    diagnostics.spawn_periodic(settings.diagnostics_period, shutdown, move || {
+    diagnostics.spawn_periodic(settings.diagnostics_period, shutdown.clone(), move || {
         statuses.build()
     });
-    Ok(())
+    Ok(Spine {
+        shared,
+        settings,
+        publishers,
+        shutdown,
+        io: None,
+    })
+}
+
+/// How long cleanup waits for the I/O thread to let its sockets go.
+const IO_STOP_LIMIT: Duration = Duration::from_secs(2);
+
+impl Spine {
+    /// Binds every input and starts the I/O thread that serves them.
+    fn bind(&mut self) -> Result<(), SetupError> {
+        let sockets = bridge::bind_inputs(&self.shared, self.settings.recv_buffer_bytes)?;
+        let io = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(SetupError::IoRuntime)?;
+        let tasks: Vec<bridge::InputTask> = sockets
+            .into_iter()
+            .zip(self.publishers.iter().cloned())
+            .map(|((id, socket), publisher)| {
+                bridge::InputTask::new(self.shared.clone(), id, socket, publisher)
+            })
+            .collect();
+        let down = self.shutdown.clone();
+        let (stop, mut stopped) = tokio::sync::watch::channel(false);
+        let priority = self.settings.io_rt_priority;
+        let thread = std::thread::Builder::new()
+            .name("spine-io".into())
+            .spawn(move || {
+                if let Some(priority) = priority {
+                    match realtime(priority) {
+                        Ok(()) => node_glue::log_info!("I/O thread: SCHED_FIFO priority {priority}"),
+                        Err(e) => node_glue::log_warn!("I/O thread: cannot use SCHED_FIFO priority {priority} ({e}); normal scheduling"),
+                    }
+                }
+                io.block_on(async move {
+                    for task in tasks {
+                        tokio::spawn(task.run(down.clone()));
+                    }
+                    tokio::select! {
+                        _ = down.wait() => {}
+                        _ = stopped.wait_for(|s| *s) => {}
+                    }
+                });
+                // Dropping the runtime drops the input tasks and closes their sockets.
+                drop(io);
+            })
+            .map_err(SetupError::IoThread)?;
+        self.io = Some((stop, thread));
+        Ok(())
+    }
+
+    /// Stops the I/O thread: the input ports are free again once it returns.
+    fn unbind(&mut self) {
+        let Some((stop, thread)) = self.io.take() else {
+            return;
+        };
+        let _ = stop.send(true);
+        let started = std::time::Instant::now();
+        while !thread.is_finished() && started.elapsed() < IO_STOP_LIMIT {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if thread.is_finished() {
+            let _ = thread.join();
+            node_glue::log_info!("inputs released");
+        } else {
+            node_glue::log_warn!(
+                "the I/O thread did not stop within {} ms",
+                IO_STOP_LIMIT.as_millis()
+            );
+        }
+    }
+}
+
+impl Managed for Spine {
+    fn on_configure(&mut self, _: State) -> Outcome {
+        self.unbind();
+        self.bind().map_err(Failed::failure)
+    }
+
+    fn on_activate(&mut self, _: State) -> Outcome {
+        node_glue::log_info!("forwarding (inputs, output topics and re-sends)");
+        Ok(())
+    }
+
+    fn on_deactivate(&mut self, _: State) -> Outcome {
+        node_glue::log_info!("not forwarding: datagrams and topic values are counted and dropped");
+        Ok(())
+    }
+
+    fn on_cleanup(&mut self, _: State) -> Outcome {
+        self.unbind();
+        Ok(())
+    }
+
+    fn on_shutdown(&mut self, _: State) -> Outcome {
+        self.unbind();
+        Ok(())
+    }
+
+    fn on_error(&mut self, _: State) -> Outcome {
+        self.unbind();
+        Ok(())
+    }
 }
 
 /// The devices behind the node, for the diagnostics' `hardware_id`: the outputs in the

@@ -4,9 +4,11 @@
 //! `frame_id` (`world`) → child `<interface>`, published once at start (the config is
 //! a start-only parameter: the node never reloads it) with the QoS of tf2's static
 //! broadcaster (reliable, transient local, keep last 1), so a subscriber that joins
-//! later still gets it. Each interface that cannot be a frame gets one warning naming
+//! later still gets it. It goes out when the node is first active (a latched lifecycle
+//! publisher holds it until then). Each interface that cannot be a frame gets one warning naming
 //! it and why.
 
+use node_glue::lifecycle::Lifecycle;
 use node_glue::{App, Error};
 use r2r::tf2_msgs::msg::TFMessage;
 
@@ -24,6 +26,7 @@ pub use node_glue::tf::TF_STATIC;
 /// [`Error::Ros`] if r2r refuses the publisher or the message.
 pub fn publish_static(
     app: &mut App,
+    lc: &Lifecycle,
     settings: &Settings,
     config: &Config,
 ) -> Result<Vec<String>, Error> {
@@ -66,9 +69,11 @@ pub fn publish_static(
         node_glue::log_info!("no interface has a rigid transform: nothing on {TF_STATIC}");
         return Ok(names);
     }
-    let publisher = app
-        .node
-        .create_publisher::<TFMessage>(TF_STATIC, node_glue::tf::static_broadcaster_qos())?;
+    let publisher = lc.latched_publisher::<TFMessage>(
+        &mut app.node,
+        TF_STATIC,
+        node_glue::tf::static_broadcaster_qos(),
+    )?;
     let stamp = node_glue::time::now();
     let msg = TFMessage {
         transforms: frames

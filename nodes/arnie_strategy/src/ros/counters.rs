@@ -16,6 +16,8 @@ node_glue::counters! {
             goals_accepted,
             /// Bad file, bad match time or bad settings.
             goals_rejected,
+            /// Goals refused while the node was not active.
+            inactive_refused,
             /// Of those: a strategy file refused by the file rules (`allowed_dirs`, regular
             /// file, `max_file_bytes`; node_glue::files).
             files_refused,

@@ -35,6 +35,7 @@ pub mod server;
 use std::sync::Arc;
 use std::time::Duration;
 
+use node_glue::lifecycle::{Managed, Outcome, State};
 use node_glue::params::SettingsError;
 use node_glue::r2r::{arnie_interfaces::action::RunStrategy, arnie_interfaces::msg::StrategyEvent};
 use node_glue::{qos, topics, App, Error};
@@ -78,7 +79,26 @@ const EVENT_HISTORY: usize = 100;
 /// Runs the strategy node until shutdown, then exits the process (exit 2 on bad
 /// parameters, naming the reason).
 pub fn run() -> ! {
-    node_glue::main_with(NODE, setup)
+    node_glue::lifecycle::main_with(NODE, setup)
+}
+
+/// The strategy as a managed node: it owns nothing outside ROS; while it is not active,
+/// `RunStrategy` goals are refused (REJECTED, with the reason; counted
+/// `inactive_refused`) and `/strategy/events` is silent; deactivation stops the run in
+/// progress.
+struct Lifecycle {
+    server: Arc<StrategyServer>,
+}
+
+impl Managed for Lifecycle {
+    fn on_deactivate(&mut self, _: State) -> Outcome {
+        self.server.stop_run();
+        Ok(())
+    }
+    fn on_shutdown(&mut self, _: State) -> Outcome {
+        self.server.stop_run();
+        Ok(())
+    }
 }
 
 /// Creates the node's action server, clients, subscriptions, publishers and tasks.
@@ -86,7 +106,10 @@ pub fn run() -> ! {
 /// # Errors
 /// Invalid parameters (the reason names the parameter, its range and the value), or a
 /// ROS entity that could not be created.
-pub fn setup(app: &mut App) -> Result<(), Error> {
+pub fn setup(
+    app: &mut App,
+    lc: &node_glue::lifecycle::Lifecycle,
+) -> Result<Box<dyn Managed>, Error> {
     let params = app.parameters_checked(StrategyParams::default(), rules())?;
     let (settings, start) = {
         let p = params.lock()?;
@@ -95,7 +118,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let counters = Arc::new(Counters::default());
     // Reliable, with a deeper history than the commands preset: a run emits events in
     // bursts and a slow subscriber must not lose any.
-    let events = app.node.create_publisher::<StrategyEvent>(
+    let events = lc.publisher::<StrategyEvent>(
+        &mut app.node,
         topics::STRATEGY_EVENTS,
         qos::commands().keep_last(EVENT_HISTORY),
     )?;
@@ -148,13 +172,15 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         counters.clone(),
         shutdown.clone(),
         clock,
+        lc.clone(),
     );
     tokio::spawn(server.clone().serve(goals));
 
+    let s = server.clone();
     diagnostics.spawn_periodic(start.diagnostics_period, shutdown, move || {
-        counters.statuses(server.running())
+        counters.statuses(s.running())
     });
-    Ok(())
+    Ok(Box::new(Lifecycle { server }))
 }
 
 /// The node's settings, checked (`params` converts the parameters into this).

@@ -19,6 +19,7 @@
 //! goal ends `CANCELED`; a run that ends by itself (all tasks done or dropped, or the
 //! match timer) `SUCCEEDED`; node shutdown stops the run and `ABORTED`s the goal.
 
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -57,10 +58,14 @@ struct Current {
 pub struct StrategyServer {
     robot: Arc<RosRobot>,
     /// r2r publishers are `Send` but not `Sync`; the mutex makes the server shareable.
-    events: Mutex<r2r::Publisher<StrategyEvent>>,
+    events: Mutex<LifecyclePublisher<StrategyEvent>>,
     settings: SettingsFn,
     counters: Arc<Counters>,
     shutdown: node_glue::Shutdown,
+    /// The node's lifecycle: goals only while active.
+    lc: Lifecycle,
+    /// The stop of the run in progress (deactivation stops it).
+    current_stop: Mutex<Option<Arc<StopSource>>>,
     /// The file of the run in progress; at most one run at a time.
     running: Mutex<Option<String>>,
     /// Input-driven warnings (rejected goals), rate-limited.
@@ -105,6 +110,9 @@ enum GoalError {
         /// Why.
         source: crate::error::Error,
     },
+    /// The node is not active (lifecycle): the reason.
+    #[error("{0}")]
+    Inactive(String),
     /// A `wait_for` watches a topic the node does not subscribe.
     #[error("{file}: {source}")]
     Topic {
@@ -143,11 +151,12 @@ impl StrategyServer {
     /// Serve it with [`StrategyServer::serve`].
     pub fn new(
         robot: Arc<RosRobot>,
-        events: r2r::Publisher<StrategyEvent>,
+        events: LifecyclePublisher<StrategyEvent>,
         settings: SettingsFn,
         counters: Arc<Counters>,
         shutdown: node_glue::Shutdown,
         clock: Arc<MatchClockNode>,
+        lc: Lifecycle,
     ) -> Arc<Self> {
         Arc::new(Self {
             robot,
@@ -155,11 +164,26 @@ impl StrategyServer {
             settings,
             counters,
             shutdown,
+            lc,
+            current_stop: Mutex::new(None),
             running: Mutex::new(None),
             logs: RateLimit::default(),
             clock,
             ready_seq: std::sync::atomic::AtomicU16::new(0),
         })
+    }
+
+    /// Deactivation: stops the run in progress, if any (it ends as a stopped run does).
+    pub fn stop_run(&self) {
+        let stop = self
+            .current_stop
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(stop) = stop {
+            node_glue::log_info!("deactivated: stopping the run in progress");
+            stop.stop();
+        }
     }
 
     /// The file of the run in progress (for `/diagnostics`).
@@ -184,7 +208,13 @@ impl StrategyServer {
                     None => break,
                 },
             };
-            let c = match self.check(&req.goal).await {
+            let checked = if self.lc.is_active() {
+                self.check(&req.goal).await
+            } else {
+                self.counters.inactive_refused.inc();
+                Err(GoalError::Inactive(self.lc.inactive_reason()))
+            };
+            let c = match checked {
                 Err(reason) => {
                     let reason = reason.to_string();
                     self.reject(&reason);
@@ -227,6 +257,7 @@ impl StrategyServer {
             *self.running.lock().unwrap_or_else(|e| e.into_inner()) = Some(c.file.clone());
             let (stop, token) = StopSource::new();
             let stop = Arc::new(stop);
+            *self.current_stop.lock().unwrap_or_else(|e| e.into_inner()) = Some(stop.clone());
             let preempted_by = Arc::new(Mutex::new(None));
             let done = tokio::spawn(self.clone().run(
                 accepted,

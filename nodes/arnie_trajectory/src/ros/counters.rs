@@ -31,6 +31,8 @@ node_glue::counters! {
             /// Holds (cancel, shutdown) with no fresh arm position: nothing commanded.
             holds_skipped,
             reached_by_detour,
+            /// Goals, legacy targets and clicked points refused while the node was not active.
+            inactive_refused,
         }
         detours {
             /// Goals planned around remembered obstructions from the start.

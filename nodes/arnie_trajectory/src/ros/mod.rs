@@ -47,10 +47,12 @@ mod server;
 use std::sync::Arc;
 use std::time::Duration;
 
+use node_glue::lifecycle::{Failed, Managed, Outcome, State};
 use node_glue::r2r::{
     arnie_interfaces::{action::MoveTo, msg::KnownObstructions, srv::ClearObstructions},
     geometry_msgs::msg::PointStamped,
     nav_msgs::msg::Path,
+    visualization_msgs::msg::MarkerArray,
 };
 use node_glue::{qos, topics, App, Error, ParameterError};
 
@@ -67,17 +69,51 @@ pub const NODE: &str = "trajectory_server";
 pub const CLICKED_POINT: &str = "clicked_point";
 
 /// Runs the node until shutdown, then exits the process (exit 2 when it cannot start,
-/// naming the reason). All the binary calls.
+/// naming the reason). All the binary calls. A managed node: see [`Lifecycle`].
 pub fn run() -> ! {
-    node_glue::main_with(NODE, setup)
+    node_glue::lifecycle::main_with(NODE, setup)
+}
+
+/// The trajectory server as a managed node. It owns nothing outside ROS, so configure
+/// and cleanup have nothing to acquire; while it is not active it refuses `MoveTo`
+/// goals (outcome `REJECTED`, with the reason), ignores legacy targets and clicked
+/// points (counted `inactive_refused`) and publishes nothing on `/arm/command`,
+/// `/trajectory/plan` or the obstruction topics (the latched ones go out on activation).
+/// Deactivation stops a running move where the arm is (one hold set-point, before
+/// `/arm/command` closes) and ends its goal.
+struct Lifecycle {
+    control: tokio::sync::mpsc::UnboundedSender<std::sync::mpsc::Sender<()>>,
+}
+
+/// How long deactivation waits for the running move to stop.
+const STOP_WAIT: Duration = Duration::from_secs(3);
+
+impl Managed for Lifecycle {
+    fn on_deactivate(&mut self, _: State) -> Outcome {
+        let (done, wait) = std::sync::mpsc::channel();
+        if self.control.send(done).is_err() {
+            // The control task has ended (the node is stopping): it held the arm.
+            return Ok(());
+        }
+        match wait.recv_timeout(STOP_WAIT) {
+            Ok(()) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Ok(()),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(Failed::failure(format!(
+                "the move did not stop within {} s",
+                STOP_WAIT.as_secs()
+            ))),
+        }
+    }
 }
 
 /// Creates the node's action server, subscriptions, publishers and tasks
-/// (`node_glue::main_with(NODE, setup)`).
+/// (`node_glue::lifecycle::main_with(NODE, setup)`).
 ///
 /// # Errors
 /// Invalid parameters, or a ROS entity that could not be created.
-pub fn setup(app: &mut App) -> Result<(), Error> {
+pub fn setup(
+    app: &mut App,
+    lc: &node_glue::lifecycle::Lifecycle,
+) -> Result<Box<dyn Managed>, Error> {
     // Every parameter is live (read at each goal): a change is checked as a whole first.
     let rules = node_glue::params::Rules {
         check: |p: &TrajectoryParams| p.check().map_err(Into::into),
@@ -99,17 +135,20 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     // Best effort: matches reliable and best-effort publishers alike (the spine's legacy
     // inputs, rclpy scripts, `ros2 topic pub`), so a legacy target is never lost to QoS.
     let targets = app.subscribe::<PointStamped>(topics::ARM_TARGET, qos::legacy_commands())?;
-    let command = app
-        .node
-        .create_publisher::<PointStamped>(topics::ARM_COMMAND, qos::commands())?;
-    let plan = app
-        .node
-        .create_publisher::<Path>(topics::TRAJECTORY_PLAN, qos::latched())?;
-    let obstruction_topic = app
-        .node
-        .create_publisher::<KnownObstructions>(obstructions::OBSTRUCTIONS, qos::latched())?;
-    let obstruction_markers =
-        arnie_markers::ros::publisher(&mut app.node, obstructions::OBSTRUCTION_MARKERS)?;
+    let command =
+        lc.publisher::<PointStamped>(&mut app.node, topics::ARM_COMMAND, qos::commands())?;
+    let plan =
+        lc.latched_publisher::<Path>(&mut app.node, topics::TRAJECTORY_PLAN, qos::latched())?;
+    let obstruction_topic = lc.latched_publisher::<KnownObstructions>(
+        &mut app.node,
+        obstructions::OBSTRUCTIONS,
+        qos::latched(),
+    )?;
+    let obstruction_markers = lc.latched_publisher::<MarkerArray>(
+        &mut app.node,
+        obstructions::OBSTRUCTION_MARKERS,
+        qos::latched(),
+    )?;
     // rviz's Publish Point tool (reliable) and Foxglove (best effort) alike.
     let clicked = app.subscribe::<PointStamped>(CLICKED_POINT, qos::legacy_commands())?;
     let tf = node_glue::tf::Listener::new(app, Duration::from_secs(10))?;
@@ -122,6 +161,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     let arm = Latest::new();
     let shutdown = app.shutdown();
     let _rt = app.handle().enter();
+    let (lifecycle_tx, lifecycle_rx) = tokio::sync::mpsc::unbounded_channel();
 
     tokio::spawn(track_position(positions, arm.clone(), counters.clone()));
     let server = Server {
@@ -137,6 +177,8 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
         arm,
         command,
         plan,
+        lc: lc.clone(),
+        deactivations: lifecycle_rx,
         counters: counters.clone(),
         logs: node_glue::ratelimit::RateLimit::default(),
         legacy: LegacyTargets::new(),
@@ -154,5 +196,7 @@ pub fn setup(app: &mut App) -> Result<(), Error> {
     diagnostics.spawn_periodic(Duration::from_secs(1), shutdown, move || {
         vec![counters.status(), counters.detours_status()]
     });
-    Ok(())
+    Ok(Box::new(Lifecycle {
+        control: lifecycle_tx,
+    }))
 }

@@ -5,6 +5,7 @@
 //! by `trajectory/clear_obstructions` (`arnie_interfaces/srv/ClearObstructions`).
 use arnie_markers::{Marker, Rgba, Tracker};
 use nalgebra::Point3;
+use node_glue::lifecycle::LifecyclePublisher;
 use node_glue::r2r::{
     self,
     arnie_interfaces::msg::{KnownObstruction as ObstructionMsg, KnownObstructions},
@@ -38,8 +39,8 @@ const COLOUR: Rgba = Rgba {
 /// The memory and its two latched publishers.
 pub(crate) struct Memory {
     memory: ObstructionMemory,
-    topic: r2r::Publisher<KnownObstructions>,
-    markers: r2r::Publisher<MarkerArray>,
+    topic: LifecyclePublisher<KnownObstructions>,
+    markers: LifecyclePublisher<MarkerArray>,
     tracker: Tracker,
 }
 
@@ -55,8 +56,8 @@ fn stamp_ms(ms: u64) -> r2r::builtin_interfaces::msg::Time {
 impl Memory {
     pub(crate) fn new(
         config: ObstructionConfig,
-        topic: r2r::Publisher<KnownObstructions>,
-        markers: r2r::Publisher<MarkerArray>,
+        topic: LifecyclePublisher<KnownObstructions>,
+        markers: LifecyclePublisher<MarkerArray>,
     ) -> Self {
         Self {
             memory: ObstructionMemory::new(config),

@@ -135,6 +135,12 @@ impl Server {
 
     /// Shutdown: stop the running move where the arm is.
     pub(super) fn on_shutdown(&mut self) {
+        self.stop_move("is shutting down");
+    }
+
+    /// Stops the running move where the arm is (holds it: one set-point, the measured
+    /// position) and aborts its goal (outcome CANCELLED) with "<node> <why>; ...".
+    pub(super) fn stop_move(&mut self, why: &str) {
         let Some(mut a) = self.active.take() else {
             return;
         };
@@ -144,17 +150,17 @@ impl Server {
             Some(hold) => {
                 self.send_command(hold);
                 node_glue::log_warn!(
-                    "shutting down during a move; arm holds at {:?} mm",
+                    "{NODE} {why} during a move; arm holds at {:?} mm",
                     hold.coords.as_slice()
                 );
             }
-            None => self.hold_skipped("shutting down during a move", a.position_timeout),
+            None => self.hold_skipped(&format!("{NODE} {why} during a move"), a.position_timeout),
         }
         if let Source::Action { mut goal, .. } = a.source {
             let message = match hold {
-                Some(_) => format!("{NODE} is shutting down; arm holds its position"),
+                Some(_) => format!("{NODE} {why}; arm holds its position"),
                 None => format!(
-                    "{NODE} is shutting down; no fresh arm position: nothing commanded, \
+                    "{NODE} {why}; no fresh arm position: nothing commanded, \
                      the arm keeps its last set-point"
                 ),
             };

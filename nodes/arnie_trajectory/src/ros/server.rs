@@ -8,8 +8,9 @@ use std::time::Duration;
 use futures::{Stream, StreamExt};
 use nalgebra::Point3;
 use node_glue::action::{self, Accepted, CancelStream};
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::r2r::{
-    self, arnie_interfaces::action::MoveTo, arnie_interfaces::srv::ClearObstructions,
+    arnie_interfaces::action::MoveTo, arnie_interfaces::srv::ClearObstructions,
     geometry_msgs::msg::PointStamped, nav_msgs::msg::Path, ActionServerCancelRequest,
     ActionServerGoal, ActionServerGoalRequest, ServiceRequest,
 };
@@ -55,6 +56,9 @@ pub(super) enum GoalError {
     /// The target cannot be planned to.
     #[error("{0}")]
     Plan(TrajectoryError),
+    /// The node is not active (lifecycle): the reason.
+    #[error("{0}")]
+    Inactive(String),
     /// The target's frame cannot be transformed into the command frame.
     #[error(
         "target frame \"{frame}\" cannot be transformed into \"{world}\": {source}",
@@ -101,8 +105,12 @@ pub(crate) struct Server {
     /// The TF tree (`/tf`, `/tf_static`): targets given in other frames.
     pub(super) tf: node_glue::tf::Listener,
     pub(super) arm: Latest,
-    pub(super) command: r2r::Publisher<PointStamped>,
-    pub(super) plan: r2r::Publisher<Path>,
+    pub(super) command: LifecyclePublisher<PointStamped>,
+    pub(super) plan: LifecyclePublisher<Path>,
+    /// The node's lifecycle: goals and targets only while active.
+    pub(super) lc: Lifecycle,
+    /// Deactivations (the lifecycle callback waits on the sender it gives).
+    pub(super) deactivations: tokio::sync::mpsc::UnboundedReceiver<std::sync::mpsc::Sender<()>>,
     pub(super) counters: Arc<Counters>,
     /// Input-driven warnings (rejected goals and targets), rate-limited.
     pub(super) logs: RateLimit,
@@ -273,10 +281,15 @@ impl Server {
         let config = self.refresh_config();
         let g = req.goal.clone();
         let uuid = req.uuid;
-        let planned = self.to_world(&g.frame_id, &g.target).and_then(|target_mm| {
-            self.plan_goal(&config, target_mm, g.period_s, g.sample_factor)
-                .map(|(exec, c)| (exec, c, target_mm))
-        });
+        let planned = if self.lc.is_active() {
+            self.to_world(&g.frame_id, &g.target).and_then(|target_mm| {
+                self.plan_goal(&config, target_mm, g.period_s, g.sample_factor)
+                    .map(|(exec, c)| (exec, c, target_mm))
+            })
+        } else {
+            self.counters.inactive_refused.inc();
+            Err(GoalError::Inactive(self.lc.inactive_reason()))
+        };
         match planned {
             Err(reason) => {
                 node_glue::warn_limited!(
@@ -312,6 +325,9 @@ impl Server {
 
     fn on_legacy_target(&mut self, msg: PointStamped) {
         self.counters.legacy_targets.inc();
+        if self.refused_inactive("legacy target") {
+            return;
+        }
         let config = self.refresh_config();
         let target_mm = from_point(&msg.point);
         let exec = match self.executor(target_mm, &config) {
@@ -349,6 +365,9 @@ impl Server {
     /// refused with the reason, logged and counted, never sent.
     fn on_clicked_point(&mut self, msg: PointStamped) {
         self.counters.clicked_points.inc();
+        if self.refused_inactive("clicked point") {
+            return;
+        }
         let config = self.refresh_config();
         let exec = self
             .to_world(&msg.header.frame_id, &msg.point)
@@ -380,6 +399,21 @@ impl Server {
                 );
             }
         }
+    }
+
+    /// True (counted, logged) when the node is not active: a target is not taken.
+    fn refused_inactive(&mut self, what: &str) -> bool {
+        if self.lc.is_active() {
+            return false;
+        }
+        self.counters.inactive_refused.inc();
+        node_glue::warn_limited!(
+            self.logs,
+            "inactive",
+            "{what} ignored: {}",
+            self.lc.inactive_reason()
+        );
+        true
     }
 
     pub(super) fn start(&mut self, exec: Executor, config: &TrajectoryConfig, source: Source) {
@@ -441,6 +475,11 @@ pub(crate) async fn control(
             Some(msg) = targets.next() => server.on_legacy_target(msg),
             Some(req) = clears.next() => server.obstructions.on_clear(req, &server.counters),
             Some(msg) = clicked.next() => server.on_clicked_point(msg),
+            // Deactivation: the running move stops where the arm is, its goal ends.
+            Some(done) = server.deactivations.recv() => {
+                server.stop_move("was deactivated");
+                let _ = done.send(());
+            }
             _ = expiry.tick() => server.obstructions.expire(&server.counters),
             event = next_move_event(&mut server.active) => match event {
                 MoveEvent::Tick => server.on_tick(),

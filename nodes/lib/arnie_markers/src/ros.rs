@@ -6,6 +6,10 @@
 //! the node's whole picture, so a late subscriber (rviz started later, a Foxglove client)
 //! gets all of it at once from the latched last array. Markers that disappear are
 //! deleted ([`Tracker`]); the first array starts with `DELETEALL`.
+//!
+//! The publisher is a lifecycle publisher of the node ([`node_glue::lifecycle`]): while
+//! the node is not active nothing is drawn or published.
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher};
 use node_glue::{qos, time, topics, Shutdown};
 use r2r::builtin_interfaces::msg::Duration;
 use r2r::geometry_msgs::msg::{Point, Pose, Quaternion, Vector3};
@@ -14,12 +18,17 @@ use r2r::visualization_msgs::msg::{Marker as Msg, MarkerArray};
 
 use crate::{Entry, Kind, Marker, Rgba, Tracker};
 
-/// Creates a latched `MarkerArray` publisher on `topic` (before the node spins).
+/// Creates a latched `MarkerArray` publisher on `topic` (before the node spins), silent
+/// unless the node (`lc`) is active.
 ///
 /// # Errors
 /// The publisher could not be created.
-pub fn publisher(node: &mut r2r::Node, topic: &str) -> r2r::Result<r2r::Publisher<MarkerArray>> {
-    node.create_publisher::<MarkerArray>(topic, qos::latched())
+pub fn publisher(
+    node: &mut r2r::Node,
+    lc: &Lifecycle,
+    topic: &str,
+) -> r2r::Result<LifecyclePublisher<MarkerArray>> {
+    lc.publisher::<MarkerArray>(node, topic, qos::latched())
 }
 
 /// Every `period` until shutdown: the markers `draw` returns (`None`: nothing this time)
@@ -27,7 +36,7 @@ pub fn publisher(node: &mut r2r::Node, topic: &str) -> r2r::Result<r2r::Publishe
 /// `DELETE`s for those no longer drawn. A failed publication is logged (the node's
 /// logger) once per run of failures, naming `topic`.
 pub async fn run<F>(
-    publisher: r2r::Publisher<MarkerArray>,
+    publisher: LifecyclePublisher<MarkerArray>,
     topic: &str,
     period: std::time::Duration,
     shutdown: Shutdown,
@@ -43,6 +52,9 @@ pub async fn run<F>(
         tokio::select! {
             _ = shutdown.wait() => return,
             _ = interval.tick() => {}
+        }
+        if !publisher.is_activated() {
+            continue;
         }
         let Some(markers) = draw() else { continue };
         let msg = array_msg(&time::header(topics::WORLD_FRAME), &tracker.update(markers));

@@ -6,6 +6,8 @@
 //!
 //! - [`config`]: [`ConfigError`], the one shape of a refused setting (name and why).
 //! - [`counter`]: [`Counter`], one monotonic counter shared between tasks.
+//! - [`lifecycle`]: the managed-node (lifecycle) state machine of ROS 2 (rcl's states,
+//!   transitions and rules), which `node_glue::lifecycle` serves on a node.
 //! - [`ratelimit`]: [`RateLimit`], at most `burst` lines per key per period, the rest
 //!   counted and reported on the next line (`" (K more suppressed)"`).
 //! - [`topics`]: the names of the shared topics, services and actions, one place for
@@ -14,6 +16,7 @@
 
 pub mod config;
 pub mod counter;
+pub mod lifecycle;
 pub mod ratelimit;
 pub mod topics;
 

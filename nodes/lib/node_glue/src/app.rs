@@ -66,6 +66,9 @@ pub enum ParameterError {
         /// The node's parameters, sorted.
         declared: Vec<&'static str>,
     },
+    /// `managed` given with a type other than bool.
+    #[error("managed must be true or false, not {0:?}")]
+    Managed(r2r::ParameterValue),
     /// `use_sim_time` given with a type other than bool.
     #[error("use_sim_time must be true or false, not {0:?}")]
     UseSimTime(r2r::ParameterValue),
@@ -107,18 +110,44 @@ impl<T> From<std::sync::PoisonError<T>> for Error {
 
 /// A cloneable "the node is shutting down" signal for tasks.
 #[derive(Clone)]
-pub struct Shutdown(watch::Receiver<bool>);
+pub struct Shutdown(Vec<watch::Receiver<bool>>);
 
 impl Shutdown {
-    /// Resolves once shutdown was requested (SIGINT, SIGTERM or [`App::request_shutdown`]).
+    /// Resolves once shutdown was requested (SIGINT, SIGTERM or [`App::request_shutdown`]),
+    /// or, for a [`Shutdown::child`], its own stop.
     pub async fn wait(&self) {
-        let mut rx = self.0.clone();
-        // An error means the sender is gone: that is a shutdown too.
-        let _ = rx.wait_for(|down| *down).await;
+        let waits = self.0.iter().map(|rx| {
+            let mut rx = rx.clone();
+            // An error means the sender is gone: that is a shutdown too.
+            Box::pin(async move {
+                let _ = rx.wait_for(|down| *down).await;
+            })
+        });
+        futures::future::select_all(waits).await;
     }
     /// True once shutdown was requested.
     pub fn is_set(&self) -> bool {
-        *self.0.borrow()
+        self.0.iter().any(|rx| *rx.borrow())
+    }
+    /// A signal for a group of tasks that stop with the node or on their own, when the
+    /// returned [`Stop`] is called (a managed node's tasks that live from configure to
+    /// cleanup).
+    pub fn child(&self) -> (Stop, Shutdown) {
+        let (tx, rx) = watch::channel(false);
+        let mut all = self.0.clone();
+        all.push(rx);
+        (Stop(Arc::new(tx)), Shutdown(all))
+    }
+}
+
+/// Stops the tasks of a [`Shutdown::child`] (idempotent; dropping it stops them too).
+#[derive(Clone)]
+pub struct Stop(Arc<watch::Sender<bool>>);
+
+impl Stop {
+    /// Stops them.
+    pub fn stop(&self) {
+        let _ = self.0.send(true);
     }
 }
 
@@ -149,6 +178,8 @@ pub struct App {
     qos_watch: crate::qos_check::QosWatch,
     param_counters: Arc<crate::params::ParamCounters>,
     finishing: Arc<()>,
+    /// The node's lifecycle, once [`App::lifecycle`] made it (a managed node).
+    lifecycle: Option<crate::lifecycle::Lifecycle>,
 }
 
 impl App {
@@ -231,6 +262,7 @@ impl App {
             qos_watch,
             param_counters: Arc::default(),
             finishing: Arc::new(()),
+            lifecycle: None,
         })
     }
 
@@ -264,6 +296,53 @@ impl App {
         self.runtime.block_on(f)
     }
 
+    /// Makes this node a managed (lifecycle) node: declares the `managed` parameter (bool,
+    /// default false, read at start; see [`crate::lifecycle`]) and returns the node's
+    /// [`crate::lifecycle::Lifecycle`] (the same one on every call). Call before
+    /// [`App::parameters_checked`] (so `-p managed:=true` is the node's) and
+    /// [`App::diagnostics`] (which then carries the `lifecycle` status);
+    /// [`crate::lifecycle::main_with`] does.
+    ///
+    /// # Errors
+    /// `managed` given with a type other than bool.
+    pub fn lifecycle(&mut self) -> Result<crate::lifecycle::Lifecycle, Error> {
+        if let Some(lc) = &self.lifecycle {
+            return Ok(lc.clone());
+        }
+        let name = crate::lifecycle::MANAGED;
+        let managed = {
+            let mut params = self.node.params.lock()?;
+            match params.get(name).map(|p| &p.value) {
+                None => {
+                    let mut p = r2r::Parameter::new(r2r::ParameterValue::Bool(false));
+                    p.description = MANAGED_DESCRIPTION;
+                    params.insert(name.to_string(), p);
+                    false
+                }
+                Some(r2r::ParameterValue::Bool(b)) => *b,
+                Some(other) => {
+                    return Err(ParameterError::Managed(other.clone()).into());
+                }
+            }
+        };
+        let lc = crate::lifecycle::Lifecycle::new(&self.fqn, managed);
+        self.lifecycle = Some(lc.clone());
+        Ok(lc)
+    }
+
+    /// The glue's own parameters beside the node's: `managed` for a managed node.
+    fn glue_declarations(&self) -> Vec<crate::params::Declaration> {
+        self.lifecycle
+            .iter()
+            .map(|_| crate::params::Declaration {
+                name: crate::lifecycle::MANAGED,
+                description: MANAGED_DESCRIPTION,
+                range: crate::params::Range::Any,
+                effect: crate::params::START_ONLY,
+            })
+            .collect()
+    }
+
     /// A token for a task with work to do at shutdown: keep it until that work is done
     /// ([`Finishing`]).
     pub fn finishing(&self) -> Finishing {
@@ -272,7 +351,7 @@ impl App {
 
     /// The shutdown signal for tasks.
     pub fn shutdown(&self) -> Shutdown {
-        Shutdown(self.shutdown_tx.subscribe())
+        Shutdown(vec![self.shutdown_tx.subscribe()])
     }
 
     /// Asks the spin loop to stop (as a signal would); usable from any task.
@@ -331,7 +410,8 @@ impl App {
     where
         P: RosParams + Declared + Clone + fmt::Debug + Send + 'static,
     {
-        let decls = P::declarations();
+        let mut decls = P::declarations();
+        decls.extend(self.glue_declarations());
         self.check_given(&decls)?;
         let params = Arc::new(Mutex::new(defaults));
         {
@@ -393,9 +473,13 @@ impl App {
     /// A `/diagnostics` publisher for this node.
     pub fn diagnostics(&mut self) -> Result<crate::diagnostics::Diagnostics, Error> {
         let diagnostics = crate::diagnostics::Diagnostics::new(&mut self.node, &self.fqn)?;
-        Ok(diagnostics
+        let diagnostics = diagnostics
             .with_qos(self.qos_watch.counters())
-            .with_params(self.param_counters.clone()))
+            .with_params(self.param_counters.clone());
+        Ok(match &self.lifecycle {
+            Some(lc) => diagnostics.with_lifecycle(lc.clone()),
+            None => diagnostics,
+        })
     }
 
     /// Subscribes to `topic` (as `node.subscribe`) and checks the QoS of its publishers
@@ -477,6 +561,9 @@ impl App {
         0
     }
 }
+
+/// The description of the `managed` parameter.
+const MANAGED_DESCRIPTION: &str = "Wait unconfigured for a lifecycle manager (true) or configure and activate at start (false); read only at start";
 
 /// The `use_sim_time` parameter (`-p use_sim_time:=true`, or a params file), declared
 /// with its default `false` when not given, as every ROS 2 node has it. Read only at start.

@@ -76,6 +76,7 @@ pub struct Diagnostics {
     publisher: r2r::Publisher<DiagnosticArray>,
     qos: Option<std::sync::Arc<crate::qos_check::QosCounters>>,
     params: Option<std::sync::Arc<crate::params::ParamCounters>>,
+    lifecycle: Option<crate::lifecycle::Lifecycle>,
 }
 
 impl Diagnostics {
@@ -92,6 +93,7 @@ impl Diagnostics {
             publisher,
             qos: None,
             params: None,
+            lifecycle: None,
         })
     }
 
@@ -116,14 +118,24 @@ impl Diagnostics {
         self
     }
 
-    /// Publishes one array with all `statuses` (and the `qos` and `parameters`
-    /// statuses, if set, and the `logging` one: records on `/rosout`, see [`crate::log`]).
+    /// Adds the `lifecycle` status (the node's state, last transition and failure, see
+    /// [`crate::lifecycle::Lifecycle::status`]) to every array published.
+    pub fn with_lifecycle(mut self, lifecycle: crate::lifecycle::Lifecycle) -> Self {
+        self.lifecycle = Some(lifecycle);
+        self
+    }
+
+    /// Publishes one array with all `statuses` (and the `lifecycle`, `qos` and
+    /// `parameters` statuses, if set, and the `logging` one: records on `/rosout`, see
+    /// [`crate::log`]).
     pub fn publish(&self, statuses: &[Status]) -> r2r::Result<()> {
+        let lifecycle = self.lifecycle.as_ref().map(|l| l.status());
         let qos = self.qos.as_ref().map(|c| c.status());
         let params = self.params.as_ref().map(|c| c.status());
         let logging = crate::log::status();
         let status = statuses
             .iter()
+            .chain(lifecycle.iter())
             .chain(qos.iter())
             .chain(params.iter())
             .chain(std::iter::once(&logging))

@@ -31,6 +31,10 @@
 //! - [`params`]: checked parameters (a refused `ros2 param set` says why).
 //! - [`files`]: files named by outside input (goal files) read safely: off the runtime,
 //!   regular files only, a size cap, only from allowed folders (`allowed_dirs`).
+//! - [`lifecycle`]: managed (lifecycle) nodes: the `lifecycle_msgs` services and
+//!   `~/transition_event`, the callbacks a node implements ([`lifecycle::Managed`]),
+//!   publishers silent while inactive ([`lifecycle::LifecyclePublisher`]), the `managed`
+//!   parameter, and [`lifecycle::main_with`]; the state machine is `glue_core::lifecycle`.
 //! - [`log`]: logging through ROS: [`log_info!`] and its siblings write to the console
 //!   and to `/rosout` under the node's logger name (`left.brain`).
 //! - [`typesupport`]: any message type installed on `AMENT_PREFIX_PATH`, its type
@@ -52,6 +56,7 @@ pub mod counters;
 pub mod diagnostics;
 pub mod exit;
 pub mod files;
+pub mod lifecycle;
 pub mod log;
 pub mod msgs;
 pub mod params;
@@ -65,7 +70,7 @@ pub mod typesupport;
 
 mod app;
 pub use app::{
-    main_with, main_with_loop, App, Error, Finishing, ParameterError, Shutdown, FINISH_LIMIT,
+    main_with, main_with_loop, App, Error, Finishing, ParameterError, Shutdown, Stop, FINISH_LIMIT,
 };
 pub use glue_core::{topics, ConfigError};
 pub use r2r;
