@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     for c in bytes.chunks(chunk) {
         t += step + 0.001;
         d.push(c, t);
-        while let Some(r) = d.next() {
+        while let Some(r) = d.next_packet() {
             if let Ok(p) = r {
                 let b = p.encode();
                 assert_eq!(Packet::decode(&b), Ok(p));
@@ -42,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
         driver.tick(t);
     }
     d.finish();
-    while d.next().is_some() {}
+    while d.next_packet().is_some() {}
     let c = d.counters();
     assert_eq!(
         c.bytes,

@@ -7,10 +7,11 @@
 //! stops in the way) and asserts rates: the robot never drives into the opponent, and it
 //! reaches its goal in almost every scene (else it gives up BLOCKED, never hangs).
 use arnie_base::{
-    scan_points, BaseConfig, Goal, KnownObstacles, Navigator, Outcome, Output, Pose2, ScanRays,
+    scan_points, BaseConfig, Goal, KnownObstacles, Navigator, Outcome, Output, PlanReply, Pose2,
+    ScanRays,
 };
-use arnie_math::Rng;
 use arnie_grid::{Grid, MapFrame};
+use arnie_math::Rng;
 
 mod common;
 use common::TestPlanner;
@@ -138,6 +139,22 @@ impl World {
                     let reply = self.planner.plan(start, goal, self.t);
                     queue.extend(self.nav.on_plan(id, reply, self.t));
                 }
+                Output::PlanRoute { id, ref points } => {
+                    // Leg by leg, as the glue asks the planner (routes: Nav2's doors).
+                    let mut legs = Vec::new();
+                    let mut failed = None;
+                    for leg in points.windows(2) {
+                        match self.planner.plan(leg[0], leg[1], self.t) {
+                            PlanReply::Path(p) => legs.push(p),
+                            other => {
+                                failed = Some(other);
+                                break;
+                            }
+                        }
+                    }
+                    let reply = failed.unwrap_or(PlanReply::Legs(legs));
+                    queue.extend(self.nav.on_plan(id, reply, self.t));
+                }
                 Output::Mark {
                     id,
                     ref centers,
@@ -219,7 +236,7 @@ impl World {
         self.drive();
         let outs = self.nav.on_odometry(self.pose, self.v, self.w, self.t);
         self.apply(outs);
-        if self.n % 5 == 0 {
+        if self.n.is_multiple_of(5) {
             let ranges = self.scan();
             let rays = ScanRays {
                 angle_min: std::f64::consts::PI,

@@ -1,7 +1,9 @@
 //! The navigator driven to the tick against a simulated differential drive and the real
 //! planner library (`arnie_planner`: JPS, inflation, marks), at 50 Hz like the board's
 //! odometry. No ROS, no clock: the test owns time.
-use arnie_base::{BaseConfig, Goal, KnownObstacles, Navigator, Outcome, Output, Phase, Pose2};
+use arnie_base::{
+    BaseConfig, Goal, KnownObstacles, Navigator, Outcome, Output, Phase, PlanReply, Pose2,
+};
 use arnie_grid::Grid;
 
 mod common;

@@ -101,7 +101,7 @@ impl Driver {
         self.last_byte = Some(now);
         self.silent = false;
         self.decoder.push(bytes, now);
-        while let Some(r) = self.decoder.next() {
+        while let Some(r) = self.decoder.next_packet() {
             match r {
                 Ok(p) => {
                     if let Some(s) = self.assembler.push(&p, now) {
@@ -131,7 +131,7 @@ impl Driver {
 
     fn end_stream(&mut self) -> Vec<Rejected> {
         self.decoder.finish();
-        let rejected = std::iter::from_fn(|| self.decoder.next())
+        let rejected = std::iter::from_fn(|| self.decoder.next_packet())
             .filter_map(Result::err)
             .collect();
         self.assembler.drop_partial();

@@ -38,7 +38,7 @@ fn bench(c: &mut Criterion) {
             for chunk in bytes.chunks(per_rev) {
                 t += 0.1;
                 d.push(chunk, t);
-                while let Some(r) = d.next() {
+                while let Some(r) = d.next_packet() {
                     if let Ok(p) = r {
                         scans += usize::from(a.push(&p, t).is_some());
                     }

@@ -62,7 +62,7 @@ pub struct Decoder {
     gap_s: f64,
     last_byte: Option<f64>,
     counters: DecoderCounters,
-    /// Decided before new bytes came (a silence, the end of the stream), for `next`.
+    /// Decided before new bytes came (a silence, the end of the stream), for `next_packet`.
     ready: VecDeque<Result<Packet, Rejected>>,
 }
 
@@ -106,7 +106,7 @@ impl Decoder {
 
     /// Takes bytes read at `now` [s]. What was pending from before a silence longer than
     /// `gap_s` is decided first as the end of a stream (a partial packet is truncated);
-    /// [`Decoder::next`] returns it before anything of `bytes`.
+    /// [`Decoder::next_packet`] returns it before anything of `bytes`.
     pub fn push(&mut self, bytes: &[u8], now: f64) {
         if let Some(t) = self.last_byte {
             if now - t > self.gap_s && self.pending() > 0 {
@@ -126,7 +126,7 @@ impl Decoder {
 
     /// The next packet or rejection from the bytes pushed so far; `None` when more bytes
     /// are needed.
-    pub fn next(&mut self) -> Option<Result<Packet, Rejected>> {
+    pub fn next_packet(&mut self) -> Option<Result<Packet, Rejected>> {
         if let Some(r) = self.ready.pop_front() {
             return Some(r);
         }
@@ -141,7 +141,7 @@ impl Decoder {
 
     /// The stream ended (the port closed): everything pending is decided with no more
     /// bytes to come (a partial packet is truncated, a lone header byte garbage); the
-    /// results come out of [`Decoder::next`].
+    /// results come out of [`Decoder::next_packet`].
     pub fn finish(&mut self) {
         loop {
             match self.front(true) {
@@ -270,7 +270,7 @@ mod tests {
     }
 
     fn drain(d: &mut Decoder) -> Vec<Result<Packet, Rejected>> {
-        std::iter::from_fn(|| d.next()).collect()
+        std::iter::from_fn(|| d.next_packet()).collect()
     }
 
     #[test]
@@ -356,7 +356,7 @@ mod tests {
         let p = packet(0).encode();
         let mut d = Decoder::new(0.05);
         d.push(&p[..20], 1.0);
-        assert_eq!(d.next(), None);
+        assert_eq!(d.next_packet(), None);
         // 0.2 s later another packet: the partial one is dropped first.
         d.push(&packet(900).encode(), 1.2);
         assert_eq!(

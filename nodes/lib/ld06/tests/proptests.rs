@@ -44,10 +44,10 @@ fn decode_all(stream: &[u8], chunk: usize) -> (Vec<Result<Packet, Rejected>>, De
     let mut out = Vec::new();
     for c in stream.chunks(chunk.max(1)) {
         d.push(c, 0.0);
-        out.extend(std::iter::from_fn(|| d.next()));
+        out.extend(std::iter::from_fn(|| d.next_packet()));
     }
     d.finish();
-    out.extend(std::iter::from_fn(|| d.next()));
+    out.extend(std::iter::from_fn(|| d.next_packet()));
     (out, d)
 }
 

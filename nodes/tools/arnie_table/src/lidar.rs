@@ -205,7 +205,7 @@ mod tests {
         for t in (0..ms).step_by(5) {
             l.emit(t, s, at, opp);
             d.push(&l.take_bytes(), t as f64 / 1000.0);
-            while let Some(r) = d.next() {
+            while let Some(r) = d.next_packet() {
                 let p = r.expect("the simulated bytes are valid");
                 out.extend(a.push(&p, t as f64 / 1000.0));
             }

@@ -274,10 +274,10 @@ mod tests {
     /// (the PGM the launch file loads and the scenario agree on both sides).
     #[test]
     fn the_flipped_table_is_the_mirrored_scenario() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../params/eurobot");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../params/eurobot");
         let frame = MapFrame::new(0.02, 0.0, 0.0).unwrap();
         let blue = load_map_file_raw(&root.join("table.pgm"), frame, &opts()).unwrap();
-        let s = arnie_table::Scenario::load(&root.join("table.json")).unwrap();
+        let s = arnie_field::Scenario::load(&root.join("table.json")).unwrap();
         let r = s
             .for_colour(arnie_math::Colour::Yellow)
             .rasterise(0.02, true)

@@ -502,7 +502,7 @@ fn the_lidar_streams_packets_from_the_true_pose_and_can_be_switched_off() {
     assert_eq!(bytes.len(), 375 * ld06::PACKET_LEN);
     let mut d = ld06::Decoder::new(0.05);
     d.push(&bytes, 1.0);
-    let packets: Vec<_> = std::iter::from_fn(|| d.next()).collect();
+    let packets: Vec<_> = std::iter::from_fn(|| d.next_packet()).collect();
     assert!(packets.iter().all(Result::is_ok));
     // The robot at (0.5, 1.0): the wall behind at 0.5 m (device 180° = laser 180°).
     let behind = packets
