@@ -9,6 +9,8 @@ Tests import from here, never from one another:
 - `launch`: `ros2 launch` / `cargo xtask launch` command lines;
 - `stack`: the arm's whole stack (sim, spine, trajectory server, brain) as the launch
   file starts it;
+- `scenes`: the flame task on generated scenes (one box across one of its moves,
+  `flame_scene`), several stacks side by side;
 - `brain`: scripted arm and eyes peers for a lone brain, and its RunTask goal;
 - `trajectory`: a simulated arm and the trajectory server's test rig;
 - `comms`: comms_bridge against the simulated device, and its client side;

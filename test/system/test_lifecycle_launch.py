@@ -11,6 +11,8 @@ from rclpy, with `ros2 launch` and with `cargo xtask launch`.
 - eurobot.launch.xml: `set /eurobot/base deactivate`: the base sends Stop on comms/tx and
   then not one message on odom, base/pose, /tf (its odometry) while inactive; a goal is
   refused with the reason; activate: they flow again.
+- Nav2's clients: `base/get_state` active in the namespace (what `waitUntilNav2Active(
+  navigator='base', localizer='base')` asks), then a `navigate_to_pose` goal succeeds.
 - the flame task passes after a PAUSE and a RESUME of the whole arm in the middle of it
   (lifecycle_manager's manage_nodes, as Nav2's clients call it).
 - the spine's configure fails while its arm port is in use (the reason on the transition
@@ -21,10 +23,12 @@ import socket
 import random
 
 import pytest
+from action_msgs.msg import GoalStatus
 from arnie_interfaces.action import NavigateTo
 from arnie_interfaces.msg import Coordinates, Packet
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PoseStamped
+from nav2_msgs.action import NavigateToPose
 from nav2_msgs.srv import ManageLifecycleNodes
 from nav_msgs.msg import Odometry
 from rclpy.action import ActionClient
@@ -158,6 +162,28 @@ def test_an_inactive_base_stops_and_is_silent(graph, launcher):
     assert tx == [], [p.name for p in tx]
     assert base.change(label="activate") is True
     graph.spin_until(lambda: odom and pose, 10.0, "odometry again")
+
+
+@pytest.mark.long(150)
+def test_nav2_clients_wait_for_the_base_then_navigate(graph):
+    """What `BasicNavigator(namespace='eurobot').waitUntilNav2Active(navigator='base',
+    localizer='base')` does: `base/get_state` in the namespace, asked until `active` (once
+    for the localizer, once for the navigator); then a `NavigateToPose` goal succeeds."""
+    link = random.randrange(20000, 30000, 2)
+    graph.launch(*launcher_cmd("xtask", "eurobot.launch.xml", "namespace:=eurobot", f"link_port:={link}",
+                               f"board_port:={link + 1}"), name="xtask")
+    base = LifecycleClient(graph, "/eurobot/base")
+    graph.spin_until(base.get_client.service_is_ready, STARTUP_S, "/eurobot/base/get_state")
+    graph.spin_until(lambda: base.state()[1] == "active", STARTUP_S, "the base active (get_state)")
+    client = ActionClient(graph.node, NavigateToPose, "/eurobot/navigate_to_pose")
+    graph.wait_for_action(client, "/eurobot/navigate_to_pose")
+    goal = NavigateToPose.Goal()
+    goal.pose.header.frame_id = "map"
+    goal.pose.pose.position.x, goal.pose.pose.position.y, goal.pose.pose.orientation.w = 1.0, 0.6, 1.0
+    handle = graph.wait_future(client.send_goal_async(goal), what="the goal response")
+    assert handle.accepted
+    got = graph.wait_future(handle.get_result_async(), timeout=90.0, what="the result")
+    assert (got.status, got.result.error_code) == (GoalStatus.STATUS_SUCCEEDED, 0), got.result.error_msg
 
 
 @pytest.mark.long(150)

@@ -68,7 +68,7 @@ enum Command {
     #[command(disable_help_flag = true)]
     Test(Rest),
     /// setup, build, run the flame-passing stack with the simulators (ARGS: detour: a box
-    /// in the way; eurobot: the Eurobot match)
+    /// in the way, detour seed:=N: generated scene N; eurobot: the Eurobot match)
     #[command(disable_help_flag = true)]
     Demo(Rest),
     /// colcon build of the repo (into .ros/colcon), checked and timed

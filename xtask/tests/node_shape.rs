@@ -180,8 +180,17 @@ fn problems(pkg: &str) -> Vec<String> {
     if !module.contains("pub fn run() -> ! {") {
         bad.push("src/ros/mod.rs does not define `pub fn run() -> !`".into());
     }
-    if !module.contains("pub fn setup(app: &mut App)") {
-        bad.push("src/ros/mod.rs does not define `pub fn setup(app: &mut App)`".into());
+    // `setup(app)`, or a managed node's `setup(app, lc)`, however rustfmt wraps it.
+    let flat: String = module.split_whitespace().collect();
+    if !(flat.contains("pubfnsetup(app:&mutApp)")
+        || flat.contains("pubfnsetup(app:&mutApp,lc:&Lifecycle")
+        || flat.contains("pubfnsetup(app:&mutApp,lc:&node_glue::lifecycle::Lifecycle"))
+    {
+        bad.push(
+            "src/ros/mod.rs does not define `pub fn setup(app: &mut App)` (or, managed, \
+             `pub fn setup(app: &mut App, lc: &Lifecycle)`)"
+                .into(),
+        );
     }
     for other in rust_files(&ros) {
         if other.file_name().is_some_and(|n| n == "mod.rs") {

@@ -40,6 +40,11 @@ use crate::vars::{Slot, Variables};
 /// Default tolerance of trajectory verification, per axis (BrainJS's threshold).
 pub const VERIFY_TOLERANCE_MM: f64 = 25.0;
 
+/// Most ticks in a row a step's verification waits for a move still working around an
+/// obstacle ([`Brain::tick_with`]); then it counts again (a move that never ends must
+/// not hold the task for ever).
+pub const MAX_MOVE_WAIT_TICKS: u32 = 30;
+
 /// Most actions active or scheduled at once. A file whose decisions fan out (two decisions
 /// of one step both re-starting their action) would otherwise grow without bound; starts
 /// beyond this are refused with [`Event::TooManyActions`].
@@ -60,6 +65,8 @@ struct Running {
     phase: Phase,
     /// Consecutive failures of the current step (verification, or missing variable).
     retries: u32,
+    /// Consecutive ticks the current step's verification waited for its move.
+    waits: u32,
     /// Consecutive self-selections that led to this instance.
     repeats: u32,
     /// Last step index sent (for snapshots).
@@ -202,6 +209,20 @@ impl Brain {
     /// non-finite one counts as missing). `seen`: the objects observed (non-finite ones
     /// are ignored). After the run ended, returns no target and no events.
     pub fn tick(&mut self, arm_mm: Option<Point3<f64>>, seen: &[Observation]) -> TickOutput {
+        self.tick_with(arm_mm, seen, false)
+    }
+
+    /// [`tick`](Self::tick), told whether the move to the target sent last is still
+    /// working around an obstacle (`moving_around`: the trajectory server holds after a
+    /// stop, plans, or drives a detour or an approach). Then a step whose verification
+    /// fails waits for that move's result instead ([`Event::WaitingForMove`]: nothing
+    /// counted, its target held), at most [`MAX_MOVE_WAIT_TICKS`] ticks in a row.
+    pub fn tick_with(
+        &mut self,
+        arm_mm: Option<Point3<f64>>,
+        seen: &[Observation],
+        moving_around: bool,
+    ) -> TickOutput {
         let t = self.tick;
         let mut ev = Vec::new();
         if self.status != Status::Running {
@@ -231,7 +252,7 @@ impl Brain {
         let mut sum: Option<Vector3<f64>> = None;
         let mut i = 0;
         while i < self.active.len() {
-            if let Some(p) = self.run_action(&instr, i, t, arm, &seen, &mut ev) {
+            if let Some(p) = self.run_action(&instr, i, t, arm, &seen, moving_around, &mut ev) {
                 sum = Some(sum.unwrap_or_else(Vector3::zeros) + p.coords);
             }
             i += 1;
@@ -276,6 +297,7 @@ impl Brain {
                 retry: false,
             },
             retries: 0,
+            waits: 0,
             repeats,
             last_step: 0,
             done: false,
@@ -338,6 +360,7 @@ impl Brain {
     }
 
     /// One tick of active action `i`; returns the target it sends, if any.
+    #[allow(clippy::too_many_arguments)]
     fn run_action(
         &mut self,
         instr: &Instructions,
@@ -345,6 +368,7 @@ impl Brain {
         t: u64,
         arm: Option<Point3<f64>>,
         seen: &[Observation],
+        moving_around: bool,
         ev: &mut Vec<Event>,
     ) -> Option<Point3<f64>> {
         let run = self.active[i].clone();
@@ -365,6 +389,18 @@ impl Brain {
                 return Some(target_mm);
             };
             if action.verify && !self.reached(arm, target_mm) {
+                if moving_around && run.waits < MAX_MOVE_WAIT_TICKS {
+                    let waits = run.waits + 1;
+                    self.active[i].waits = waits;
+                    ev.push(Event::WaitingForMove {
+                        action: action.name.clone(),
+                        step,
+                        arm_mm: arm,
+                        target_mm,
+                        ticks: waits,
+                    });
+                    return Some(target_mm);
+                }
                 let retries = run.retries.saturating_add(1);
                 self.active[i].retries = retries;
                 if let Some(next) = over_cap(action.reset, retries) {
@@ -381,6 +417,7 @@ impl Brain {
                 return self.send(instr, i, step, true, t, ev);
             }
             self.active[i].retries = 0;
+            self.active[i].waits = 0;
             for d in decisions {
                 self.decide(instr, i, d, arm, seen, t, ev);
             }
@@ -424,6 +461,7 @@ impl Brain {
                 let run = &mut self.active[i];
                 run.phase = Phase::Check { step, target_mm };
                 run.last_step = step;
+                run.waits = 0;
                 if !retry {
                     run.retries = 0;
                 }

@@ -155,6 +155,21 @@ pub enum Event {
         /// Variable name.
         variable: String,
     },
+    /// The arm is not at the step's target yet, but the move there is still working around
+    /// an obstacle (the trajectory server holds, plans or drives a detour or an approach):
+    /// the verification waits for its result; nothing decided, nothing counted.
+    WaitingForMove {
+        /// Action name.
+        action: String,
+        /// Step waited for.
+        step: usize,
+        /// Arm position, mm.
+        arm_mm: Point3<f64>,
+        /// Target, mm.
+        target_mm: Point3<f64>,
+        /// Consecutive ticks waited, this one included.
+        ticks: u32,
+    },
     /// An action held its step because the arm position is stale: nothing verified, no
     /// decision taken, nothing counted.
     Paused {
@@ -192,6 +207,7 @@ impl Event {
             Event::ActionStarted { action, .. }
             | Event::StepSent { action, .. }
             | Event::VerificationFailed { action, .. }
+            | Event::WaitingForMove { action, .. }
             | Event::DecisionPassed { action, .. }
             | Event::DecisionFailed { action, .. }
             | Event::Reset { action, .. }
@@ -212,6 +228,7 @@ impl Event {
         match self {
             Event::StepSent { step, .. }
             | Event::VerificationFailed { step, .. }
+            | Event::WaitingForMove { step, .. }
             | Event::MissingVariable { step, .. } => Some(*step),
             Event::DecisionPassed { decision, .. } | Event::DecisionFailed { decision, .. } => {
                 Some(*decision)
@@ -268,6 +285,22 @@ impl fmt::Display for Event {
                 f.write_str(" target ")?;
                 fmt_point(f, target_mm)?;
                 write!(f, " (failure {retries})")
+            }
+            Event::WaitingForMove {
+                action,
+                step,
+                arm_mm,
+                target_mm,
+                ticks,
+            } => {
+                write!(
+                    f,
+                    "{action}: step {step} waits for its move around an obstacle, arm "
+                )?;
+                fmt_point(f, arm_mm)?;
+                f.write_str(" target ")?;
+                fmt_point(f, target_mm)?;
+                write!(f, " (tick {ticks})")
             }
             Event::DecisionPassed {
                 action,

@@ -54,7 +54,9 @@ pub mod status;
 // arnie_english without a package cycle); their paths here are unchanged.
 pub use arnie_instructions::{error, load, loader, model, validate, vars};
 
-pub use crate::core::{Brain, Outcome, Status, MAX_ACTIONS, VERIFY_TOLERANCE_MM};
+pub use crate::core::{
+    Brain, Outcome, Status, MAX_ACTIONS, MAX_MOVE_WAIT_TICKS, VERIFY_TOLERANCE_MM,
+};
 pub use crate::decide::Observation;
 pub use crate::error::BrainError;
 pub use crate::event::{Event, Mismatch, ResetCause, TickOutput};

@@ -1,7 +1,7 @@
 //! Golden traces of the flame-passing task (the reference instructions.json, read by path),
 //! tick by tick, with a scripted arm and scripted observations.
 
-use arnie_brain::{Brain, Event, Observation, ResetCause, Status, TickOutput};
+use arnie_brain::{Brain, Event, Observation, ResetCause, Status, TickOutput, MAX_MOVE_WAIT_TICKS};
 use nalgebra::Point3;
 
 const INSTRUCTIONS: &str = concat!(
@@ -272,6 +272,76 @@ fn verification_failure_retries_then_resets_to_start() {
     let out = run.tick_with(home, &[]);
     assert_eq!(out.target_mm, Some(p(0.0, 0.0, 0.0)));
     assert!(has(&out, "start: started"));
+}
+
+/// While the move to a step's target is still working around an obstacle (a detour, an
+/// approach), its verification waits for the result: no failure counted, the target held;
+/// once the move is over, the arm at the target passes; an arm still short fails as usual.
+#[test]
+fn verification_waits_for_a_move_working_around_an_obstacle() {
+    let mut run = Run::new();
+    run.tick(&[]);
+    run.tick(&[flame()]);
+    let out = run.tick(&[]); // t2: lightSelf step 0 -> (0, F.y, 0)
+    let target = p(0.0, F[1], 0.0);
+    assert_eq!(out.target_mm, Some(target));
+    let short = Some(p(0.0, 10.0, 40.0)); // on its way round
+    for k in 1..=5u32 {
+        let out = run.brain.tick_with(short, &[], true);
+        assert_eq!(out.target_mm, Some(target), "held, not re-sent as a retry");
+        assert!(
+            out.events.iter().any(|e| matches!(e,
+                Event::WaitingForMove { action, step: 0, ticks, .. } if action == "lightSelf" && *ticks == k)),
+            "{:?}",
+            texts(&out)
+        );
+        assert!(!out
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::VerificationFailed { .. } | Event::StepSent { .. })));
+        assert_eq!(run.brain.state().active[0].retries, 0);
+    }
+    // The detour arrived: verified, step 1 sent.
+    let out = run.brain.tick_with(Some(target), &[], false);
+    assert!(out.events.iter().any(|e| matches!(
+        e,
+        Event::StepSent {
+            step: 1,
+            retry: false,
+            ..
+        }
+    )));
+    // A move that is over and short: a failure, as before.
+    let out = run.brain.tick_with(Some(p(0.0, 0.0, 0.0)), &[], false);
+    assert!(out
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::VerificationFailed { retries: 1, .. })));
+}
+
+/// A move that works around forever does not hold the task for ever.
+#[test]
+fn waiting_for_a_move_is_bounded() {
+    let mut run = Run::new();
+    run.tick(&[]);
+    run.tick(&[flame()]);
+    run.tick(&[]);
+    let short = Some(p(0.0, 10.0, 40.0));
+    for _ in 0..MAX_MOVE_WAIT_TICKS {
+        let out = run.brain.tick_with(short, &[], true);
+        assert!(out
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::WaitingForMove { .. })));
+    }
+    let out = run.brain.tick_with(short, &[], true);
+    assert!(
+        out.events
+            .iter()
+            .any(|e| matches!(e, Event::VerificationFailed { retries: 1, .. })),
+        "{:?}",
+        texts(&out)
+    );
 }
 
 #[test]

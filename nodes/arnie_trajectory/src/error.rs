@@ -113,7 +113,8 @@ pub enum TrajectoryError {
         /// Allowed maximum on that axis [mm].
         max_mm: f64,
     },
-    /// The detour's target lies inside the clearance of an obstruction or of a fixed box.
+    /// The detour's target lies inside the clearance of a fixed box (a fixed obstacle from
+    /// the parameters: the table). A learned obstruction never refuses a target by itself.
     #[error(
         "target ({:.1}, {:.1}, {:.1}) mm is inside the clearance of {by}",
         .target_mm.x, .target_mm.y, .target_mm.z
@@ -123,6 +124,59 @@ pub enum TrajectoryError {
         target_mm: Point3<f64>,
         /// What it is inside, readable by a user (e.g. `obstruction 3 …`, `box "table"`).
         by: String,
+    },
+    /// The target lies inside learned obstructions and no way in from another side was
+    /// found: names them and every side tried, with why it failed.
+    #[error(
+        "no approach to the target ({:.1}, {:.1}, {:.1}) mm inside {inside}: tried {tried}",
+        .target_mm.x, .target_mm.y, .target_mm.z
+    )]
+    NoApproach {
+        /// The target [mm].
+        target_mm: Point3<f64>,
+        /// The learned obstructions it lies in, readable (id, centre, radius, how touched).
+        inside: String,
+        /// The sides tried and why each failed, readable.
+        tried: String,
+    },
+    /// A stop's evidence has a NaN or infinite value: nothing learned.
+    #[error(
+        "contact at ({}, {}, {}) mm (set-point ({}, {}, {}) mm) has a NaN or infinite value; \
+         nothing learned",
+        .measured_mm.x, .measured_mm.y, .measured_mm.z,
+        .expected_mm.x, .expected_mm.y, .expected_mm.z
+    )]
+    ContactNotFinite {
+        /// The arm's measured position [mm].
+        measured_mm: Point3<f64>,
+        /// The set-point it could not follow [mm].
+        expected_mm: Point3<f64>,
+    },
+    /// A stop while the set-points were not moving (or with the arm on its set-point): no
+    /// direction, no "ahead"; nothing learned.
+    #[error(
+        "contact at ({:.1}, {:.1}, {:.1}) mm while the set-points were not moving: no \
+         direction to learn from; nothing learned",
+        .measured_mm.x, .measured_mm.y, .measured_mm.z
+    )]
+    ContactNotMoving {
+        /// The arm's measured position [mm].
+        measured_mm: Point3<f64>,
+    },
+    /// A stop with the arm outside the workspace: nothing learned.
+    #[error(
+        "contact with the arm at {axis} = {value_mm} mm, outside the workspace [{min_mm}, \
+         {max_mm}] mm; nothing learned"
+    )]
+    ContactOutsideWorkspace {
+        /// `'x'`, `'y'` or `'z'`.
+        axis: char,
+        /// The arm's value on that axis [mm].
+        value_mm: f64,
+        /// Allowed minimum on that axis [mm].
+        min_mm: f64,
+        /// Allowed maximum on that axis [mm].
+        max_mm: f64,
     },
     /// The detour search visited every reachable cell of its grid: at this resolution no
     /// path from the start to the target keeps the clearances (e.g. a wall closes the

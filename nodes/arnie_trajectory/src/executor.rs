@@ -24,7 +24,8 @@
 //!
 //! # Detours ([`Executor::with_detours`])
 //! With a [`DetourPlanning`] (the scene: workspace, fixed boxes, remembered obstructions):
-//! - The move is planned with [`detour::plan_motion`] from the start: nothing in the way
+//! - The move is planned with [`detour::plan_motion_with`] from the start (a probe
+//!   through learned regions allowed when [`DetourPlanning::probe`]): nothing in the way
 //!   gives exactly today's straight min-jerk path (phase `FORWARD`); otherwise the move
 //!   is a detour from its first set-point (phase `DETOUR`, [`End::ReachedByDetour`]).
 //! - The hold after a detection is unchanged. At its end, an arm that moved during the
@@ -37,14 +38,23 @@
 //!   `position_timeout_ms`) looks the same as a blocked arm until then, and must not
 //!   leave a phantom obstacle behind. Unconfirmed: nothing is remembered and the move goes
 //!   back as without detours ([`TrajectoryError::PositionNotUpdated`] in the result).
-//! - A confirmed stop is reported once in [`Step::obstructed`] (the node records it) and
-//!   added to the executor's own scene as a sphere of
-//!   [`DetourPlanning::obstruction_radius_mm`] around the obstructed set-point. Then,
-//!   while fewer than
+//! - A confirmed stop is a [`Contact`]: where the arm stands, the set-point it could not
+//!   follow, its approach speed (the fastest it moved over a few periods among the last
+//!   [`SPEED_HISTORY`] positions) and the period. It teaches a small region just beyond
+//!   the arm ([`Contact::region`], [`DetourPlanning::contact`]), reported once in
+//!   [`Step::stopped`] (the node remembers it and names it back,
+//!   [`Executor::name_learned`]) and added to the executor's own scene. A stop that
+//!   teaches nothing (the set-points did not move, a NaN, the arm outside the workspace)
+//!   sends the arm back (planning again would meet the same stop). Then, while fewer than
 //!   [`DetourPlanning::max_replans`] detours were planned after a stop, a detour from the
-//!   measured position to the target is planned and run (phase `DETOUR`); when none is
-//!   found (no path, budget, motion blocked) or the replans are used up, the move goes
-//!   back to its start as without detours, and [`End::ReversedToStart`] carries why.
+//!   measured position to the target is planned (never a probe) and run (phase
+//!   `DETOUR`); when none is found (no path, no approach, budget, motion blocked) or the
+//!   replans are used up, the move goes back to its start as without detours, and
+//!   [`End::ReversedToStart`] carries why.
+//! - Every step the arm followed its path (a fresh position, the check passed, not
+//!   holding) is evidence: the way from the previous position is reported in
+//!   [`Step::passed`] and clears the executor's own scene
+//!   ([`KnownObstruction::free_pass`]); the node clears its memory with it.
 //! - The way back is planned around the scene too (the straight line may cross an
 //!   obstruction learned on the way); if that fails, the straight min-jerk way back.
 //!
@@ -54,17 +64,26 @@
 //! takes N + 2 steps and exactly N + 1 sends, and the last check sees the arm exactly on
 //! the goal. A slower arm still passes as long as it stays within the tolerance.
 
+mod learning;
+
 use nalgebra::Point3;
 
 use crate::config::TrajectoryConfig;
-use crate::detour::{self, DetourConfig, Scene};
+use crate::detour::{self, DetourConfig, PlanOptions, Scene};
 use crate::error::TrajectoryError;
 use crate::minjerk;
-use crate::obstructions::KnownObstruction;
-use crate::outcome::{End, Obstruction, Phase};
+use crate::obstructions::{ContactModel, KnownObstruction, Region};
+use crate::outcome::{Approached, End, Obstruction, Phase};
 
 /// Holds per move that may turn out to be no obstacle ([`Executor::resumes`]).
 pub const MAX_RESUMES: u32 = 10;
+/// Fresh positions kept for the approach speed: a stop is confirmed some periods after the
+/// arm was stopped (the set-points must first run the tolerance ahead, then the hold),
+/// so the speed before it is looked for this far back.
+const SPEED_HISTORY: usize = 96;
+/// The approach speed is measured over this many periods (the arm's positions may arrive
+/// less often than once a period).
+const SPEED_SPAN: usize = 3;
 
 /// What a move with detours plans in ([`Executor::with_detours`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -73,10 +92,23 @@ pub struct DetourPlanning {
     pub scene: Scene,
     /// The planner's parameters.
     pub config: DetourConfig,
-    /// Clearance radius of an obstruction learned during the move [mm].
-    pub obstruction_radius_mm: f64,
+    /// How a stop becomes a region learned during the move.
+    pub contact: ContactModel,
     /// Detours planned after stops, at most, in one move (0: never re-plan after a stop).
     pub max_replans: u32,
+    /// The plan from the start may probe through learned regions when there is no way
+    /// around them ([`PlanOptions::probe`]); re-plans after a stop never do.
+    pub probe: bool,
+}
+
+/// A stop confirmed on the way to the target ([`Step::stopped`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stop {
+    /// Where the arm failed the check.
+    pub obstruction: Obstruction,
+    /// The region learned from it, or why nothing was (a stop while the set-points were
+    /// not moving, a NaN, the arm outside the workspace).
+    pub learned: Result<Region, TrajectoryError>,
 }
 
 /// What the node must do this period.
@@ -118,9 +150,14 @@ pub struct Step {
     pub action: Action,
     /// What to publish as feedback.
     pub feedback: Feedback,
-    /// An obstacle detected on this step on the way to the target (reported once per
-    /// detection): the node remembers it around [`Obstruction::expected_mm`].
-    pub obstructed: Option<Obstruction>,
+    /// A stop confirmed on this step on the way to the target (reported once per stop):
+    /// the node remembers [`Stop::learned`] (and tells the executor its id,
+    /// [`Executor::name_learned`]).
+    pub stopped: Option<Stop>,
+    /// The arm moved from the first point to the second since the last step without
+    /// being stopped: evidence that the way is free (the node clears its memory with it,
+    /// [`crate::ObstructionMemory::free_pass`]; the executor has cleared its own scene).
+    pub passed: Option<(Point3<f64>, Point3<f64>)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,7 +214,17 @@ pub struct Executor {
     /// Why the last attempt at a detour failed.
     no_detour: Option<TrajectoryError>,
     /// Set by the step that confirms an obstacle on the way there.
-    just_obstructed: Option<Obstruction>,
+    just_stopped: Option<Stop>,
+    /// The way the arm went this step without being stopped.
+    just_passed: Option<(Point3<f64>, Point3<f64>)>,
+    /// The last fresh positions (newest last), for the approach speed.
+    recent: std::collections::VecDeque<Point3<f64>>,
+    /// Period between two steps [ms].
+    period_ms: u64,
+    /// Index (in the scene) of the region learned at the last stop, until the node names it.
+    unnamed: Option<usize>,
+    /// Why the last stop taught nothing.
+    contact_refused: Option<TrajectoryError>,
     /// Arm positions received so far (the caller's count, [`Executor::step_counted`]).
     samples: u64,
     /// `samples` when the hold began.
@@ -187,6 +234,10 @@ pub struct Executor {
     obstacle_before_hold: Option<Obstruction>,
     /// Holds that turned out to be no obstacle (the arm moved or caught up).
     resumes: u32,
+    /// The path being run enters learned regions from another side.
+    approach: Option<Approached>,
+    /// The path being run probes these learned regions.
+    probed: Vec<u64>,
     /// Bumped each time the path is replaced (the node republishes the plan).
     generation: u32,
 }
@@ -245,12 +296,15 @@ impl Executor {
         planning: DetourPlanning,
     ) -> Result<Self, TrajectoryError> {
         check_inputs(start_mm, goal_mm)?;
-        let motion = detour::plan_motion(
+        let motion = detour::plan_motion_with(
             &planning.scene,
             &planning.config,
             start_mm,
             goal_mm,
             config.sample_factor(),
+            PlanOptions {
+                probe: planning.probe,
+            },
         )?;
         let straight = motion.path.is_straight();
         let via_points = motion.path.via_points().len();
@@ -259,6 +313,11 @@ impl Executor {
             exec.leg = Leg::Detour;
             exec.via_points = via_points;
         }
+        exec.approach = motion.path.approach.map(|a| Approached {
+            side: a.side,
+            into: a.into,
+        });
+        exec.probed = motion.path.probe;
         exec.planning = Some(planning);
         Ok(exec)
     }
@@ -291,11 +350,18 @@ impl Executor {
             replans: 0,
             via_points: 0,
             no_detour: None,
-            just_obstructed: None,
+            just_stopped: None,
+            just_passed: None,
+            recent: std::collections::VecDeque::with_capacity(SPEED_HISTORY),
+            period_ms: config.period_ms(),
+            unnamed: None,
+            contact_refused: None,
             samples: 0,
             hold_samples: 0,
             obstacle_before_hold: None,
             resumes: 0,
+            approach: None,
+            probed: Vec::new(),
             generation: 0,
         }
     }
@@ -365,11 +431,14 @@ impl Executor {
     /// unchanged) from a lost stream (the same old position, still within its timeout).
     pub fn step_counted(&mut self, measured_mm: Option<Point3<f64>>, received: u64) -> Step {
         self.samples = self.samples.max(received);
+        let previous = self.recent.back().copied();
         let action = self.advance(measured_mm);
+        self.evidence(previous, measured_mm);
         Step {
             action,
             feedback: self.feedback(),
-            obstructed: self.just_obstructed.take(),
+            stopped: self.just_stopped.take(),
+            passed: self.just_passed.take(),
         }
     }
 
@@ -395,7 +464,8 @@ impl Executor {
         Step {
             action: Action::Done(end),
             feedback: self.feedback(),
-            obstructed: None,
+            stopped: None,
+            passed: None,
         }
     }
 
@@ -470,6 +540,8 @@ impl Executor {
                                 obstacle,
                                 replans: self.replans,
                                 via_points: self.via_points,
+                                approach: self.approach.clone(),
+                                probed: self.probed.clone(),
                             },
                             _ => End::Reached,
                         };
@@ -566,93 +638,10 @@ impl Executor {
         }
     }
 
-    /// After the hold: a detour to the target if one is allowed and found, else back.
-    fn after_hold(&mut self, obstacle: Obstruction, m: Point3<f64>) -> Action {
-        if self.planning.is_none() {
-            return self.start_reverse(obstacle, m);
-        }
-        // Confirmed: positions kept coming during the hold (or there was no hold).
-        if self.reverse_wait_periods > 0 && self.samples <= self.hold_samples {
-            self.no_detour = Some(TrajectoryError::PositionNotUpdated {
-                periods: self.reverse_wait_periods,
-            });
-            return self.start_reverse(obstacle, m);
-        }
-        // Not blocked after all: during the hold the arm moved, or caught up with the
-        // set-point it was sent last (it lagged: a slow link, a loaded machine). It goes on
-        // along its path (the next check decides again); a few times per move at most.
-        let moved = max_axis_error_mm(&m, &obstacle.measured_mm) > self.tolerance_mm / 2.0;
-        let caught_up = max_axis_error_mm(&m, &self.last_sent) <= self.tolerance_mm;
-        if self.reverse_wait_periods > 0 && (moved || caught_up) && self.resumes < MAX_RESUMES {
-            self.resumes += 1;
-            self.obstacle = self.obstacle_before_hold;
-            self.stage = Stage::Running {
-                next: self.last_index + 1,
-            };
-            return self.advance_running(m);
-        }
-        self.just_obstructed = Some(obstacle);
-        let Some(p) = self.planning.as_mut() else {
-            return self.start_reverse(obstacle, m);
-        };
-        let id = p.scene.obstructions.len() as u64 + 1;
-        p.scene.obstructions.push(KnownObstruction::permanent(
-            id,
-            obstacle.expected_mm,
-            p.obstruction_radius_mm,
-        ));
-        let p = &*p;
-        if self.replans >= p.max_replans {
-            self.no_detour = Some(TrajectoryError::DetourReplansUsed {
-                replans: self.replans,
-            });
-            return self.start_reverse(obstacle, m);
-        }
-        match detour::plan_motion(&p.scene, &p.config, m, self.goal, self.sample_factor) {
-            Ok(motion) => {
-                self.replans += 1;
-                self.via_points = motion.path.via_points().len();
-                self.new_path(motion.samples, Leg::Detour);
-                self.send(0)
-            }
-            Err(e) => {
-                self.no_detour = Some(e);
-                self.start_reverse(obstacle, m)
-            }
-        }
-    }
-
     fn new_path(&mut self, path: Vec<Point3<f64>>, leg: Leg) {
         self.path = path;
         self.leg = leg;
         self.generation += 1;
-    }
-
-    fn start_reverse(&mut self, obstacle: Obstruction, m: Point3<f64>) -> Action {
-        // Around the scene when there is one (an obstruction learned on a detour may lie
-        // on the straight way back); the straight way back otherwise.
-        let planned = self.planning.as_ref().and_then(|p| {
-            detour::plan_motion(
-                &p.scene,
-                &p.config,
-                m,
-                self.original_start,
-                self.sample_factor,
-            )
-            .ok()
-        });
-        let path = match planned {
-            Some(motion) => Ok(motion.samples),
-            None => minjerk::try_plan(m, self.original_start, self.sample_factor),
-        };
-        match path {
-            Ok(path) => {
-                self.new_path(path, Leg::Reverse);
-                self.obstacle = Some(obstacle);
-                self.send(0)
-            }
-            Err(error) => self.finish(End::ReversePlanFailed { obstacle, error }),
-        }
     }
 
     fn finish(&mut self, end: End) -> Action {

@@ -68,13 +68,16 @@ pub mod units;
 
 pub use config::{RawTrajectoryConfig, TrajectoryConfig};
 pub use detour::{
-    plan_motion, plan_path, DetourConfig, DetourMotion, DetourPath, FixedBox, RawDetourConfig,
-    Scene, Smoothing, Workspace,
+    plan_motion, plan_motion_with, plan_path, plan_path_with, Approach, DetourConfig, DetourMotion,
+    DetourPath, FixedBox, PlanOptions, RawDetourConfig, Scene, Smoothing, Workspace,
 };
 pub use error::{MotionBlocked, TrajectoryError};
-pub use executor::{Action, DetourPlanning, Executor, Feedback, Step};
+pub use executor::{Action, DetourPlanning, Executor, Feedback, Step, Stop};
 pub use goal::{validate_goal, AcceptedGoal, ArmSample};
 pub use legacy::{LegacyTargets, LegacyVerdict};
-pub use obstructions::{KnownObstruction, ObstructionConfig, ObstructionMemory, Recorded};
-pub use outcome::{End, Obstruction, Outcome, Phase};
+pub use obstructions::{
+    Contact, ContactModel, KnownObstruction, ObstructionConfig, ObstructionMemory, PassEffect,
+    Passed, Recorded, Region,
+};
+pub use outcome::{Approached, End, Obstruction, Outcome, Phase};
 pub use spline::{MotionState, SmoothPath};

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use arnie_constants::action::move_to::feedback;
-use nalgebra::Point3;
+use nalgebra::{Point3, Vector3};
 
 use crate::error::TrajectoryError;
 
@@ -62,6 +62,27 @@ pub struct Obstruction {
     pub error_mm: f64,
 }
 
+/// How a move reached a target that lay inside learned regions: from another side than
+/// the one the arm was stopped from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Approached {
+    /// The side of the target the way in came from (unit; (0, 0, 1): from above).
+    pub side: Vector3<f64>,
+    /// The learned regions it entered (ids).
+    pub into: Vec<u64>,
+}
+
+impl fmt::Display for Approached {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "approached from {} into learned obstruction(s) {:?}",
+            crate::detour::side_name(self.side),
+            self.into
+        )
+    }
+}
+
 /// Why a move ended: the outcome plus the detail for the result's `message`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum End {
@@ -76,6 +97,10 @@ pub enum End {
         replans: u32,
         /// Via-points of the detour run last (start and target excluded).
         via_points: usize,
+        /// The target lay inside learned regions: how it was approached.
+        approach: Option<Approached>,
+        /// Learned regions the move passed through as a probe (no way around them).
+        probed: Vec<u64>,
     },
     /// The forward path was obstructed; the arm went back to the start.
     ReversedToStart {
@@ -150,12 +175,24 @@ impl fmt::Display for End {
                 obstacle,
                 replans,
                 via_points,
+                approach,
+                probed,
             } => {
                 write!(f, "target reached by a detour ({via_points} via-points")?;
                 match obstacle {
-                    Some(o) => write!(f, ", {replans} planned after a stop; last obstacle: {o})"),
-                    None => write!(f, ", planned around remembered obstructions)"),
+                    Some(o) => write!(f, ", {replans} planned after a stop; last obstacle: {o}")?,
+                    None => write!(f, ", planned around remembered obstructions")?,
                 }
+                if let Some(a) = approach {
+                    write!(f, "; {a}")?;
+                }
+                if !probed.is_empty() {
+                    write!(
+                        f,
+                        "; through learned obstruction(s) {probed:?}, no way around them: not stopped there"
+                    )?;
+                }
+                write!(f, ")")
             }
             Self::ReversedToStart {
                 obstacle,

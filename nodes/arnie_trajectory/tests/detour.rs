@@ -3,8 +3,9 @@
 //! the via-points, the straight golden, no path, budget, and the demo scene.
 
 use arnie_trajectory::{
-    minjerk, plan_motion, plan_path, DetourConfig, DetourMotion, FixedBox, ObstructionConfig,
-    ObstructionMemory, RawDetourConfig, Scene, Smoothing, TrajectoryError, Workspace,
+    minjerk, plan_motion, plan_motion_with, plan_path, Contact, ContactModel, DetourConfig,
+    DetourMotion, FixedBox, ObstructionConfig, ObstructionMemory, PlanOptions, RawDetourConfig,
+    Scene, Smoothing, TrajectoryError, Workspace,
 };
 use nalgebra::{Point3, Vector3};
 use proptest::prelude::*;
@@ -121,18 +122,59 @@ fn assert_c2(m: &DetourMotion) {
     assert_eq!(b.acceleration, Vector3::zeros());
 }
 
+/// The scene without the learned regions `ids` (what the way in of an approach, or a
+/// probe, is allowed to enter).
+fn without(scene: &Scene, ids: &[u64]) -> Scene {
+    let mut s = scene.clone();
+    s.obstructions.retain(|o| !ids.contains(&o.id));
+    s
+}
+
 fn check_motion(scene: &Scene, config: &DetourConfig, m: &DetourMotion, factor: u32) {
     let start = m.path.points[0];
     let target = *m.path.points.last().unwrap();
     assert_eq!(m.samples[0], start);
     assert_eq!(*m.samples.last().unwrap(), target);
-    assert_clear(scene, config, &m.path.points);
-    assert_clear(scene, config, &m.samples);
-    assert_c2(m);
-    if let Smoothing::Spline { .. } = m.smoothing {
-        // N = ceil(polyline length) · factor, as a straight move of that length.
-        let n = (m.path.length_mm().ceil() as usize) * factor as usize;
-        assert_eq!(m.samples.len(), n + 1);
+    // A probe keeps the fixed boxes and the workspace only.
+    let probed: Vec<u64> = m.path.probe.clone();
+    let scene = &if probed.is_empty() {
+        scene.clone()
+    } else {
+        let all: Vec<u64> = scene.obstructions.iter().map(|o| o.id).collect();
+        without(scene, &all)
+    };
+    match &m.path.approach {
+        None => {
+            assert_clear(scene, config, &m.path.points);
+            assert_clear(scene, config, &m.samples);
+            assert_c2(m);
+            if let Smoothing::Spline { .. } = m.smoothing {
+                // N = ceil(polyline length) · factor, as a straight move of that length.
+                let n = (m.path.length_mm().ceil() as usize) * factor as usize;
+                assert_eq!(m.samples.len(), n + 1);
+            }
+        }
+        Some(a) => {
+            // Up to the staging point: everything; the way in: everything but the regions
+            // it enters; and never along the way the arm was stopped there.
+            let n = m.path.points.len();
+            assert_eq!(m.path.points[n - 2], a.from_mm);
+            assert_clear(scene, config, &m.path.points[..n - 1]);
+            let k = m.samples.iter().rposition(|p| *p == a.from_mm).unwrap();
+            assert_clear(scene, config, &m.samples[..=k]);
+            let rest = without(scene, &a.into);
+            assert_clear(&rest, config, &m.samples[k..]);
+            let way_in = -a.side;
+            for o in scene.obstructions.iter().filter(|o| a.into.contains(&o.id)) {
+                assert!(
+                    way_in.dot(&o.direction) < 0.5,
+                    "{a:?} along {:?}",
+                    o.direction
+                );
+                assert!(o.contains(target));
+                assert!(!o.contains(a.from_mm));
+            }
+        }
     }
 }
 
@@ -228,28 +270,80 @@ fn the_budget_is_its_own_error() {
     assert!(e.to_string().contains("budget of 5"), "{e}");
 }
 
+/// A learned region around the candle, touched moving from the source towards it: the
+/// candle is approached from another side, never refused.
 #[test]
-fn a_target_inside_an_obstruction_is_refused() {
+fn a_target_inside_a_learned_region_is_approached_from_another_side() {
     let mut scene = demo_scene();
-    scene
-        .obstructions
-        .push(sphere(4, Point3::from(CANDLE), 30.0));
-    let e = plan_path(
+    scene.boxes.truncate(1); // the table only
+    let (source, candle) = (Point3::from(SOURCE), Point3::from(CANDLE));
+    let d = (candle - source).normalize();
+    let mut o = sphere(4, candle + d * 5.0, 30.0);
+    o.direction = d;
+    o.size_mm = 20.0;
+    scene.obstructions.push(o);
+    let config = DetourConfig::default();
+    let m = plan_motion(&scene, &config, source, candle, 1).unwrap();
+    let a = m.path.approach.clone().expect("approached");
+    assert!((-a.side).dot(&d) < 0.5, "{a:?}");
+    check_motion(&scene, &config, &m, 1);
+    println!(
+        "approach: from side {:?}, {} via-points, {:.1} mm",
+        a.side,
+        m.path.via_points().len(),
+        m.path.length_mm()
+    );
+}
+
+/// No side leads in: the answer names the learned region and every side tried.
+#[test]
+fn no_approach_names_the_region_and_the_ways_tried() {
+    let t = p(0.0, 0.0, 100.0);
+    // A workspace hardly larger than the region: every staging point is outside it.
+    let mut scene =
+        Scene::new(Workspace::new(p(-25.0, -25.0, 75.0), p(25.0, 25.0, 125.0)).unwrap());
+    let mut o = sphere(9, t + Vector3::new(-5.0, 0.0, 0.0), 30.0);
+    o.direction = Vector3::new(-1.0, 0.0, 0.0);
+    scene.obstructions.push(o);
+    let e = plan_path(&scene, &DetourConfig::default(), p(20.0, 0.0, 100.0), t).unwrap_err();
+    let TrajectoryError::NoApproach { inside, tried, .. } = &e else {
+        panic!("{e:?}")
+    };
+    assert!(inside.contains("learned obstruction 9"), "{inside}");
+    assert!(tried.contains("outside the workspace"), "{tried}");
+    assert!(tried.contains("the way the arm was stopped"), "{tried}");
+    assert!(e.to_string().contains("no approach to the target"), "{e}");
+    println!("{e}");
+    // With a probe, the goal is not refused either.
+    let m = plan_motion_with(
         &scene,
         &DetourConfig::default(),
-        Point3::from(SOURCE),
-        Point3::from(CANDLE),
+        p(20.0, 0.0, 100.0),
+        t,
+        1,
+        PlanOptions { probe: true },
     )
-    .unwrap_err();
-    assert!(matches!(e, TrajectoryError::TargetBlocked { .. }), "{e:?}");
+    .unwrap();
+    assert_eq!(m.path.probe, vec![9]);
 }
 
 #[test]
 fn memory_feeds_the_scene_and_expired_ones_no_longer_block() {
-    let mut memory = ObstructionMemory::new(ObstructionConfig::new(50.0, 1000, 4).unwrap());
+    let mut memory =
+        ObstructionMemory::new(ObstructionConfig::new(1000, 4, ContactModel::default()).unwrap());
     let (stop, ahead) = demo_stop();
-    memory.record(ahead, 0).unwrap();
-    let mut scene = Scene::new(demo_scene().workspace);
+    let contact = Contact {
+        measured_mm: stop,
+        expected_mm: ahead,
+        moving: true,
+        speed_mm_s: 100.0,
+        period_ms: 10,
+    };
+    let ws = demo_scene().workspace;
+    memory
+        .learn(&contact.region(&ContactModel::default(), &ws).unwrap(), 0)
+        .unwrap();
+    let mut scene = Scene::new(ws);
     scene.obstructions = memory.iter().copied().collect();
     let config = DetourConfig::default();
     let target = p(-120.0, 30.0, 45.0);
@@ -368,10 +462,16 @@ proptest! {
                 }
             }
             Err(TrajectoryError::TargetBlocked { .. }) => {
-                let blocked = distances(&scene, &config, target).iter().any(|(f, c)| f < c);
+                // Only a fixed box refuses a target.
+                let boxes = without(&scene, &scene.obstructions.iter().map(|o| o.id).collect::<Vec<_>>());
+                let blocked = distances(&boxes, &config, target).iter().any(|(f, c)| f < c);
                 prop_assert!(blocked);
             }
-            Err(TrajectoryError::NoDetour { .. } | TrajectoryError::DetourBudgetExceeded { .. }) => {}
+            Err(
+                TrajectoryError::NoDetour { .. }
+                | TrajectoryError::DetourBudgetExceeded { .. }
+                | TrajectoryError::NoApproach { .. },
+            ) => {}
             Err(e) => prop_assert!(false, "unexpected error {e}"),
         }
     }
@@ -384,4 +484,108 @@ proptest! {
         prop_assert_eq!(m.smoothing, Smoothing::Straight);
         prop_assert_eq!(m.samples, minjerk::plan(start, target, factor));
     }
+
+    /// Complete at the grid's resolution: whenever a path exists on the planner's grid
+    /// graph (its lattice, 26 neighbours, the start linked to the cells around its
+    /// nearest cell and the cells around the target's to the target), here found by a
+    /// breadth-first search of the test's own that asks 0.5 mm more of every edge
+    /// (checked every 0.25 mm), the planner finds one.
+    #[test]
+    fn a_path_is_found_whenever_the_grid_has_one(
+        (scene, start, target) in random_case(),
+    ) {
+        let config = DetourConfig::try_from(RawDetourConfig {
+            resolution_mm: 40.0,
+            max_expansions: 1_000_000,
+            ..RawDetourConfig::default()
+        })
+        .unwrap();
+        let clear = |q: Point3<f64>, extra: f64| {
+            distances(&scene, &config, q).iter().all(|(f, c)| *f >= c + extra)
+        };
+        prop_assume!(clear(start, 1.0) && clear(target, 1.0));
+        let exists = grid_path_exists(&scene, &config, start, target, &|q| clear(q, 0.5));
+        match plan_path(&scene, &config, start, target) {
+            Ok(path) => check_motion_free(&scene, &config, &path.points),
+            Err(e) => prop_assert!(!exists, "the grid has a path, the planner said {e}"),
+        }
+    }
+}
+
+fn check_motion_free(scene: &Scene, config: &DetourConfig, points: &[Point3<f64>]) {
+    assert_clear(scene, config, points);
+}
+
+/// Breadth-first search on the planner's grid graph (module doc of the planner, step 3),
+/// written again: `free(q)` must hold every 0.25 mm along each edge.
+fn grid_path_exists(
+    scene: &Scene,
+    config: &DetourConfig,
+    start: Point3<f64>,
+    target: Point3<f64>,
+    free: &dyn Fn(Point3<f64>) -> bool,
+) -> bool {
+    let (lo, hi) = (scene.workspace.min_mm(), scene.workspace.max_mm());
+    let res = config.resolution_mm();
+    let mut origin = lo;
+    let mut dims = [0i64; 3];
+    for i in 0..3 {
+        let size = hi[i] - lo[i];
+        let inset = config.smoothing_margin_mm().min(size / 2.0);
+        origin[i] += inset;
+        dims[i] = ((size - 2.0 * inset) / res).floor() as i64 + 1;
+    }
+    let point = |c: [i64; 3]| {
+        Point3::new(
+            origin.x + res * c[0] as f64,
+            origin.y + res * c[1] as f64,
+            origin.z + res * c[2] as f64,
+        )
+    };
+    let nearest = |p: Point3<f64>| {
+        let mut c = [0i64; 3];
+        for i in 0..3 {
+            c[i] = (((p[i] - origin[i]) / res).round().max(0.0) as i64).min(dims[i] - 1);
+        }
+        c
+    };
+    let edge = |a: Point3<f64>, b: Point3<f64>| {
+        let n = ((b - a).norm() / 0.25).ceil().max(1.0) as usize;
+        (0..=n).all(|k| free(a + (b - a) * (k as f64 / n as f64)))
+    };
+    let around = |c: [i64; 3]| {
+        let mut v = Vec::new();
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    let n = [c[0] + dx, c[1] + dy, c[2] + dz];
+                    if (0..3).all(|i| n[i] >= 0 && n[i] < dims[i]) {
+                        v.push(n);
+                    }
+                }
+            }
+        }
+        v
+    };
+    let goal = nearest(target);
+    let mut seen = std::collections::HashSet::new();
+    let mut queue = std::collections::VecDeque::new();
+    for c in around(nearest(start)) {
+        if edge(start, point(c)) && seen.insert(c) {
+            queue.push_back(c);
+        }
+    }
+    while let Some(c) = queue.pop_front() {
+        let here = point(c);
+        if (0..3).all(|i| (c[i] - goal[i]).abs() <= 1) && edge(here, target) {
+            return true;
+        }
+        for n in around(c) {
+            if n != c && !seen.contains(&n) && edge(here, point(n)) {
+                seen.insert(n);
+                queue.push_back(n);
+            }
+        }
+    }
+    false
 }

@@ -12,6 +12,7 @@ mod live;
 /// (name, what it measures, cargo arguments).
 const BENCHES: &[(&str, &str, &[&str])] = &[
     ("trajectory", "minimum-jerk planning (target: 300 mm under 20 µs)", &["bench", "-p", "arnie_trajectory", "--no-default-features", "--bench", "minjerk"]),
+    ("detour-scenes", "the flame task on generated box scenes: 100 in the library with simulated contacts (success, contacts, detour length, planning p50/p99), then 20 on the real graph (success, task time vs no box)", &["bench", "-p", "arnie_trajectory", "--no-default-features", "--bench", "detour_scenes"]),
     ("spine-wire", "spine: decode + route one datagram (library, no sockets)", &["bench", "-p", "arnie_spine", "--no-default-features", "--bench", "wire"]),
     ("spine", "spine on a real graph: UDP -> topic latency vs r2r baseline, max rate, UDP -> UDP route", &["build", "--release", "-p", "arnie_spine", "--bins"]),
     ("planner", "planner: JPS and A* vs the pathfinding crate and PathFinding.js", &["bench", "-p", "arnie_grid", "--bench", "compare"]),
@@ -87,6 +88,35 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
                 run::command(layout, ros, &bench.to_string_lossy()),
                 "state_bench",
             );
+        }
+        if result.is_ok() && *name == "detour-scenes" {
+            // The graph part: release nodes, 20 scenes and runs without a box.
+            result = run::cargo(
+                layout,
+                ros,
+                &[
+                    "build",
+                    "--release",
+                    "-p",
+                    "arnie_sim",
+                    "-p",
+                    "arnie_spine",
+                    "-p",
+                    "arnie_trajectory",
+                    "-p",
+                    "arnie_brain",
+                    "-p",
+                    "arnie_scenes",
+                    "--bins",
+                ],
+            );
+            if result.is_ok() {
+                let script = layout.root.join("xtask/scripts/detour_bench.py");
+                let mut c = run::command(layout, ros, &ros.python.to_string_lossy());
+                c.arg(&script)
+                    .env("ARNIE_BIN_DIR", layout.target.join("release"));
+                result = run::status(c, "detour_bench.py");
+            }
         }
         if result.is_ok() && *name == "two-hosts" {
             // The script makes the namespaces and starts the release sim and spine there.

@@ -23,12 +23,60 @@ const FAST: &[(&str, &str)] = &[("tick_period_s", "2.0"), ("period_ms", "10")];
 
 /// `cargo xtask demo detour`: the same task with a box between the source flame and the
 /// candle that the eyes do not see (`params/scenario_detour.json`): the arm is stopped
-/// by it, remembers where, and reaches the candle by a detour. Other arguments as `demo`.
+/// by it, learns where, and reaches the candle by detours. `seed:=N`: scene N of the
+/// generated family instead (`arnie_scenes`: one box on the table across one of the task's
+/// straight moves), written to `out/scene_N.json`. Other arguments as `demo`.
 pub fn detour(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
-    let scenario = layout.root.join("params/scenario_detour.json");
-    let mut args = vec![format!("scenario:={}", scenario.display())];
-    args.extend(rest.iter().cloned());
+    let mut seed = None;
+    let mut args = Vec::new();
+    for a in rest {
+        match a.strip_prefix("seed:=") {
+            Some(n) => {
+                seed = Some(n.parse::<u64>().map_err(|_| {
+                    Failure::new(format!("seed:={n}: expected an unsigned whole number"))
+                })?)
+            }
+            None => args.push(a.clone()),
+        }
+    }
+    let scenario = match seed {
+        None => layout.root.join("params/scenario_detour.json"),
+        Some(n) => scene_file(layout, n)?,
+    };
+    args.insert(0, format!("scenario:={}", scenario.display()));
     cmd(layout, ros, &args)
+}
+
+/// Scene `seed` of the family as a scenario file (`out/scene_<seed>.json`).
+fn scene_file(layout: &Layout, seed: u64) -> Result<std::path::PathBuf, Failure> {
+    let base_path = layout.root.join("params/scenario_flame.json");
+    let base: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&base_path)?)
+        .map_err(|e| Failure::new(format!("{}: {e}", base_path.display())))?;
+    let scene = arnie_scenes::generate(seed);
+    let b = scene.obstacle_rounded();
+    eprintln!(
+        "xtask: demo: scene {seed}: a box x {:.0}..{:.0}, y {:.0}..{:.0}, z {:.0}..{:.0} mm across \
+         the move ({:.0}, {:.0}, {:.0}) -> ({:.0}, {:.0}, {:.0}) mm, unseen by the eyes",
+        b.min_mm[0],
+        b.max_mm[0],
+        b.min_mm[1],
+        b.max_mm[1],
+        b.min_mm[2],
+        b.max_mm[2],
+        scene.across.0[0],
+        scene.across.0[1],
+        scene.across.0[2],
+        scene.across.1[0],
+        scene.across.1[1],
+        scene.across.1[2]
+    );
+    let out = layout.root.join("out");
+    std::fs::create_dir_all(&out)?;
+    let path = out.join(format!("scene_{seed}.json"));
+    let text = serde_json::to_string_pretty(&scene.scenario(&base))
+        .map_err(|e| Failure::new(e.to_string()))?;
+    std::fs::write(&path, text + "\n")?;
+    Ok(path)
 }
 
 pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {

@@ -35,6 +35,9 @@ node_glue::counters! {
             ticks,
             /// Ticks on which an action held because the arm position was stale.
             paused_ticks,
+            /// Verifications that waited for a move still working around an obstacle
+            /// (`WAITING_FOR_MOVE`).
+            verification_waits,
             /// `/brain/state` messages that could not be published.
             publish_errors,
         }

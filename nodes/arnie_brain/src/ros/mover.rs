@@ -170,6 +170,26 @@ impl Mover {
         }
     }
 
+    /// The `MoveTo` goal sent last is still running and working around an obstacle: its
+    /// latest feedback phase is `WAITING` (holding after a stop, before a detour or the
+    /// way back is planned) or `DETOUR` (driving a detour or an approach). Always false on
+    /// the legacy topic (no feedback).
+    pub fn working_around(&self) -> bool {
+        match &self.way {
+            Way::MoveTo {
+                current: Some((_, goal)),
+                ..
+            } => {
+                !goal.is_finished()
+                    && goal.feedback().is_some_and(|f| {
+                        f.phase == MoveTo::Feedback::WAITING as u8
+                            || f.phase == MoveTo::Feedback::DETOUR as u8
+                    })
+            }
+            _ => false,
+        }
+    }
+
     /// Stop the running move: cancel the `MoveTo` goal, or (topic) command `arm_m`, the
     /// last measured position, when there is a fresh one.
     pub fn stop(&mut self, arm_m: Option<Point3<f64>>) {

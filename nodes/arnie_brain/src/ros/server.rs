@@ -472,12 +472,23 @@ impl BrainServer {
                 confidence: o.confidence,
             })
             .collect();
-        let out = task.brain.tick(arm, &seen);
+        // The move the last target started may still be working around an obstacle: its
+        // step then waits for the result instead of failing now.
+        let moving_around = self
+            .mover
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .working_around();
+        let out = task.brain.tick_with(arm, &seen, moving_around);
         self.counters.ticks.inc();
         for ev in &out.events {
             let key = match ev {
                 Event::Paused { .. } => "paused",
                 Event::VerificationFailed { .. } => "verification",
+                Event::WaitingForMove { .. } => {
+                    self.counters.verification_waits.inc();
+                    "waiting"
+                }
                 _ => {
                     node_glue::log_info!("tick {}: {ev}", out.tick);
                     continue;

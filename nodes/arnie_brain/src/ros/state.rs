@@ -121,6 +121,18 @@ pub fn event_msg(ev: &Event, scale: Scale) -> BrainEvent {
             m.count = u64::from(*retries);
             BrainEvent::VERIFICATION_FAILED as u8
         }
+        Event::WaitingForMove {
+            arm_mm,
+            target_mm,
+            ticks,
+            ..
+        } => {
+            m.has_arm = true;
+            m.arm = point(scale.to_m(*arm_mm));
+            target(target_mm, &mut m);
+            m.count = u64::from(*ticks);
+            BrainEvent::WAITING_FOR_MOVE as u8
+        }
         Event::DecisionPassed { .. } => BrainEvent::DECISION_PASSED as u8,
         Event::DecisionFailed { why, .. } => {
             m.cause = mismatch_code(why);

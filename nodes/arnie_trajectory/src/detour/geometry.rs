@@ -6,6 +6,7 @@ use nalgebra::{Point3, Vector3};
 
 use super::{invalid, DetourConfig, Scene, Workspace};
 use crate::error::{MotionBlocked, TrajectoryError};
+use crate::obstructions::KnownObstruction;
 
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Shape {
@@ -127,10 +128,31 @@ impl Shape {
     }
 }
 
+/// Where an obstacle of a [`Checker`] comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Source {
+    /// `scene.boxes[i]`: a fixed obstacle.
+    Box(usize),
+    /// `scene.obstructions[i]`: a learned region.
+    Learned(usize),
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Obstacle {
     shape: Shape,
     clearance: f64,
+    source: Source,
+}
+
+/// Which learned regions a [`Checker`] keeps out of.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Learned<'a> {
+    /// All of them.
+    All,
+    /// All but these (indices into `scene.obstructions`).
+    Except(&'a [usize]),
+    /// None: only the fixed boxes and the workspace (a probe).
+    Ignored,
 }
 
 /// The clearance checks of one plan.
@@ -140,9 +162,13 @@ pub(super) struct Checker {
 }
 
 impl Checker {
-    pub(super) fn new(scene: &Scene, config: &DetourConfig) -> Result<Self, TrajectoryError> {
+    pub(super) fn new(
+        scene: &Scene,
+        config: &DetourConfig,
+        learned: Learned<'_>,
+    ) -> Result<Self, TrajectoryError> {
         let mut obstacles = Vec::with_capacity(scene.boxes.len() + scene.obstructions.len());
-        for b in &scene.boxes {
+        for (i, b) in scene.boxes.iter().enumerate() {
             b.check()?;
             obstacles.push(Obstacle {
                 shape: Shape::Box {
@@ -150,9 +176,10 @@ impl Checker {
                     max: b.max_mm,
                 },
                 clearance: config.box_clearance_mm(),
+                source: Source::Box(i),
             });
         }
-        for o in &scene.obstructions {
+        for (i, o) in scene.obstructions.iter().enumerate() {
             if !o.centre_mm.iter().all(|v| v.is_finite()) {
                 return Err(TrajectoryError::ObstructionNotFinite {
                     centre_mm: o.centre_mm,
@@ -164,12 +191,20 @@ impl Checker {
                     format!("obstruction {}: {} is not a number ≥ 0", o.id, o.radius_mm),
                 ));
             }
-            obstacles.push(Obstacle {
-                shape: Shape::Sphere {
-                    centre: o.centre_mm,
-                },
-                clearance: o.radius_mm,
-            });
+            let kept = match learned {
+                Learned::All => true,
+                Learned::Except(skip) => !skip.contains(&i),
+                Learned::Ignored => false,
+            };
+            if kept {
+                obstacles.push(Obstacle {
+                    shape: Shape::Sphere {
+                        centre: o.centre_mm,
+                    },
+                    clearance: o.radius_mm,
+                    source: Source::Learned(i),
+                });
+            }
         }
         Ok(Self {
             obstacles,
@@ -187,10 +222,21 @@ impl Checker {
     }
 
     /// The first obstacle whose clearance holds `p`.
-    pub(super) fn blocking(&self, p: Point3<f64>) -> Option<usize> {
+    pub(super) fn blocking(&self, p: Point3<f64>) -> Option<Source> {
         self.obstacles
             .iter()
-            .position(|o| o.shape.f(p) < o.clearance)
+            .find(|o| o.shape.f(p) < o.clearance)
+            .map(|o| o.source)
+    }
+
+    /// Every obstacle whose clearance the segment `a → b` enters (ignoring the leaving
+    /// rule: for naming what a probe passes through).
+    pub(super) fn entered(&self, a: Point3<f64>, b: Point3<f64>) -> Vec<Source> {
+        self.obstacles
+            .iter()
+            .filter(|o| !o.shape.segment_keeps(a, b, o.clearance))
+            .map(|o| o.source)
+            .collect()
     }
 
     /// The segment `a → b` keeps every clearance grown by `extra`, with the leaving rule
@@ -240,18 +286,36 @@ impl Checker {
     }
 }
 
-pub(super) fn describe_obstacle(scene: &Scene, config: &DetourConfig, index: usize) -> String {
-    if let Some(b) = scene.boxes.get(index) {
-        format!(
+pub(super) fn describe_obstacle(scene: &Scene, config: &DetourConfig, source: Source) -> String {
+    match source {
+        Source::Box(i) => format!(
             "box {:?} (clearance {} mm)",
-            b.name,
+            scene.boxes[i].name,
             config.box_clearance_mm()
-        )
-    } else {
-        let o = &scene.obstructions[index - scene.boxes.len()];
-        format!(
-            "obstruction {} at ({:.1}, {:.1}, {:.1}) mm (radius {} mm)",
-            o.id, o.centre_mm.x, o.centre_mm.y, o.centre_mm.z, o.radius_mm
-        )
+        ),
+        Source::Learned(i) => describe_learned(&scene.obstructions[i]),
+    }
+}
+
+/// A learned region for messages: id, centre, radius and how it was touched.
+pub(super) fn describe_learned(o: &KnownObstruction) -> String {
+    let mut s = format!(
+        "learned obstruction {} at ({:.1}, {:.1}, {:.1}) mm (radius {:.1} mm",
+        o.id, o.centre_mm.x, o.centre_mm.y, o.centre_mm.z, o.radius_mm
+    );
+    if o.direction != Vector3::zeros() {
+        s += &format!(
+            ", touched moving ({:.2}, {:.2}, {:.2})",
+            o.direction.x, o.direction.y, o.direction.z
+        );
+    }
+    s + ")"
+}
+
+/// A short name: `box "table"`, `learned obstruction 3`.
+pub(super) fn describe_obstacle_short(scene: &Scene, source: Source) -> String {
+    match source {
+        Source::Box(i) => format!("box {:?}", scene.boxes[i].name),
+        Source::Learned(i) => format!("learned obstruction {}", scene.obstructions[i].id),
     }
 }

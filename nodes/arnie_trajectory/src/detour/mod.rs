@@ -1,58 +1,76 @@
 //! The detour planner: a path from the arm's position to a target that keeps a
-//! clearance from every remembered obstruction (a sphere, [`KnownObstruction`]) and from
-//! fixed axis-aligned boxes ([`FixedBox`]: the table, the simulator's box obstacles),
+//! clearance from the fixed axis-aligned boxes ([`FixedBox`]: the table, from the
+//! parameters) and from the regions the arm learned by touching ([`KnownObstruction`]),
 //! inside the workspace box; reduced to few via-points and turned into one smooth motion.
 //!
 //! Units: millimetres; frame: `world`. No clock: the budget is a number of expanded
 //! grid cells, so a plan is deterministic.
 //!
 //! # Clearance
-//! Each obstacle has a distance function `f` and a clearance `c`: for a sphere `f` is the
-//! distance to its centre and `c` its radius; for a box `f` is the signed distance to the
-//! box (negative inside) and `c` is [`DetourConfig::box_clearance_mm`]. A point is
-//! *inside the clearance* when `f < c` (touching it, `f = c`, is allowed). Both `f` are
-//! convex and 1-Lipschitz, which the checks below use.
+//! Each obstacle has a distance function `f` and a clearance `c`: for a learned region
+//! `f` is the distance to its centre and `c` its radius; for a box `f` is the signed
+//! distance to the box (negative inside) and `c` is [`DetourConfig::box_clearance_mm`].
+//! A point is *inside the clearance* when `f < c` (touching it, `f = c`, is allowed).
+//! Both `f` are convex and 1-Lipschitz, which the checks below use.
 //!
-//! **A start inside a clearance** (the arm was stopped at the obstruction it just
-//! recorded) is allowed to leave it. The rule, per obstacle: the path may be inside the
-//! clearance only while `f` strictly increases along it, i.e. the arm moves away from
-//! the centre (out of the box) all the time it is inside: it never moves towards it,
-//! never slides along a face, and once out never comes back in. Because `f` is convex
-//! along a segment, a segment from `a` obeys the rule exactly when the one-sided
-//! derivative of `f` at `a` along the segment is `> 0`, so the rule is checked exactly,
-//! segment by segment. The target must be outside every clearance.
+//! **A start inside a clearance** (the arm was stopped at the region it just learned) is
+//! allowed to leave it. The rule, per obstacle: the path may be inside the clearance only
+//! while `f` strictly increases along it, i.e. the arm moves away from the centre (out
+//! of the box) all the time it is inside: it never moves towards it, never slides along
+//! a face, and once out never comes back in. Because `f` is convex along a segment, a
+//! segment from `a` obeys the rule exactly when the one-sided derivative of `f` at `a`
+//! along the segment is `> 0`, so the rule is checked exactly, segment by segment.
+//!
+//! # Fixed and learned
+//! A **fixed** box is a fact: a target inside its clearance is refused
+//! ([`TrajectoryError::TargetBlocked`]) and no path ever enters it. A **learned** region
+//! is a guess from one or a few stops: it never refuses a target by itself.
+//! - A target inside learned regions is **approached from another side**: from a
+//!   staging point just outside them on one of the 26 sides around the target (the faces,
+//!   edges and corners of a cube; not within 60° of the way the arm was moving when it
+//!   was stopped there, nor outside the workspace, nor in a fixed box's clearance), a
+//!   straight move goes in; the way in keeps every other clearance. One search finds the
+//!   shortest way through any of the staging points. None: [`TrajectoryError::NoApproach`],
+//!   naming the regions and every side with why it failed.
+//! - With [`PlanOptions::probe`] (a goal from the start, not a re-plan after a stop), when
+//!   there is no way around the learned regions or in, the path goes through them
+//!   ([`DetourPath::probe`] names them): fixed boxes and the workspace still hold. The move
+//!   tests the guess; a pass clears it, a stop learns it again.
 //!
 //! # Method
 //! 1. Refusals, in order: a non-finite start or target
 //!    ([`TrajectoryError::DetourPointNotFinite`]); start or target outside the workspace
-//!    ([`TrajectoryError::DetourPointOutsideWorkspace`]); a target inside a clearance or a
-//!    box ([`TrajectoryError::TargetBlocked`]).
+//!    ([`TrajectoryError::DetourPointOutsideWorkspace`]); a target inside a fixed box's
+//!    clearance ([`TrajectoryError::TargetBlocked`]).
 //! 2. The straight line when it is free: the plan is `[start, target]` (no via-point).
 //! 3. Otherwise A* on a grid graph: a lattice of cell size
 //!    [`DetourConfig::resolution_mm`] inside the workspace, 26-connected, inset from the
 //!    walls by [`DetourConfig::smoothing_margin_mm`] (at most half the workspace's size)
 //!    so a smooth motion has room to bulge without leaving the workspace. The start is linked
 //!    to the 27 cells around its nearest cell, and the 27 cells around the target's
-//!    nearest cell to the target. An edge exists when its straight segment keeps the
-//!    clearances (rule above; exact for spheres, for boxes a golden-section search with a
-//!    Lipschitz bound that is never optimistic). Costs are Euclidean lengths; the
-//!    heuristic is the larger of the Euclidean distance to the target and the obstacle-free
-//!    lattice distance (26 directions) to the target's cell less one diagonal step: a
-//!    lower bound of the cost to go, consistent on every edge out of a cell.
-//!    - Pass 1, with at most half the budget: every edge but those into the target keeps
-//!      the clearances grown by [`DetourConfig::smoothing_margin_mm`] (room for the
-//!      smooth motion).
+//!    nearest cell to the target (or, with an approach, those around each staging point
+//!    to it, and each staging point to the target). An edge exists when its straight
+//!    segment keeps the clearances (rule above; exact for spheres, for boxes a
+//!    golden-section search with a Lipschitz bound that is never optimistic). Costs are
+//!    Euclidean lengths; the heuristic is the larger of the Euclidean distance to the
+//!    target and the obstacle-free lattice distance (26 directions) to the target's cell
+//!    less one diagonal step (with an approach: the Euclidean distance only): a lower
+//!    bound of the cost to go, consistent on every edge out of a cell.
+//!    - Pass 1, with at most half the budget: every edge but those into the target (or a
+//!      staging point) keeps the clearances grown by
+//!      [`DetourConfig::smoothing_margin_mm`] (room for the smooth motion).
 //!    - Pass 2, only if pass 1 found nothing, with the rest of the budget: the plain
 //!      clearances.
 //! 4. Shortcutting: from each kept point, the farthest later path point it sees by a free
 //!    segment, checked with the clearances grown by the smoothing margin, is the next
-//!    via-point; the grid edge itself when none is seen.
+//!    via-point; the grid edge itself when none is seen (up to the staging point).
 //!
 //! # Guarantees
-//! - **Safe**: every segment of the returned polyline keeps every clearance (with the
-//!   leaving rule for a start inside one) and lies inside the workspace; so do the
-//!   set-points of [`plan_motion`] and the straight steps between consecutive ones
-//!   (checked after sampling).
+//! - **Safe**: every segment of the returned polyline keeps every fixed clearance and lies
+//!   inside the workspace, and keeps every learned clearance (with the leaving rule for
+//!   a start inside one) but the regions an approach enters on its last segment and those
+//!   a probe names; so do the set-points of [`plan_motion`] and the straight steps between
+//!   consecutive ones (checked after sampling).
 //! - **Complete at the resolution**: pass 2 searches the grid graph of step 3 with the
 //!   plain clearances; if a path exists in it, it is found, given the budget.
 //!   [`TrajectoryError::NoDetour`] means that graph was exhausted: no path at this
@@ -63,24 +81,25 @@
 //!   (pass 1: among those keeping the margin; otherwise pass 2: among all); the
 //!   shortcut polyline is no longer than it (triangle inequality).
 //! - **Straight when free**: nothing in the way → `[start, target]`, and [`plan_motion`]
-//!   returns exactly [`minjerk::plan`]`(start, target, factor)`.
+//!   returns exactly [`crate::minjerk::plan`]`(start, target, factor)`.
 
 use nalgebra::Point3;
 use serde::{Deserialize, Serialize};
 
 use crate::config::TrajectoryConfig;
 use crate::error::TrajectoryError;
-use crate::minjerk;
 use crate::obstructions::KnownObstruction;
-use crate::spline::SmoothPath;
 
+mod approach;
 mod geometry;
+mod plan;
 mod search;
 #[cfg(test)]
 mod tests;
 
-use geometry::{describe_obstacle, Checker, Shape};
-use search::{Grid, Search, Searched};
+pub use approach::MAX_APPROACH_MM;
+use geometry::Shape;
+pub use plan::SMOOTHING_ROUNDS;
 
 /// Smallest accepted grid resolution [mm].
 pub const MIN_RESOLUTION_MM: f64 = 1.0;
@@ -90,8 +109,6 @@ pub const MAX_RESOLUTION_MM: f64 = 1000.0;
 pub const MAX_EXPANSIONS: usize = 10_000_000;
 /// Largest grid (cells in the workspace box) a plan accepts.
 pub const MAX_GRID_CELLS: u64 = 1 << 36;
-/// Rounds of adding via-points before [`plan_motion`] falls back to stopping at each.
-pub const SMOOTHING_ROUNDS: u32 = 4;
 
 const AXES: [char; 3] = ['x', 'y', 'z'];
 
@@ -342,261 +359,7 @@ impl Scene {
     }
 }
 
-/// A planned polyline.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DetourPath {
-    /// Start, via-points, target.
-    pub points: Vec<Point3<f64>>,
-    /// Grid cells expanded by the search (0 when the straight line is free).
-    pub expanded: usize,
-}
-
-impl DetourPath {
-    /// The via-points (without start and target).
-    pub fn via_points(&self) -> &[Point3<f64>] {
-        let n = self.points.len();
-        if n <= 2 {
-            &[]
-        } else {
-            &self.points[1..n - 1]
-        }
-    }
-    /// No via-point: the straight line.
-    pub fn is_straight(&self) -> bool {
-        self.points.len() <= 2
-    }
-    /// Length of the polyline [mm].
-    pub fn length_mm(&self) -> f64 {
-        self.points.windows(2).map(|w| (w[1] - w[0]).norm()).sum()
-    }
-    /// Distance from start to target [mm].
-    pub fn straight_length_mm(&self) -> f64 {
-        match (self.points.first(), self.points.last()) {
-            (Some(a), Some(b)) => (b - a).norm(),
-            _ => 0.0,
-        }
-    }
-}
-
-/// How [`plan_motion`] turned the polyline into set-points.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Smoothing {
-    /// No via-point: exactly [`minjerk::plan`].
-    Straight,
-    /// One [`SmoothPath`] through the via-points; `extra_rounds` rounds of midpoints were
-    /// added to the polyline to keep it clear (0: none).
-    Spline {
-        /// Rounds of added midpoints.
-        extra_rounds: u32,
-    },
-    /// Fallback: a straight min-jerk move per polyline segment, stopping at each
-    /// via-point (still continuous in velocity and acceleration: both are zero there).
-    StopAndGo,
-}
-
-/// A detour ready to run: the polyline and its set-points.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DetourMotion {
-    /// The polyline (start, via-points, target).
-    pub path: DetourPath,
-    /// How the set-points were made.
-    pub smoothing: Smoothing,
-    /// The sampled spline with [`Smoothing::Spline`] (its points are the polyline's plus
-    /// any added midpoints); `None` otherwise.
-    pub spline: Option<SmoothPath>,
-    /// The set-points, first the start, last exactly the target, one per period.
-    pub samples: Vec<Point3<f64>>,
-}
-
-/// Greedy line-of-sight shortcutting (module doc, step 4).
-fn shortcut(checker: &Checker, path: &[Point3<f64>], margin: f64) -> Vec<Point3<f64>> {
-    let last = path.len() - 1;
-    let mut out = vec![path[0]];
-    let mut i = 0;
-    while i < last {
-        let a = path[i];
-        let slack = checker.slack(a);
-        let next = (i + 2..=last)
-            .rev()
-            .find(|&j| checker.segment_ok(a, path[j], margin, slack))
-            .unwrap_or(i + 1);
-        out.push(path[next]);
-        i = next;
-    }
-    out
-}
-
-fn check_point(
-    which: &'static str,
-    p: Point3<f64>,
-    workspace: &Workspace,
-) -> Result<(), TrajectoryError> {
-    if !p.iter().all(|v| v.is_finite()) {
-        return Err(TrajectoryError::DetourPointNotFinite { which, point_mm: p });
-    }
-    for (i, axis) in AXES.iter().enumerate() {
-        let (lo, hi) = (workspace.min_mm[i], workspace.max_mm[i]);
-        if p[i] < lo || p[i] > hi {
-            return Err(TrajectoryError::DetourPointOutsideWorkspace {
-                which,
-                axis: *axis,
-                value_mm: p[i],
-                min_mm: lo,
-                max_mm: hi,
-            });
-        }
-    }
-    Ok(())
-}
-
-/// Plans the polyline from `start` to `target` (see the module doc for the method and
-/// the guarantees).
-///
-/// # Errors
-/// Refusals: [`TrajectoryError::DetourPointNotFinite`],
-/// [`TrajectoryError::DetourPointOutsideWorkspace`], [`TrajectoryError::TargetBlocked`];
-/// a bad scene: [`TrajectoryError::InvalidConfig`] (a box, an obstruction radius, a grid
-/// too large), [`TrajectoryError::ObstructionNotFinite`]; no path:
-/// [`TrajectoryError::NoDetour`]; budget: [`TrajectoryError::DetourBudgetExceeded`].
-pub fn plan_path(
-    scene: &Scene,
-    config: &DetourConfig,
-    start: Point3<f64>,
-    target: Point3<f64>,
-) -> Result<DetourPath, TrajectoryError> {
-    let checker = Checker::new(scene, config)?;
-    plan_path_with(&checker, scene, config, start, target)
-}
-
-fn plan_path_with(
-    checker: &Checker,
-    scene: &Scene,
-    config: &DetourConfig,
-    start: Point3<f64>,
-    target: Point3<f64>,
-) -> Result<DetourPath, TrajectoryError> {
-    check_point("start", start, &scene.workspace)?;
-    check_point("target", target, &scene.workspace)?;
-    if let Some(i) = checker.blocking(target) {
-        return Err(TrajectoryError::TargetBlocked {
-            target_mm: target,
-            by: describe_obstacle(scene, config, i),
-        });
-    }
-    if checker.segment_ok(start, target, 0.0, checker.slack(start)) {
-        return Ok(DetourPath {
-            points: vec![start, target],
-            expanded: 0,
-        });
-    }
-    let grid = Grid::new(
-        &scene.workspace,
-        config.resolution_mm(),
-        config.smoothing_margin_mm(),
-    )?;
-    let target_cell = grid.nearest(target);
-    let margin = config.smoothing_margin_mm();
-    let budget = config.max_expansions();
-    let search = |extra: f64| Search::new(checker, extra, &grid, target, target_cell);
-    let found = |s: &Search, t: u32, expanded: usize| DetourPath {
-        points: shortcut(checker, &s.path_to(t), margin),
-        expanded,
-    };
-    // Pass 1: room for the smooth motion, with half the budget.
-    let mut used = 0;
-    if margin > 0.0 {
-        let half = (budget / 2).max(1);
-        let mut s = search(margin);
-        match s.run(start, half) {
-            Searched::Found(t, n) => return Ok(found(&s, t, n)),
-            Searched::Exhausted(n) => used = n,
-            Searched::OutOfBudget => used = half,
-        }
-    }
-    // Pass 2: the plain clearances, with the rest.
-    let mut s = search(0.0);
-    match s.run(start, budget - used) {
-        Searched::Found(t, n) => Ok(found(&s, t, used + n)),
-        Searched::Exhausted(n) => Err(TrajectoryError::NoDetour {
-            resolution_mm: grid.resolution,
-            expanded: used + n,
-        }),
-        Searched::OutOfBudget => Err(TrajectoryError::DetourBudgetExceeded { budget }),
-    }
-}
-
-/// Midpoints added to every segment.
-fn densify(points: &[Point3<f64>]) -> Vec<Point3<f64>> {
-    let mut out = Vec::with_capacity(points.len() * 2);
-    for w in points.windows(2) {
-        out.push(w[0]);
-        out.push(nalgebra::center(&w[0], &w[1]));
-    }
-    out.push(points[points.len() - 1]);
-    out
-}
-
-/// Plans the detour ([`plan_path`]) and its set-points, `factor` samples per mm.
-///
-/// - No via-point: exactly [`minjerk::plan`]`(start, target, factor)` ([`Smoothing::Straight`]).
-/// - Otherwise one [`SmoothPath`] through the polyline ([`Smoothing::Spline`]),
-///   `N = ceil(polyline length) · factor`. Its set-points are checked (each in the
-///   workspace, each step between consecutive ones clear); if the spline bulges into a
-///   clearance, midpoints are added to every segment (the spline then hugs the polyline
-///   more tightly), up to [`SMOOTHING_ROUNDS`] rounds; then the fallback
-///   [`Smoothing::StopAndGo`], one straight min-jerk move per segment.
-///
-/// Every returned set-point sequence has passed that check.
-///
-/// # Errors
-/// As [`plan_path`]; [`TrajectoryError::TooManySamples`]; and
-/// [`TrajectoryError::DetourMotionBlocked`] if not even the fallback passed the check.
-pub fn plan_motion(
-    scene: &Scene,
-    config: &DetourConfig,
-    start: Point3<f64>,
-    target: Point3<f64>,
-    factor: u32,
-) -> Result<DetourMotion, TrajectoryError> {
-    let checker = Checker::new(scene, config)?;
-    let path = plan_path_with(&checker, scene, config, start, target)?;
-    let blocked = |reason| TrajectoryError::DetourMotionBlocked { reason };
-    if path.is_straight() {
-        let samples = minjerk::try_plan(start, target, factor)?;
-        checker.verify(&samples).map_err(blocked)?;
-        return Ok(DetourMotion {
-            path,
-            smoothing: Smoothing::Straight,
-            spline: None,
-            samples,
-        });
-    }
-    let mut points = path.points.clone();
-    for round in 0..=SMOOTHING_ROUNDS {
-        let spline = SmoothPath::through(&points)?;
-        let samples = spline.sample(factor)?;
-        if checker.verify(&samples).is_ok() {
-            return Ok(DetourMotion {
-                path,
-                smoothing: Smoothing::Spline {
-                    extra_rounds: round,
-                },
-                spline: Some(spline),
-                samples,
-            });
-        }
-        points = densify(&points);
-    }
-    let mut samples = vec![start];
-    for w in path.points.windows(2) {
-        let leg = minjerk::try_plan(w[0], w[1], factor)?;
-        samples.extend_from_slice(&leg[1..]);
-    }
-    checker.verify(&samples).map_err(blocked)?;
-    Ok(DetourMotion {
-        path,
-        smoothing: Smoothing::StopAndGo,
-        spline: None,
-        samples,
-    })
-}
+pub use plan::{
+    plan_motion, plan_motion_with, plan_path, plan_path_with, side_name, Approach, DetourMotion,
+    DetourPath, PlanOptions, Smoothing,
+};

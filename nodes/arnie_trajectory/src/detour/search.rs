@@ -214,6 +214,12 @@ pub(super) struct Search<'a> {
     grid: &'a Grid,
     target: Point3<f64>,
     target_cell: [i64; 3],
+    /// The ways in when the target lies inside learned regions: staging points from which
+    /// the last, straight edge into the target was checked by the caller. Empty: the
+    /// target is linked from the cells around it.
+    approaches: &'a [Point3<f64>],
+    /// Node of each staging point, and its nearest cell.
+    approach_nodes: Vec<(u32, [i64; 3])>,
     nodes: Vec<Node>,
     index: NodeIndex,
     open: BinaryHeap<Open>,
@@ -228,6 +234,7 @@ impl<'a> Search<'a> {
         grid: &'a Grid,
         target: Point3<f64>,
         target_cell: [i64; 3],
+        approaches: &'a [Point3<f64>],
     ) -> Self {
         Search {
             checker,
@@ -235,6 +242,8 @@ impl<'a> Search<'a> {
             grid,
             target,
             target_cell,
+            approaches,
+            approach_nodes: Vec::new(),
             nodes: Vec::new(),
             index: NodeIndex::new(grid.cells),
             open: BinaryHeap::new(),
@@ -270,6 +279,11 @@ impl<'a> Search<'a> {
     /// Consistent on every edge but those out of the start, which is expanded first.
     fn heuristic(&self, p: Point3<f64>) -> f64 {
         let euclid = (self.target - p).norm();
+        if !self.approaches.is_empty() {
+            // The last edge may start far from the target's cell: only the Euclidean
+            // bound holds (triangle inequality).
+            return euclid;
+        }
         let tc = self.grid.point(self.target_cell);
         let (x, y, z) = ((p.x - tc.x).abs(), (p.y - tc.y).abs(), (p.z - tc.z).abs());
         let hi = x.max(y).max(z);
@@ -279,7 +293,9 @@ impl<'a> Search<'a> {
         euclid.max(lattice - SQRT_3 * self.grid.resolution)
     }
 
-    fn relax(&mut self, from: u32, to: u32, extra: f64) {
+    /// The edge `from → to` if it is shorter and free (`extra`: the clearance grown by
+    /// it; `None`: checked by the caller already, the way into the target).
+    fn relax(&mut self, from: u32, to: u32, extra: Option<f64>) {
         let (a, b) = (&self.nodes[from as usize], &self.nodes[to as usize]);
         if b.closed {
             return;
@@ -289,8 +305,10 @@ impl<'a> Search<'a> {
         if g >= b.g {
             return;
         }
-        if !self.checker.segment_ok(a.point, b.point, extra, a.slack) {
-            return;
+        if let Some(extra) = extra {
+            if !self.checker.segment_ok(a.point, b.point, extra, a.slack) {
+                return;
+            }
         }
         let h = self.heuristic(b.point);
         let b = &mut self.nodes[to as usize];
@@ -308,6 +326,10 @@ impl<'a> Search<'a> {
     pub(super) fn run(&mut self, start: Point3<f64>, budget: usize) -> Searched {
         let s = self.add_node(start, None);
         let t = self.add_node(self.target, None);
+        for &q in self.approaches {
+            let node = self.add_node(q, None);
+            self.approach_nodes.push((node, self.grid.nearest(q)));
+        }
         self.nodes[s as usize].g = 0.0;
         self.open.push(Open {
             f: self.heuristic(start),
@@ -329,6 +351,11 @@ impl<'a> Search<'a> {
             here.closed = true;
             here.slack = self.checker.slack(here.point);
             expanded += 1;
+            if self.approach_nodes.iter().any(|(a, _)| *a == node) {
+                // A staging point: its one way on is the straight way in.
+                self.relax(node, t, None);
+                continue;
+            }
             let (centre, is_start) = match self.nodes[node as usize].cell {
                 Some(c) => (c, false),
                 None => (self.grid.nearest(start), true),
@@ -342,10 +369,19 @@ impl<'a> Search<'a> {
                     continue;
                 }
                 let next = self.cell_node(c);
-                self.relax(node, next, self.extra);
+                self.relax(node, next, Some(self.extra));
             }
-            if !is_start && near(centre, self.target_cell) {
-                self.relax(node, t, 0.0);
+            if self.approaches.is_empty() {
+                if !is_start && near(centre, self.target_cell) {
+                    self.relax(node, t, Some(0.0));
+                }
+            } else {
+                for k in 0..self.approach_nodes.len() {
+                    let (a, cell) = self.approach_nodes[k];
+                    if is_start || near(centre, cell) {
+                        self.relax(node, a, Some(0.0));
+                    }
+                }
             }
         }
         Searched::Exhausted(expanded)

@@ -1,4 +1,5 @@
 use super::*;
+use crate::minjerk;
 use nalgebra::Vector3;
 
 fn ws() -> Workspace {
@@ -156,10 +157,13 @@ fn refusals() {
     );
     let c = DetourConfig::default();
     let s = Point3::new(-300.0, 0.0, 300.0);
-    let e = plan_path(&scene, &c, s, Point3::new(10.0, 0.0, 300.0)).unwrap_err();
-    assert!(matches!(e, TrajectoryError::TargetBlocked { .. }), "{e}");
-    assert!(e.to_string().contains("obstruction 7"), "{e}");
+    // Inside a learned region: not refused, approached from another side.
+    let p = plan_path(&scene, &c, s, Point3::new(10.0, 0.0, 300.0)).unwrap();
+    let a = p.approach.expect("an approach");
+    assert_eq!(a.into, vec![7]);
+    assert_eq!(p.points[p.points.len() - 2], a.from_mm);
     let e = plan_path(&scene, &c, s, Point3::new(150.0, 150.0, 105.0)).unwrap_err();
+    assert!(matches!(e, TrajectoryError::TargetBlocked { .. }), "{e}");
     assert!(e.to_string().contains("box \"crate\""), "{e}");
     let e = plan_path(&scene, &c, s, Point3::new(0.0, 500.0, 300.0)).unwrap_err();
     assert!(

@@ -44,7 +44,21 @@ node_glue::counters! {
             /// Holds after which the arm turned out late, not blocked (it moved or caught
             /// up): the move went on, nothing remembered.
             late_not_blocked,
+            /// Regions learned from stops (new ones).
             obstructions_recorded,
+            /// Stops at a region already known (merged into it: hits + 1).
+            obstructions_merged,
+            /// Stops that taught nothing: the set-points were not moving, a NaN, the arm
+            /// outside the workspace.
+            contacts_refused,
+            /// Regions shrunk by the arm passing through them unhindered.
+            obstructions_shrunk,
+            /// Regions removed by the arm passing through them unhindered.
+            obstructions_cleared_by_pass,
+            /// Goals whose target lay inside learned regions, approached from another side.
+            approaches,
+            /// Goals planned through learned regions (no way around them): probes.
+            probes,
             obstructions_expired,
             /// Forgotten by the clear service.
             obstructions_cleared,

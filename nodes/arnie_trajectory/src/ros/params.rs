@@ -5,9 +5,9 @@ use nalgebra::Point3;
 
 use crate::config::{MAX_PERIOD_MS, MAX_SAMPLE_FACTOR};
 use crate::detour::{MAX_EXPANSIONS, MAX_RESOLUTION_MM, MIN_RESOLUTION_MM};
-use crate::obstructions::{MAX_OBSTRUCTIONS, MAX_RADIUS_MM};
+use crate::obstructions::{MAX_OBSTRUCTIONS, MAX_SIZE_MM};
 use crate::{
-    DetourConfig, FixedBox, ObstructionConfig, RawDetourConfig, RawTrajectoryConfig,
+    ContactModel, DetourConfig, FixedBox, ObstructionConfig, RawDetourConfig, RawTrajectoryConfig,
     TrajectoryConfig, TrajectoryError,
 };
 
@@ -46,7 +46,7 @@ node_glue::declare_parameters! {
         /// Plan around remembered obstructions and fixed obstacles: a detour after a stop, and later goals planned around them from the start (false: only the reverse to the start)
         detour_enabled: bool = true, any(), "next goal";
         /// Detours planned after stops in one move, at most; then the arm goes back to its start
-        detour_max_replans: i64 = 3, int(0, 100), "next goal";
+        detour_max_replans: i64 = 8, int(0, 100), "next goal";
         /// Cell size of the detour search's grid [mm]
         detour_resolution_mm: f64 = RawDetourConfig::default().resolution_mm, float(MIN_RESOLUTION_MM, MAX_RESOLUTION_MM), "next goal";
         /// Planning budget: grid cells the detour search may expand (both passes)
@@ -57,8 +57,14 @@ node_glue::declare_parameters! {
         detour_smoothing_margin_mm: f64 = RawDetourConfig::default().smoothing_margin_mm, float(0.0, 1000.0), "next goal";
         /// Fixed obstacles (the table): axis-aligned boxes, six numbers each (min x, y, z, then max x, y, z), world frame [mm]
         fixed_obstacles_mm: node_glue::params::Doubles = Default::default(), any(), "next goal";
-        /// Clearance radius of an obstruction remembered where a move was stopped [mm]
-        obstruction_radius_mm: f64 = ObstructionConfig::default().radius_mm(), float(1.0, MAX_RADIUS_MM), "next obstruction";
+        /// Radius of the taper on the arm's tip: a region learned from a stop begins this far beyond the arm, and the arm's point keeps this far from it [mm]
+        tool_radius_mm: f64 = ContactModel::default().tool_radius_mm(), float(0.0, MAX_SIZE_MM), "next obstruction";
+        /// Margin kept around a learned region beyond the taper's radius [mm]
+        contact_margin_mm: f64 = ContactModel::default().margin_mm(), float(0.0, MAX_SIZE_MM), "next obstruction";
+        /// Smallest size (radius of what is believed solid) of a region learned from a stop; a pass that shrinks it below this clears it [mm]
+        obstruction_min_size_mm: f64 = ContactModel::default().min_size_mm(), float(0.1, MAX_SIZE_MM), "next obstruction";
+        /// Largest size of a region learned from a stop (half the tracking error at the stop plus one period at the approach speed, at most this) [mm]
+        obstruction_max_size_mm: f64 = ContactModel::default().max_size_mm(), float(0.1, MAX_SIZE_MM), "next obstruction";
         /// How long a remembered obstruction is kept [s]
         obstruction_ttl_s: f64 = ObstructionConfig::default().ttl_ms() as f64 / 1000.0, float(0.001, 31_536_000.0), "next obstruction";
         /// Obstructions remembered at once; beyond, the oldest is dropped (and counted)
@@ -173,7 +179,13 @@ impl TrajectoryParams {
         }
         let max = usize::try_from(self.max_obstructions)
             .map_err(|_| invalid("max_obstructions", self.max_obstructions))?;
-        ObstructionConfig::new(self.obstruction_radius_mm, ttl_ms as u64, max)
+        let contact = ContactModel::new(
+            self.tool_radius_mm,
+            self.contact_margin_mm,
+            self.obstruction_min_size_mm,
+            self.obstruction_max_size_mm,
+        )?;
+        ObstructionConfig::new(ttl_ms as u64, max, contact)
     }
 
     /// Every check of the parameter set (at start and on each set).

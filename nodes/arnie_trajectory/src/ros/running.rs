@@ -62,9 +62,24 @@ impl Server {
                 "the arm moved or caught up during the hold: late, not blocked; going on along the path"
             );
         }
-        if let Some(ob) = step.obstructed {
-            node_glue::log_warn!("obstacle: {ob}; holding");
-            self.obstructions.record(ob.expected_mm, &self.counters);
+        if let Some(stop) = &step.stopped {
+            node_glue::log_warn!("obstacle: {}; holding", stop.obstruction);
+            match &stop.learned {
+                Ok(region) => {
+                    if let Some(id) = self.obstructions.learn(region, &self.counters) {
+                        if let Some(a) = self.active.as_mut() {
+                            a.exec.name_learned(id);
+                        }
+                    }
+                }
+                Err(why) => {
+                    self.counters.contacts_refused.inc();
+                    node_glue::log_warn!("the stop teaches nothing: {why}");
+                }
+            }
+        }
+        if let Some((a, b)) = step.passed {
+            self.obstructions.free_pass(a, b, &self.counters);
         }
         if let Some(path) = new_plan {
             if detour {

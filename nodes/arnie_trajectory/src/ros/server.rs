@@ -183,8 +183,9 @@ impl Server {
         let planning = DetourPlanning {
             scene,
             config: d.config,
-            obstruction_radius_mm: self.obstructions.radius_mm(),
+            contact: *self.obstructions.config().contact(),
             max_replans: d.max_replans,
+            probe: true,
         };
         let remembered = planning.scene.obstructions.len();
         let exec = Executor::with_detours(accepted.start_mm, target_mm, config, planning).map_err(
@@ -198,7 +199,23 @@ impl Server {
                 e => e,
             },
         )?;
-        if exec.is_detour() {
+        if let Some(a) = exec.approach() {
+            self.counters.approaches.inc();
+            node_glue::log_info!(
+                "target {:?} mm lies inside learned obstruction(s) {:?}: {a}",
+                target_mm.coords.as_slice(),
+                a.into
+            );
+        }
+        if !exec.probed().is_empty() {
+            self.counters.probes.inc();
+            node_glue::log_warn!(
+                "target {:?} mm: no way around learned obstruction(s) {:?}; going through them \
+                 (they are guesses: a stop there learns them again, a pass clears them)",
+                target_mm.coords.as_slice(),
+                exec.probed()
+            );
+        } else if exec.is_detour() {
             self.counters.detours_from_start.inc();
             node_glue::log_info!(
                 "target {:?} mm: planned around {remembered} remembered obstruction(s) \
