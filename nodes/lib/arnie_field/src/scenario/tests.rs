@@ -112,7 +112,7 @@ fn pose_problems() {
 
 #[test]
 fn yellow_is_blue_mirrored_and_passes_the_same_checks() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../params/eurobot/table.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../params/eurobot/table.json");
     let blue = Scenario::load(&path).expect("loads");
     let yellow = blue.for_colour(arnie_math::Colour::Yellow);
     yellow.validate().expect("the mirror is a valid scenario");
@@ -178,7 +178,7 @@ fn the_lidar_section_is_checked() {
 /// base places through TF are the simulated ones.
 #[test]
 fn the_urdf_laser_is_the_scenario_s_lidar() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
     let s = Scenario::load(&dir.join("params/eurobot/table.json")).expect("loads");
     let mount = s.lidar.expect("the shipped table has a LiDAR").mount;
     let urdf = std::fs::read_to_string(dir.join("nodes/arnie_bringup/urdf/eurobot_base.urdf"))
