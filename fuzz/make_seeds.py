@@ -186,6 +186,38 @@ put("board_link", "commands", b"\x30" + b"".join(board[n] for n in ["SetPose", "
 put("board_link", "reports", b"\x30" + b"".join(board[n] for n in ["Odometry", "ObstacleReport", "Ack", "ActuatorDone"] if n in board))
 put("board_link", "all_packets_bytewise", b"\x00" + b"".join(board.values()))
 
+# The LD06 LiDAR: a revolution and a half of packets (10 Hz, 4500 samples/s, a box at
+# 0.5 m), then the same with garbage, a corrupted CRC and a packet cut short; the first
+# byte sets the chunk size and the time between chunks.
+CRC_POLY = 0x4D
+CRC = []
+for i in range(256):
+    c = i
+    for _ in range(8):
+        c = ((c << 1) ^ CRC_POLY) & 0xFF if c & 0x80 else (c << 1) & 0xFF
+    CRC.append(c)
+
+
+def crc8(b):
+    c = 0
+    for x in b:
+        c = CRC[c ^ x]
+    return c
+
+
+def ld06(j):
+    a0 = j * 12 * 0.8
+    pts = b"".join(struct.pack("<HB", 500 if 80 <= (a0 + i * 0.8) % 360 <= 100 else 2000, 200) for i in range(12))
+    body = struct.pack("<BBHH", 0x54, 0x2C, 3600, round(a0 * 100) % 36000) + pts + struct.pack("<HH", round((a0 + 8.8) * 100) % 36000, j % 30000)
+    return body + bytes([crc8(body)])
+
+
+stream = b"".join(ld06(j) for j in range(60))
+put("ld06", "revolutions", b"\x07" + stream)
+bad = bytearray(stream)
+bad[47 * 3 + 10] ^= 0x40
+put("ld06", "damaged", b"\x45" + b"\x00\x54\x2c\xff" + bytes(bad[: 47 * 20]) + bytes(bad[47 * 20 + 5 :]))
+
 # The arm simulator: its scenario files, then (after `---`) target datagrams as the spine
 # sends them (Simulink: little-endian doubles), one per line.
 targets = struct.pack("<3d", 100, 50, 200) + b"\n" + struct.pack("<3d", -120, 80, 150) + b"\n" + struct.pack("<3d", 0, 0, 250)

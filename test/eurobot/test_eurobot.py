@@ -21,6 +21,7 @@ import pytest
 from arnie_interfaces.action import NavigateTo, RunStrategy
 from arnie_interfaces.msg import StrategyEvent
 from helpers.graph import ROOT
+from helpers.lifecycle import wait_active
 from helpers.launch import STARTUP_S, any_launcher, launcher_cmd
 from helpers import qos
 from rclpy.action import ActionClient
@@ -46,6 +47,7 @@ def test_one_match_scores_the_expected_points_and_reselects_after_the_blocked_ta
     launcher = any_launcher()
     graph.launch(*launcher_cmd(launcher, "eurobot.launch.xml", "namespace:=eurobot", f"link_port:={link}",
                                f"board_port:={link + 1}", f"truth_log:={tmp_path / 'truth.jsonl'}",
+                               f"lidar_port:={tmp_path / 'lidar'}", f"board_control:={tmp_path / 'board.ctl'}",
                                f"motion:={motion}"), name=launcher)
     events = graph.collect(StrategyEvent, f"{NS}/strategy/events",
                            qos.reliable(200))
@@ -54,6 +56,7 @@ def test_one_match_scores_the_expected_points_and_reselects_after_the_blocked_ta
     base = ActionClient(graph.node, NavigateTo, f"{NS}/base/navigate_to")
     graph.wait_for_action(base, f"{NS}/base/navigate_to", timeout=STARTUP_S)
     graph.wait_for_publisher(f"{NS}/strategy/events", timeout=STARTUP_S)
+    wait_active(graph, [f"{NS}/base", f"{NS}/strategy"], timeout=STARTUP_S)
 
     match_s = float(SCENARIO["match"]["duration_s"])
     goal = RunStrategy.Goal(strategy_file=str(STRATEGY_FILE), match_time_s=match_s)

@@ -41,14 +41,15 @@ def link_counters(diagnostics):
 @pytest.mark.long(50)
 def test_a_match_over_a_5_percent_corrupted_serial_link_scores_the_expected_points(graph):
     link_file = graph.tmp / "board.link"
+    lidar = graph.tmp / "lidar"
     board = graph.start("board_sim", "--scenario", str(SCENARIO_FILE), "--packets", str(PACKETS), "pty",
                         "--link-file", str(link_file), "--truth-log", str(graph.tmp / "truth.jsonl"),
-                        "--corrupt-rate", "0.05")
+                        "--corrupt-rate", "0.05", "--lidar-symlink", str(lidar), "--cord-pull-s", "1")
     graph.spin_until(link_file.exists, what="board_sim's link file")
     pty = link_file.read_text().strip()
     launcher = any_launcher()
     graph.launch(*launcher_cmd(launcher, "eurobot.launch.xml", "namespace:=eurobot", "use_sim:=false",
-                               "transport:=uart", f"serial_port:={pty}"), name=launcher)
+                               "transport:=uart", f"serial_port:={pty}", f"lidar_port:={lidar}"), name=launcher)
     diagnostics = Diagnostics(graph)
     events = graph.collect(StrategyEvent, f"{NS}/strategy/events",
                            qos.reliable(200))

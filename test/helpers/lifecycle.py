@@ -1,6 +1,7 @@
 """Managed (lifecycle) nodes from rclpy: a client of one node's `lifecycle_msgs` services
 and `~/transition_event`, and of the lifecycle manager's `~/manage_nodes` and
 `~/is_active` (what `ros2 lifecycle` and Nav2's clients call)."""
+import time
 from lifecycle_msgs.msg import State, Transition, TransitionEvent
 from lifecycle_msgs.srv import ChangeState, GetAvailableStates, GetAvailableTransitions, GetState
 
@@ -79,3 +80,17 @@ def event_pairs(events):
 
 
 __all__ = ["LifecycleClient", "event_pairs", "PRIMARY", "State"]
+
+
+def wait_active(graph, names, timeout=90.0):
+    """Waits until each managed node of `names` (fully qualified) reports `active` on
+    get_state: a launch file's lifecycle_manager brings them up after they start, and an
+    action server answers (rejecting goals) before its node is active."""
+    for name in names:
+        client = LifecycleClient(graph, name)
+        graph.spin_until(client.get_client.service_is_ready, timeout, f"{name}/get_state")
+        deadline = time.monotonic() + timeout
+        while client.state()[1] != "active":
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{name} not active after {timeout} s: {client.state()}")
+            graph.spin_for(0.2)

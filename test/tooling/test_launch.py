@@ -170,7 +170,9 @@ def test_eurobot_launch_brings_up_its_nodes_and_the_simulated_board(graph, tmp_p
     import random
     link = random.randrange(20000, 30000, 2)
     graph.launch(*launcher_cmd(launcher, "eurobot.launch.xml", "namespace:=eurobot", f"link_port:={link}",
-                               f"board_port:={link + 1}"), name=launcher)
+                               f"board_port:={link + 1}", f"truth_log:={tmp_path / 'truth.jsonl'}",
+                               f"lidar_port:={tmp_path / 'lidar'}", f"board_control:={tmp_path / 'board.ctl'}"),
+                 name=launcher)
     graph.wait_for_nodes([f"/eurobot/{n}" for n in EUROBOT_NODES], STARTUP_S)
     rx = graph.collect(Packet, "/eurobot/comms/rx", qos.reliable(100))
     send = graph.node.create_client(SendPacket, "/eurobot/comms/send")

@@ -39,6 +39,7 @@ TYPES = {
     "rviz_default_plugins/Pose": "geometry_msgs/msg/PoseStamped",
     "rviz_default_plugins/RobotModel": "std_msgs/msg/String",
     "rviz_default_plugins/Range": "sensor_msgs/msg/Range",
+    "rviz_default_plugins/LaserScan": "sensor_msgs/msg/LaserScan",
 }
 # The key under which a display names its topic (RobotModel: "Description Topic").
 TOPIC_KEYS = ("Topic", "Description Topic")
@@ -145,9 +146,11 @@ def test_every_topic_of_arnie_rviz_is_published_with_its_type_and_qos(graph, tmp
     check_live(graph, "arnie.rviz")
 
 
-def test_every_topic_of_eurobot_rviz_is_published_with_its_type_and_qos(graph):
+def test_every_topic_of_eurobot_rviz_is_published_with_its_type_and_qos(graph, tmp_path):
     link, board = free_udp_ports(2)
-    graph.launch(*launcher_cmd(any_launcher(), "eurobot.launch.xml", f"link_port:={link}", f"board_port:={board}"),
+    graph.launch(*launcher_cmd(any_launcher(), "eurobot.launch.xml", f"link_port:={link}", f"board_port:={board}",
+                               f"truth_log:={tmp_path / 'truth.jsonl'}", f"lidar_port:={tmp_path / 'lidar'}",
+                               f"board_control:={tmp_path / 'board.ctl'}"),
                  name="eurobot")
     graph.wait_for_nodes(["/planner"], STARTUP_S)
     check_live(graph, "eurobot.rviz")

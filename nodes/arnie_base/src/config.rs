@@ -99,6 +99,27 @@ pub struct BaseConfig {
     ///
     /// Stop is repeated with every odometry sample meanwhile.
     pub settle_timeout_s: f64,
+    /// Stop for the opponent seen in the LiDAR's scan; scans are then required
+    ///
+    /// The gate of [`crate::avoid`]: the zone ahead, marks, re-plans; no scan for
+    /// `scan_timeout_s` ends a goal LINK_LOST.
+    pub scan_avoidance: bool,
+    /// Scan points in the zone ahead that block it (RobotikUTT: 20)
+    pub scan_min_points: u32,
+    /// The zone must stay clear this long before the robot drives again [s]
+    pub scan_clear_hold_s: f64,
+    /// The zone's width beyond the robot's on each side [m]
+    pub scan_zone_margin_m: f64,
+    /// The zone's length beyond the robot's edge when still [m]
+    pub scan_zone_base_m: f64,
+    /// Added to the zone per m/s of speed: a scan's age and the reaction [s]
+    pub scan_reaction_s: f64,
+    /// The board's braking, for the zone's stopping distance v^2 / (2 a) [m/s^2]
+    pub scan_stop_decel_mps2: f64,
+    /// Marks of the opponent seen in the scan expire after this long [s]
+    pub scan_mark_ttl_s: f64,
+    /// No scan for this long: motors stopped, goal LINK_LOST (with scan_avoidance) [s]
+    pub scan_timeout_s: f64,
 }
 
 impl Default for BaseConfig {
@@ -128,6 +149,15 @@ impl Default for BaseConfig {
             replan_delay_s: 0.5,
             feedback_period_s: 0.1,
             settle_timeout_s: 1.0,
+            scan_avoidance: false,
+            scan_min_points: 20,
+            scan_clear_hold_s: 1.0,
+            scan_zone_margin_m: 0.05,
+            scan_zone_base_m: 0.15,
+            scan_reaction_s: 0.25,
+            scan_stop_decel_mps2: 2.0,
+            scan_mark_ttl_s: 2.0,
+            scan_timeout_s: 0.5,
         }
     }
 }
@@ -212,6 +242,19 @@ impl BaseConfig {
         range("replan_delay_s", self.replan_delay_s, 0.0, 60.0)?;
         range("feedback_period_s", self.feedback_period_s, 0.0, 60.0)?;
         range("settle_timeout_s", self.settle_timeout_s, 0.0, 10.0)?;
+        if !(1..=10_000).contains(&self.scan_min_points) {
+            return Err(ConfigError::new(
+                "scan_min_points",
+                format!("{} is not in 1..=10000", self.scan_min_points),
+            ));
+        }
+        range("scan_clear_hold_s", self.scan_clear_hold_s, 0.0, 60.0)?;
+        range("scan_zone_margin_m", self.scan_zone_margin_m, 0.0, 1.0)?;
+        range("scan_zone_base_m", self.scan_zone_base_m, 0.0, 5.0)?;
+        range("scan_reaction_s", self.scan_reaction_s, 0.0, 5.0)?;
+        range("scan_stop_decel_mps2", self.scan_stop_decel_mps2, 0.1, 50.0)?;
+        range("scan_mark_ttl_s", self.scan_mark_ttl_s, 0.0, 3600.0)?;
+        range("scan_timeout_s", self.scan_timeout_s, 0.05, 60.0)?;
         Ok(())
     }
 }

@@ -7,6 +7,8 @@
 //! - [`config`]: [`BaseConfig`], checked once ([`BaseConfig::check`]).
 //! - [`follower`]: [`Follower`], turn-and-drive along a polyline (the controller's choice
 //!   and why: its module doc).
+//! - [`avoid`]: [`Avoid`], the LiDAR's gate on the drive path (the zone ahead, marks,
+//!   the clear hold, scan freshness).
 //! - [`navigator`]: [`Navigator`], the state machine: goals, plans, obstacle reports,
 //!   no progress, marks, re-plans, the link watchdog; everything it wants done comes out
 //!   as [`Output`]s.
@@ -22,6 +24,7 @@
 //! - `ros` (feature `ros`): the r2r glue of the node.
 #![deny(missing_docs)]
 
+pub mod avoid;
 pub mod behavior;
 pub mod board;
 pub mod cmd_vel;
@@ -36,6 +39,7 @@ pub mod ros;
 pub mod teleop;
 pub mod waypoints;
 
+pub use avoid::{scan_points, Avoid, Gate, ScanPoints, ScanRays};
 pub use behavior::{Behavior, BehaviorKind, BehaviorStep, Ended, Wait};
 pub use config::{BaseConfig, ConfigError};
 pub use follower::{Follower, Step};

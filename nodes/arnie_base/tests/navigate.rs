@@ -2,53 +2,14 @@
 //! planner library (`arnie_planner`: JPS, inflation, marks), at 50 Hz like the board's
 //! odometry. No ROS, no clock: the test owns time.
 use arnie_base::{
-    BaseConfig, Goal, KnownObstacles, Navigator, Outcome, Output, Phase, PlanFailure, PlanReply,
-    Pose2,
+    BaseConfig, Goal, KnownObstacles, Navigator, Outcome, Output, Phase, PlanReply, Pose2,
 };
-use arnie_grid::node::{answer, Query, Search};
-use arnie_grid::{Grid, MapFrame, MarkedMap, Planner};
+use arnie_grid::Grid;
+
+mod common;
+use common::TestPlanner;
 
 const DT: f64 = 0.02;
-
-/// The planner as the node runs it: a marked map, expiry before each plan.
-struct TestPlanner {
-    map: MarkedMap,
-    plans: u32,
-}
-
-impl TestPlanner {
-    /// `rows` top first, 0.1 m cells, origin (0, 0), robot radius 0.1 m.
-    fn new(rows: &str) -> Self {
-        let raw = Grid::from_ascii(rows)
-            .unwrap()
-            .with_frame(MapFrame::new(0.1, 0.0, 0.0).unwrap());
-        let base = raw.inflated_m(0.1).unwrap();
-        TestPlanner {
-            map: MarkedMap::new(raw, base, 0.1),
-            plans: 0,
-        }
-    }
-
-    fn plan(&mut self, start: (f64, f64), goal: (f64, f64), now: f64) -> PlanReply {
-        self.plans += 1;
-        self.map.expire(now);
-        let mut planner = Planner::new(&self.map.grid());
-        let search = Search::resolve("jps", "only_when_no_obstacles").unwrap();
-        match answer(
-            Some(&mut planner),
-            &search,
-            &Query {
-                start_m: start,
-                goal_m: goal,
-                simplify: true,
-                smooth: true,
-            },
-        ) {
-            Ok(a) => PlanReply::Path(a.points_m),
-            Err(e) => PlanReply::Failed(PlanFailure::from_code(e.code()).unwrap(), e.to_string()),
-        }
-    }
-}
 
 /// A differential drive that follows (v, w) at once; an optional disc it cannot enter
 /// (the opponent), seen by a proximity sensor up to `sensor_range` ahead.

@@ -22,6 +22,8 @@
 //!   `MoveTo.action` and `PlanPath.srv` constants).
 //! - [`progress`]: the current task and step of a run, from its events (the node's
 //!   `RunStrategy` feedback).
+//! - [`clock`]: [`MatchClock`], the match's phase and clock, started by the start cord
+//!   (the node publishes it on `match/state`).
 //! - `ros` (feature `ros`, the only module that uses r2r): the [`Robot`] over ROS
 //!   clients and the `/strategy/run` action server; `src/bin/strategy.rs` wires them.
 //!
@@ -36,6 +38,7 @@
 
 #![deny(missing_docs)]
 
+pub mod clock;
 pub mod condition;
 pub mod error;
 pub mod event;
@@ -49,6 +52,7 @@ pub mod sequence;
 pub mod stop;
 pub mod task;
 
+pub use clock::{Cord, CordEvent, MatchClock, Phase as MatchPhase};
 pub use error::{Error, MoveOutcome, PlanCode};
 pub use event::{Event, EventKind, EventSink, TaskScore};
 pub use robot::{Driver, PlannedPath, Robot};

@@ -576,6 +576,39 @@ impl Strategy {
             ),
         })
     }
+
+    /// The strategy as `colour` plays it on a table `width_m` long: a file is written for
+    /// blue; yellow mirrors every position about the table's middle (`x → width_m − x`:
+    /// the start, each task's approach, every `move_m` and `follow_m`), as the table and
+    /// the planner's map are mirrored ([`arnie_math::Colour`]). Packets, waits and
+    /// delays are the same on both sides.
+    pub fn for_colour(mut self, colour: arnie_math::Colour, width_m: f64) -> Strategy {
+        if !colour.mirrored() {
+            return self;
+        }
+        let m = |p: &mut Point| p.x = colour.x(p.x, width_m);
+        m(&mut self.start);
+        let steps = self
+            .tasks
+            .iter_mut()
+            .flat_map(|t| {
+                m(&mut t.approach);
+                t.steps.iter_mut()
+            })
+            .chain(
+                self.end_of_match
+                    .iter_mut()
+                    .flat_map(|e| e.steps.iter_mut()),
+            );
+        for s in steps {
+            match &mut s.spec {
+                StepSpec::Move(p) => m(p),
+                StepSpec::Follow { goal, .. } => m(goal),
+                StepSpec::Send(_) | StepSpec::WaitFor(_) | StepSpec::Delay(_) => {}
+            }
+        }
+        self
+    }
 }
 
 #[cfg(test)]

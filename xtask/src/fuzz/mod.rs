@@ -128,6 +128,11 @@ const TARGETS: &[(&str, &str, &[&str])] = &[
         "launch-file reader of `cargo xtask launch` (xtask/launch_xml), includes in memory",
         &[],
     ),
+    (
+        "ld06",
+        "LD06 LiDAR stream: decoder, packets, revolutions into scans, the driver, the base's scan points",
+        &[],
+    ),
 ];
 
 const USAGE: &str =

@@ -151,6 +151,29 @@ impl Navigator {
 
     /// The last odometry pose if it is fresh.
     pub(super) fn fresh_pose(&mut self, now: f64) -> Result<Pose2, Refused> {
+        if let Some(why) = &self.match_over {
+            self.counters.refused += 1;
+            self.counters.refused_match_over += 1;
+            return Err(Refused {
+                outcome: Outcome::Rejected,
+                message: format!("the match is over ({why}): no more moves"),
+            });
+        }
+        if self.cfg.scan_avoidance && !self.avoid.fresh(&self.cfg, now) {
+            self.counters.refused += 1;
+            let message = match self.avoid.scan_at() {
+                None => "no scan from the LiDAR yet (scan_avoidance needs one)".to_string(),
+                Some(t) => format!(
+                    "no scan from the LiDAR for {:.2} s (scan_timeout_s {})",
+                    now - t,
+                    self.cfg.scan_timeout_s
+                ),
+            };
+            return Err(Refused {
+                outcome: Outcome::LinkLost,
+                message,
+            });
+        }
         let Some(pose) = self.pose.filter(|_| self.odometry_fresh(now)) else {
             self.counters.refused += 1;
             let message = match self.odom_at {

@@ -14,6 +14,13 @@
 //!  a newer goal → PREEMPTED.
 //! ```
 //!
+//! With `scan_avoidance`, every drive step goes through the LiDAR's gate ([`crate::avoid`]):
+//! the opponent in the zone ahead → Stop, one failure, its mark, a re-plan (as an obstacle
+//! report); then the robot only turns until the zone has been clear for
+//! `scan_clear_hold_s`. No scan for `scan_timeout_s` → Stop, LINK_LOST (as the board's
+//! link). The end of the match ([`Navigator::set_match_over`]) stops the robot, ends the
+//! goal PREEMPTED and refuses goals until a new match.
+//!
 //! Settling: at the goal the base sends `Stop` and repeats it with every odometry sample
 //! until the board reports itself still (|v| ≤ [`SETTLED_SPEED_MPS`], |w| ≤
 //! [`SETTLED_TURN_RPS`]); only then is the goal REACHED, so whoever acts next (an
@@ -26,9 +33,11 @@
 //! (`reapproaches` counted), then reports REACHED with the distance in the message.
 mod goals;
 mod progress;
+mod scan;
 mod types;
 pub use types::*;
 
+use crate::avoid::{Avoid, Gate};
 use crate::config::BaseConfig;
 use crate::follower::{Follower, Step};
 use crate::geom::{wrap_angle, Pose2};
@@ -106,6 +115,14 @@ pub struct Navigator {
     next_request: u64,
     counters: NavCounters,
     known: Option<KnownObstacles>,
+    /// The LiDAR's gate.
+    avoid: Avoid,
+    /// The last linear speed commanded [m/s] (0 after a Stop).
+    commanded_v: f64,
+    /// Why goals are refused: the match is over.
+    match_over: Option<String>,
+    /// The gate held the last drive step.
+    held: bool,
 }
 
 impl Navigator {
@@ -120,6 +137,10 @@ impl Navigator {
             next_request: 1,
             counters: NavCounters::default(),
             known: None,
+            avoid: Avoid::default(),
+            commanded_v: 0.0,
+            match_over: None,
+            held: false,
         }
     }
 

@@ -18,6 +18,10 @@ impl Navigator {
             self.finish(&mut out, Outcome::LinkLost, format!("no odometry from the motor board for {since} (link_timeout_s {}): motors stopped", self.cfg.link_timeout_s));
             return out;
         }
+        if self.cfg.scan_avoidance && !self.avoid.fresh(&self.cfg, now) {
+            self.scan_lost(&mut out, now);
+            return out;
+        }
         let pose = self.pose.unwrap_or_default();
         let replan = match self.active.as_ref().map(|a| &a.state) {
             Some(State::Waiting {
@@ -142,8 +146,15 @@ impl Navigator {
                 self.settle(out, now, now);
                 return;
             }
-            Step::Turn { w, .. } => out.push(Output::Motion { v: 0.0, w }),
-            Step::Drive { v, w } => out.push(Output::Motion { v, w }),
+            Step::Turn { w, .. } => {
+                self.commanded_v = 0.0;
+                out.push(Output::Motion { v: 0.0, w });
+            }
+            Step::Drive { v, w } => {
+                if self.drive_gated(out, &pose, (v, w), now) {
+                    return;
+                }
+            }
         }
         self.check_progress(out, now);
         self.feedback(out, now, false);
@@ -221,6 +232,20 @@ impl Navigator {
         why: String,
         mark_at: Option<(f64, f64)>,
     ) {
+        let ttl = self.cfg.mark_ttl_s;
+        self.fail_with_ttl(out, now, why, mark_at, ttl);
+    }
+
+    /// [`Navigator::fail`] with the mark's time to live.
+    pub(super) fn fail_with_ttl(
+        &mut self,
+        out: &mut Vec<Output>,
+        now: f64,
+        why: String,
+        mark_at: Option<(f64, f64)>,
+        ttl_s: f64,
+    ) {
+        self.commanded_v = 0.0;
         let Some(a) = self.active.as_mut() else {
             return;
         };
@@ -246,7 +271,7 @@ impl Navigator {
                 id,
                 centers: vec![c],
                 radius_m: self.cfg.obstacle_radius_m,
-                ttl_s: self.cfg.mark_ttl_s,
+                ttl_s,
             });
             id
         });
@@ -309,6 +334,7 @@ impl Navigator {
         plan_failure: Option<PlanFailure>,
     ) {
         let Some(a) = self.active.take() else { return };
+        self.commanded_v = 0.0;
         self.counters.outcomes[outcome.code() as usize] += 1;
         let message = match (&a.state, outcome) {
             (

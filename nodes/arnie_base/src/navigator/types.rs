@@ -293,6 +293,12 @@ pub struct NavCounters {
     pub settle_timeouts: u64,
     /// Times the robot stopped outside `goal_tolerance_m` and drove back.
     pub reapproaches: u64,
+    /// The LiDAR gate's counts ([`crate::avoid`]).
+    pub avoid: crate::avoid::AvoidCounters,
+    /// Goals refused because the match is over.
+    pub refused_match_over: u64,
+    /// Goals stopped by the end of the match.
+    pub stopped_match_over: u64,
 }
 
 impl NavCounters {
@@ -315,6 +321,14 @@ impl NavCounters {
             ("stale_replies", self.stale_replies),
             ("settle_timeouts", self.settle_timeouts),
             ("reapproaches", self.reapproaches),
+            ("scans", self.avoid.scans),
+            ("scan_points_known", self.avoid.scan_points_known),
+            ("scan_points_kept", self.avoid.scan_points_kept),
+            ("scan_stops", self.avoid.scan_stops),
+            ("scan_holds", self.avoid.scan_holds),
+            ("scan_lost", self.avoid.scan_lost),
+            ("refused_match_over", self.refused_match_over),
+            ("stopped_match_over", self.stopped_match_over),
         ]);
         out
     }

@@ -121,6 +121,8 @@ impl Control {
                     self.on_map(&m);
                     Vec::new()
                 }
+                Step::Scan(s) => self.on_scan(&s, now),
+                Step::Match(m) => self.on_match(&m, now),
                 Step::Event(Event::Plan(id, reply)) => self.nav.on_plan(id, reply, now),
                 Step::Event(Event::Marked(id, ok)) => self.nav.on_marked(id, ok, now),
                 Step::Cancel(request) => {
@@ -135,7 +137,8 @@ impl Control {
                 }
                 Step::Tick => {
                     self.behavior_tick(now);
-                    let mut outs = self.nav.tick(now);
+                    let mut outs = self.match_tick(now);
+                    outs.extend(self.nav.tick(now));
                     let manual = self.teleop.active();
                     outs.extend(self.teleop.step(now));
                     if manual && !self.teleop.active() {
@@ -281,6 +284,7 @@ impl Control {
                         "marking {:?} (radius {radius_m} m, ttl {ttl_s} s) on the planner's map",
                         centers
                     );
+                    self.mark_marker(&centers, radius_m, ttl_s);
                     let (client, tx, timeout) = (
                         self.marker.clone(),
                         self.events_tx.clone(),

@@ -33,6 +33,14 @@ node_glue::counters! {
             pose_estimates_repeated,
             plan_requests,
             mark_requests,
+            scans_no_tf,
+            scan_rays_nan,
+            scan_rays_zero,
+            scan_rays_infinite,
+            scan_rays_out_of_range,
+            match_states,
+            match_states_unknown,
+            cmd_vel_after_match,
             /// Goals, goal poses and cmd_vel refused while the node was not active.
             inactive_refused,
         }

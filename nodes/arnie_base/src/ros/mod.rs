@@ -16,7 +16,10 @@
 //!   `/tf` and `base/pose` (in `map`), and for every obstacle report `base/range`
 //!   (`sensor_msgs/Range` in the sensor's frame): see [`frames`]; counters on
 //!   `/diagnostics`;
-//! - calls `planner/plan_path` and `planner/update_map`.
+//! - calls `planner/plan_path` and `planner/update_map`;
+//! - subscribes `scan` (`sensor_msgs/LaserScan`, sensor QoS) and `match/state`
+//!   (`arnie_interfaces/MatchState`, latched), publishes `base/avoid_markers`
+//!   (`visualization_msgs/MarkerArray`): see `scan`.
 //!
 //! One task owns the [`Navigator`] and selects over: goals, the running goal's cancel
 //! requests, board packets, maps, planner answers (from helper tasks), the watchdog tick
@@ -34,7 +37,8 @@
 //!   `drive_on_heading`, `wait`;
 //! - `teleop`: `cmd_vel`; `inputs`: board packets, pose estimates, the map;
 //! - `planner`: the `plan_path` and `update_map` calls; `frames`: odometry, TF, ranges
-//!   and the pose out.
+//!   and the pose out;
+//! - `scan`: the LiDAR's scans into the gate, the match's end, the zone and marks drawn.
 mod behaviors;
 mod control;
 mod counters;
@@ -44,6 +48,7 @@ mod frames;
 mod inputs;
 mod params;
 mod planner;
+mod scan;
 mod teleop;
 mod through_poses;
 mod waypoints;
@@ -58,13 +63,17 @@ use futures::{Stream, StreamExt};
 use node_glue::lifecycle::{Failed, LifecyclePublisher, Managed, Outcome, State};
 use node_glue::r2r::{
     self,
-    arnie_interfaces::{action::NavigateTo, msg::Packet, srv::PlanPath, srv::UpdateMap},
+    arnie_interfaces::{
+        action::NavigateTo, msg::MatchState, msg::Packet, srv::PlanPath, srv::UpdateMap,
+    },
     geometry_msgs::msg::{PoseStamped, PoseWithCovarianceStamped, Twist, TwistStamped},
     nav2_msgs::action::{
         BackUp, DriveOnHeading, FollowPath, FollowWaypoints, NavigateThroughPoses, NavigateToPose,
         Spin, Wait as WaitAction,
     },
     nav_msgs::msg::OccupancyGrid,
+    sensor_msgs::msg::LaserScan,
+    visualization_msgs::msg::MarkerArray,
     ActionServerCancelRequest, ActionServerGoalRequest,
 };
 use node_glue::ratelimit::RateLimit;
@@ -210,6 +219,11 @@ pub fn setup(
     // rviz's "2D Pose Estimate" publishes here (reliable, volatile, depth 10), and so does
     // Nav2's BasicNavigator.setInitialPose.
     let estimates = app.subscribe::<PoseWithCovarianceStamped>(INITIAL_POSE, qos::commands())?;
+    // The LiDAR's scans (sensor data: any publisher matches) and the match's phase (latched).
+    let scans = app.subscribe::<LaserScan>(topics::SCAN, qos::sensor())?;
+    let matches = app.subscribe::<MatchState>(topics::MATCH_STATE, qos::latched())?;
+    let avoid_markers =
+        lc.publisher::<MarkerArray>(&mut app.node, scan::AVOID_MARKERS, qos::commands())?;
     let tx = lc.publisher::<Packet>(&mut app.node, topics::COMMS_TX, qos::commands())?;
     let mut frames = Frames::new(app, lc, &p)?;
     if p.set_initial_pose {
@@ -263,6 +277,9 @@ pub fn setup(
         seq: 0,
         watchdog_ms: p.watchdog_ms(),
         planner_timeout: p.planner_timeout(),
+        match_end: None,
+        avoid_markers,
+        next_mark: 0,
     };
     tokio::spawn(control.run(
         futures::stream::select(
@@ -278,7 +295,10 @@ pub fn setup(
             futures::stream::select(maps.map(Step::Map), estimates.map(Step::Estimate)),
             futures::stream::select(
                 futures::stream::select(goal_poses.map(Step::GoalPose), commands),
-                tokio_stream(lifecycle_rx),
+                futures::stream::select(
+                    tokio_stream(lifecycle_rx),
+                    futures::stream::select(scans.map(Step::Scan), matches.map(Step::Match)),
+                ),
             ),
         ),
         events,
@@ -382,6 +402,12 @@ struct Control {
     seq: u16,
     watchdog_ms: u16,
     planner_timeout: Duration,
+    /// When the running match ends [s, the control clock], from `match/state`.
+    match_end: Option<f64>,
+    /// The zone and the opponent's marks (`base/avoid_markers`).
+    avoid_markers: LifecyclePublisher<MarkerArray>,
+    /// The last mark marker's id.
+    next_mark: i32,
 }
 
 enum Step {
@@ -399,6 +425,8 @@ enum Step {
     Packet(Packet),
     Map(OccupancyGrid),
     Estimate(PoseWithCovarianceStamped),
+    Scan(LaserScan),
+    Match(MatchState),
     Event(Event),
     Cancel(ActionServerCancelRequest),
     Tick,

@@ -65,6 +65,24 @@ node_glue::declare_parameters! {
         pub feedback_period_s: f64 = d.feedback_period_s, float(0.0, 60.0), "next goal";
         /// At the goal, wait at most this long for the board to report it is still before REACHED (Stop repeated meanwhile) [s]
         pub settle_timeout_s: f64 = d.settle_timeout_s, float(0.0, 10.0), "next goal";
+        /// Stop for the opponent seen in the LiDAR's scan (the zone ahead, marks, re-plans); scans are then required: none for scan_timeout_s ends a goal LINK_LOST
+        pub scan_avoidance: bool = d.scan_avoidance, any(), "next goal";
+        /// Scan points in the zone ahead that block it (RobotikUTT's rule: 20)
+        pub scan_min_points: i64 = i64::from(d.scan_min_points), int(1, 10_000), "next goal";
+        /// The zone must stay clear this long before the robot drives again (RobotikUTT's rule: 1 s) [s]
+        pub scan_clear_hold_s: f64 = d.scan_clear_hold_s, float(0.0, 60.0), "next goal";
+        /// The zone's width beyond the robot's on each side [m]
+        pub scan_zone_margin_m: f64 = d.scan_zone_margin_m, float(0.0, 1.0), "next goal";
+        /// The zone's length beyond the robot's edge when still [m]
+        pub scan_zone_base_m: f64 = d.scan_zone_base_m, float(0.0, 5.0), "next goal";
+        /// Added to the zone's length per m/s: a scan's age and the reaction (length = base + |v| reaction + v^2 / (2 decel)) [s]
+        pub scan_reaction_s: f64 = d.scan_reaction_s, float(0.0, 5.0), "next goal";
+        /// The board's braking, for the zone's stopping distance [m/s^2]
+        pub scan_stop_decel_mps2: f64 = d.scan_stop_decel_mps2, float(0.1, 50.0), "next goal";
+        /// The opponent's marks from the scan expire after this long [s]
+        pub scan_mark_ttl_s: f64 = d.scan_mark_ttl_s, float(0.0, 3600.0), "next goal";
+        /// No scan for this long (with scan_avoidance): motors stopped, goal LINK_LOST, goals refused [s]
+        pub scan_timeout_s: f64 = d.scan_timeout_s, float(0.05, 60.0), "next goal";
         /// The map frame (REP 105): base/pose, goals, the planner's paths and map; not empty
         pub frame_id: String = "map".into(), any(), "start only";
         /// The robot's frame (REP 105 base_link): odom's child_frame_id, the URDF's root; not empty
@@ -213,6 +231,15 @@ impl BaseParams {
             replan_delay_s: self.replan_delay_s,
             feedback_period_s: self.feedback_period_s,
             settle_timeout_s: self.settle_timeout_s,
+            scan_avoidance: self.scan_avoidance,
+            scan_min_points: u32::try_from(self.scan_min_points).unwrap_or(0),
+            scan_clear_hold_s: self.scan_clear_hold_s,
+            scan_zone_margin_m: self.scan_zone_margin_m,
+            scan_zone_base_m: self.scan_zone_base_m,
+            scan_reaction_s: self.scan_reaction_s,
+            scan_stop_decel_mps2: self.scan_stop_decel_mps2,
+            scan_mark_ttl_s: self.scan_mark_ttl_s,
+            scan_timeout_s: self.scan_timeout_s,
         };
         nav.check()?;
         let ranged = |name: &'static str, value: i64, lo: i64, hi: i64| {
@@ -324,8 +351,8 @@ mod tests {
     #[test]
     fn every_parameter_is_at_the_top_level_with_its_description() {
         let params = registered();
-        assert_eq!(params.len(), 51);
-        assert_eq!(BaseParams::declarations().len(), 51);
+        assert_eq!(params.len(), 60);
+        assert_eq!(BaseParams::declarations().len(), 60);
         for d in BaseParams::declarations() {
             assert!(params.contains_key(d.name), "{}", d.name);
             assert!(!d.text().is_empty(), "{}", d.name);

@@ -10,6 +10,15 @@ impl Control {
     /// PREEMPTED, as an operator grabbing the joystick expects).
     pub(super) fn on_cmd_vel(&mut self, t: &Twist, frame: Option<&str>, now: f64) -> Vec<Output> {
         self.counters.cmd_vel.inc();
+        if let Some(why) = self.nav.match_over() {
+            self.counters.cmd_vel_after_match.inc();
+            node_glue::warn_limited!(
+                self.logs,
+                "cmd_vel",
+                "{CMD_VEL}: dropped: the match is over ({why})"
+            );
+            return Vec::new();
+        }
         if let Some(f) = frame {
             let base = self.frames.base_frame();
             if !(f.is_empty() || f == base || f == "base_footprint") {

@@ -119,6 +119,15 @@ pub fn setup(app: &mut App, lc: &Lifecycle) -> Result<Box<dyn Managed>, Error> {
                 file: map_file.clone(),
                 source,
             })?;
+        let colour = p.colour();
+        let raw = if colour.mirrored() {
+            node_glue::log_info!(
+                "colour {colour}: {map_file} mirrored about its middle (x -> width - x)"
+            );
+            raw.mirrored_x()
+        } else {
+            raw
+        };
         let grid = opts
             .inflate(raw.clone())
             .map_err(|source| SetupError::Inflate {

@@ -51,6 +51,15 @@ node_glue::declare_parameters! {
         robot_base_frame: String = "base_link".into(), any(), "next request";
         /// Period of /diagnostics [ms]
         diagnostics_period_ms: i64 = d.diagnostics_period_ms, int(DIAGNOSTICS_PERIOD_MS.0, DIAGNOSTICS_PERIOD_MS.1), "start only";
+        /// Team colour: map_file is drawn for blue; yellow mirrors it about its middle (x -> width - x; the table's length when the map spans it). A /map from elsewhere is taken as is
+        colour: String = "blue".into(), one_of(&arnie_math::Colour::NAMES), "start only";
+    }
+}
+
+impl PlannerParams {
+    /// The team colour (checked by the declaration's range).
+    pub(crate) fn colour(&self) -> arnie_math::Colour {
+        arnie_math::Colour::parse(&self.colour).unwrap_or_default()
     }
 }
 

@@ -73,6 +73,31 @@ node_glue::counters! {
             /// (while the move or send step before it ran).
             wait_matched_early,
         }
+        /// The match clock and the start cord (`match/state`).
+        clock {
+            /// Matches armed (RunStrategy goals accepted).
+            matches_armed,
+            /// Matches started (by the cord, or by the goal with `match_start: goal`).
+            matches_started,
+            /// Matches ended by the clock.
+            matches_ended,
+            /// `MatchReady` packets sent to the board (acknowledged).
+            match_ready_sent,
+            /// `MatchReady` packets that were not acknowledged (the match still waits for the cord).
+            match_ready_failed,
+            /// `StartCord` reports received.
+            cord_reports,
+            /// `StartCord` reports whose fields did not read (ignored).
+            cord_reports_bad,
+            /// Pulls after the match had started (logged, ignored).
+            cord_pulled_again,
+            /// The cord put back during a match (logged, ignored).
+            cord_put_back,
+            /// Armings that found the cord already out (logged).
+            cord_out_before_arming,
+            /// `match/state` messages published.
+            match_states_published,
+        }
         ;
         /// The last run's summary (`Report::message`) or rejection reason.
         pub last: Mutex<String>,
@@ -105,6 +130,15 @@ impl Counters {
                 .level(Level::Warn)
                 .message("some messages were rejected");
         }
-        vec![run, robot, inputs]
+        let mut m = self.status("clock");
+        if self.total(&[
+            "cord_reports_bad",
+            "cord_pulled_again",
+            "match_ready_failed",
+        ]) > 0
+        {
+            m = m.level(Level::Warn).message("see the counters");
+        }
+        vec![run, robot, inputs, m]
     }
 }

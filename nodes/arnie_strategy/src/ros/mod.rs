@@ -26,6 +26,7 @@
 
 pub mod convert;
 pub mod counters;
+pub mod match_state;
 pub mod navigate;
 mod params;
 pub mod robot;
@@ -161,12 +162,16 @@ pub fn setup(
         let p = live.lock().map_err(|_| SettingsError::Poisoned)?;
         Ok(p.settings()?)
     });
+    // The match clock: started by the cord (StartCord on comms/rx), published on
+    // match/state.
+    let clock = match_state::MatchClockNode::setup(app, counters.clone())?;
     let server = StrategyServer::new(
         robot,
         events,
         settings_fn,
         counters.clone(),
         shutdown.clone(),
+        clock,
         lc.clone(),
     );
     tokio::spawn(server.clone().serve(goals));
@@ -197,13 +202,53 @@ pub struct Settings {
     /// Where strategy files may be read from and how large they may be (`allowed_dirs`,
     /// `max_file_bytes`).
     pub files: node_glue::files::FileRules,
+    /// The team colour (yellow: the file mirrored).
+    pub colour: arnie_math::Colour,
+    /// The table's length along x [m] (the mirror's axis is its middle).
+    pub table_width_m: f64,
+    /// What starts the match clock.
+    pub match_start: MatchStart,
+}
+
+/// What starts the match clock (`match_start`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatchStart {
+    /// The RunStrategy goal.
+    Goal,
+    /// The first start cord pull after the goal armed the match.
+    Cord,
+}
+
+impl MatchStart {
+    /// `goal` / `cord`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MatchStart::Goal => "goal",
+            MatchStart::Cord => "cord",
+        }
+    }
+
+    /// From its name.
+    ///
+    /// # Errors
+    /// Any other text (naming the parameter).
+    pub fn parse(v: &str) -> Result<MatchStart, node_glue::ConfigError> {
+        match v {
+            "goal" => Ok(MatchStart::Goal),
+            "cord" => Ok(MatchStart::Cord),
+            other => Err(node_glue::ConfigError::new(
+                "match_start",
+                format!("{other:?} is neither \"goal\" nor \"cord\""),
+            )),
+        }
+    }
 }
 
 impl Default for Settings {
     fn default() -> Self {
         Self {
             strategy_file: String::new(),
-            match_time: Duration::from_secs(90),
+            match_time: Duration::from_secs(100),
             server_wait: Duration::from_millis(2000),
             planner_wait: Duration::from_millis(300),
             call_timeout: Duration::from_millis(5000),
@@ -211,6 +256,9 @@ impl Default for Settings {
             files: node_glue::files::FileRules::any_folder(
                 node_glue::files::DEFAULT_MAX_FILE_BYTES as u64,
             ),
+            colour: arnie_math::Colour::Blue,
+            table_width_m: 3.0,
+            match_start: MatchStart::Goal,
         }
     }
 }

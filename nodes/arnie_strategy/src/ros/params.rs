@@ -49,6 +49,12 @@ node_glue::declare_parameters! {
         navigate_to_pose_action: String = "navigate_to_pose".into(), any(), "start only";
         /// motion navigate_to_pose: the robot's frame, looked up in map on /tf for the position
         robot_frame: String = "base_link".into(), any(), "start only";
+        /// The team colour: the strategy file is written for blue; yellow plays it mirrored about the table's middle (x -> table_width_m - x)
+        colour: String = d.colour.name().into(), one_of(&arnie_math::Colour::NAMES), "next run";
+        /// The table's length along x, for yellow's mirror [m]
+        table_width_m: f64 = d.table_width_m, float(0.1, 100.0), "next run";
+        /// What starts the match clock: "goal" (the RunStrategy goal) or "cord" (arm the match with MatchReady on comms/send, then the first start cord pull after it, StartCord on comms/rx)
+        match_start: String = d.match_start.name().into(), one_of(&["goal", "cord"]), "next run";
     }
 }
 
@@ -109,6 +115,17 @@ impl StrategyParams {
             call_timeout: millis("call_timeout_ms", self.call_timeout_ms, 1)?,
             feedback_period: millis("feedback_period_ms", self.feedback_period_ms, 10)?,
             files: node_glue::files::FileRules::new(&self.allowed_dirs, self.max_file_bytes)?,
+            colour: arnie_math::Colour::parse(&self.colour)
+                .map_err(|e| ConfigError::new("colour", e.to_string()))?,
+            table_width_m: if self.table_width_m.is_finite() && self.table_width_m > 0.0 {
+                self.table_width_m
+            } else {
+                return Err(ConfigError::new(
+                    "table_width_m",
+                    format!("must be a length above 0, got {}", self.table_width_m),
+                ));
+            },
+            match_start: super::MatchStart::parse(&self.match_start)?,
         })
     }
 
@@ -229,6 +246,20 @@ mod tests {
                     ..d()
                 },
                 "wait_topics: \"/x\" is not topic=type",
+            ),
+            (
+                StrategyParams {
+                    colour: "green".into(),
+                    ..d()
+                },
+                "colour: colour \"green\" is neither \"blue\" nor \"yellow\"",
+            ),
+            (
+                StrategyParams {
+                    match_start: "whistle".into(),
+                    ..d()
+                },
+                "match_start",
             ),
         ];
         for (p, reason) in cases {

@@ -32,7 +32,8 @@ use r2r::{ActionServerGoal, ActionServerGoalRequest};
 use tokio::time::Instant;
 
 use super::convert::{event_msg, rejection_msg, score_msg};
-use super::{Counters, RosRobot, Settings, SettingsFn};
+use super::match_state::MatchClockNode;
+use super::{Counters, MatchStart, RosRobot, Settings, SettingsFn};
 use crate::event::{Event, EventSink};
 use crate::progress::Progress;
 use crate::robot::Robot;
@@ -69,6 +70,10 @@ pub struct StrategyServer {
     running: Mutex<Option<String>>,
     /// Input-driven warnings (rejected goals), rate-limited.
     logs: RateLimit,
+    /// The match clock (`match/state`).
+    clock: Arc<MatchClockNode>,
+    /// The last `MatchReady` seq sent.
+    ready_seq: std::sync::atomic::AtomicU16,
 }
 
 /// Why a goal is rejected: its `Display` is the reason (after `goal rejected: ` in the
@@ -150,6 +155,7 @@ impl StrategyServer {
         settings: SettingsFn,
         counters: Arc<Counters>,
         shutdown: node_glue::Shutdown,
+        clock: Arc<MatchClockNode>,
         lc: Lifecycle,
     ) -> Arc<Self> {
         Arc::new(Self {
@@ -162,6 +168,8 @@ impl StrategyServer {
             current_stop: Mutex::new(None),
             running: Mutex::new(None),
             logs: RateLimit::default(),
+            clock,
+            ready_seq: std::sync::atomic::AtomicU16::new(0),
         })
     }
 
@@ -302,10 +310,12 @@ impl StrategyServer {
                 }
                 GoalError::File(e)
             })?;
-        let strategy = Strategy::from_json(&text).map_err(|source| GoalError::Strategy {
-            file: file.clone(),
-            source,
-        })?;
+        let strategy = Strategy::from_json(&text)
+            .map_err(|source| GoalError::Strategy {
+                file: file.clone(),
+                source,
+            })?
+            .for_colour(settings.colour, settings.table_width_m);
         self.check_topics(&strategy)
             .map_err(|source| GoalError::Topic {
                 file: file.clone(),
@@ -401,11 +411,65 @@ impl StrategyServer {
         } = accepted;
         self.robot.configure(c.settings.clone());
         let mut progress = Progress::new(&c.strategy);
+        let points: std::collections::HashMap<String, f64> = c
+            .strategy
+            .tasks
+            .iter()
+            .map(|t| (t.name.clone(), t.points))
+            .chain(
+                c.strategy
+                    .end_of_match
+                    .iter()
+                    .map(|e| (e.name.clone(), e.points)),
+            )
+            .collect();
+        let colour = c.settings.colour;
+        let cord = c.settings.match_start == MatchStart::Cord;
+        self.clock.arm(colour, c.match_time.as_secs_f64(), cord);
+        let t0 = Instant::now();
+        let match_time = if cord {
+            progress.step = "waiting for the start cord".into();
+            self.feedback(&goal, &progress, t0);
+            self.match_ready(colour, c.match_time).await;
+            let waited = tokio::select! {
+                left = self.clock.started() => Some(left),
+                req = cancel.next() => {
+                    if let Some(req) = req {
+                        req.accept();
+                    }
+                    None
+                }
+                _ = self.shutdown.wait() => None,
+                _ = stop.stopped() => None,
+            };
+            match waited {
+                Some(left) => {
+                    progress.step.clear();
+                    Duration::try_from_secs_f64(left).unwrap_or_default()
+                }
+                None => {
+                    let preempted = *preempted_by.lock().unwrap_or_else(|e| e.into_inner());
+                    self.clock.disarm("cancelled before the start");
+                    let report = Report {
+                        points: 0.0,
+                        done: Vec::new(),
+                        failed: Vec::new(),
+                        remaining: c.strategy.tasks.iter().map(|t| t.name.clone()).collect(),
+                        end: EndReason::Stopped,
+                        message: "stopped while waiting for the start cord".into(),
+                    };
+                    let cancelled = preempted.is_none() && !self.shutdown.is_set();
+                    self.finish(&mut goal, report, cancelled, preempted, &c.file);
+                    return;
+                }
+            }
+        } else {
+            c.match_time
+        };
         let (sink, mut events) = EventSink::channel();
         let robot: Arc<dyn Robot> = self.robot.clone();
-        let runner = Runner::new(c.strategy, robot, sink).with_match_time(c.match_time);
+        let runner = Runner::new(c.strategy, robot, sink).with_match_time(match_time);
         let run = tokio::spawn(runner.run(stop));
-        let t0 = Instant::now();
         let mut tick = tokio::time::interval(c.settings.feedback_period);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         let (mut cancelled, mut cancel_open, mut shutting_down) = (false, true, false);
@@ -415,6 +479,11 @@ impl StrategyServer {
                 ev = events.recv() => match ev {
                     Some(ev) => {
                         self.on_event(&ev);
+                        if ev.kind == crate::event::EventKind::Finished {
+                            if let Some(p) = points.get(&ev.task) {
+                                self.clock.add_points(*p);
+                            }
+                        }
                         progress.apply(&ev);
                         self.feedback(&goal, &progress, t0);
                     }
@@ -450,7 +519,50 @@ impl StrategyServer {
             },
         };
         let preempted_by = *preempted_by.lock().unwrap_or_else(|e| e.into_inner());
+        if cancelled || preempted_by.is_some() {
+            self.clock.disarm("the run was stopped");
+        } else {
+            self.clock.final_score(report.points, colour);
+        }
         self.finish(&mut goal, report, cancelled, preempted_by, &c.file);
+    }
+
+    /// Tells the board a match is armed (`MatchReady`: colour, length), through
+    /// `comms/send`; a board that does not answer is logged and counted, and the match
+    /// still waits for its cord.
+    async fn match_ready(&self, colour: arnie_math::Colour, match_time: Duration) {
+        use std::sync::atomic::Ordering;
+        let seq = self
+            .ready_seq
+            .fetch_add(1, Ordering::Relaxed)
+            .wrapping_add(1);
+        let mut fields = serde_json::Map::new();
+        fields.insert("seq".into(), seq.into());
+        fields.insert("colour".into(), colour.code().into());
+        let secs = match_time.as_secs_f64().round().min(f64::from(u16::MAX));
+        fields.insert("duration_s".into(), (secs as u16).into());
+        let packet = crate::task::PacketSpec {
+            name: "MatchReady".into(),
+            id: None,
+            device: 0,
+            fields,
+            // Reliable: the bridge repeats it (15 x 100 ms) until the board's Ack.
+            reply_timeout_s: 2.0,
+        };
+        match self.robot.send_packet(packet).await {
+            Ok(()) => {
+                self.counters.match_ready_sent.inc();
+                node_glue::log_info!(
+                    "match armed ({colour}, {secs} s): waiting for the start cord"
+                );
+            }
+            Err(e) => {
+                self.counters.match_ready_failed.inc();
+                node_glue::log_warn!(
+                    "MatchReady not acknowledged ({e}); waiting for the start cord anyway"
+                );
+            }
+        }
     }
 
     fn finish(

@@ -258,3 +258,41 @@ proptest::proptest! {
         let _ = load(&v);
     }
 }
+
+#[test]
+fn yellow_mirrors_every_position_and_nothing_else() {
+    let text = include_str!("../../../../params/eurobot/strategy.json");
+    let blue = Strategy::from_json(text).unwrap();
+    let yellow = blue.clone().for_colour(arnie_math::Colour::Yellow, 3.0);
+    assert_eq!(blue.clone().for_colour(arnie_math::Colour::Blue, 3.0), blue);
+    assert!((yellow.start.x - (3.0 - blue.start.x)).abs() < 1e-12);
+    assert_eq!(yellow.start.y, blue.start.y);
+    for (b, y) in blue.tasks.iter().zip(&yellow.tasks) {
+        assert!(
+            (y.approach.x - (3.0 - b.approach.x)).abs() < 1e-12,
+            "{}",
+            b.name
+        );
+        assert_eq!(
+            (y.approach.y, y.points, &y.name),
+            (b.approach.y, b.points, &b.name)
+        );
+        assert_eq!(y.steps.len(), b.steps.len());
+    }
+    let moves = Strategy::from_json(
+        r#"{"tasks":[{"name":"a","points":1,"approach_m":[0.5,0.5],
+             "steps":[{"move_m":[0.2,0.3,0.0]},{"follow_m":[1.0,0.4]},{"delay_ms":5}]}]}"#,
+    )
+    .unwrap()
+    .for_colour(arnie_math::Colour::Yellow, 3.0);
+    let xs: Vec<f64> = moves.tasks[0]
+        .steps
+        .iter()
+        .filter_map(|s| match &s.spec {
+            StepSpec::Move(p) => Some(p.x),
+            StepSpec::Follow { goal, .. } => Some(goal.x),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(xs, vec![2.8, 2.0]);
+}

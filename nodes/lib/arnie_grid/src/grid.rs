@@ -186,6 +186,20 @@ impl Grid {
         Self::from_blocked(width, rows.len(), blocked)
     }
 
+    /// The grid mirrored left-right about its middle (column `x` → `width − 1 − x`), in
+    /// the same frame: the other team's side of a symmetric field (Eurobot's yellow, from
+    /// the map drawn for blue: `x → table length − x` when the map spans the table).
+    pub fn mirrored_x(&self) -> Grid {
+        let mut blocked = Vec::with_capacity(self.blocked.len());
+        for row in self.blocked.chunks(self.width) {
+            blocked.extend(row.iter().rev());
+        }
+        Grid {
+            blocked,
+            ..self.clone()
+        }
+    }
+
     /// The same grid placed in the world by `frame`.
     pub fn with_frame(mut self, frame: MapFrame) -> Self {
         self.frame = frame;
@@ -337,6 +351,20 @@ mod tests {
             assert_eq!(g.world_to_cell(x, y).unwrap(), c);
         }
         assert_eq!(g.cell_to_world(Cell::new(0, 2)), (-0.75, 2.25));
+    }
+
+    #[test]
+    fn mirrored_x_flips_columns_and_keeps_the_frame() {
+        let g = Grid::from_ascii("#..\n.#.\n..#")
+            .unwrap()
+            .with_frame(MapFrame::new(0.5, 1.0, 2.0).unwrap());
+        let m = g.mirrored_x();
+        assert_eq!(
+            m.blocked_cells(),
+            Grid::from_ascii("..#\n.#.\n#..").unwrap().blocked_cells()
+        );
+        assert_eq!(m.frame(), g.frame());
+        assert_eq!(m.mirrored_x().blocked_cells(), g.blocked_cells());
     }
 
     #[test]

@@ -41,6 +41,11 @@ pub const NAVIGATE_TO: &str = "base/navigate_to";
 pub const BASE_POSE: &str = "base/pose";
 /// `arnie_interfaces/srv/UpdateMap`, served by the planner (base, bench → planner).
 pub const UPDATE_MAP: &str = "planner/update_map";
+/// `sensor_msgs/LaserScan`, one per LiDAR revolution, frame `laser` (lidar → base).
+pub const SCAN: &str = "scan";
+/// `arnie_interfaces/MatchState`, the Eurobot match's phase and clock, latched
+/// (strategy → base, viewers).
+pub const MATCH_STATE: &str = "match/state";
 /// The frame of every topic above (REP 103).
 pub const WORLD_FRAME: &str = "world";
 /// `arnie_interfaces/SimTruth`, the simulator's ground truth.

@@ -5,6 +5,7 @@
 //!
 //! - [`scenario`], [`raster`], [`geometry`]: the field (`arnie_field`'s, re-exported).
 //! - [`opponent`]: the opponent's scripted path as a function of time.
+//! - [`lidar`]: the simulated LD06 LiDAR (rays against the table, LD06 packets).
 //! - [`board`]: the simulated motor / actuator board, pure (time passed in).
 //! - [`wire`]: board commands and reports ⇄ the comms packets (`nodes/lib/arnie_packets/packets`).
 //!
@@ -14,6 +15,7 @@
 #![deny(missing_docs)]
 
 pub mod board;
+pub mod lidar;
 pub mod opponent;
 pub mod wire;
 

@@ -4,7 +4,8 @@
 //! [`Output`] into a [`Packet`].
 use crate::board::{Input, Output};
 use arnie_packets::typed::{
-    Ack, Actuator, ActuatorDone, DriveSpeed, ObstacleReport, Odometry, SetPose, Stop,
+    Ack, Actuator, ActuatorDone, DriveSpeed, MatchReady, ObstacleReport, Odometry, SetPose,
+    StartCord, Stop,
 };
 use arnie_packets::{Definitions, Packet, PacketError, TypedPacket};
 
@@ -21,6 +22,8 @@ pub fn check(defs: &Definitions) -> Result<(), PacketError> {
     ObstacleReport::check(defs)?;
     Actuator::check(defs)?;
     ActuatorDone::check(defs)?;
+    StartCord::check(defs)?;
+    MatchReady::check(defs)?;
     Ack::check(defs)
 }
 
@@ -33,6 +36,7 @@ pub fn decode(p: &Packet) -> Option<Input> {
         Stop::NAME => Input::Stop(Stop::from_packet(p).ok()?),
         SetPose::NAME => Input::SetPose(SetPose::from_packet(p).ok()?),
         Actuator::NAME => Input::Actuator(Actuator::from_packet(p).ok()?),
+        MatchReady::NAME => Input::MatchReady(MatchReady::from_packet(p).ok()?),
         _ => return None,
     })
 }
@@ -47,6 +51,7 @@ pub fn encode(defs: &Definitions, out: &Output) -> Result<Packet, PacketError> {
         Output::Obstacle(o) => o.to_packet(defs),
         Output::Ack(o) => o.to_packet(defs),
         Output::ActuatorDone(o) => o.to_packet(defs),
+        Output::StartCord(o) => o.to_packet(defs),
     }
 }
 
@@ -77,6 +82,8 @@ mod tests {
             ("Actuator", 35, 5, 1),
             ("ActuatorDone", 36, 8, 1),
             ("Ack", 37, 4, 1),
+            ("StartCord", 38, 8, 1),
+            ("MatchReady", 39, 5, 1),
         ];
         for (name, id, payload, can_frames) in want {
             let def = d.by_name(name).expect(name);
@@ -87,25 +94,27 @@ mod tests {
             let frames = arnie_packets::can::encode_packet(&p).expect("fits CAN (id <= 63)");
             assert_eq!(frames.len(), can_frames, "{name}");
         }
-        let replies: Vec<(&str, Option<&str>)> = ["Stop", "SetPose", "Actuator", "DriveSpeed"]
-            .iter()
-            .map(|n| {
-                (
-                    *n,
-                    d.by_name(n)
-                        .and_then(|x| x.reply)
-                        .and_then(|id| d.get(id))
-                        .map(|r| r.name.as_str()),
-                )
-            })
-            .collect();
+        let replies: Vec<(&str, Option<&str>)> =
+            ["Stop", "SetPose", "Actuator", "DriveSpeed", "MatchReady"]
+                .iter()
+                .map(|n| {
+                    (
+                        *n,
+                        d.by_name(n)
+                            .and_then(|x| x.reply)
+                            .and_then(|id| d.get(id))
+                            .map(|r| r.name.as_str()),
+                    )
+                })
+                .collect();
         assert_eq!(
             replies,
             [
                 ("Stop", Some("Ack")),
                 ("SetPose", Some("Ack")),
                 ("Actuator", Some("Ack")),
-                ("DriveSpeed", None)
+                ("DriveSpeed", None),
+                ("MatchReady", Some("Ack"))
             ]
         );
     }

@@ -16,7 +16,11 @@
 //!
 //! Own arguments (not passed to the launch file): `scenario:=FILE`, `link:=pty|can_udp`
 //! (`can_udp`: the launch file's own board_sim over CAN-over-UDP), `corrupt_rate:=P`
-//! (pty only: board_sim's `--corrupt-rate`).
+//! (pty only: board_sim's `--corrupt-rate`). `colour:=blue|yellow` goes to the launch
+//! file and to board_sim (the table mirrored for yellow), and the picture is drawn on that
+//! side. board_sim also streams the simulated LiDAR (`out/eurobot/lidar`, the launch
+//! file's `lidar_port`), pulls the start cord 1 s after the strategy arms the match, and
+//! takes commands on `out/eurobot/board.ctl` (`echo "cord pull" > out/eurobot/board.ctl`).
 use super::common::{self, Graph};
 
 mod picture;
@@ -56,6 +60,10 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
         })
         .clone();
     args.insert("scenario".into(), scenario.to_string_lossy().into_owned());
+    let colour = args.get("colour").cloned().unwrap_or_else(|| "blue".into());
+    let colour = arnie_math::Colour::parse(&colour)
+        .map_err(|e| Failure::new(format!("colour:={colour}: {e}")))?;
+    args.insert("colour".into(), colour.name().into());
     run::cargo(layout, ros, &["build", "--workspace", "--bins"])?;
     launch::use_ros_env(layout, ros);
     let out = layout.root.join("out/eurobot");
@@ -68,11 +76,24 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     }
     let graph = Graph::local();
     let env = &graph.env;
+    let lidar = out.join("lidar");
+    let control = out.join("board.ctl");
+    args.insert("lidar_port".into(), lidar.to_string_lossy().into_owned());
+    args.insert(
+        "board_control".into(),
+        control.to_string_lossy().into_owned(),
+    );
 
     // The board first (pty), so the bridge finds its serial port.
     let mut board: Option<Child> = None;
     if link == "pty" {
-        let (child, pty) = start_board(layout, ros, &scenario, &out, &truth, corrupt.as_deref())?;
+        let sim = BoardSim {
+            colour,
+            lidar: &lidar,
+            control: &control,
+            corrupt: corrupt.as_deref(),
+        };
+        let (child, pty) = start_board(layout, ros, &scenario, &out, &truth, &sim)?;
         args.insert("use_sim".into(), "false".into());
         args.insert("transport".into(), "uart".into());
         args.insert("serial_port".into(), pty);
@@ -124,7 +145,7 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
     common::shutdown("demo eurobot", running);
     stop_board(board);
     // The picture, also (especially) after a failed match.
-    match draw(&scenario, &truth, &record, &svg) {
+    match draw(&scenario, colour, &truth, &record, &svg) {
         Ok(()) => eprintln!(
             "xtask: demo eurobot: picture {} and {}",
             svg.display(),
@@ -147,6 +168,15 @@ pub fn cmd(layout: &Layout, ros: &Ros, rest: &[String]) -> Result<(), Failure> {
 }
 
 /// Starts `board_sim` on a pty, its truth log at `truth`, and waits for it to say where
+/// What the simulated board plays besides the motors: the side, the LiDAR's pty (a
+/// symlink), the control FIFO and the corruption rate of its link.
+struct BoardSim<'a> {
+    colour: arnie_math::Colour,
+    lidar: &'a Path,
+    control: &'a Path,
+    corrupt: Option<&'a str>,
+}
+
 /// its pty is (the link file in `out`): the child and the pty's path.
 fn start_board(
     layout: &Layout,
@@ -154,7 +184,7 @@ fn start_board(
     scenario: &Path,
     out: &Path,
     truth: &Path,
-    corrupt: Option<&str>,
+    sim: &BoardSim,
 ) -> Result<(Child, String), Failure> {
     let link_file = out.join("board.link");
     let _ = std::fs::remove_file(&link_file);
@@ -166,8 +196,18 @@ fn start_board(
         .arg(&link_file)
         .arg("--truth-log")
         .arg(truth)
+        .args([
+            "--colour",
+            sim.colour.name(),
+            "--cord-pull-s",
+            "1",
+            "--lidar-symlink",
+        ])
+        .arg(sim.lidar)
+        .arg("--control")
+        .arg(sim.control)
         .stdin(Stdio::null());
-    if let Some(p) = corrupt {
+    if let Some(p) = sim.corrupt {
         c.args(["--corrupt-rate", p]);
     }
     use std::os::unix::process::CommandExt;

@@ -39,6 +39,9 @@ struct Match {
     /// The table [m].
     w_m: f64,
     h_m: f64,
+    /// The side played: the scenario is blue's, its x mirrored for yellow (the truth log
+    /// is already on the side played).
+    colour: arnie_math::Colour,
 }
 
 /// Pixels per metre on the table, and the table's top-left corner [px].
@@ -53,8 +56,15 @@ fn num(v: &Value) -> f64 {
 /// Draws the match as SVG (plain text): the table on the left (1 m = 250 px), the score
 /// over time on the right; and the same as PNG beside it (`svg` with extension `png`,
 /// rendered by arnie_plot).
-pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<(), Failure> {
-    let m = Match::read(scenario, truth, record)?;
+pub fn draw(
+    scenario: &Path,
+    colour: arnie_math::Colour,
+    truth: &Path,
+    record: &Path,
+    svg: &Path,
+) -> Result<(), Failure> {
+    let mut m = Match::read(scenario, truth, record)?;
+    m.colour = colour;
     let (fig_w, fig_h) = (OX + m.w_m * K + 420.0, OY + m.h_m * K + 60.0);
     let mut o = String::new();
     let _ = writeln!(
@@ -67,8 +77,9 @@ pub fn draw(scenario: &Path, truth: &Path, record: &Path, svg: &Path) -> Result<
         .unwrap_or("no result recorded");
     let _ = writeln!(
         o,
-        r#"<text x="{OX}" y="24" font-size="16" font-weight="bold">Eurobot match on the simulated table: {}</text>"#,
-        esc(m.s["name"].as_str().unwrap_or(""))
+        r#"<text x="{OX}" y="24" font-size="16" font-weight="bold">Eurobot match on the simulated table: {} ({})</text>"#,
+        esc(m.s["name"].as_str().unwrap_or("")),
+        m.colour
     );
     let _ = writeln!(o, r#"<text x="{OX}" y="44">{}</text>"#, esc(verdict));
     m.table(&mut o);
@@ -134,6 +145,7 @@ impl Match {
             board_unix,
             t0,
             w_m,
+            colour: arnie_math::Colour::Blue,
             h_m,
         };
         // Which task is running when (board time): TASK_SELECTED / STARTED events.
@@ -194,6 +206,11 @@ impl Match {
             .map(|p| (p.1, p.2))
     }
 
+    /// A scenario x [m] on the side played.
+    fn side(&self, x: f64) -> f64 {
+        self.colour.x(x, self.w_m)
+    }
+
     /// The table, its obstacles, the tasks and the opponent's scripted path (dashed).
     fn table(&self, o: &mut String) {
         let (s, f) = (&self.s, num);
@@ -207,12 +224,8 @@ impl Match {
         );
         for ob in s["obstacles"].as_array().into_iter().flatten() {
             if let Some(r) = ob.get("rect") {
-                let (x0, y0, x1, y1) = (
-                    f(&r["x_min_m"]),
-                    f(&r["y_min_m"]),
-                    f(&r["x_max_m"]),
-                    f(&r["y_max_m"]),
-                );
+                let (a, b) = (self.side(f(&r["x_min_m"])), self.side(f(&r["x_max_m"])));
+                let (x0, y0, x1, y1) = (a.min(b), f(&r["y_min_m"]), a.max(b), f(&r["y_max_m"]));
                 let _ = writeln!(
                     o,
                     r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="#777"/>"##,
@@ -225,14 +238,14 @@ impl Match {
                 let _ = writeln!(
                     o,
                     r##"<circle cx="{:.1}" cy="{:.1}" r="{:.1}" fill="#777"/>"##,
-                    self.px(f(&d["x_m"])),
+                    self.px(self.side(f(&d["x_m"]))),
                     self.py(f(&d["y_m"])),
                     f(&d["radius_m"]) * K
                 );
             }
         }
         for t in s["tasks"].as_array().into_iter().flatten() {
-            let (x, y) = (self.px(f(&t["x_m"])), self.py(f(&t["y_m"])));
+            let (x, y) = (self.px(self.side(f(&t["x_m"]))), self.py(f(&t["y_m"])));
             let _ = writeln!(
                 o,
                 r##"<rect x="{:.1}" y="{:.1}" width="12" height="12" fill="none" stroke="#2a2" stroke-width="2"/>"##,
@@ -253,7 +266,10 @@ impl Match {
             .as_array()
             .into_iter()
             .flatten()
-            .map(|w| format!("{:.1},{:.1}", self.px(f(&w["x_m"])), self.py(f(&w["y_m"]))))
+            .map(|w| {
+                let x = self.px(self.side(f(&w["x_m"])));
+                format!("{x:.1},{:.1}", self.py(f(&w["y_m"])))
+            })
             .collect();
         if !wps.is_empty() {
             let _ = writeln!(
@@ -540,7 +556,7 @@ mod tests {
             "score": [[0, 0], [3.0, 8]], "verdict": {"ok": false, "reason": "8 points, the scenario expects 34"}}"#;
         std::fs::write(&record, run).expect("write");
         let svg = dir.join("e.svg");
-        draw(&scenario, &truth, &record, &svg).expect("draws");
+        draw(&scenario, arnie_math::Colour::Blue, &truth, &record, &svg).expect("draws");
         let text = std::fs::read_to_string(&svg).expect("svg");
         assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
         assert!(

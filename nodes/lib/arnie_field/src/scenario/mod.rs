@@ -80,6 +80,9 @@ pub struct Scenario {
     /// Proximity sensors (at most [`MAX_SENSORS`]).
     #[serde(default)]
     pub sensors: Vec<Sensor>,
+    /// The LD06 LiDAR on the robot, if any (`board_sim --lidar-link-file`).
+    #[serde(default)]
+    pub lidar: Option<Lidar>,
     /// The board's actuators (at most [`MAX_ACTUATORS`]).
     #[serde(default)]
     pub actuators: Vec<Actuator>,
@@ -297,6 +300,77 @@ fn d_sensor_rate() -> f64 {
     20.0
 }
 
+/// The LD06 LiDAR the simulated board streams (`board_sim --lidar-*`): where it sits on
+/// the robot and how it measures. Rays are cast from it against the walls, the fixed
+/// obstacles and the opponent (not the robot itself).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Lidar {
+    /// Its `laser` frame in the robot's `base_link`: x, y [m] and yaw [rad] (the URDF's
+    /// `laser_joint`; default the robot's centre, facing forward).
+    #[serde(default)]
+    pub mount: Mount,
+    /// Where the device's 0° mark points in the laser frame [rad] (the driver's
+    /// `angle_offset_rad`).
+    #[serde(default)]
+    pub angle_offset_rad: f64,
+    /// The device turns clockwise in the laser frame (upright; the driver's `clockwise`).
+    #[serde(default = "d_true")]
+    pub clockwise: bool,
+    /// Revolutions per second (the LD06: 10; 5 ..= 15).
+    #[serde(default = "d_lidar_rate")]
+    pub rate_hz: f64,
+    /// Measurements per second (the LD06: 4500).
+    #[serde(default = "d_lidar_samples")]
+    pub samples_per_s: f64,
+    /// Nothing nearer is measured (a distance of 0 is sent) [m].
+    #[serde(default = "d_lidar_min")]
+    pub range_min_m: f64,
+    /// Nothing farther is measured (0 is sent) [m].
+    #[serde(default = "d_lidar_max")]
+    pub range_max_m: f64,
+    /// Standard deviation of a measured distance [m].
+    #[serde(default)]
+    pub noise_m: f64,
+    /// Probability that a measurement is lost (distance 0, intensity 0).
+    #[serde(default)]
+    pub dropout: f64,
+    /// Seed of its noise and dropouts (`board_sim --seed` replaces it).
+    #[serde(default)]
+    pub seed: u64,
+}
+
+fn d_true() -> bool {
+    true
+}
+fn d_lidar_rate() -> f64 {
+    10.0
+}
+fn d_lidar_samples() -> f64 {
+    4500.0
+}
+fn d_lidar_min() -> f64 {
+    0.02
+}
+fn d_lidar_max() -> f64 {
+    12.0
+}
+
+/// A frame on the robot: x, y [m], yaw [rad] in `base_link`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Mount {
+    /// Forward of the robot's centre [m].
+    #[serde(default)]
+    pub x_m: f64,
+    /// Left of the robot's centre [m].
+    #[serde(default)]
+    pub y_m: f64,
+    /// Counter-clockwise from the robot's heading [rad].
+    #[serde(default)]
+    pub yaw_rad: f64,
+}
+
 /// An actuator of the board (`Actuator.actuator` = `id`) and how long its moves take.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -347,6 +421,8 @@ pub enum OpponentStart {
     FirstMotion,
     /// When the board starts (time 0 of the board).
     BoardStart,
+    /// When the start cord is pulled (`StartCord`): the match's own start signal.
+    Cord,
 }
 
 /// One opponent waypoint; it waits `wait_s` on arrival.
@@ -498,6 +574,42 @@ impl Scenario {
         let s: Scenario = serde_json::from_str(text).map_err(|e| err(Problem::Json(e)))?;
         s.validate().map_err(|e| err(e.into()))?;
         Ok(s)
+    }
+
+    /// The scenario as `colour` plays it: for yellow everything on the table mirrored
+    /// about its middle (`x → width − x`, headings `θ → π − θ`: obstacles, the start
+    /// pose, tasks, the opponent's waypoints), for blue as written. What is in the robot's
+    /// own frame (sensors, the LiDAR's mount) stays. The result passes the same checks.
+    pub fn for_colour(&self, colour: arnie_math::Colour) -> Scenario {
+        if !colour.mirrored() {
+            return self.clone();
+        }
+        let w = self.table.width_m;
+        let x = |v: f64| colour.x(v, w);
+        let mut s = self.clone();
+        for o in &mut s.obstacles {
+            if let Some(r) = o.rect.as_mut() {
+                (r.x_min_m, r.x_max_m) = (x(r.x_max_m), x(r.x_min_m));
+            }
+            if let Some(d) = o.disc.as_mut() {
+                d.x_m = x(d.x_m);
+            }
+        }
+        s.robot.start = Pose2::new(
+            x(s.robot.start.x),
+            s.robot.start.y,
+            colour.heading(s.robot.start.theta),
+        );
+        for t in &mut s.tasks {
+            t.x_m = x(t.x_m);
+            t.theta_rad = t.theta_rad.map(|th| colour.heading(th));
+        }
+        if let Some(op) = s.opponent.as_mut() {
+            for wp in &mut op.waypoints {
+                wp.x_m = x(wp.x_m);
+            }
+        }
+        s
     }
 
     /// The actuator named `name`.

@@ -109,3 +109,98 @@ fn pose_problems() {
         .expect("rock")
         .contains("rock"));
 }
+
+#[test]
+fn yellow_is_blue_mirrored_and_passes_the_same_checks() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../params/eurobot/table.json");
+    let blue = Scenario::load(&path).expect("loads");
+    let yellow = blue.for_colour(arnie_math::Colour::Yellow);
+    yellow.validate().expect("the mirror is a valid scenario");
+    assert_eq!(blue.for_colour(arnie_math::Colour::Blue), blue);
+    let w = blue.table.width_m;
+    assert!((yellow.robot.start.x - (w - blue.robot.start.x)).abs() < 1e-12);
+    assert!((yellow.robot.start.theta - std::f64::consts::PI).abs() < 1e-12);
+    for (b, y) in blue.tasks.iter().zip(&yellow.tasks) {
+        assert!(
+            (y.x_m - (w - b.x_m)).abs() < 1e-12 && y.y_m == b.y_m,
+            "{}",
+            b.name
+        );
+    }
+    let (bo, yo) = (
+        blue.opponent.as_ref().unwrap(),
+        yellow.opponent.as_ref().unwrap(),
+    );
+    for (b, y) in bo.waypoints.iter().zip(&yo.waypoints) {
+        assert!((y.x_m - (w - b.x_m)).abs() < 1e-12 && y.y_m == b.y_m);
+    }
+    // Every point blocked on one side is blocked at its mirror on the other.
+    for i in 0..60 {
+        for j in 0..40 {
+            let (x, y) = (0.025 + i as f64 * 0.05, 0.025 + j as f64 * 0.05);
+            assert_eq!(
+                blue.blocked_at(x, y, 0.0),
+                yellow.blocked_at(w - x, y, 0.0),
+                "({x}, {y})"
+            );
+        }
+    }
+    // And back: yellow mirrored again is blue.
+    let back = yellow.for_colour(arnie_math::Colour::Yellow);
+    assert!((back.robot.start.x - blue.robot.start.x).abs() < 1e-12);
+}
+
+#[test]
+fn the_lidar_section_is_checked() {
+    let s = with(r#"{"lidar":{}}"#).expect("defaults");
+    let l = s.lidar.unwrap();
+    assert_eq!(
+        (l.rate_hz, l.samples_per_s, l.range_max_m),
+        (10.0, 4500.0, 12.0)
+    );
+    assert!(l.clockwise);
+    for (patch, field) in [
+        (r#"{"lidar":{"rate_hz":50}}"#, "lidar.rate_hz"),
+        (r#"{"lidar":{"dropout":1.5}}"#, "lidar.dropout"),
+        (r#"{"lidar":{"mount":{"x_m":0.5}}}"#, "lidar.mount"),
+        (
+            r#"{"lidar":{"range_min_m":0.5,"range_max_m":0.4}}"#,
+            "lidar.range_max_m",
+        ),
+        (r#"{"lidar":{"spin":1}}"#, "unknown field"),
+    ] {
+        let e = with(patch).unwrap_err().to_string();
+        assert!(e.contains(field), "{patch}: {e}");
+    }
+}
+
+/// The URDF's `laser_joint` is where the scenario's LiDAR sits (x, y, yaw): the scans the
+/// base places through TF are the simulated ones.
+#[test]
+fn the_urdf_laser_is_the_scenario_s_lidar() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+    let s = Scenario::load(&dir.join("params/eurobot/table.json")).expect("loads");
+    let mount = s.lidar.expect("the shipped table has a LiDAR").mount;
+    let urdf = std::fs::read_to_string(dir.join("nodes/arnie_bringup/urdf/eurobot_base.urdf"))
+        .expect("urdf");
+    let joint = &urdf[urdf
+        .find("<joint name=\"laser_joint\"")
+        .expect("laser_joint")..];
+    let joint = &joint[..joint.find("</joint>").expect("end")];
+    assert!(
+        joint.contains("<child link=\"laser\"/>") && joint.contains("<parent link=\"base_link\"/>")
+    );
+    let attr = |name: &str| -> Vec<f64> {
+        let at = joint.find(&format!("{name}=\"")).expect(name) + name.len() + 2;
+        let end = joint[at..].find('"').expect("quote");
+        joint[at..at + end]
+            .split_whitespace()
+            .map(|v| v.parse().expect("number"))
+            .collect()
+    };
+    let (xyz, rpy) = (attr("xyz"), attr("rpy"));
+    assert_eq!(
+        (xyz[0], xyz[1], rpy[2]),
+        (mount.x_m, mount.y_m, mount.yaw_rad)
+    );
+}

@@ -93,6 +93,37 @@ impl Scenario {
             positive(&format!("sensors[{i}].range_m"), s.range_m, 10.0)?;
             positive(&format!("sensors[{i}].rate_hz"), s.rate_hz, 1000.0)?;
         }
+        if let Some(l) = &self.lidar {
+            finite("lidar.mount.x_m", l.mount.x_m)?;
+            finite("lidar.mount.y_m", l.mount.y_m)?;
+            finite("lidar.mount.yaw_rad", l.mount.yaw_rad)?;
+            if l.mount.x_m.hypot(l.mount.y_m) > r.radius_m {
+                return Err(Invalid::LidarOffRobot {
+                    x: l.mount.x_m,
+                    y: l.mount.y_m,
+                    radius: r.radius_m,
+                });
+            }
+            finite("lidar.angle_offset_rad", l.angle_offset_rad)?;
+            in_range("lidar.rate_hz", l.rate_hz, 5.0, 15.0, "out of range")?;
+            in_range(
+                "lidar.samples_per_s",
+                l.samples_per_s,
+                100.0,
+                20_000.0,
+                "out of range",
+            )?;
+            in_range("lidar.range_min_m", l.range_min_m, 0.0, 1.0, "out of range")?;
+            in_range(
+                "lidar.range_max_m",
+                l.range_max_m,
+                l.range_min_m + 0.01,
+                65.0,
+                "out of range",
+            )?;
+            in_range("lidar.noise_m", l.noise_m, 0.0, 1.0, "out of range")?;
+            in_range("lidar.dropout", l.dropout, 0.0, 1.0, "out of range")?;
+        }
         cap("actuators", self.actuators.len(), MAX_ACTUATORS)?;
         for (i, a) in self.actuators.iter().enumerate() {
             if self.actuators[..i]
@@ -361,6 +392,16 @@ pub enum Invalid {
         field: String,
         /// The name given.
         name: String,
+    },
+    /// The LiDAR mounted outside the robot's disc.
+    #[error("lidar.mount: ({x}, {y}) is outside the robot's {radius} m disc")]
+    LidarOffRobot {
+        /// Its x [m].
+        x: f64,
+        /// Its y [m].
+        y: f64,
+        /// The robot's radius [m].
+        radius: f64,
     },
     /// A position off the table, or closer than the radius to a wall.
     #[error(

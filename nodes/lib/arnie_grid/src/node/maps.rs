@@ -270,6 +270,21 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// Yellow's map is blue's flipped: the same as the mirrored scenario rasterised
+    /// (the PGM the launch file loads and the scenario agree on both sides).
+    #[test]
+    fn the_flipped_table_is_the_mirrored_scenario() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../params/eurobot");
+        let frame = MapFrame::new(0.02, 0.0, 0.0).unwrap();
+        let blue = load_map_file_raw(&root.join("table.pgm"), frame, &opts()).unwrap();
+        let s = arnie_field::Scenario::load(&root.join("table.json")).unwrap();
+        let r = s
+            .for_colour(arnie_math::Colour::Yellow)
+            .rasterise(0.02, true)
+            .unwrap();
+        assert_eq!(blue.mirrored_x().blocked_cells(), r.blocked.as_slice());
+    }
+
     #[test]
     fn the_table_scenario_is_a_map_file() {
         let table =

@@ -1,7 +1,8 @@
 //! What goes in and out of the board: the decoded commands ([`Input`]), the packets
 //! to send ([`Output`]), truth-log [`Event`]s and the packets' constants.
 use arnie_packets::typed::{
-    Ack, Actuator, ActuatorDone, DriveSpeed, ObstacleReport, Odometry, SetPose, Stop,
+    Ack, Actuator, ActuatorDone, DriveSpeed, MatchReady, ObstacleReport, Odometry, SetPose,
+    StartCord, Stop,
 };
 use arnie_packets::TypedPacket;
 
@@ -33,6 +34,8 @@ pub const ID_STOP: u8 = Stop::ID;
 pub const ID_SET_POSE: u8 = SetPose::ID;
 /// Packet id of `Actuator`, for `Ack.command`.
 pub const ID_ACTUATOR: u8 = Actuator::ID;
+/// Packet id of `MatchReady`, for `Ack.command`.
+pub const ID_MATCH_READY: u8 = MatchReady::ID;
 
 /// A command received from the base: one of the packets generated from
 /// `nodes/lib/arnie_packets/packets` (fields as on the wire: mm, mrad, ms).
@@ -49,6 +52,10 @@ pub enum Input {
     /// `actuator` is the scenario's `actuators[].id`, `action` the
     /// [`crate::scenario::Action::code`], `element` the scenario's `tasks[].element`.
     Actuator(Actuator),
+    /// `MatchReady`: the host armed a match (its colour and length; answered with an
+    /// `Ack`). With [`crate::board::Options::cord_pull_after_ready_ms`] the simulated
+    /// operator puts the cord back if it is out and pulls it that long after.
+    MatchReady(MatchReady),
 }
 
 /// A packet for the base: one of the packets generated from `nodes/lib/arnie_packets/packets`.
@@ -66,6 +73,8 @@ pub enum Output {
     Ack(Ack),
     /// `ActuatorDone`: an actuator's action has ended (`status` = `DONE_*`).
     ActuatorDone(ActuatorDone),
+    /// `StartCord`: the start cord's state, 10 times a second and on every change.
+    StartCord(StartCord),
 }
 
 /// Something worth a line in the truth log.

@@ -20,11 +20,21 @@
 //!   0 with `start_on: "board_start"`; until it starts it stands at its first waypoint.
 //! - **Actuators**: a command is acknowledged at once (busy / invalid refused) and done
 //!   after its duration (`ActuatorDone`).
+//! - **Start cord**: in at the start; [`Board::pull_cord`] pulls it (put back first if
+//!   it was out: a second pull), [`Board::insert_cord`] puts it back; `StartCord` reports
+//!   it every 100 ms and at once on a change. `MatchReady` is acknowledged; with
+//!   [`Options::cord_pull_after_ready_ms`] the simulated operator then pulls the cord
+//!   that long after (putting it back first if it was out).
+//! - **LiDAR** (with [`Options::lidar`] and a scenario `lidar`): the [`SimLidar`] streams
+//!   LD06 packets from the true pose, taken with [`Board::take_lidar_bytes`];
+//!   [`Board::set_lidar_power`] switches it off and on.
 use crate::geometry::{cast, shape_distance, Hit};
+use crate::lidar::{laser_pose, SimLidar};
 use crate::opponent::Script;
 use crate::scenario::{Action, Disc, OpponentStart, Scenario};
 use arnie_packets::typed::{
-    Ack, Actuator, ActuatorDone, DriveSpeed, ObstacleReport, Odometry, SetPose, Stop,
+    Ack, Actuator, ActuatorDone, DriveSpeed, MatchReady, ObstacleReport, Odometry, SetPose,
+    StartCord, Stop,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -36,8 +46,12 @@ pub use arnie_math::{wrap_angle, Pose2 as Pose, Rng};
 use arnie_packets::typed::{from_milli, to_milli};
 pub use io::{
     Event, Input, Output, ACK_BUSY, ACK_INVALID, ACK_OK, DONE_FAILED, DONE_OK, FLAG_ACTUATOR_BUSY,
-    FLAG_MOVING, FLAG_OBSTACLE, FLAG_STOPPED, FLAG_WATCHDOG, ID_ACTUATOR, ID_SET_POSE, ID_STOP,
+    FLAG_MOVING, FLAG_OBSTACLE, FLAG_STOPPED, FLAG_WATCHDOG, ID_ACTUATOR, ID_MATCH_READY,
+    ID_SET_POSE, ID_STOP,
 };
+
+/// `StartCord` packets are sent this often [ms] (and at once on every change).
+pub const CORD_PERIOD_MS: u64 = 100;
 
 /// Longest integration step [ms].
 pub const STEP_MS: u64 = 5;
@@ -51,6 +65,10 @@ pub struct Options {
     pub seed: Option<u64>,
     /// Replaces the scenario's default watchdog [ms].
     pub watchdog_ms: Option<u32>,
+    /// Stream the scenario's LiDAR (from board time 0; needs a scenario `lidar`).
+    pub lidar: bool,
+    /// After a `MatchReady`, pull the start cord this long after [ms] (the operator).
+    pub cord_pull_after_ready_ms: Option<u64>,
 }
 
 impl Default for Options {
@@ -59,8 +77,22 @@ impl Default for Options {
             noise_scale: 1.0,
             seed: None,
             watchdog_ms: None,
+            lidar: false,
+            cord_pull_after_ready_ms: None,
         }
     }
+}
+
+/// The start cord.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cord {
+    out: bool,
+    pulls: u8,
+    pulled_at_ms: u64,
+    seq: u16,
+    next_ms: u64,
+    /// A pull the operator will make (after a `MatchReady`).
+    pull_at_ms: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -114,6 +146,9 @@ pub struct Board {
     colliding: bool,
     events: Vec<Event>,
     outputs: Vec<Output>,
+    cord: Cord,
+    cord_pull_after_ready_ms: Option<u64>,
+    lidar: Option<SimLidar>,
 }
 
 impl Board {
@@ -140,7 +175,18 @@ impl Board {
         let rng = Rng::new(opts.seed.unwrap_or(s.odometry.seed));
         let default_watchdog_ms = u64::from(opts.watchdog_ms.unwrap_or(s.robot.watchdog_ms).max(1));
         let next_sensor_ms = vec![0; s.sensors.len()];
+        let lidar = match (opts.lidar, s.lidar) {
+            (true, Some(spec)) => {
+                let mut l = SimLidar::new(spec, opts.seed);
+                l.set_on(true, 0);
+                Some(l)
+            }
+            _ => None,
+        };
         Board {
+            cord: Cord::default(),
+            cord_pull_after_ready_ms: opts.cord_pull_after_ready_ms,
+            lidar,
             in_range: vec![false; s.sensors.len()],
             opponent,
             opponent_t0_ms,
@@ -220,9 +266,106 @@ impl Board {
         std::mem::take(&mut self.events)
     }
 
+    /// Whether the start cord is out.
+    pub fn cord_out(&self) -> bool {
+        self.cord.out
+    }
+
+    /// Pulls the start cord at `now_ms` (the board first runs up to then); if it was out
+    /// it is put back first, so this is a second pull. Returns what fell due.
+    pub fn pull_cord(&mut self, now_ms: u64) -> Vec<Output> {
+        self.run_to(now_ms);
+        self.pull(now_ms);
+        std::mem::take(&mut self.outputs)
+    }
+
+    /// Puts the start cord back at `now_ms` (nothing when it is in).
+    pub fn insert_cord(&mut self, now_ms: u64) -> Vec<Output> {
+        self.run_to(now_ms);
+        if self.cord.out {
+            self.cord.out = false;
+            self.event("cord_inserted", format!("after {} pulls", self.cord.pulls));
+            self.cord_packet();
+        }
+        std::mem::take(&mut self.outputs)
+    }
+
+    fn pull(&mut self, now_ms: u64) {
+        if self.cord.out {
+            self.cord.out = false;
+            self.event("cord_inserted", "to be pulled again".into());
+            self.cord_packet();
+        }
+        self.cord.out = true;
+        self.cord.pulls = self.cord.pulls.wrapping_add(1);
+        self.cord.pulled_at_ms = now_ms;
+        self.cord.pull_at_ms = None;
+        self.event("cord_pulled", format!("pull {}", self.cord.pulls));
+        let starts_on_cord = self
+            .s
+            .opponent
+            .as_ref()
+            .is_some_and(|o| o.start_on == OpponentStart::Cord);
+        if starts_on_cord && self.opponent_t0_ms.is_none() {
+            self.opponent_t0_ms = Some(now_ms);
+            self.event("opponent_starts", "with the start cord".into());
+        }
+        self.cord_packet();
+    }
+
+    fn cord_packet(&mut self) {
+        let since = if self.cord.out {
+            u32::try_from(self.now_ms.saturating_sub(self.cord.pulled_at_ms)).unwrap_or(u32::MAX)
+        } else {
+            0
+        };
+        self.outputs.push(Output::StartCord(StartCord {
+            seq: self.cord.seq,
+            pulled: self.cord.out,
+            pulls: self.cord.pulls,
+            since_pull_ms: since,
+        }));
+        self.cord.seq = self.cord.seq.wrapping_add(1);
+        self.cord.next_ms = self.now_ms + CORD_PERIOD_MS;
+    }
+
+    /// Whether the LiDAR streams (`None`: the board has none).
+    pub fn lidar_on(&self) -> Option<bool> {
+        self.lidar.as_ref().map(SimLidar::is_on)
+    }
+
+    /// Switches the LiDAR off (silent, as a stalled motor or a cut wire) or on, at
+    /// `now_ms`. Returns whether there is one.
+    pub fn set_lidar_power(&mut self, on: bool, now_ms: u64) -> bool {
+        self.run_to(now_ms);
+        let now = self.now_ms;
+        let Some(l) = self.lidar.as_mut() else {
+            return false;
+        };
+        if l.is_on() != on {
+            l.set_on(on, now);
+            self.event("lidar", if on { "on".into() } else { "off".into() });
+        }
+        true
+    }
+
+    /// The LiDAR's bytes made since the last call (LD06 packets).
+    pub fn take_lidar_bytes(&mut self) -> Vec<u8> {
+        self.lidar
+            .as_mut()
+            .map(SimLidar::take_bytes)
+            .unwrap_or_default()
+    }
+
     /// When [`advance`](Self::advance) next has something to send [ms].
     pub fn next_deadline_ms(&self) -> u64 {
-        let mut t = self.next_odom_ms;
+        let mut t = self.next_odom_ms.min(self.cord.next_ms);
+        if let Some(p) = self.cord.pull_at_ms {
+            t = t.min(p);
+        }
+        if let Some(l) = self.lidar.as_ref().and_then(SimLidar::next_packet_ms) {
+            t = t.min(l);
+        }
         for &s in &self.next_sensor_ms {
             t = t.min(s);
         }
@@ -259,7 +402,12 @@ impl Board {
                         .clamp(-r.max_angular_rad_s, r.max_angular_rad_s);
                     self.cmd_seq = seq;
                     self.any_drive = true;
-                    if self.opponent.is_some()
+                    let on_motion = self
+                        .s
+                        .opponent
+                        .as_ref()
+                        .is_some_and(|o| o.start_on == OpponentStart::FirstMotion);
+                    if on_motion
                         && self.opponent_t0_ms.is_none()
                         && (linear_mm_s != 0 || angular_mrad_s != 0)
                     {
@@ -353,6 +501,37 @@ impl Board {
                     status,
                 }));
             }
+            Input::MatchReady(MatchReady {
+                seq,
+                colour,
+                duration_s,
+            }) => {
+                let status = if colour <= 1 { ACK_OK } else { ACK_INVALID };
+                self.event(
+                    "match_ready",
+                    format!(
+                        "colour {} ({colour}), {duration_s} s",
+                        match colour {
+                            0 => "blue",
+                            1 => "yellow",
+                            _ => "unknown",
+                        }
+                    ),
+                );
+                if let (ACK_OK, Some(after)) = (status, self.cord_pull_after_ready_ms) {
+                    if self.cord.out {
+                        self.cord.out = false;
+                        self.event("cord_inserted", "the operator arms the robot".into());
+                        self.cord_packet();
+                    }
+                    self.cord.pull_at_ms = Some(self.now_ms + after);
+                }
+                self.outputs.push(Output::Ack(Ack {
+                    command: ID_MATCH_READY,
+                    seq,
+                    status,
+                }));
+            }
         }
         std::mem::take(&mut self.outputs)
     }
@@ -414,6 +593,20 @@ impl Board {
             let period = (1000.0 / self.s.odometry.rate_hz).round().max(1.0) as u64;
             self.next_odom_ms = now + period;
             self.odometry_packet();
+        }
+        if self.cord.pull_at_ms.is_some_and(|t| t <= now) {
+            self.pull(now);
+        }
+        if self.cord.next_ms <= now {
+            self.cord_packet();
+        }
+        if self.lidar.is_some() {
+            let opp = self.opponent_disc(now);
+            let truth = self.truth;
+            if let Some(l) = self.lidar.as_mut() {
+                let at = laser_pose(truth, l.spec());
+                l.emit(now, &self.s, at, opp.as_ref());
+            }
         }
     }
 

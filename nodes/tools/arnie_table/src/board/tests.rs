@@ -387,3 +387,137 @@ fn set_pose_moves_the_odometry_only() {
     );
     assert!(out.contains(&ack(ID_SET_POSE, 3, ACK_INVALID)));
 }
+
+fn cords(out: &[Output]) -> Vec<StartCord> {
+    out.iter()
+        .filter_map(|o| match o {
+            Output::StartCord(c) => Some(*c),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_start_cord_is_reported_every_100_ms_and_on_each_change() {
+    let mut b = board("");
+    let out = b.advance(1000);
+    let c = cords(&out);
+    assert_eq!(c.len(), 11, "at 0, 100, ... 1000 ms");
+    assert!(c
+        .iter()
+        .all(|c| !c.pulled && c.pulls == 0 && c.since_pull_ms == 0));
+    let out = b.pull_cord(1234);
+    let c = cords(&out);
+    assert_eq!(
+        c.last().map(|c| (c.pulled, c.pulls, c.since_pull_ms)),
+        Some((true, 1, 0))
+    );
+    let out = b.advance(1534);
+    let last = *cords(&out).last().unwrap();
+    assert!(last.pulled && last.since_pull_ms >= 200, "{last:?}");
+    // A second pull: put back, then pulled again; both changes reported.
+    let out = b.pull_cord(2000);
+    let c = cords(&out);
+    assert_eq!(
+        c[c.len() - 2..]
+            .iter()
+            .map(|c| (c.pulled, c.pulls))
+            .collect::<Vec<_>>(),
+        vec![(false, 1), (true, 2)]
+    );
+    let kinds: Vec<&str> = b.take_events().iter().map(|e| e.kind).collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "cord_pulled").count(), 2);
+    b.insert_cord(2100);
+    assert!(!b.cord_out());
+}
+
+#[test]
+fn match_ready_is_acked_and_the_operator_pulls_the_cord_after_the_delay() {
+    let mut b = Board::new(
+        scenario(""),
+        Options {
+            noise_scale: 0.0,
+            cord_pull_after_ready_ms: Some(500),
+            ..Options::default()
+        },
+    );
+    let ready = |seq, colour| {
+        Input::MatchReady(MatchReady {
+            seq,
+            colour,
+            duration_s: 100,
+        })
+    };
+    let out = b.input(100, ready(7, 1));
+    assert!(out.contains(&ack(ID_MATCH_READY, 7, ACK_OK)));
+    assert!(!b.cord_out());
+    b.advance(599);
+    assert!(!b.cord_out());
+    let out = b.advance(600);
+    assert!(b.cord_out());
+    assert!(cords(&out).iter().any(|c| c.pulled && c.pulls == 1));
+    // Armed again with the cord out: put back at once, pulled 500 ms later.
+    b.input(1000, ready(8, 0));
+    assert!(!b.cord_out());
+    b.advance(1500);
+    assert!(b.cord_out());
+    // An unknown colour is refused and arms nothing.
+    let out = b.input(2000, ready(9, 7));
+    assert!(out.contains(&ack(ID_MATCH_READY, 9, ACK_INVALID)));
+    assert!(b.cord_out(), "nothing put back");
+}
+
+#[test]
+fn an_opponent_that_starts_on_the_cord_waits_for_it() {
+    let mut b = board(
+        r#"{"opponent":{"radius_m":0.1,"speed_m_s":1.0,"start_on":"cord",
+            "waypoints":[{"x_m":2.5,"y_m":0.5},{"x_m":2.5,"y_m":1.5}]}}"#,
+    );
+    b.input(0, drive(1, 200, 0));
+    b.advance(1000);
+    assert_eq!(
+        b.opponent().map(|o| o.1),
+        Some(0.5),
+        "our motion does not start it"
+    );
+    b.pull_cord(1000);
+    b.advance(1500);
+    let y = b.opponent().unwrap().1;
+    assert!((y - 1.0).abs() < 1e-6, "{y}");
+}
+
+#[test]
+fn the_lidar_streams_packets_from_the_true_pose_and_can_be_switched_off() {
+    let mut b = Board::new(
+        scenario(r#"{"lidar":{"seed":1}}"#),
+        Options {
+            noise_scale: 0.0,
+            lidar: true,
+            ..Options::default()
+        },
+    );
+    assert_eq!(b.lidar_on(), Some(true));
+    b.advance(1000);
+    let bytes = b.take_lidar_bytes();
+    assert_eq!(bytes.len(), 375 * ld06::PACKET_LEN);
+    let mut d = ld06::Decoder::new(0.05);
+    d.push(&bytes, 1.0);
+    let packets: Vec<_> = std::iter::from_fn(|| d.next_packet()).collect();
+    assert!(packets.iter().all(Result::is_ok));
+    // The robot at (0.5, 1.0): the wall behind at 0.5 m (device 180° = laser 180°).
+    let behind = packets
+        .iter()
+        .flatten()
+        .flat_map(|p| (0..12).map(move |i| (p.angle_deg(i), p.points[i].distance_mm)))
+        .find(|(a, _)| (a - 180.0).abs() < 0.5)
+        .unwrap();
+    assert!((i32::from(behind.1) - 500).abs() <= 1, "{behind:?}");
+    assert!(b.set_lidar_power(false, 1000));
+    b.advance(2000);
+    assert!(b.take_lidar_bytes().is_empty());
+    // Without the option, or without a scenario lidar, there is none.
+    let mut quiet = board(r#"{"lidar":{}}"#);
+    quiet.advance(500);
+    assert!(quiet.take_lidar_bytes().is_empty());
+    assert_eq!(board("").lidar_on(), None);
+}

@@ -28,6 +28,15 @@
 //! speeds, `opponent`), and an `event` line for each board event (watchdog, stop,
 //! collision, actuator start/done, opponent seen, ...). SIGINT / SIGTERM stop it (exit 0,
 //! counters printed); a failing link exits 1, bad arguments or files 2.
+//!
+//! `--lidar` (or `--lidar-link-file` / `--lidar-symlink`): the scenario's LD06 LiDAR
+//! streams on a second pty (`board_sim lidar: link <path>`; `lidar_link`). `--colour
+//! yellow` plays the scenario mirrored (`Scenario::for_colour`). `--cord-pull-s S`: S s
+//! after a `MatchReady` the simulated operator pulls the start cord. `--control PATH`: a
+//! FIFO of commands (`cord pull`, `lidar unplug`, ...; `control`).
+mod control;
+mod lidar_link;
+
 use arnie_packets::device::{self, LinkChoice, Mode};
 use arnie_packets::link::{Link, LinkConfig, LinkEvent};
 use arnie_packets::reliable::{self, Arrival, Due, Receiver, Repeater};
@@ -36,6 +45,8 @@ use arnie_table::board::{Event, Rng};
 use arnie_table::{wire, Board, Options, Scenario};
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, ValueEnum};
+use control::{Command, Control};
+use lidar_link::LidarLink;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -96,6 +107,35 @@ struct Cli {
     #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=65_535))]
     watchdog_ms: Option<u32>,
+    /// The team colour: yellow plays the scenario mirrored (x -> width - x)
+    #[arg(long, value_name = "COLOUR", default_value = "blue", value_parser = colour)]
+    colour: arnie_math::Colour,
+    /// Stream the scenario's LD06 LiDAR on a second pty (`board_sim lidar: link <path>`)
+    #[arg(long)]
+    lidar: bool,
+    /// Write where the LiDAR's pty is to this file (atomically); implies --lidar
+    #[arg(long, value_name = "PATH")]
+    lidar_link_file: Option<PathBuf>,
+    /// Point this symlink at the LiDAR's pty (removed while unplugged); implies --lidar
+    #[arg(long, value_name = "PATH")]
+    lidar_symlink: Option<PathBuf>,
+    /// Pull the start cord this long after the host's MatchReady [s], 0 ..= 600
+    #[arg(long, value_name = "S", value_parser = seconds)]
+    cord_pull_s: Option<f64>,
+    /// A FIFO of commands, one a line: cord pull|insert, lidar on|off|plug|unplug
+    #[arg(long, value_name = "PATH")]
+    control: Option<PathBuf>,
+}
+
+fn colour(v: &str) -> Result<arnie_math::Colour, String> {
+    arnie_math::Colour::parse(v).map_err(|e| e.to_string())
+}
+
+fn seconds(v: &str) -> Result<f64, String> {
+    v.parse()
+        .ok()
+        .filter(|s: &f64| s.is_finite() && (0.0..=600.0).contains(s))
+        .ok_or_else(|| "0 ..= 600 seconds".into())
 }
 
 /// The link modes board_sim plays.
@@ -130,6 +170,10 @@ struct Args {
     truth_period_ms: u64,
     corrupt_rate: f64,
     opts: Options,
+    colour: arnie_math::Colour,
+    lidar_link_file: Option<PathBuf>,
+    lidar_symlink: Option<PathBuf>,
+    control: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -156,6 +200,7 @@ fn check(c: Cli) -> Result<Args, String> {
     if mode != Mode::Pty && c.corrupt_rate > 0.0 {
         return Err("--corrupt-rate is for the UART (pty) link only".into());
     }
+    let lidar = c.lidar || c.lidar_link_file.is_some() || c.lidar_symlink.is_some();
     Ok(Args {
         scenario: c.scenario,
         link: LinkChoice {
@@ -171,7 +216,13 @@ fn check(c: Cli) -> Result<Args, String> {
             noise_scale: c.noise_scale,
             seed: c.seed,
             watchdog_ms: c.watchdog_ms,
+            lidar,
+            cord_pull_after_ready_ms: c.cord_pull_s.map(|s| (s * 1000.0).round() as u64),
         },
+        colour: c.colour,
+        lidar_link_file: c.lidar_link_file,
+        lidar_symlink: c.lidar_symlink,
+        control: c.control,
     })
 }
 
@@ -214,7 +265,18 @@ async fn send(link: &mut Link, p: &Packet) -> Result<(), Failure> {
 
 async fn run(args: Args) -> Result<(), Failure> {
     let stop = device::stop_signal().map_err(|e| (1, e.to_string()))?;
-    let scenario = Scenario::load(&args.scenario).map_err(|e| (2, e.to_string()))?;
+    let scenario = Scenario::load(&args.scenario)
+        .map_err(|e| (2, e.to_string()))?
+        .for_colour(args.colour);
+    if args.opts.lidar && scenario.lidar.is_none() {
+        return Err((
+            2,
+            format!(
+                "--lidar: scenario {} has no \"lidar\" section",
+                args.scenario.display()
+            ),
+        ));
+    }
     let packets = &args.link.packets;
     let defs = Definitions::load_dir(packets).map_err(|e| (2, e.to_string()))?;
     wire::check(&defs).map_err(|e| (2, format!("{}: {e}", packets.display())))?;
@@ -227,9 +289,10 @@ async fn run(args: Args) -> Result<(), Failure> {
         None => None,
     };
     println!(
-        "board_sim: scenario {:?} from {} ({} obstacles, {} tasks, opponent: {})",
+        "board_sim: scenario {:?} from {}, {} ({} obstacles, {} tasks, opponent: {})",
         scenario.name,
         args.scenario.display(),
+        args.colour,
         scenario.obstacles.len(),
         scenario.tasks.len(),
         if scenario.opponent.is_some() {
@@ -258,6 +321,7 @@ async fn run(args: Args) -> Result<(), Failure> {
         "scenario": args.scenario.display().to_string(),
         "name": scenario.name,
         "table": [scenario.table.width_m, scenario.table.height_m],
+        "colour": args.colour.name(),
         "robot": {"x": scenario.robot.start.x, "y": scenario.robot.start.y, "theta": scenario.robot.start.theta, "radius": scenario.robot.radius_m},
         "link": place,
         // Wall clock at t_ms = 0 (s since the Unix epoch), to line the log up with others.
@@ -282,6 +346,21 @@ async fn run(args: Args) -> Result<(), Failure> {
     };
     device::announce("board_sim", &place, args.link.link_file.as_deref(), symlink)
         .map_err(|e| (1, e.to_string()))?;
+    let mut lidar = if args.opts.lidar {
+        Some(
+            LidarLink::open(args.lidar_link_file.clone(), args.lidar_symlink.clone())
+                .map_err(|e| (1, e))?,
+        )
+    } else {
+        None
+    };
+    let mut control = match &args.control {
+        Some(p) => {
+            Some(Control::open(p).map_err(|e| (2, format!("--control {}: {e}", p.display())))?)
+        }
+        None => None,
+    };
+    let mut bad_commands = 0u64;
     let start = Instant::now();
     let mut next_truth_ms = 0u64;
     tokio::pin!(stop);
@@ -290,6 +369,9 @@ async fn run(args: Args) -> Result<(), Failure> {
         // What is due now: board packets, repeats, the truth log.
         let outputs = board.advance(now);
         emit(&mut link, &defs, now, &outputs, &mut stats).await?;
+        if let Some(l) = lidar.as_mut() {
+            l.write(&board.take_lidar_bytes());
+        }
         log_events(&mut truth, board.take_events())?;
         for due in stats.repeater.due(now) {
             match due {
@@ -345,6 +427,22 @@ async fn run(args: Args) -> Result<(), Failure> {
             biased;
             _ = &mut stop => break,
             r = link.recv() => Some(r),
+            line = next_command(control.as_mut()) => {
+                let now = ms_since(start);
+                match line.map(|l| Command::parse(&l)) {
+                    Some(Ok(cmd)) => {
+                        let outputs = command(&mut board, lidar.as_mut(), cmd, now);
+                        emit(&mut link, &defs, now, &outputs, &mut stats).await?;
+                        log_events(&mut truth, board.take_events())?;
+                    }
+                    Some(Err(why)) => {
+                        bad_commands += 1;
+                        println!("board_sim: {why}");
+                    }
+                    None => control = None,
+                }
+                None
+            }
             _ = sleep_until(deadline) => None,
         };
         // Rejected bytes are counted by the link (printed at the end).
@@ -376,9 +474,58 @@ async fn run(args: Args) -> Result<(), Failure> {
     counts.push(format!("repeats={}", stats.repeats));
     counts.push(format!("duplicates={}", stats.duplicates));
     counts.push(format!("gave_up={}", stats.gave_up));
+    if let Some(l) = &lidar {
+        counts.push(format!("lidar_bytes={}", l.written));
+        counts.push(format!("lidar_bytes_dropped={}", l.dropped));
+    }
+    counts.push(format!("bad_commands={bad_commands}"));
     println!("board_sim: stopped; {}", counts.join(" "));
     drop(hold);
     Ok(())
+}
+
+/// The next control line; pending forever without a FIFO, `None` when it ends.
+async fn next_command(control: Option<&mut Control>) -> Option<String> {
+    match control {
+        Some(c) => match c.next_line().await {
+            Ok(Some(line)) => Some(line),
+            Ok(None) | Err(_) => None,
+        },
+        None => std::future::pending().await,
+    }
+}
+
+/// Carries out one control command; returns what the board sends because of it.
+fn command(
+    board: &mut Board,
+    lidar: Option<&mut LidarLink>,
+    cmd: Command,
+    now: u64,
+) -> Vec<arnie_table::Output> {
+    println!("board_sim: {:>8.3} s command {cmd:?}", now as f64 / 1000.0);
+    match cmd {
+        Command::PullCord => board.pull_cord(now),
+        Command::InsertCord => board.insert_cord(now),
+        Command::LidarPower(on) => {
+            if !board.set_lidar_power(on, now) {
+                println!("board_sim: no LiDAR (run with --lidar)");
+            }
+            board.advance(now)
+        }
+        Command::LidarPlug(plug) => {
+            match lidar {
+                Some(l) if plug => {
+                    if let Err(e) = l.plug() {
+                        println!("board_sim: {e}");
+                    }
+                }
+                Some(l) => l.unplug(),
+                None => println!("board_sim: no LiDAR (run with --lidar)"),
+            }
+            board.set_lidar_power(plug, now);
+            board.advance(now)
+        }
+    }
 }
 
 /// One packet from the host: an acknowledgement, a repeat, a board command, a link test.
