@@ -25,7 +25,8 @@ const ALLOWED: &str = "
 nodes/arnie_comms/src/bridge/mod.rs run: lifecycle (45) landed just before this check's branch closed; the loop's state wants a struct of its own and the comms graph tests rerun: next (issue 44)
 nodes/arnie_foxglove/src/ros/mod.rs setup: security (48) landed just before this check's branch closed (it rewrote this setup); split with the bridge's graph tests rerun: next (issue 44)
 nodes/lib/arnie_field/src/scenario/validate.rs validate: the Eurobot branch (47) adds checks here; split it once that lands
-nodes/tools/arnie_table/src/bin/board_sim.rs run: the Eurobot branch (47) splits board_sim into a folder of its own
+nodes/tools/arnie_table/src/bin/board_sim/main.rs run: the Eurobot branch (47) landed at the session's end with the LiDAR pty and the control FIFO in this loop; the loop's state wants a struct of its own: next (issue 44)
+nodes/tools/arnie_table/src/board/mod.rs input: the Eurobot branch (47) added the cord and match packets to this one match over the inputs; split by packet family: next (issue 44)
 ";
 
 /// [`ALLOWED`] as `(file, function or "", why)`.

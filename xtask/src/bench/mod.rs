@@ -69,6 +69,7 @@ const BENCHES: &[Bench] = &[
     bench("spine-wire", "spine: decode + route one datagram (library, no sockets)", "arnie_spine", "wire", Build::NoRos, &[]),
     bench("spine", "spine on a real graph: UDP -> topic latency vs r2r baseline, max rate, UDP -> UDP route", "arnie_spine", "live", Build::Default, &[]),
     bench("planner", "planner: JPS and A* vs the pathfinding crate and PathFinding.js", "arnie_grid", "compare", Build::Default, &[]),
+    bench("ld06", "the LiDAR driver's decoding: 10 Hz of LD06 bytes decoded and assembled into scans (library)", "ld06", "decode", Build::Default, &[]),
     bench("comms", "comms: frames encoded / decoded per second", "arnie_packets", "codec", Build::Default, &[]),
     bench("brain", "brain: instructions loading and ticks", "arnie_brain", "tick", Build::NoRos, &[]),
     bench("foxglove", "foxglove_bridge on a real graph: added latency publish -> WebSocket client at 1 kHz (ws and wss + token), messages/s to 1 and 4 clients", "arnie_foxglove", "live", Build::Default, &["arnie_secure"]),

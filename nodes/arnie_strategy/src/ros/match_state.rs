@@ -41,7 +41,7 @@ impl MatchClockNode {
     ///
     /// # Errors
     /// A ROS entity that could not be created.
-    pub fn setup(app: &mut App, counters: Arc<Counters>) -> Result<Arc<MatchClockNode>, Error> {
+    pub fn create(app: &mut App, counters: Arc<Counters>) -> Result<Arc<MatchClockNode>, Error> {
         let publisher = app
             .node
             .create_publisher::<MatchState>(topics::MATCH_STATE, qos::latched())?;

@@ -164,7 +164,7 @@ pub fn setup(
     });
     // The match clock: started by the cord (StartCord on comms/rx), published on
     // match/state.
-    let clock = match_state::MatchClockNode::setup(app, counters.clone())?;
+    let clock = match_state::MatchClockNode::create(app, counters.clone())?;
     let server = StrategyServer::new(
         robot,
         events,
