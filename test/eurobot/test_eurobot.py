@@ -48,7 +48,7 @@ def test_one_match_scores_the_expected_points_and_reselects_after_the_blocked_ta
     graph.launch(*launcher_cmd(launcher, "eurobot.launch.xml", "namespace:=eurobot", f"link_port:={link}",
                                f"board_port:={link + 1}", f"truth_log:={tmp_path / 'truth.jsonl'}",
                                f"lidar_port:={tmp_path / 'lidar'}", f"board_control:={tmp_path / 'board.ctl'}",
-                               f"motion:={motion}"), name=launcher)
+                               f"motion:={motion}", "lidar:=false"), name=launcher)  # the range sensors' match
     events = graph.collect(StrategyEvent, f"{NS}/strategy/events",
                            qos.reliable(200))
     client = ActionClient(graph.node, RunStrategy, f"{NS}/strategy/run")

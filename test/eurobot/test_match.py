@@ -61,7 +61,8 @@ class Stack:
         graph.launch(*launcher_cmd(launcher, "eurobot.launch.xml", "namespace:=eurobot", "colour:=yellow",
                                    f"link_port:={link}", f"board_port:={link + 1}",
                                    f"truth_log:={self.truth}", f"lidar_port:={tmp_path / 'lidar'}",
-                                   f"board_control:={self.control}", "cord_pull_s:=600"), name=launcher)
+                                   f"board_control:={self.control}", "cord_pull_s:=600", "lidar:=true"),
+                     name=launcher)
         self.diagnostics = Diagnostics(graph)
         self.states = graph.collect(MatchState, f"{NS}/match/state", LATCHED)
         self.events = graph.collect(StrategyEvent, f"{NS}/strategy/events", qos.reliable(200))

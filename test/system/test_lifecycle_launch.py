@@ -43,7 +43,7 @@ from helpers.ports import spine_sim_config
 from helpers.stack import PARAMS, Stack
 
 ARM_MANAGED = ["sim", "spine_bridge", "trajectory_server", "brain"]
-EUROBOT_MANAGED = ["planner", "comms_bridge", "base", "strategy"]
+EUROBOT_MANAGED = ["planner", "comms_bridge", "lidar", "base", "strategy"]
 LAUNCHERS = ["ros2", "xtask"] if ROS2 else ["xtask"]
 
 

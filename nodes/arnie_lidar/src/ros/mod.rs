@@ -26,6 +26,7 @@ use arnie_packets::transport::SerialPort;
 use ld06::Scan;
 use node_glue::r2r::{self, sensor_msgs::msg::LaserScan, std_msgs::msg::Header};
 use node_glue::ratelimit::RateLimit;
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher, Managed, Outcome, State};
 use node_glue::{qos, topics, App, Error, ParameterError, Shutdown};
 
 use crate::{Driver, Health, LidarConfig};
@@ -43,36 +44,112 @@ const TICK_MS: u64 = 50;
 /// Runs the node until shutdown, then exits the process (exit 2 when it cannot start,
 /// naming the reason). All the binary calls.
 pub fn run() -> ! {
-    node_glue::main_with(NODE, setup)
+    node_glue::lifecycle::main_with(NODE, setup)
 }
 
-/// Creates the publisher and the port's task (`node_glue::main_with(NODE, setup)`).
+/// How long cleanup waits for the port's task to end.
+const STOP_WAIT: Duration = Duration::from_secs(2);
+
+/// The driver as a managed node: the port's task (open, read, open again after a loss)
+/// runs from configure to cleanup; scans go out only while the node is active.
+struct Lidar {
+    handle: tokio::runtime::Handle,
+    cfg: LidarConfig,
+    scans: LifecyclePublisher<LaserScan>,
+    counters: Arc<Counters>,
+    shutdown: Shutdown,
+    running: Option<(node_glue::Stop, tokio::task::JoinHandle<()>)>,
+}
+
+impl Lidar {
+    /// Starts the port's task (a port that does not open yet is retried, as at start).
+    fn start(&mut self) {
+        self.stop();
+        let (stop, shutdown) = self.shutdown.child();
+        let _rt = self.handle.enter();
+        let task = tokio::spawn(own_port(
+            self.cfg.clone(),
+            self.scans.clone(),
+            self.counters.clone(),
+            shutdown,
+        ));
+        node_glue::log_info!("the LiDAR's port {}: opened from now on", self.cfg.port);
+        self.running = Some((stop, task));
+    }
+
+    /// Stops the port's task: the port is closed.
+    fn stop(&mut self) {
+        let Some((stop, task)) = self.running.take() else {
+            return;
+        };
+        stop.stop();
+        if self
+            .handle
+            .block_on(tokio::time::timeout(STOP_WAIT, task))
+            .is_err()
+        {
+            node_glue::log_warn!(
+                "the LiDAR's port task did not stop within {} s",
+                STOP_WAIT.as_secs()
+            );
+        } else {
+            node_glue::log_info!("the LiDAR's port {} closed", self.cfg.port);
+        }
+    }
+}
+
+impl Managed for Lidar {
+    fn on_configure(&mut self, _: State) -> Outcome {
+        self.start();
+        Ok(())
+    }
+    fn on_cleanup(&mut self, _: State) -> Outcome {
+        self.stop();
+        Ok(())
+    }
+    fn on_shutdown(&mut self, _: State) -> Outcome {
+        self.stop();
+        Ok(())
+    }
+    fn on_error(&mut self, _: State) -> Outcome {
+        self.stop();
+        Ok(())
+    }
+}
+
+/// Creates the publisher (`node_glue::lifecycle::main_with(NODE, setup)`); the port's
+/// task starts on configure ([`Lidar`]).
 ///
 /// # Errors
 /// Invalid parameters, or a ROS entity that could not be created. A port that does not
-/// open is not an error: the node starts, says so and keeps trying.
-pub fn setup(app: &mut App) -> Result<(), Error> {
+/// open is not an error: the node configures, says so and keeps trying.
+pub fn setup(app: &mut App, lc: &Lifecycle) -> Result<Box<dyn Managed>, Error> {
     let rules = node_glue::params::Rules {
         check: |p: &LidarParams| p.config().map(|_| ()).map_err(Into::into),
     };
     let params = app.parameters_checked(LidarParams::default(), rules)?;
     let p = params.lock()?.clone();
     let cfg = p.config().map_err(ParameterError::node)?;
-    let scans = app
-        .node
-        .create_publisher::<LaserScan>(topics::SCAN, qos::sensor())?;
+    let scans = lc.publisher::<LaserScan>(&mut app.node, topics::SCAN, qos::sensor())?;
     let diagnostics = app.diagnostics()?.with_hardware_id(cfg.port.clone());
     let shutdown = app.shutdown();
     let counters = Arc::new(Counters::default());
     let _rt = app.handle().enter();
     let port = cfg.port.clone();
-    tokio::spawn(own_port(cfg, scans, counters.clone(), shutdown.clone()));
+    let status = counters.clone();
     diagnostics.spawn_periodic(
         Duration::from_millis(p.diagnostics_period_ms as u64),
-        shutdown,
-        move || vec![counters.status(&port)],
+        shutdown.clone(),
+        move || vec![status.status(&port)],
     );
-    Ok(())
+    Ok(Box::new(Lidar {
+        handle: app.handle(),
+        cfg,
+        scans,
+        counters,
+        shutdown,
+        running: None,
+    }))
 }
 
 /// The node's clock now, and the monotonic seconds the driver runs on.
@@ -96,7 +173,7 @@ impl Clock {
 struct Port {
     cfg: LidarConfig,
     driver: Driver,
-    publisher: r2r::Publisher<LaserScan>,
+    publisher: LifecyclePublisher<LaserScan>,
     counters: Arc<Counters>,
     clock: Clock,
     logs: RateLimit,
@@ -105,7 +182,7 @@ struct Port {
 /// The port's task: open, read, publish; again after a failure; until shutdown.
 async fn own_port(
     cfg: LidarConfig,
-    publisher: r2r::Publisher<LaserScan>,
+    publisher: LifecyclePublisher<LaserScan>,
     counters: Arc<Counters>,
     shutdown: Shutdown,
 ) {
