@@ -24,9 +24,9 @@ use std::time::{Duration, Instant};
 
 use arnie_packets::transport::SerialPort;
 use ld06::Scan;
+use node_glue::lifecycle::{Lifecycle, LifecyclePublisher, Managed, Outcome, State};
 use node_glue::r2r::{self, sensor_msgs::msg::LaserScan, std_msgs::msg::Header};
 use node_glue::ratelimit::RateLimit;
-use node_glue::lifecycle::{Lifecycle, LifecyclePublisher, Managed, Outcome, State};
 use node_glue::{qos, topics, App, Error, ParameterError, Shutdown};
 
 use crate::{Driver, Health, LidarConfig};
