@@ -188,7 +188,13 @@ fn the_arm_launch_file_splits_by_part() {
             .map(|s| s.name)
             .collect()
     };
-    let station = ["trajectory_server", "brain", "state_publisher"];
+    // Each host's own lifecycle manager brings its managed nodes up (docs/LIFECYCLE.md).
+    let station = [
+        "trajectory_server",
+        "brain",
+        "state_publisher",
+        "lifecycle_manager_station",
+    ];
     assert_eq!(
         names(&[]),
         [
@@ -196,14 +202,16 @@ fn the_arm_launch_file_splits_by_part() {
             "spine_bridge",
             "trajectory_server",
             "brain",
-            "state_publisher"
+            "state_publisher",
+            "lifecycle_manager"
         ]
     );
-    assert_eq!(names(&[("part", "rt")]), ["sim", "spine_bridge"]);
+    let rt = ["sim", "spine_bridge", "lifecycle_manager_rt"];
+    assert_eq!(names(&[("part", "rt")]), rt);
     assert_eq!(names(&[("part", "station")]), station);
     assert_eq!(
         names(&[("part", "rt"), ("record", "true"), ("foxglove", "true")]),
-        ["sim", "spine_bridge"]
+        rt
     );
     assert_eq!(
         names(&[
@@ -215,6 +223,7 @@ fn the_arm_launch_file_splits_by_part() {
             "trajectory_server",
             "brain",
             "state_publisher",
+            "lifecycle_manager_station",
             "record",
             "foxglove_bridge"
         ]
@@ -225,7 +234,10 @@ fn the_arm_launch_file_splits_by_part() {
         &given(&[("part", "rt"), ("use_sim", "true"), ("loopback", "false")]),
     )
     .unwrap();
-    for s in &specs {
+    for s in specs
+        .iter()
+        .filter(|s| !s.name.starts_with("lifecycle_manager"))
+    {
         assert!(
             s.params.contains(&("loopback".into(), "false".into())),
             "{s:?}"

@@ -123,6 +123,9 @@ fn shipped_definitions_load_with_ping_pong_reply() {
             (35, "Actuator", 5),
             (36, "ActuatorDone", 8),
             (37, "Ack", 4),
+            // The start cord and the match (issue 47).
+            (38, "StartCord", 8),
+            (39, "MatchReady", 5),
         ]
     );
     assert_eq!(defs.by_name("Ping").and_then(|d| d.reply), Some(2));
