@@ -176,7 +176,9 @@ def test_basic_navigator_calls_on_every_server(graph):
     status, r = nav.run("compute_path_to_pose", ComputePathToPose.Goal(goal=goal, planner_id="", use_start=False))
     assert (status, r.error_code) == (GoalStatus.STATUS_SUCCEEDED, 0), r.error_msg
     got = [(p.pose.position.x, p.pose.position.y) for p in r.path.poses]
-    assert math.hypot(got[0][0] - here[0], got[0][1] - here[1]) < 0.01, ("starts where the robot is", got[0], here)
+    # From TF (the planner) against the last /odom message (the test): two paths, two
+    # moments; the robot may still settle by a few cm after its last goal's result.
+    assert math.hypot(got[0][0] - here[0], got[0][1] - here[1]) < 0.05, ("starts where the robot is", got[0], here)
     # PlanPath from the start the planner took from TF: the same path, pose for pose.
     req = PlanPath.Request(start=Point(x=got[0][0], y=got[0][1]), goal=Point(x=0.5, y=1.5), simplify=True, smooth=True)
     ref = graph.wait_future(plan_path.call_async(req), what="PlanPath").path.poses

@@ -150,7 +150,7 @@ def test_every_topic_of_eurobot_rviz_is_published_with_its_type_and_qos(graph, t
     link, board = free_udp_ports(2)
     graph.launch(*launcher_cmd(any_launcher(), "eurobot.launch.xml", f"link_port:={link}", f"board_port:={board}",
                                f"truth_log:={tmp_path / 'truth.jsonl'}", f"lidar_port:={tmp_path / 'lidar'}",
-                               f"board_control:={tmp_path / 'board.ctl'}"),
-                 name="eurobot")
+                               f"board_control:={tmp_path / 'board.ctl'}", "lidar:=true"),
+                 name="eurobot")  # lidar: eurobot.rviz shows the scan
     graph.wait_for_nodes(["/planner"], STARTUP_S)
     check_live(graph, "eurobot.rviz")

@@ -3,6 +3,9 @@
 //! of a failed transition).
 use std::time::Duration;
 
+/// A request not answered within this long is sent again (see `NodeClient::state`).
+const RESEND: Duration = Duration::from_secs(2);
+
 use futures::StreamExt;
 use glue_core::lifecycle::{State, GRAPH};
 use node_glue::r2r::{
@@ -140,14 +143,21 @@ impl NodeClient {
             service: service.clone(),
             error,
         };
-        let answer = self.get.request(&GetState::Request {}).map_err(rcl)?;
-        let resp = match tokio::time::timeout(answer_wait, answer).await {
-            Ok(r) => r.map_err(rcl)?,
-            Err(_) => {
-                return Err(CallError::NoAnswer {
-                    service,
-                    wait: answer_wait,
-                })
+        // A service seen as available may not have matched our reply reader yet (DDS
+        // discovery is not symmetric): a lost request is sent again, every RESEND.
+        let deadline = tokio::time::Instant::now() + answer_wait;
+        let resp = loop {
+            let answer = self.get.request(&GetState::Request {}).map_err(rcl)?;
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            match tokio::time::timeout(left.min(RESEND), answer).await {
+                Ok(r) => break r.map_err(rcl)?,
+                Err(_) if tokio::time::Instant::now() < deadline => continue,
+                Err(_) => {
+                    return Err(CallError::NoAnswer {
+                        service,
+                        wait: answer_wait,
+                    })
+                }
             }
         };
         let id = resp.current_state.id;
@@ -185,13 +195,32 @@ impl NodeClient {
                 label: label.to_string(),
             },
         };
-        let answer = self.change.request(&req).map_err(rcl)?;
-        match tokio::time::timeout(answer_wait, answer).await {
-            Ok(r) => Ok(r.map_err(rcl)?.success),
-            Err(_) => Err(CallError::NoAnswer {
-                service,
-                wait: answer_wait,
-            }),
+        // As in `state`: a request lost before the node matched us is sent again, but only
+        // while the node's state shows it was not taken (a transition runs once).
+        let before = self.state(service_wait, answer_wait).await?;
+        let deadline = tokio::time::Instant::now() + answer_wait;
+        let mut answer = self.change.request(&req).map_err(rcl)?;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            match tokio::time::timeout(left.min(RESEND), &mut answer).await {
+                Ok(r) => return Ok(r.map_err(rcl)?.success),
+                Err(_) if tokio::time::Instant::now() >= deadline => {
+                    return Err(CallError::NoAnswer {
+                        service,
+                        wait: answer_wait,
+                    })
+                }
+                Err(_) => {
+                    let now = self.state(service_wait, left).await?;
+                    if now.is_primary() && now != before {
+                        // Taken; its answer was lost on the way back.
+                        return Ok(true);
+                    }
+                    if now == before {
+                        answer = self.change.request(&req).map_err(rcl)?;
+                    }
+                }
+            }
         }
     }
 
